@@ -1,0 +1,28 @@
+#include "catalog/gpu.h"
+
+#include "catalog/yaml_fields.h"
+
+namespace openrecipes {
+
+std::vector<Gpu> gpus_from_yaml(const YamlNode& root) {
+  std::vector<Gpu> gpus;
+  const YamlNode* list = root.find("gpus");
+  if (!list) return gpus;
+  for (const YamlNode& item : list->items) {
+    Gpu g;
+    g.type = field_string(item, "type");
+    g.slug = field_string(item, "slug");
+    g.memory_gb = static_cast<int>(field_int(item, "memory_gb"));
+    g.peak_bf16_dense_flop_per_s = field_number(item, "peak_bf16_dense_flop_per_s");
+    g.peak_source = field_string(item, "peak_source");
+    g.per_node = static_cast<int>(field_int(item, "per_node"));
+    g.instance = field_string(item, "instance");
+    g.usd_per_gpu_hour = field_number(item, "usd_per_gpu_hour");
+    g.rate_source = field_string(item, "rate_source");
+    g.rate_date = field_string(item, "rate_date");
+    gpus.push_back(std::move(g));
+  }
+  return gpus;
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,28 @@
+// A GPU type of the catalog (gpus.yaml): memory, peak FLOP/s and the rate that prices a recipe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "catalog/yaml_document.h"
+
+namespace openrecipes {
+
+/// One entry of gpus.yaml.
+struct Gpu {
+  std::string type;  ///< as recipes spell it, e.g. H200
+  std::string slug;  ///< folder under recipes/<model>/, e.g. h200
+  int memory_gb = 0;
+  double peak_bf16_dense_flop_per_s = 0;  ///< FLOP/s, the MFU denominator
+  std::string peak_source;
+  int per_node = 0;
+  std::string instance;
+  double usd_per_gpu_hour = 0;  ///< USD per GPU-hour, the cost numerator
+  std::string rate_source;
+  std::string rate_date;
+};
+
+/// Reads GPU types from gpus.yaml's root node (already checked against gpus.schema.yaml).
+std::vector<Gpu> gpus_from_yaml(const YamlNode& root);
+
+}  // namespace openrecipes

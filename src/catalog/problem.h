@@ -1,0 +1,37 @@
+// A problem found in a catalog file: where it is, which field, what was expected and found.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace openrecipes {
+
+/// A 1-based line and column in a source file; 0 means "the whole file".
+struct SourcePosition {
+  int line = 0;
+  int column = 0;
+};
+
+/// One problem with one field of one file. Printed as
+/// `file:line:col: field: message (expected X, found Y)`; the CLI decides the format.
+struct Problem {
+  std::string file;      ///< path as the user named it, or relative to the catalog root
+  SourcePosition position;
+  std::string field;     ///< dotted field path, e.g. `layout.dp` or `result.window[1]`; empty for the file
+  std::string rule;      ///< stable id of the check that failed, e.g. `figures.mfu`, `schema`, `yaml`
+  std::string message;   ///< what is wrong, in words
+  std::string expected;  ///< optional
+  std::string found;     ///< optional
+};
+
+using Problems = std::vector<Problem>;
+
+/// Formats one problem as a single line: `file:line:col: field: message (expected X, found Y)`.
+std::string format_problem_line(const Problem& problem);
+
+/// The problem as a JSON object: file, line, column, field, rule, message, expected, found.
+nlohmann::json problem_to_json(const Problem& problem);
+
+}  // namespace openrecipes

@@ -1,0 +1,150 @@
+#include "catalog/recipe.h"
+
+#include "catalog/yaml_fields.h"
+
+namespace openrecipes {
+namespace {
+
+int as_int(const YamlNode& node, std::string_view key, int fallback = 0) {
+  return static_cast<int>(field_int(node, key, fallback));
+}
+
+const YamlNode& mapping_or_empty(const YamlNode& node, std::string_view key) {
+  static const YamlNode kEmpty = [] {
+    YamlNode node;
+    node.kind = YamlNode::Kind::kMapping;
+    return node;
+  }();
+  const YamlNode* child = field_mapping(node, key);
+  return child ? *child : kEmpty;
+}
+
+Layout layout_from_yaml(const YamlNode& n) {
+  Layout l;
+  l.label = field_string(n, "label");
+  l.summary = field_string(n, "summary");
+  l.highlights = field_string(n, "highlights");
+  l.tp = as_int(n, "tp", 1);
+  l.pp = as_int(n, "pp", 1);
+  l.vpp = as_int(n, "vpp", 1);
+  l.cp = as_int(n, "cp", 1);
+  l.ep = as_int(n, "ep", 1);
+  l.etp = as_int(n, "etp", 1);
+  l.dp = as_int(n, "dp", 1);
+  l.sequence_parallel = field_bool(n, "sequence_parallel");
+  if (const YamlNode* split = field_mapping(n, "layer_split")) {
+    l.layer_split = LayerSplit{as_int(*split, "first"), as_int(*split, "last")};
+  }
+  l.max_tokens_per_gpu = field_int(n, "max_tokens_per_gpu");
+  l.rows_per_microbatch = as_int(n, "rows_per_microbatch", 1);
+  if (const YamlNode* r = field_mapping(n, "recompute")) {
+    Recompute recompute{field_string(*r, "granularity"), field_string(*r, "method"), std::nullopt};
+    if (r->find("num_layers") && field_optional_number(*r, "num_layers")) {
+      recompute.num_layers = as_int(*r, "num_layers");
+    }
+    l.recompute = recompute;
+  }
+  if (const YamlNode* o = field_mapping(n, "offload")) {
+    l.offload = Offload{field_number(*o, "optimizer_fraction"), field_bool(*o, "overlap_d2h_h2d")};
+  }
+  l.dispatcher = field_string(n, "dispatcher");
+  return l;
+}
+
+RecipeResult result_from_yaml(const YamlNode& n) {
+  RecipeResult r;
+  r.tokens_per_s_per_gpu = field_number(n, "tokens_per_s_per_gpu");
+  r.usd_per_million_tokens = field_number(n, "usd_per_million_tokens");
+  r.step_time_cv_percent = field_number(n, "step_time_cv_percent");
+  r.mfu = field_optional_number(n, "mfu");
+  r.mfu_note = field_string(n, "mfu_note");
+  const YamlNode& params = mapping_or_empty(n, "active_params");
+  r.active_params = {field_int(params, "count"), field_string(params, "source"),
+                     field_string(params, "revision")};
+  r.measured = field_string(n, "measured");
+  r.steps_per_run = as_int(n, "steps_per_run");
+  if (const YamlNode* window = n.find("window");
+      window && window->kind == YamlNode::Kind::kSequence && window->items.size() == 2) {
+    r.window_first = static_cast<int>(resolve_scalar(window->items[0]).get<std::int64_t>());
+    r.window_last = static_cast<int>(resolve_scalar(window->items[1]).get<std::int64_t>());
+  }
+  r.window_tokens = field_int(n, "window_tokens");
+  r.runs = as_int(n, "runs");
+  r.profiler = field_bool(n, "profiler");
+  r.gpu_hours = field_number(n, "gpu_hours");
+  r.gpu_hours_note = field_string(n, "gpu_hours_note");
+  return r;
+}
+
+Correctness correctness_from_yaml(const YamlNode& n) {
+  Correctness c;
+  c.result = field_string(n, "result");
+  c.summary = field_string(n, "summary");
+  c.reference = field_string(n, "reference");
+  c.configuration = field_string(n, "configuration");
+  if (const YamlNode* tests = n.find("component_tests")) {
+    for (const YamlNode& t : tests->items) {
+      c.component_tests.push_back({field_string(t, "test"), field_string(t, "shape"),
+                                   field_string(t, "gpu"), field_string(t, "date"),
+                                   field_string(t, "result"), field_string(t, "detail")});
+    }
+  }
+  const YamlNode& conv = mapping_or_empty(n, "convergence");
+  c.convergence.steps = as_int(conv, "steps");
+  c.convergence.result = field_string(conv, "result");
+  c.convergence.correlation = field_number(conv, "correlation");
+  c.convergence.final_loss_difference = field_number(conv, "final_loss_difference");
+  c.convergence.pointwise_failures = as_int(conv, "pointwise_failures");
+  c.convergence.worst_step_tolerance_ratio = field_optional_number(conv, "worst_step_tolerance_ratio");
+  c.convergence.note = field_string(conv, "note");
+  c.rules = field_string(n, "rules");
+  return c;
+}
+
+}  // namespace
+
+Recipe recipe_from_yaml(const YamlNode& root) {
+  Recipe recipe;
+  recipe.schema_version = as_int(root, "schema_version");
+  recipe.model = field_string(root, "model");
+  const YamlNode& gpu = mapping_or_empty(root, "gpu");
+  recipe.gpu = {field_string(gpu, "type"), as_int(gpu, "memory_gb"), as_int(gpu, "count"),
+                as_int(gpu, "per_node"), field_string(gpu, "instance")};
+  const YamlNode& author = mapping_or_empty(root, "author");
+  recipe.author = {field_string(author, "github"), field_string(author, "name"),
+                   field_string(author, "url")};
+  recipe.status = field_string(root, "status");
+  recipe.stack = field_string_map(root, "stack");
+
+  const YamlNode& workload = mapping_or_empty(root, "workload");
+  recipe.workload.row_tokens = field_int(workload, "row_tokens");
+  recipe.workload.rows = field_string(workload, "rows");
+  recipe.workload.global_batch = field_int(workload, "global_batch");
+  recipe.workload.precision = field_string(workload, "precision");
+  const YamlNode& dataset = mapping_or_empty(workload, "dataset");
+  Dataset& d = recipe.workload.dataset;
+  d.name = field_string(dataset, "name");
+  d.source = field_string(dataset, "source");
+  d.revision = field_string(dataset, "revision");
+  d.license = field_string(dataset, "license");
+  d.rows_sha256 = field_string(dataset, "rows_sha256");
+  const YamlNode& build = mapping_or_empty(dataset, "build");
+  d.build = {field_string(build, "name"),          field_string(build, "tokenizer"),
+             field_string(build, "loss_mask"),     field_int(build, "rows"),
+             field_int(build, "row_tokens"),       field_int(build, "padding_tokens"),
+             field_int(build, "seed"),             field_string(build, "packing"),
+             field_optional_number(build, "supervised_token_ratio"),
+             field_string(build, "parquet_sha256"), field_int(build, "parquet_bytes"),
+             field_string(build, "builder")};
+
+  recipe.layout = layout_from_yaml(mapping_or_empty(root, "layout"));
+  recipe.result = result_from_yaml(mapping_or_empty(root, "result"));
+  recipe.correctness = correctness_from_yaml(mapping_or_empty(root, "correctness"));
+  recipe.env = field_string_map(root, "env");
+  recipe.patches = field_string_list(root, "patches");
+  recipe.run = field_string(root, "run");
+  recipe.notes = field_string(root, "notes");
+  return recipe;
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,162 @@
+// A recipe file as a plain typed value: what ran, how it was laid out, what it measured and the
+// correctness evidence. Field meanings: schema/recipe.schema.yaml.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "catalog/yaml_document.h"
+
+namespace openrecipes {
+
+using NamedValues = std::vector<std::pair<std::string, std::string>>;
+
+struct RecipeGpu {
+  std::string type;
+  int memory_gb = 0;
+  int count = 0;
+  int per_node = 0;
+  std::string instance;
+};
+
+struct RecipeAuthor {
+  std::string github;
+  std::string name;
+  std::string url;
+};
+
+struct DatasetBuild {
+  std::string name;
+  std::string tokenizer;
+  std::string loss_mask;
+  std::int64_t rows = 0;
+  std::int64_t row_tokens = 0;
+  std::int64_t padding_tokens = 0;
+  std::int64_t seed = 0;
+  std::string packing;
+  std::optional<double> supervised_token_ratio;
+  std::string parquet_sha256;
+  std::int64_t parquet_bytes = 0;
+  std::string builder;
+};
+
+struct Dataset {
+  std::string name;
+  std::string source;
+  std::string revision;
+  std::string license;
+  std::string rows_sha256;
+  DatasetBuild build;
+};
+
+struct Workload {
+  std::int64_t row_tokens = 0;  ///< tokens per row
+  std::string rows;
+  std::int64_t global_batch = 0;  ///< rows per step
+  std::string precision;
+  Dataset dataset;
+};
+
+struct LayerSplit {
+  int first = 0;  ///< layers on the first pipeline stage
+  int last = 0;   ///< layers on the last pipeline stage
+};
+
+struct Recompute {
+  std::string granularity;  ///< full or selective
+  std::string method;       ///< uniform or block; empty when null
+  std::optional<int> num_layers;
+};
+
+struct Offload {
+  double optimizer_fraction = 0;
+  bool overlap_d2h_h2d = false;
+};
+
+struct Layout {
+  std::string label;
+  std::string summary;
+  std::string highlights;
+  int tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, etp = 1, dp = 1;
+  bool sequence_parallel = false;
+  std::optional<LayerSplit> layer_split;
+  std::int64_t max_tokens_per_gpu = 0;  ///< tokens
+  int rows_per_microbatch = 1;
+  std::optional<Recompute> recompute;
+  std::optional<Offload> offload;
+  std::string dispatcher;  ///< empty when null
+};
+
+struct ActiveParams {
+  std::int64_t count = 0;  ///< N, active parameters per token
+  std::string source;
+  std::string revision;
+};
+
+struct RecipeResult {
+  double tokens_per_s_per_gpu = 0;
+  double usd_per_million_tokens = 0;
+  double step_time_cv_percent = 0;
+  std::optional<double> mfu;  ///< fraction of peak, 0..1
+  std::string mfu_note;
+  ActiveParams active_params;
+  std::string measured;  ///< YYYY-MM-DD
+  int steps_per_run = 0;
+  int window_first = 0;  ///< first scored step, 0-based
+  int window_last = 0;   ///< last scored step, inclusive
+  std::int64_t window_tokens = 0;
+  int runs = 0;
+  bool profiler = false;
+  double gpu_hours = 0;
+  std::string gpu_hours_note;
+};
+
+struct ComponentTest {
+  std::string test, shape, gpu, date, result, detail;
+};
+
+struct Convergence {
+  int steps = 0;
+  std::string result;
+  double correlation = 0;
+  double final_loss_difference = 0;
+  int pointwise_failures = 0;
+  std::optional<double> worst_step_tolerance_ratio;
+  std::string note;
+};
+
+struct Correctness {
+  std::string result;
+  std::string summary;
+  std::string reference;
+  std::string configuration;
+  std::vector<ComponentTest> component_tests;
+  Convergence convergence;
+  std::string rules;
+};
+
+/// One recipe file, typed.
+struct Recipe {
+  int schema_version = 0;
+  std::string model;
+  RecipeGpu gpu;
+  RecipeAuthor author;
+  std::string status;
+  NamedValues stack;  ///< component -> version, in file order
+  Workload workload;
+  Layout layout;
+  RecipeResult result;
+  Correctness correctness;
+  NamedValues env;  ///< name -> value, in file order
+  std::vector<std::string> patches;
+  std::string run;
+  std::string notes;
+};
+
+/// Reads a recipe from its root node, which has already passed recipe.schema.yaml.
+Recipe recipe_from_yaml(const YamlNode& root);
+
+}  // namespace openrecipes

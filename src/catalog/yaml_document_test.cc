@@ -1,0 +1,98 @@
+#include "catalog/yaml_document.h"
+
+#include <gtest/gtest.h>
+
+namespace openrecipes {
+namespace {
+
+std::optional<YamlDocument> parse(const std::string& text, Problems& problems) {
+  return parse_yaml(text, "t.yaml", problems);
+}
+
+TEST(ParseYaml, KeepsPositionsOfEveryField) {
+  Problems problems;
+  auto document = parse("a: 1\nb:\n  c: [x, y]\n  d: 'q'\n", problems);
+  ASSERT_TRUE(document) << problems.size();
+  EXPECT_EQ(document->position_of("b.c").line, 3);
+  EXPECT_EQ(document->position_of("b.c").column, 3);
+  EXPECT_EQ(document->position_of("b.c[1]").column, 10);
+  EXPECT_EQ(document->position_of("b.missing").line, 2);  // nearest present ancestor
+}
+
+TEST(ParseYaml, ResolvesScalarsByTheYaml12CoreSchema) {
+  Problems problems;
+  auto document = parse(
+      "i: 42\nf: 1.5e3\nb: true\nn: null\ne:\ns: '12.9'\nd: 2026-10-13\nno: no\nbig: 99999999999999999999\n",
+      problems);
+  ASSERT_TRUE(document);
+  nlohmann::json json = to_json(document->root);
+  EXPECT_EQ(json["i"], 42);
+  EXPECT_DOUBLE_EQ(json["f"].get<double>(), 1500.0);
+  EXPECT_EQ(json["b"], true);
+  EXPECT_TRUE(json["n"].is_null());
+  EXPECT_TRUE(json["e"].is_null());
+  EXPECT_EQ(json["s"], "12.9");
+  EXPECT_EQ(json["d"], "2026-10-13");  // dates stay strings
+  EXPECT_EQ(json["no"], "no");         // YAML 1.1 booleans are strings in 1.2
+  EXPECT_TRUE(json["big"].is_number_float());
+}
+
+TEST(ParseYaml, RejectsDuplicateKeysAtTheSecondKey) {
+  Problems problems;
+  EXPECT_FALSE(parse("a:\n  b: 1\n  b: 2\n", problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].field, "a.b");
+  EXPECT_EQ(problems[0].position.line, 3);
+}
+
+TEST(ParseYaml, RejectsAnchorsAndAliases) {
+  Problems problems;
+  EXPECT_FALSE(parse("a: &x 1\nb: *x\n", problems));
+  EXPECT_NE(problems.at(0).message.find("anchors"), std::string::npos);
+}
+
+TEST(ParseYaml, RejectsExplicitTags) {
+  Problems problems;
+  EXPECT_FALSE(parse("a: !!python/object x\n", problems));
+  EXPECT_NE(problems.at(0).message.find("tag"), std::string::npos);
+}
+
+TEST(ParseYaml, RejectsInvalidUtf8NamingTheOffset) {
+  Problems problems;
+  EXPECT_FALSE(parse("a: ok\nb: \xe2\x28\xa1\n", problems));
+  EXPECT_NE(problems.at(0).message.find("byte offset 9"), std::string::npos);
+  EXPECT_EQ(problems.at(0).position.line, 2);
+}
+
+TEST(ParseYaml, RejectsDeepNestingWithoutCrashing) {
+  Problems problems;
+  std::string deep = "a: " + std::string(100000, '[') + std::string(100000, ']') + "\n";
+  EXPECT_FALSE(parse(deep, problems));
+  EXPECT_FALSE(problems.empty());
+}
+
+TEST(ParseYaml, RejectsNonScalarKeys) {
+  Problems problems;
+  EXPECT_FALSE(parse("? [a, b]\n: 1\n", problems));
+  EXPECT_NE(problems.at(0).message.find("key"), std::string::npos);
+}
+
+TEST(ReadTextFile, RefusesMissingAndOversizedFiles) {
+  Problems problems;
+  EXPECT_FALSE(read_text_file("/nonexistent/x.yaml", 10, problems));
+  EXPECT_EQ(problems.at(0).message, "no such file");
+  EXPECT_FALSE(read_text_file("/", 10, problems));
+  EXPECT_EQ(problems.at(1).message, "not a regular file");
+}
+
+TEST(DescribeFound, NamesTypeAndValue) {
+  Problems problems;
+  auto document = parse("a: x\nb: 3\nc: [1]\n", problems);
+  ASSERT_TRUE(document);
+  EXPECT_EQ(describe_found(*document->root.find("a")), "string \"x\"");
+  EXPECT_EQ(describe_found(*document->root.find("b")), "integer 3");
+  EXPECT_EQ(describe_found(*document->root.find("c")), "a list");
+}
+
+}  // namespace
+}  // namespace openrecipes

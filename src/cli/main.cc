@@ -1,0 +1,34 @@
+// openrecipes: the catalog's toolchain in one binary. Each subcommand is a thin adapter over the
+// library in src/; see README.md.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+#include "cli/cli_options.h"
+#include "cli/validate_command.h"
+
+int main(int argc, char** argv) {
+  using namespace openrecipes::cli;
+  CLI::App app{"openrecipes: a catalog of measured, correctness-checked LLM training recipes"};
+  app.require_subcommand(1);
+  GlobalOptions global;
+  app.add_option("--root", global.root,
+                 "Catalog root (default: nearest directory upward holding models.yaml and recipes/)");
+  int exit_code = kExitOk;
+  add_validate_command(app, global, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    // A bug, not bad input: bad input is reported as problems. Still no crash.
+    std::fprintf(stderr, "openrecipes: internal error: %s\n", e.what());
+    return kExitProblems;
+  }
+  return exit_code;
+}

@@ -1,0 +1,41 @@
+#include "figures/figures.h"
+
+#include <cmath>
+
+namespace openrecipes {
+
+std::optional<int> data_parallel_size(int gpus, int tp, int pp, int cp) {
+  if (gpus < 1 || tp < 1 || pp < 1 || cp < 1) return std::nullopt;
+  std::int64_t model_parallel = static_cast<std::int64_t>(tp) * pp * cp;
+  if (gpus % model_parallel != 0) return std::nullopt;
+  return static_cast<int>(gpus / model_parallel);
+}
+
+double usd_per_million_tokens(double usd_per_gpu_hour, double tokens_per_s_per_gpu) {
+  return usd_per_gpu_hour / (tokens_per_s_per_gpu * 3600.0) * 1e6;
+}
+
+double model_flops_utilization(std::int64_t active_params, double tokens_per_s_per_gpu,
+                               double peak_flop_per_s) {
+  return 6.0 * static_cast<double>(active_params) * tokens_per_s_per_gpu / peak_flop_per_s;
+}
+
+std::int64_t window_tokens(int first_step, int last_step, std::int64_t global_batch,
+                           std::int64_t row_tokens) {
+  return static_cast<std::int64_t>(last_step - first_step + 1) * global_batch * row_tokens;
+}
+
+double window_gpu_hours(std::int64_t window_tokens, double tokens_per_s_per_gpu) {
+  return static_cast<double>(window_tokens) / tokens_per_s_per_gpu / 3600.0;
+}
+
+double round_to(double value, int decimals) {
+  double scale = std::pow(10.0, decimals);
+  return std::round(value * scale) / scale;
+}
+
+bool equals_rounded(double stated, double exact, int decimals) {
+  return std::fabs(stated - round_to(exact, decimals)) < 0.5 * std::pow(10.0, -decimals - 3);
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,42 @@
+// The catalog's derived figures. Each formula lives here once; the validator, the site and the
+// planner all call these functions. Source of every formula: seed 000 (the submission guide).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+namespace openrecipes {
+
+/// Data-parallel size: GPUs / (TP x PP x CP). Returns nullopt when the product does not divide
+/// the GPU count (or any size is below 1). Seed 000: `dp = gpu.count / (tp x pp x cp)`.
+std::optional<int> data_parallel_size(int gpus, int tp, int pp, int cp);
+
+/// Cost in USD per 1M tokens: rate (USD per GPU-hour) / (tokens/s per GPU x 3600 s/h) x 1e6.
+/// Unrounded; the catalog states it to the cent. Seed 000, `usd_per_million_tokens`.
+double usd_per_million_tokens(double usd_per_gpu_hour, double tokens_per_s_per_gpu);
+
+/// Model FLOPs utilization, a fraction of peak: 6 x N x (tokens/s per GPU) / peak FLOP/s, with
+/// N the active parameters per token. 6N FLOP per trained token (forward 2N + backward 4N) is the
+/// standard estimate of Kaplan et al. 2020 (arXiv:2001.08361) and the PaLM paper's MFU
+/// (arXiv:2204.02311, appendix B); attention FLOPs are left out. Unrounded; the catalog states it
+/// to 4 decimals. Seed 000, `mfu`.
+double model_flops_utilization(std::int64_t active_params, double tokens_per_s_per_gpu,
+                               double peak_flop_per_s);
+
+/// Tokens in the scored window [first, last] (inclusive steps):
+/// (last - first + 1) x global batch (rows) x row tokens. Seed 000: 15 x 128 x 8,192 = 15,728,640.
+std::int64_t window_tokens(int first_step, int last_step, std::int64_t global_batch,
+                           std::int64_t row_tokens);
+
+/// GPU-hours the scored window alone took, summed over all GPUs: window tokens / (tokens/s per GPU)
+/// / 3600. Follows from the score's definition, tokens/s per GPU = window tokens / (window seconds
+/// x GPUs). A run's gpu_hours can never be less.
+double window_gpu_hours(std::int64_t window_tokens, double tokens_per_s_per_gpu);
+
+/// `value` rounded half away from zero to `decimals` places (2 for cents, 4 for MFU).
+double round_to(double value, int decimals);
+
+/// True when `stated` equals `exact` rounded to `decimals` places (within floating-point noise).
+bool equals_rounded(double stated, double exact, int decimals);
+
+}  // namespace openrecipes

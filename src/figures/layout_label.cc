@@ -1,0 +1,33 @@
+#include "figures/layout_label.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+namespace openrecipes {
+namespace {
+
+std::string label_without_dp(const Layout& l) {
+  std::string label = fmt::format("TP{} PP{}", l.tp, l.pp);
+  if (l.vpp > 1) label += fmt::format(" VPP{}", l.vpp);
+  if (l.cp > 1) label += fmt::format(" CP{}", l.cp);
+  if (l.ep > 1) label += fmt::format(" EP{}", l.ep);
+  if (l.etp > 1) label += fmt::format(" ETP{}", l.etp);
+  return label;
+}
+
+}  // namespace
+
+std::string layout_label(const Layout& layout) {
+  return label_without_dp(layout) + fmt::format(" DP{}", layout.dp);
+}
+
+std::string layout_slug(const Layout& layout) {
+  std::string slug;
+  for (char c : label_without_dp(layout)) {
+    slug += c == ' ' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return slug;
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,69 @@
+#include "validate/catalog_loader.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+namespace openrecipes {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<YamlDocument> load_checked(const fs::path& root, const std::string& name,
+                                         Problems& problems) {
+  std::string schema_name = name.substr(0, name.find('.')) + ".schema.yaml";
+  std::optional<SchemaChecker> schema =
+      SchemaChecker::load((root / "schema" / schema_name).string(), problems);
+  std::string path = (root / name).string();
+  std::optional<std::string> text = read_text_file(path, kMaxCatalogFileBytes, problems);
+  if (!schema || !text) return std::nullopt;
+  std::optional<YamlDocument> document = parse_yaml(*text, path, problems);
+  if (!document) return std::nullopt;
+  Problems found = schema->check(*document);
+  if (!found.empty()) {
+    problems.insert(problems.end(), found.begin(), found.end());
+    return std::nullopt;
+  }
+  return document;
+}
+
+// Reports a repeated value of `field` among the list items at `list`.
+template <typename T>
+void check_unique(const YamlDocument& document, const std::string& list, const std::vector<T>& items,
+                  const std::string& field, std::string T::*member, Problems& problems) {
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!seen.insert(items[i].*member).second) {
+      std::string path = fmt::format("{}[{}].{}", list, i, field);
+      problems.push_back({document.file, document.position_of(path), path, "catalog.unique",
+                          "appears twice", "a unique value", items[i].*member});
+    }
+  }
+}
+
+}  // namespace
+
+std::optional<LoadedCatalog> load_catalog(const fs::path& root, Problems& problems) {
+  std::size_t before = problems.size();
+  std::optional<YamlDocument> models = load_checked(root, "models.yaml", problems);
+  std::optional<YamlDocument> gpus = load_checked(root, "gpus.yaml", problems);
+  std::optional<YamlDocument> authors = load_checked(root, "authors.yaml", problems);
+  std::optional<SchemaChecker> recipe_schema =
+      SchemaChecker::load((root / "schema" / "recipe.schema.yaml").string(), problems);
+  if (!models || !gpus || !authors || !recipe_schema) return std::nullopt;
+
+  Catalog catalog;
+  catalog.root = root;
+  catalog.models = models_from_yaml(models->root);
+  catalog.gpus = gpus_from_yaml(gpus->root);
+  catalog.authors = authors_from_yaml(authors->root);
+  check_unique(*models, "models", catalog.models, "name", &Model::name, problems);
+  check_unique(*models, "models", catalog.models, "slug", &Model::slug, problems);
+  check_unique(*gpus, "gpus", catalog.gpus, "type", &Gpu::type, problems);
+  check_unique(*gpus, "gpus", catalog.gpus, "slug", &Gpu::slug, problems);
+  check_unique(*authors, "authors", catalog.authors, "name", &Author::name, problems);
+  if (problems.size() != before) return std::nullopt;
+  return LoadedCatalog{std::move(catalog), std::move(*recipe_schema)};
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,25 @@
+// Loads a catalog's shared files (models.yaml, gpus.yaml, authors.yaml) with their schemas.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+#include "catalog/catalog.h"
+#include "catalog/problem.h"
+#include "validate/schema_check.h"
+
+namespace openrecipes {
+
+/// A loaded catalog and the recipe schema to check recipes with.
+struct LoadedCatalog {
+  Catalog catalog;
+  SchemaChecker recipe_schema;
+};
+
+/// Reads `<root>/models.yaml`, `gpus.yaml` and `authors.yaml`, checks each against
+/// `<root>/schema/<name>.schema.yaml`, checks that names and slugs are unique, and loads
+/// `schema/recipe.schema.yaml`. Returns nullopt, with problems naming file, line and field, when
+/// any of them is missing or invalid (recipes cannot be checked against a broken catalog).
+std::optional<LoadedCatalog> load_catalog(const std::filesystem::path& root, Problems& problems);
+
+}  // namespace openrecipes

@@ -1,0 +1,55 @@
+// The cross-field rules of a recipe (listed in schema/recipe.schema.yaml, x-cross-field-rules).
+// Each group recomputes its figures from src/figures and reports disagreements as Problems.
+#pragma once
+
+#include <string>
+
+#include "catalog/catalog.h"
+#include "catalog/problem.h"
+#include "catalog/recipe.h"
+#include "catalog/yaml_document.h"
+
+namespace openrecipes {
+
+/// A recipe file that passed its schema check.
+struct RecipeFile {
+  std::string display_path;  ///< as the user named it; used in problems
+  std::string catalog_path;  ///< relative to the catalog root (`recipes/...`); empty when outside
+  YamlDocument document;
+  Recipe recipe;
+};
+
+/// What every rule needs: the catalog, the file, and where to put problems.
+class RuleContext {
+ public:
+  RuleContext(const Catalog& catalog, const RecipeFile& file, Problems& problems)
+      : catalog(catalog), file(file), recipe(file.recipe), problems_(problems) {}
+
+  /// Adds a problem at the position of `field` (or its nearest present ancestor).
+  void report(const std::string& rule, const std::string& field, std::string message,
+              std::string expected = "", std::string found = "") const;
+  /// Adds a problem at an explicit position.
+  void report_at(SourcePosition position, const std::string& rule, const std::string& field,
+                 std::string message, std::string expected = "", std::string found = "") const;
+
+  const Catalog& catalog;
+  const RecipeFile& file;
+  const Recipe& recipe;
+
+ private:
+  Problems& problems_;
+};
+
+/// path, catalog.model, catalog.gpu, catalog.active_params, patches, status, dates.
+void check_catalog_rules(const RuleContext& context);
+/// gpu.per_node, mesh.world, layout.dp, layout.label, mesh.ep, mesh.pp, mesh.max_tokens, mesh.batch.
+void check_mesh_rules(const RuleContext& context);
+/// figures.cost, figures.mfu, figures.window, figures.window_tokens, figures.gpu_hours, workload.rows.
+void check_figure_rules(const RuleContext& context);
+/// run.layout: the `run` command agrees with the layout.
+void check_run_rules(const RuleContext& context);
+
+/// Runs every rule group above, in order.
+void check_recipe_rules(const RuleContext& context);
+
+}  // namespace openrecipes

@@ -1,0 +1,222 @@
+// Every cross-field rule, on the real recipes: they pass as bundled, and each rule has at least
+// one edit that breaks it and one edit near its edge that it must accept.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+using testing::bundled_catalog;
+using testing::describe;
+using testing::has_rule;
+using testing::kBundledRecipes;
+using testing::read_source_file;
+using testing::replace_all;
+using testing::validate_as;
+
+const std::string kGptOss = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+const std::string kQwen = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml";
+const std::string kQwenRc2 = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml";
+const std::string kQwenFlex = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml";
+
+TEST(BundledRecipes, EveryOnePassesWithEveryFigureRecomputed) {
+  for (const std::string& path : kBundledRecipes) {
+    RecipeReport report = validate_recipe_file(bundled_catalog(), testing::source_dir() + "/" + path);
+    EXPECT_TRUE(report.problems.empty()) << path << "\n" << describe(report.problems);
+    EXPECT_TRUE(report.recipe.has_value()) << path;
+  }
+}
+
+// One case: a real recipe, some text edits, the path to validate it as, and whether `rule`
+// must be reported (a failing case) or must not be (a passing case).
+struct RuleCase {
+  std::string name;
+  std::string recipe;
+  std::vector<std::pair<std::string, std::string>> edits;
+  std::string rule;
+  bool must_fail;
+  std::string as_path;  // empty: the recipe's own path
+};
+
+void PrintTo(const RuleCase& c, std::ostream* os) { *os << c.name; }
+
+class RuleTest : public ::testing::TestWithParam<RuleCase> {};
+
+TEST_P(RuleTest, ReportsExactlyWhenBroken) {
+  const RuleCase& c = GetParam();
+  std::string text = read_source_file(c.recipe);
+  for (const auto& [from, to] : c.edits) text = replace_all(text, from, to);
+  Problems problems = validate_as(c.as_path.empty() ? c.recipe : c.as_path, text);
+  EXPECT_EQ(has_rule(problems, c.rule), c.must_fail) << c.rule << "\n" << describe(problems);
+  for (const Problem& problem : problems) {
+    EXPECT_GT(problem.position.line, 0) << format_problem_line(problem);
+    EXPECT_FALSE(problem.message.empty());
+  }
+}
+
+const std::vector<RuleCase> kCases = {
+    // path
+    {"PathWithVariantSuffixPasses", kGptOss, {}, "path", false,
+     "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4-rerun.yaml"},
+    {"PathInOtherGpuFolderFails", kGptOss, {}, "path", true,
+     "recipes/gpt-oss-20b/h100/attune-tp1-pp2-ep4.yaml"},
+    {"PathWithOtherLayoutFails", kGptOss, {}, "path", true,
+     "recipes/gpt-oss-20b/h200/attune-tp1-pp4-ep4.yaml"},
+    {"PathWithOtherAuthorFails", kGptOss, {}, "path", true,
+     "recipes/gpt-oss-20b/h200/jane-tp1-pp2-ep4.yaml"},
+    {"PathOutsideCatalogFails", kGptOss, {}, "path", true, "elsewhere/recipe.yaml"},
+    {"GithubHandleNamesTheFile", kGptOss,
+     {{"  name: ATTUNE\n  url: https://arxiv.org/abs/2610.17528\n", "  github: Jane-Doe\n"}},
+     "path", false, "recipes/gpt-oss-20b/h200/jane-doe-tp1-pp2-ep4.yaml"},
+    // catalog references
+    {"UnknownModelFails", kGptOss, {{"model: gpt-oss-20b", "model: gpt-oss-21b"}}, "catalog.model",
+     true, ""},
+    {"UnknownGpuFails", kGptOss, {{"type: H200", "type: H300"}}, "catalog.gpu", true, ""},
+    {"GpuMemoryMismatchFails", kGptOss, {{"memory_gb: 141", "memory_gb: 140"}}, "catalog.gpu", true,
+     ""},
+    {"ActiveParamsMismatchFails", kGptOss, {{"count: 3607142400", "count: 3607142401"}},
+     "catalog.active_params", true, ""},
+    {"ActiveParamsRevisionMismatchFails", kQwen,
+     {{"revision: dc4d348443bc740c68e2d77492492c11606384d5",
+       "revision: 0000348443bc740c68e2d77492492c11606384d5"}},
+     "catalog.active_params", true, ""},
+    // gpu.per_node
+    {"PerNodeDividingCountPasses", kQwen, {{"per_node: 8", "per_node: 4"}}, "gpu.per_node", false, ""},
+    {"PerNodeNotDividingCountFails", kQwen, {{"per_node: 8", "per_node: 6"}}, "gpu.per_node", true, ""},
+    // layout.dp and mesh.world
+    {"WrongDpFails", kGptOss, {{"  dp: 4", "  dp: 2"}}, "layout.dp", true, ""},
+    {"CountNotDivisibleByModelParallelFails", kGptOss, {{"count: 8", "count: 7"}}, "mesh.world", true,
+     ""},
+    {"LargerCountWithMatchingDpPassesWorld", kGptOss,
+     {{"count: 8", "count: 16"}, {"  dp: 4", "  dp: 8"}}, "mesh.world", false, ""},
+    // layout.label
+    {"LabelNotMatchingSizesFails", kGptOss, {{"label: TP1 PP2 EP4 DP4", "label: TP1 PP2 EP4 DP8"}},
+     "layout.label", true, ""},
+    {"LabelMissingEpFails", kGptOss, {{"label: TP1 PP2 EP4 DP4", "label: TP1 PP2 DP4"}},
+     "layout.label", true, ""},
+    // mesh.ep
+    {"EpNotDividingExpertsFails", kGptOss, {{"  ep: 4", "  ep: 3"}}, "mesh.ep", true, ""},
+    {"EpLargerThanExpertRanksFails", kGptOss, {{"  ep: 4", "  ep: 8"}}, "mesh.ep", true, ""},
+    {"EpOneStillDividesPasses", kGptOss, {{"  ep: 4", "  ep: 1"}}, "mesh.ep", false, ""},
+    // mesh.pp
+    {"PpNotDividingLayersFails", kGptOss, {{"  pp: 2", "  pp: 5"}}, "mesh.pp", true, ""},
+    {"LayerSplitCoveringAllLayersPasses", kQwenRc2,
+     {{"layer_split: null", "layer_split: {first: 11, last: 11}"}}, "mesh.pp", false, ""},
+    {"LayerSplitMissingLayersFails", kQwenRc2,
+     {{"layer_split: null", "layer_split: {first: 11, last: 10}"}}, "mesh.pp", true, ""},
+    {"VppNotDividingStageLayersFails", kQwenRc2, {{"  vpp: 1", "  vpp: 5"}}, "mesh.pp", true, ""},
+    {"VppDividingStageLayersPasses", kQwenRc2, {{"  vpp: 1", "  vpp: 3"}}, "mesh.pp", false, ""},
+    // mesh.max_tokens
+    {"MaxTokensBelowRowFails", kGptOss, {{"max_tokens_per_gpu: 8192", "max_tokens_per_gpu: 4096"}},
+     "mesh.max_tokens", true, ""},
+    {"MaxTokensAboveRowPasses", kGptOss, {{"max_tokens_per_gpu: 8192", "max_tokens_per_gpu: 16384"}},
+     "mesh.max_tokens", false, ""},
+    // mesh.batch
+    {"MicrobatchSplittingBatchPasses", kGptOss, {{"rows_per_microbatch: 1", "rows_per_microbatch: 2"}},
+     "mesh.batch", false, ""},
+    {"MicrobatchNotSplittingBatchFails", kGptOss,
+     {{"rows_per_microbatch: 1", "rows_per_microbatch: 3"}}, "mesh.batch", true, ""},
+    // run.layout
+    {"RunWithOtherPpFails", kGptOss,
+     {{"--pipeline-model-parallel-size 2", "--pipeline-model-parallel-size 4"}}, "run.layout", true,
+     ""},
+    {"RunWithoutRecomputeFlagsFails", kQwenRc2,
+     {{"--recompute-granularity full \\\n", ""}}, "run.layout", true, ""},
+    {"RunWithOtherRecomputeLayersFails", kQwenRc2,
+     {{"--recompute-num-layers 2", "--recompute-num-layers 1"}}, "run.layout", true, ""},
+    {"RunRecomputingWhenLayoutDoesNotFails", kGptOss,
+     {{"--use-dynamic-batch-size", "--recompute-granularity full --use-dynamic-batch-size"}},
+     "run.layout", true, ""},
+    {"RunWithOtherDispatcherFails", kQwenFlex,
+     {{"--moe-token-dispatcher-type flex", "--moe-token-dispatcher-type alltoall"}}, "run.layout",
+     true, ""},
+    {"RunWithOtherStepCountFails", kQwen, {{"--num-rollout 14", "--num-rollout 20"}}, "run.layout",
+     true, ""},
+    {"RunWithOtherGlobalBatchFails", kGptOss, {{"--global-batch-size 128", "--global-batch-size 64"}},
+     "run.layout", true, ""},
+    {"RunWithOtherGpuCountFails", kGptOss, {{"--actor-num-nodes 1", "--actor-num-nodes 2"}},
+     "run.layout", true, ""},
+    {"RunWithSymbolicSizeFails", kGptOss,
+     {{"--tensor-model-parallel-size 1", "--tensor-model-parallel-size $TP"}}, "run.layout", true, ""},
+    {"SequenceParallelFlagAtTp1Passes", kGptOss,
+     {{"--use-dynamic-batch-size", "--sequence-parallel --use-dynamic-batch-size"}}, "run.layout",
+     false, ""},
+    {"SequenceParallelClaimedAtTp1Fails", kGptOss,
+     {{"sequence_parallel: false", "sequence_parallel: true"}}, "run.layout", true, ""},
+    // figures.cost
+    {"CostOffByACentFails", kGptOss, {{"usd_per_million_tokens: 0.23", "usd_per_million_tokens: 0.24"}},
+     "figures.cost", true, ""},
+    // figures.mfu
+    {"MfuOffInFourthDecimalFails", kGptOss, {{"mfu: 0.2068", "mfu: 0.2069"}}, "figures.mfu", true, ""},
+    {"MfuNullWithoutNoteFails", kGptOss, {{"mfu: 0.2068", "mfu: null"}}, "figures.mfu", true, ""},
+    {"MfuNullWithNotePasses", kGptOss,
+     {{"mfu: 0.2068", "mfu: null"}, {"mfu_note: null", "mfu_note: N not yet counted"}}, "figures.mfu",
+     false, ""},
+    // figures.window and window_tokens
+    {"WindowPastLastStepFails", kGptOss, {{"  - 19\n  window_tokens", "  - 20\n  window_tokens"}},
+     "figures.window", true, ""},
+    {"WindowReversedFails", kGptOss, {{"  - 5\n  - 19", "  - 19\n  - 5"}}, "figures.window", true, ""},
+    {"WindowTokensWrongFails", kGptOss, {{"window_tokens: 15728640", "window_tokens: 15728641"}},
+     "figures.window_tokens", true, ""},
+    {"ShorterWindowWithMatchingTokensPasses", kGptOss,
+     {{"  - 5\n  - 19", "  - 5\n  - 18"}, {"window_tokens: 15728640", "window_tokens: 14680064"}},
+     "figures.window_tokens", false, ""},
+    // figures.gpu_hours
+    {"GpuHoursBelowWindowTimeFails", kGptOss, {{"gpu_hours: 1.02", "gpu_hours: 0.3"}},
+     "figures.gpu_hours", true, ""},
+    {"GpuHoursJustAboveWindowTimePasses", kGptOss, {{"gpu_hours: 1.02", "gpu_hours: 0.47"}},
+     "figures.gpu_hours", false, ""},
+    // workload.rows
+    {"RowsBuiltForOtherLengthFails", kGptOss, {{"      row_tokens: 8192", "      row_tokens: 4096"}},
+     "workload.rows", true, ""},
+    // dates
+    {"ImpossibleDateFails", kGptOss, {{"measured: 2026-10-13", "measured: 2026-02-30"}}, "dates",
+     true, ""},
+    {"LeapDayPasses", kGptOss, {{"measured: 2026-10-13", "measured: 2028-02-29"}}, "dates", false, ""},
+    // status
+    {"VerifiedWithPointwiseFailuresFails", kGptOss, {{"pointwise_failures: 0", "pointwise_failures: 1"}},
+     "status", true, ""},
+    {"VerifiedWithFailedComponentTestFails", kQwenFlex, {{"    result: pass\n    detail", "    result: fail\n    detail"}},
+     "status", true, ""},
+    {"UnverifiedWithFailuresPasses", kGptOss,
+     {{"status: verified", "status: unverified"}, {"pointwise_failures: 0", "pointwise_failures: 1"}},
+     "status", false, ""},
+    // patches
+    {"MissingPatchFails", kGptOss, {{"patches/attune_gpt_oss_yarn.py", "patches/missing.py"}},
+     "patches", true, ""},
+    {"PatchEscapingFolderFails", kGptOss, {{"patches/attune_gpt_oss_yarn.py", "patches/../models.yaml"}},
+     "patches", true, ""},
+};
+
+INSTANTIATE_TEST_SUITE_P(Rules, RuleTest, ::testing::ValuesIn(kCases),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(RuleMessages, CostProblemNamesFieldLineAndBothValues) {
+  std::string text = replace_all(read_source_file(kGptOss), "usd_per_million_tokens: 0.23",
+                                 "usd_per_million_tokens: 0.24");
+  Problems problems = validate_as(kGptOss, text);
+  ASSERT_EQ(problems.size(), 1u) << describe(problems);
+  EXPECT_EQ(problems[0].field, "result.usd_per_million_tokens");
+  EXPECT_EQ(problems[0].position.line, 74);
+  EXPECT_EQ(problems[0].position.column, 3);
+  EXPECT_EQ(problems[0].found, "0.24");
+  EXPECT_EQ(problems[0].expected.substr(0, 4), "0.23");
+}
+
+TEST(RuleMessages, RunProblemPointsAtTheFlagsLine) {
+  std::string text = replace_all(read_source_file(kGptOss), "--pipeline-model-parallel-size 2",
+                                 "--pipeline-model-parallel-size 4");
+  Problems problems = validate_as(kGptOss, text);
+  ASSERT_EQ(problems.size(), 1u) << describe(problems);
+  std::size_t at = text.find("--pipeline-model-parallel-size 4");
+  int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+  EXPECT_EQ(problems[0].position.line, line);
+  EXPECT_EQ(problems[0].found, "4");
+  EXPECT_EQ(problems[0].expected, "2");
+}
+
+}  // namespace
+}  // namespace openrecipes

@@ -1,0 +1,31 @@
+// Validates one recipe file: read, parse, schema check, then every cross-field rule.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "catalog/problem.h"
+#include "catalog/recipe.h"
+#include "validate/catalog_loader.h"
+
+namespace openrecipes {
+
+/// The outcome for one recipe file.
+struct RecipeReport {
+  std::string display_path;
+  std::optional<Recipe> recipe;  ///< present once the file passed its schema check
+  Problems problems;             ///< empty when the recipe is valid
+};
+
+/// Validates recipe `text` as the file `display_path`, whose path relative to the catalog root is
+/// `catalog_path` (empty when the file lies outside the catalog). Cross-field rules run only once
+/// the schema check passed, so every problem they report is about a well-typed value.
+RecipeReport validate_recipe_text(const LoadedCatalog& loaded, const std::string& display_path,
+                                  const std::string& catalog_path, std::string_view text);
+
+/// Reads and validates the file at `path` (relative to the working directory or absolute);
+/// a missing, unreadable or oversized file is a problem, never an exception.
+RecipeReport validate_recipe_file(const LoadedCatalog& loaded, const std::string& path);
+
+}  // namespace openrecipes

@@ -1,0 +1,195 @@
+// The run.layout rule: the command in `run` sets what the layout says. Flag names are
+// Megatron-LM's (also slime's), plus Megatron-Bridge's Hydra-style overrides.
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "catalog/run_command.h"
+#include "validate/recipe_rules.h"
+
+namespace openrecipes {
+namespace {
+
+std::optional<long long> as_integer(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  long long value = 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc() || end != text->data() + text->size()) return std::nullopt;
+  return value;
+}
+
+class RunChecker {
+ public:
+  explicit RunChecker(const RuleContext& c) : c_(c), command_(parse_run_command(c.recipe.run)) {
+    SourcePosition key = c.file.document.position_of("run");
+    first_line_ = key.line + (c.recipe.run.find('\n') + 1 < c.recipe.run.size() ? 1 : 0);
+  }
+
+  // A size that defaults to `fallback` when the command does not set it.
+  void size(const std::string& field, long long layout_value, long long fallback,
+            std::initializer_list<std::string_view> names) {
+    const RunArgument* argument = command_.find_any(names);
+    if (!argument) {
+      if (layout_value != fallback) {
+        report(nullptr, field, fmt::format("the run command does not set {} (so it is {})",
+                                           *names.begin(), fallback),
+               fmt::format("{} {}", *names.begin(), layout_value), "no such argument");
+      }
+      return;
+    }
+    compare_integer(*argument, field, layout_value);
+  }
+
+  // A value checked only where the command states it (it may come from a model script).
+  void stated_integer(const std::string& field, long long layout_value,
+                      std::initializer_list<std::string_view> names) {
+    if (const RunArgument* argument = command_.find_any(names)) {
+      compare_integer(*argument, field, layout_value);
+    }
+  }
+
+  void stated_string(const std::string& field, const std::string& layout_value,
+                     std::initializer_list<std::string_view> names) {
+    const RunArgument* argument = command_.find_any(names);
+    if (argument && argument->value.value_or("") != layout_value) {
+      report(argument, field, fmt::format("the run command sets {} differently", argument->name),
+             layout_value.empty() ? "null" : layout_value, argument->value.value_or("no value"));
+    }
+  }
+
+  void sequence_parallel(const Layout& l) {
+    const RunArgument* argument = command_.find_any({"--sequence-parallel", "model.sequence_parallel"});
+    bool on = argument && (!argument->value || argument->name == "--sequence-parallel" ||
+                           *argument->value == "true" || *argument->value == "True");
+    // Megatron-LM turns sequence parallelism off at TP 1 (arguments.py), so only TP > 1 counts.
+    bool effective = on && l.tp > 1;
+    if (effective != l.sequence_parallel) {
+      report(argument, "layout.sequence_parallel",
+             l.tp == 1 && l.sequence_parallel
+                 ? "sequence parallelism has no effect at TP 1"
+                 : "the run command's sequence parallelism disagrees with the layout",
+             l.sequence_parallel ? "true" : "false",
+             fmt::format("{} (--sequence-parallel {} at TP {})", effective ? "true" : "false",
+                         on ? "set" : "not set", l.tp));
+    }
+  }
+
+  void recompute(const Layout& l) {
+    const RunArgument* granularity =
+        command_.find_any({"--recompute-granularity", "model.recompute_granularity"});
+    if (!l.recompute) {
+      if (granularity) {
+        report(granularity, "layout.recompute", "the run command recomputes, the layout does not",
+               "no --recompute-granularity", granularity->value.value_or("no value"));
+      }
+      return;
+    }
+    if (!granularity) {
+      report(nullptr, "layout.recompute.granularity", "the run command does not recompute",
+             "--recompute-granularity " + l.recompute->granularity, "no such argument");
+      return;
+    }
+    stated_string("layout.recompute.granularity", l.recompute->granularity,
+                  {"--recompute-granularity", "model.recompute_granularity"});
+    required_string("layout.recompute.method", l.recompute->method,
+                    {"--recompute-method", "model.recompute_method"});
+    if (l.recompute->num_layers) {
+      const RunArgument* layers =
+          command_.find_any({"--recompute-num-layers", "model.recompute_num_layers"});
+      if (!layers) {
+        report(nullptr, "layout.recompute.num_layers", "the run command does not set it",
+               fmt::format("--recompute-num-layers {}", *l.recompute->num_layers), "no such argument");
+      } else {
+        compare_integer(*layers, "layout.recompute.num_layers", *l.recompute->num_layers);
+      }
+    }
+  }
+
+  void gpu_count(const RecipeGpu& gpu) {
+    auto check = [&](std::initializer_list<std::string_view> nodes,
+                     std::initializer_list<std::string_view> per_node) {
+      const RunArgument* n = command_.find_any(nodes);
+      const RunArgument* g = command_.find_any(per_node);
+      std::optional<long long> nodes_value = n ? as_integer(n->value) : std::nullopt;
+      std::optional<long long> per_node_value = g ? as_integer(g->value) : std::nullopt;
+      if (g && per_node_value && *per_node_value != gpu.per_node) {
+        report(g, "gpu.per_node", fmt::format("the run command sets {} differently", g->name),
+               fmt::format("{}", gpu.per_node), *g->value);
+      }
+      if (nodes_value && per_node_value && *nodes_value * *per_node_value != gpu.count) {
+        report(n, "gpu.count", "the run command's nodes x GPUs per node disagrees with gpu.count",
+               fmt::format("{}", gpu.count),
+               fmt::format("{} x {} = {}", *nodes_value, *per_node_value,
+                           *nodes_value * *per_node_value));
+      }
+    };
+    check({"--actor-num-nodes"}, {"--actor-num-gpus-per-node"});  // slime
+    check({"--nnodes"}, {"--nproc-per-node", "--nproc_per_node"});  // torchrun
+  }
+
+ private:
+  void required_string(const std::string& field, const std::string& layout_value,
+                       std::initializer_list<std::string_view> names) {
+    if (layout_value.empty()) return stated_string(field, layout_value, names);
+    if (!command_.find_any(names)) {
+      report(nullptr, field, "the run command does not set it",
+             fmt::format("{} {}", *names.begin(), layout_value), "no such argument");
+      return;
+    }
+    stated_string(field, layout_value, names);
+  }
+
+  void compare_integer(const RunArgument& argument, const std::string& field, long long expected) {
+    std::optional<long long> value = as_integer(argument.value);
+    if (!value) {
+      report(&argument, field, fmt::format("{} must be a literal number", argument.name),
+             fmt::format("{}", expected), argument.value.value_or("no value"));
+    } else if (*value != expected) {
+      report(&argument, field, fmt::format("the run command sets {} differently", argument.name),
+             fmt::format("{}", expected), *argument.value);
+    }
+  }
+
+  void report(const RunArgument* argument, const std::string& field, std::string message,
+              std::string expected, std::string found) {
+    SourcePosition position = c_.file.document.position_of("run");
+    if (argument) position = {first_line_ + argument->line, 1};
+    c_.report_at(position, "run.layout", "run", fmt::format("{}: {}", field, message),
+                 std::move(expected), std::move(found));
+  }
+
+  const RuleContext& c_;
+  RunCommand command_;
+  int first_line_ = 0;
+};
+
+}  // namespace
+
+void check_run_rules(const RuleContext& context) {
+  const Recipe& r = context.recipe;
+  const Layout& l = r.layout;
+  RunChecker run(context);
+  run.size("layout.tp", l.tp, 1, {"--tensor-model-parallel-size", "model.tensor_model_parallel_size"});
+  run.size("layout.pp", l.pp, 1,
+           {"--pipeline-model-parallel-size", "model.pipeline_model_parallel_size"});
+  run.size("layout.cp", l.cp, 1, {"--context-parallel-size", "model.context_parallel_size"});
+  run.size("layout.ep", l.ep, 1, {"--expert-model-parallel-size", "model.expert_model_parallel_size"});
+  run.size("layout.etp", l.etp, 1,
+           {"--expert-tensor-parallel-size", "model.expert_tensor_parallel_size"});
+  run.size("layout.vpp", l.vpp, 1,
+           {"--num-virtual-stages-per-pipeline-rank", "model.virtual_pipeline_model_parallel_size"});
+  run.sequence_parallel(l);
+  run.recompute(l);
+  run.stated_string("layout.dispatcher", l.dispatcher,
+                    {"--moe-token-dispatcher-type", "model.moe_token_dispatcher_type"});
+  run.stated_integer("layout.max_tokens_per_gpu", l.max_tokens_per_gpu, {"--max-tokens-per-gpu"});
+  run.stated_integer("layout.rows_per_microbatch", l.rows_per_microbatch,
+                     {"--micro-batch-size", "train.micro_batch_size"});
+  run.stated_integer("workload.global_batch", r.workload.global_batch,
+                     {"--global-batch-size", "train.global_batch_size"});
+  run.stated_integer("result.steps_per_run", r.result.steps_per_run,
+                     {"--num-rollout", "--train-iters", "train.train_iters"});
+  run.gpu_count(r.gpu);
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,144 @@
+// The binary as a user runs it: exit codes, output formats, --root, and a broken catalog.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int exit_code;
+  std::string output;  // stdout
+};
+
+CliRun run(const std::string& arguments, const std::string& directory = testing::source_dir()) {
+  std::string command = "cd '" + directory + "' && '" OPENRECIPES_BINARY "' " + arguments + " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+// A copy of the bundled catalog's shared files in a temporary folder, without recipes.
+fs::path copy_catalog(const std::string& name) {
+  fs::path root = fs::path(::testing::TempDir()) / name;
+  fs::remove_all(root);
+  fs::create_directories(root / "recipes");
+  fs::path source = testing::source_dir();
+  for (const char* file : {"models.yaml", "gpus.yaml", "authors.yaml"}) {
+    fs::copy_file(source / file, root / file);
+  }
+  fs::copy(source / "schema", root / "schema", fs::copy_options::recursive);
+  fs::copy(source / "patches", root / "patches", fs::copy_options::recursive);
+  return root;
+}
+
+TEST(Cli, ValidatesTheBundledCatalog) {
+  CliRun result = run("validate");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(result.output, "4 recipes, 0 problems\n");
+}
+
+TEST(Cli, FindsTheRootFromASubdirectory) {
+  CliRun result = run("validate", testing::source_dir() + "/recipes/gpt-oss-20b");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(result.output, "4 recipes, 0 problems\n");
+}
+
+TEST(Cli, JsonOutputIsAnArray) {
+  CliRun ok = run("validate --format json");
+  EXPECT_EQ(ok.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(ok.output), nlohmann::json::array());
+  CliRun bad = run("validate --format json tests/fixtures/bad/wrong_types.yaml");
+  EXPECT_EQ(bad.exit_code, 1);
+  nlohmann::json problems = nlohmann::json::parse(bad.output);
+  ASSERT_TRUE(problems.is_array());
+  ASSERT_FALSE(problems.empty());
+  EXPECT_EQ(problems[0]["file"], "tests/fixtures/bad/wrong_types.yaml");
+  for (const char* key : {"line", "column", "field", "rule", "message", "expected", "found"}) {
+    EXPECT_TRUE(problems[0].contains(key)) << key;
+  }
+}
+
+TEST(Cli, ProblemsPrintOnePerLineWithPositions) {
+  CliRun result = run("validate tests/fixtures/bad/wrong_types.yaml tests/fixtures/bad/empty.yaml");
+  EXPECT_EQ(result.exit_code, 1);
+  std::regex line(R"(^tests/fixtures/bad/[a-z_]+\.yaml:\d+:\d+: .+$)");
+  std::istringstream lines(result.output);
+  std::string text;
+  int problem_lines = 0;
+  while (std::getline(lines, text)) {
+    if (text.find(" recipes, ") != std::string::npos) continue;
+    EXPECT_TRUE(std::regex_match(text, line)) << text;
+    ++problem_lines;
+  }
+  EXPECT_GT(problem_lines, 2);
+  EXPECT_NE(result.output.find("wrong_types.yaml:6:3: gpu.count: wrong type (expected integer, "
+                               "found string \"eight\")"),
+            std::string::npos)
+      << result.output;
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run("validate --format xml").exit_code, 2);
+  EXPECT_EQ(run("no-such-command").exit_code, 2);
+  EXPECT_EQ(run("").exit_code, 2);
+  EXPECT_EQ(run("--root /nonexistent validate").exit_code, 2);
+  EXPECT_EQ(run("validate", "/").exit_code, 2);  // no catalog above /
+}
+
+TEST(Cli, MissingFileExitsOne) {
+  CliRun result = run("validate no/such.yaml");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("no/such.yaml:0:0: no such file"), std::string::npos) << result.output;
+}
+
+TEST(Cli, RecipeFiledUnderTheWrongModelFails) {
+  fs::path root = copy_catalog("wrong_place");
+  fs::create_directories(root / "recipes/qwen3.5-122b-a10b/h200");
+  fs::copy_file(fs::path(testing::source_dir()) / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
+                root / "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp2-ep4.yaml");
+  CliRun result = run("--root '" + root.string() + "' validate", "/");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("model: the file's path disagrees with its model"), std::string::npos)
+      << result.output;
+  fs::remove_all(root);
+}
+
+TEST(Cli, BrokenSharedFileIsReportedAndStopsTheCheck) {
+  fs::path root = copy_catalog("broken_gpus");
+  std::ofstream(root / "gpus.yaml", std::ios::app) << "  - type: H200\n    slug: h200x\n";
+  CliRun result = run("--root '" + root.string() + "' validate", "/");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("gpus.yaml:"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("missing required field"), std::string::npos) << result.output;
+  fs::remove_all(root);
+}
+
+TEST(Cli, DuplicateGpuTypeIsReported) {
+  fs::path root = copy_catalog("duplicate_gpu");
+  std::string text = testing::read_source_file("gpus.yaml");
+  std::size_t at = text.find("  - type: H200");
+  std::string entry = text.substr(at, text.find("  - type: B200") - at);
+  std::ofstream(root / "gpus.yaml", std::ios::app) << testing::replace_all(entry, "slug: h200", "slug: h200b");
+  CliRun result = run("--root '" + root.string() + "' validate", "/");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("gpus[3].type: appears twice"), std::string::npos) << result.output;
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace openrecipes

@@ -1,0 +1,65 @@
+#include "test_support.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace openrecipes::testing {
+
+std::string source_dir() { return OPENRECIPES_SOURCE_DIR; }
+
+const LoadedCatalog& bundled_catalog() {
+  static const LoadedCatalog* loaded = [] {
+    Problems problems;
+    std::optional<LoadedCatalog> catalog = load_catalog(source_dir(), problems);
+    EXPECT_TRUE(catalog.has_value()) << describe(problems);
+    return catalog ? new LoadedCatalog(std::move(*catalog)) : nullptr;
+  }();
+  if (!loaded) throw std::runtime_error("the bundled catalog does not load");
+  return *loaded;
+}
+
+std::string read_source_file(const std::string& relative_path) {
+  std::ifstream in(source_dir() + "/" + relative_path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << relative_path;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+    ++count;
+  }
+  EXPECT_GT(count, 0u) << "the edit '" << from << "' no longer applies";
+  return text;
+}
+
+Problems validate_as(const std::string& catalog_path, const std::string& text) {
+  return validate_recipe_text(bundled_catalog(), catalog_path, catalog_path, text).problems;
+}
+
+std::vector<std::string> rules_of(const Problems& problems) {
+  std::vector<std::string> rules;
+  for (const Problem& problem : problems) rules.push_back(problem.rule);
+  return rules;
+}
+
+bool has_rule(const Problems& problems, const std::string& rule) {
+  for (const Problem& problem : problems) {
+    if (problem.rule == rule) return true;
+  }
+  return false;
+}
+
+std::string describe(const Problems& problems) {
+  std::string out;
+  for (const Problem& problem : problems) out += format_problem_line(problem) + "\n";
+  return out.empty() ? "(no problems)\n" : out;
+}
+
+}  // namespace openrecipes::testing

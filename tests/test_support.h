@@ -1,0 +1,48 @@
+// Helpers shared by the tests: the real catalog in this repository, its real recipes, and
+// one-field edits of them.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "catalog/problem.h"
+#include "validate/catalog_loader.h"
+#include "validate/recipe_validator.h"
+
+namespace openrecipes::testing {
+
+/// The repository root (the bundled catalog).
+std::string source_dir();
+
+/// The bundled catalog, loaded once; fails the test if it does not load.
+const LoadedCatalog& bundled_catalog();
+
+/// The text of a bundled file, by path relative to the repository root.
+std::string read_source_file(const std::string& relative_path);
+
+/// `text` with every occurrence of `from` replaced by `to`; fails the test when `from` is absent,
+/// so an edit that no longer applies cannot silently test nothing.
+std::string replace_all(std::string text, const std::string& from, const std::string& to);
+
+/// Validates `text` as if it were the catalog file `catalog_path`.
+Problems validate_as(const std::string& catalog_path, const std::string& text);
+
+/// The rule ids of `problems`, for readable assertions.
+std::vector<std::string> rules_of(const Problems& problems);
+
+/// True when some problem has rule `rule`.
+bool has_rule(const Problems& problems, const std::string& rule);
+
+/// All problems as printed lines, for failure messages.
+std::string describe(const Problems& problems);
+
+/// The four bundled recipes, relative to the repository root.
+inline const std::vector<std::string> kBundledRecipes = {
+    "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
+    "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml",
+    "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml",
+    "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml",
+};
+
+}  // namespace openrecipes::testing
