@@ -5,10 +5,6 @@
 namespace openrecipes {
 namespace {
 
-int as_int(const YamlNode& node, std::string_view key, int fallback = 0) {
-  return static_cast<int>(field_int(node, key, fallback));
-}
-
 const YamlNode& mapping_or_empty(const YamlNode& node, std::string_view key) {
   static const YamlNode kEmpty = [] {
     YamlNode node;
@@ -24,23 +20,23 @@ Layout layout_from_yaml(const YamlNode& n) {
   l.label = field_string(n, "label");
   l.summary = field_string(n, "summary");
   l.highlights = field_string(n, "highlights");
-  l.tp = as_int(n, "tp", 1);
-  l.pp = as_int(n, "pp", 1);
-  l.vpp = as_int(n, "vpp", 1);
-  l.cp = as_int(n, "cp", 1);
-  l.ep = as_int(n, "ep", 1);
-  l.etp = as_int(n, "etp", 1);
-  l.dp = as_int(n, "dp", 1);
+  l.tp = field_int32(n, "tp", 1);
+  l.pp = field_int32(n, "pp", 1);
+  l.vpp = field_int32(n, "vpp", 1);
+  l.cp = field_int32(n, "cp", 1);
+  l.ep = field_int32(n, "ep", 1);
+  l.etp = field_int32(n, "etp", 1);
+  l.dp = field_int32(n, "dp", 1);
   l.sequence_parallel = field_bool(n, "sequence_parallel");
   if (const YamlNode* split = field_mapping(n, "layer_split")) {
-    l.layer_split = LayerSplit{as_int(*split, "first"), as_int(*split, "last")};
+    l.layer_split = LayerSplit{field_int32(*split, "first"), field_int32(*split, "last")};
   }
   l.max_tokens_per_gpu = field_int(n, "max_tokens_per_gpu");
-  l.rows_per_microbatch = as_int(n, "rows_per_microbatch", 1);
+  l.rows_per_microbatch = field_int32(n, "rows_per_microbatch", 1);
   if (const YamlNode* r = field_mapping(n, "recompute")) {
     Recompute recompute{field_string(*r, "granularity"), field_string(*r, "method"), std::nullopt};
     if (r->find("num_layers") && field_optional_number(*r, "num_layers")) {
-      recompute.num_layers = as_int(*r, "num_layers");
+      recompute.num_layers = field_int32(*r, "num_layers");
     }
     l.recompute = recompute;
   }
@@ -62,14 +58,14 @@ RecipeResult result_from_yaml(const YamlNode& n) {
   r.active_params = {field_int(params, "count"), field_string(params, "source"),
                      field_string(params, "revision")};
   r.measured = field_string(n, "measured");
-  r.steps_per_run = as_int(n, "steps_per_run");
+  r.steps_per_run = field_int32(n, "steps_per_run");
   if (const YamlNode* window = n.find("window");
       window && window->kind == YamlNode::Kind::kSequence && window->items.size() == 2) {
     r.window_first = static_cast<int>(resolve_scalar(window->items[0]).get<std::int64_t>());
     r.window_last = static_cast<int>(resolve_scalar(window->items[1]).get<std::int64_t>());
   }
   r.window_tokens = field_int(n, "window_tokens");
-  r.runs = as_int(n, "runs");
+  r.runs = field_int32(n, "runs");
   r.profiler = field_bool(n, "profiler");
   r.gpu_hours = field_number(n, "gpu_hours");
   r.gpu_hours_note = field_string(n, "gpu_hours_note");
@@ -90,11 +86,11 @@ Correctness correctness_from_yaml(const YamlNode& n) {
     }
   }
   const YamlNode& conv = mapping_or_empty(n, "convergence");
-  c.convergence.steps = as_int(conv, "steps");
+  c.convergence.steps = field_int32(conv, "steps");
   c.convergence.result = field_string(conv, "result");
   c.convergence.correlation = field_number(conv, "correlation");
   c.convergence.final_loss_difference = field_number(conv, "final_loss_difference");
-  c.convergence.pointwise_failures = as_int(conv, "pointwise_failures");
+  c.convergence.pointwise_failures = field_int32(conv, "pointwise_failures");
   c.convergence.worst_step_tolerance_ratio = field_optional_number(conv, "worst_step_tolerance_ratio");
   c.convergence.note = field_string(conv, "note");
   c.rules = field_string(n, "rules");
@@ -105,11 +101,11 @@ Correctness correctness_from_yaml(const YamlNode& n) {
 
 Recipe recipe_from_yaml(const YamlNode& root) {
   Recipe recipe;
-  recipe.schema_version = as_int(root, "schema_version");
+  recipe.schema_version = field_int32(root, "schema_version");
   recipe.model = field_string(root, "model");
   const YamlNode& gpu = mapping_or_empty(root, "gpu");
-  recipe.gpu = {field_string(gpu, "type"), as_int(gpu, "memory_gb"), as_int(gpu, "count"),
-                as_int(gpu, "per_node"), field_string(gpu, "instance")};
+  recipe.gpu = {field_string(gpu, "type"), field_int32(gpu, "memory_gb"), field_int32(gpu, "count"),
+                field_int32(gpu, "per_node"), field_string(gpu, "instance")};
   const YamlNode& author = mapping_or_empty(root, "author");
   recipe.author = {field_string(author, "github"), field_string(author, "name"),
                    field_string(author, "url")};

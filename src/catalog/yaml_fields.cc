@@ -22,6 +22,10 @@ std::int64_t field_int(const YamlNode& node, std::string_view key, std::int64_t 
   return value.is_number_integer() ? value.get<std::int64_t>() : fallback;
 }
 
+int field_int32(const YamlNode& node, std::string_view key, int fallback) {
+  return static_cast<int>(field_int(node, key, fallback));
+}
+
 double field_number(const YamlNode& node, std::string_view key, double fallback) {
   return field_optional_number(node, key).value_or(fallback);
 }
