@@ -1,18 +1,33 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 (bookworm) packages OpenRecipes builds and tests with. Run as root.
+# Installs what OpenRecipes builds with, from Debian 12 (bookworm) packages. Run as root.
+#   scripts/install-deps.sh          the build: compiler, CMake and the libraries
+#   scripts/install-deps.sh --test   also what the tests use: GoogleTest, Debian's Chromium, and
+#                                    playwright-core from npm (tests/browser, pinned by its lockfile)
 # Every third-party library comes from here; nothing is vendored in the repository.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake pkg-config git ca-certificates
-  libyaml-cpp-dev       # YAML with line:column marks
-  nlohmann-json3-dev    # JSON values and output
-  libvalijson-dev       # JSON Schema (draft-07) validation of recipes
-  libcli11-dev          # command line
-  libfmt-dev            # formatting
-  libutf8proc-dev       # UTF-8 validation
-  libgtest-dev libgmock-dev googletest
+  libyaml-cpp-dev          # YAML with line:column marks
+  nlohmann-json3-dev       # JSON values and output
+  libvalijson-dev          # JSON Schema (draft-07) validation of recipes
+  libcli11-dev             # command line
+  libfmt-dev               # formatting
+  libutf8proc-dev          # UTF-8 validation
+  libpcre2-dev             # schema patterns, bounded in time and stack
+  libkainjow-mustache-dev  # the site's Mustache templates
+  libcpp-httplib-dev       # openrecipes serve
+  libgtest-dev libgmock-dev googletest  # ctest's unit tests are built with the project
 )
+test_packages=(
+  chromium                 # the browser the site tests drive
+  nodejs npm               # the browser tests' runner (node --test) and playwright-core
+)
+
+with_tests=false
+[ "${1:-}" = "--test" ] && with_tests=true
+if $with_tests; then packages+=("${test_packages[@]}"); fi
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "install-deps.sh: run as root (it calls apt-get install)" >&2
@@ -20,10 +35,19 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 missing=()
 for p in "${packages[@]}"; do
+  # A package may be present without dpkg knowing (node and npm installed by other means).
+  case "$p" in
+    nodejs) command -v node >/dev/null && continue ;;
+    npm) command -v npm >/dev/null && continue ;;
+  esac
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update
   apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+if $with_tests; then
+  npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
 fi

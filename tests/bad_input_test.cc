@@ -54,7 +54,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"not_utf8.yaml", "", "not valid UTF-8: byte offset 51", 4},
         BadInput{"empty.yaml", "", "empty", 1},
         BadInput{"only_comment.yaml", "", "no YAML document", 1},
-        BadInput{"two_documents.yaml", "", "more than one YAML document", 1},
+        BadInput{"two_documents.yaml", "", "more than one YAML document", 2},
         BadInput{"not_a_mapping.yaml", "", "wrong type", 1}),
     [](const auto& info) {
       std::string name = info.param.fixture.substr(0, info.param.fixture.find('.'));

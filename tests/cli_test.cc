@@ -43,6 +43,8 @@ fs::path copy_catalog(const std::string& name) {
   }
   fs::copy(source / "schema", root / "schema", fs::copy_options::recursive);
   fs::copy(source / "patches", root / "patches", fs::copy_options::recursive);
+  fs::copy(source / "templates", root / "templates", fs::copy_options::recursive);
+  fs::copy_file(source / "site.yaml", root / "site.yaml");
   return root;
 }
 
@@ -90,6 +92,93 @@ TEST(Cli, ProblemsPrintOnePerLineWithPositions) {
                                "found string \"eight\")"),
             std::string::npos)
       << result.output;
+}
+
+TEST(Cli, RecipeFilesNotNamedYamlAreReportedNotSkipped) {
+  fs::path root = copy_catalog("yml_file");
+  fs::create_directories(root / "recipes/gpt-oss-20b/h200");
+  fs::copy_file(fs::path(testing::source_dir()) / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
+                root / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yml");
+  fs::create_symlink(root / "nowhere.yaml", root / "recipes/gpt-oss-20b/h200/dangling.yaml");
+  CliRun result = run("--root '" + root.string() + "' validate", "/");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("attune-tp1-pp2-ep4.yml:0:0: a recipe file must end in .yaml"),
+            std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("dangling.yaml:0:0: a link that leads nowhere"), std::string::npos)
+      << result.output;
+  fs::remove_all(root);
+}
+
+TEST(Cli, ControlCharactersNeverReachTheTerminal) {
+  fs::path root = copy_catalog("control");
+  std::ofstream(root / "bad.yaml") << "model: \"x\\e[2J\"\n";
+  CliRun result = run("--root '" + root.string() + "' validate bad.yaml", root.string());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.output.find('\x1b'), std::string::npos);
+  fs::remove_all(root);
+}
+
+TEST(Cli, BuildRefusesAnInvalidCatalogAndKeepsTheOldSite) {
+  fs::path root = copy_catalog("build_invalid");
+  fs::create_directories(root / "recipes/gpt-oss-20b/h200");
+  fs::path recipe = root / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+  fs::copy_file(fs::path(testing::source_dir()) / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml", recipe);
+  std::string quoted = "'" + root.string() + "'";
+  ASSERT_EQ(run("--root " + quoted + " build", "/").exit_code, 0);
+  auto page = [&] {
+    std::ifstream in(root / "site/gpt-oss-20b/h200/index.html");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  std::string before = page();
+  ASSERT_FALSE(before.empty());
+  std::ofstream(recipe, std::ios::app) << "surprise: 1\n";
+  CliRun result = run("--root " + quoted + " build", "/");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("surprise: unknown field"), std::string::npos) << result.output;
+  EXPECT_EQ(page(), before);
+  fs::remove_all(root);
+}
+
+TEST(Cli, BuildCheckListsStaleMissingAndExtraFiles) {
+  fs::path root = copy_catalog("build_check");
+  fs::create_directories(root / "recipes/gpt-oss-20b/h200");
+  fs::copy_file(fs::path(testing::source_dir()) / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
+                root / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml");
+  std::string quoted = "'" + root.string() + "'";
+  ASSERT_EQ(run("--root " + quoted + " build", "/").exit_code, 0);
+  EXPECT_EQ(run("--root " + quoted + " build --check", "/").exit_code, 0);
+  std::ofstream(root / "site/index.html", std::ios::app) << "<!-- edited -->";
+  fs::remove(root / "site/fields.html");
+  std::ofstream(root / "site/stray.html") << "x";
+  CliRun result = run("--root " + quoted + " build --check", "/");
+  EXPECT_EQ(result.exit_code, 1);
+  auto shown = [&](const char* file) { return (root / "site" / file).lexically_relative("/").string(); };
+  EXPECT_NE(result.output.find("stale: " + shown("index.html")), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("missing: " + shown("fields.html")), std::string::npos);
+  EXPECT_NE(result.output.find("extra: " + shown("stray.html")), std::string::npos);
+  ASSERT_EQ(run("--root " + quoted + " build", "/").exit_code, 0);
+  EXPECT_EQ(run("--root " + quoted + " build --check", "/").exit_code, 0);
+  fs::remove_all(root);
+}
+
+TEST(Cli, BuildRefusesToReplaceAFolderItDidNotWrite) {
+  fs::path root = copy_catalog("build_foreign");
+  fs::create_directories(root / "notes");
+  std::ofstream(root / "notes/keep.txt") << "mine";
+  CliRun result = run("--root '" + root.string() + "' build --out '" + (root / "notes").string() + "'", "/");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_TRUE(fs::exists(root / "notes/keep.txt"));
+  fs::remove_all(root);
+}
+
+TEST(Cli, ServeNeedsABuiltSite) {
+  fs::path root = copy_catalog("serve_nothing");
+  EXPECT_EQ(run("--root '" + root.string() + "' serve --port 0", "/").exit_code, 2);
+  fs::remove_all(root);
+}
+
+TEST(Cli, UnknownCommandIsNamed) {
+  EXPECT_EQ(run("bogus").exit_code, 2);
 }
 
 TEST(Cli, UsageErrorsExitTwo) {

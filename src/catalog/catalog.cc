@@ -1,6 +1,7 @@
 #include "catalog/catalog.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace openrecipes {
 
@@ -40,15 +41,34 @@ std::optional<fs::path> find_catalog_root(const fs::path& start) {
   }
 }
 
-std::vector<std::string> list_recipe_files(const fs::path& root) {
+std::vector<std::string> list_recipe_files(const fs::path& root, Problems& problems) {
   std::vector<std::string> files;
+  auto report = [&](const fs::path& path, std::string message) {
+    problems.push_back({fs::relative(path, root).generic_string(), {0, 0}, "", "catalog.files",
+                        std::move(message), "", ""});
+  };
   std::error_code ec;
   fs::recursive_directory_iterator it(root / "recipes", ec), end;
+  if (ec) report(root / "recipes", "cannot read the folder: " + ec.message());
   for (; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec) && it->path().extension() == ".yaml") {
-      files.push_back(fs::relative(it->path(), root, ec).generic_string());
+    const fs::path& path = it->path();
+    std::error_code status_ec;
+    fs::file_status status = fs::status(path, status_ec);  // follows links
+    if (status_ec || !fs::exists(status)) {
+      report(path, "a link that leads nowhere" + (status_ec ? ": " + status_ec.message() : ""));
+      continue;
+    }
+    if (!fs::is_regular_file(status)) continue;
+    std::string extension = path.extension().string();
+    std::string lower;
+    for (char c : extension) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (extension == ".yaml") {
+      files.push_back(fs::relative(path, root).generic_string());
+    } else if (lower == ".yaml" || lower == ".yml") {
+      report(path, "a recipe file must end in .yaml; this one is not checked");
     }
   }
+  if (ec) report(root / "recipes", "cannot read the folder: " + ec.message());
   std::sort(files.begin(), files.end());
   return files;
 }

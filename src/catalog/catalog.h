@@ -9,6 +9,7 @@
 #include "catalog/author.h"
 #include "catalog/gpu.h"
 #include "catalog/model.h"
+#include "catalog/problem.h"
 
 namespace openrecipes {
 
@@ -31,7 +32,9 @@ struct Catalog {
 /// or nullopt when there is none up to the filesystem root.
 std::optional<std::filesystem::path> find_catalog_root(const std::filesystem::path& start);
 
-/// Every `*.yaml` file under `<root>/recipes`, as paths relative to `root`, sorted.
-std::vector<std::string> list_recipe_files(const std::filesystem::path& root);
+/// Every `*.yaml` file under `<root>/recipes`, as paths relative to `root`, sorted. Adds a problem
+/// (so that nothing is skipped in silence) for a folder it cannot read, a link that leads nowhere,
+/// and a file named like YAML but not `.yaml` (`.yml`, `.YAML`).
+std::vector<std::string> list_recipe_files(const std::filesystem::path& root, Problems& problems);
 
 }  // namespace openrecipes

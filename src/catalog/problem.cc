@@ -4,17 +4,36 @@
 
 namespace openrecipes {
 
+namespace {
+
+// Control characters never reach the terminal raw: a value could otherwise move the cursor or
+// clear the screen. Shown as \xNN; other bytes (UTF-8 text) pass through.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7F) {
+      out += fmt::format("\\x{:02X}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string format_problem_line(const Problem& problem) {
-  std::string out = fmt::format("{}:{}:{}: ", problem.file, problem.position.line,
+  std::string out = fmt::format("{}:{}:{}: ", printable(problem.file), problem.position.line,
                                 problem.position.column);
-  if (!problem.field.empty()) out += problem.field + ": ";
-  out += problem.message;
-  if (!problem.expected.empty() && !problem.found.empty()) {
-    out += fmt::format(" (expected {}, found {})", problem.expected, problem.found);
-  } else if (!problem.expected.empty()) {
-    out += fmt::format(" (expected {})", problem.expected);
-  } else if (!problem.found.empty()) {
-    out += fmt::format(" (found {})", problem.found);
+  if (!problem.field.empty()) out += printable(problem.field) + ": ";
+  out += printable(problem.message);
+  std::string expected = printable(problem.expected), found = printable(problem.found);
+  if (!expected.empty() && !found.empty()) {
+    out += fmt::format(" (expected {}, found {})", expected, found);
+  } else if (!expected.empty()) {
+    out += fmt::format(" (expected {})", expected);
+  } else if (!found.empty()) {
+    out += fmt::format(" (found {})", found);
   }
   return out;
 }

@@ -1,5 +1,7 @@
 #include "catalog/yaml_document.h"
 
+#include "catalog/source_text.h"
+
 #include <fmt/format.h>
 #include <utf8proc.h>
 #include <yaml-cpp/depthguard.h>
@@ -14,16 +16,38 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
 namespace openrecipes {
 namespace {
 
-SourcePosition to_position(const YAML::Mark& mark) {
-  if (mark.line < 0) return {1, 1};
-  return {mark.line + 1, mark.column + 1};
+SourcePosition to_position(const SourceText& source, const YAML::Mark& mark) {
+  if (mark.pos < 0) return {1, 1};
+  return source.position(static_cast<std::size_t>(mark.pos));
+}
+
+// A character YAML 1.2 allows in a stream (c-printable, https://yaml.org/spec/1.2.2/#51-character-set).
+bool is_yaml_printable(std::int32_t c) {
+  return c == 0x09 || c == 0x0A || c == 0x0D || (c >= 0x20 && c <= 0x7E) || c == 0x85 ||
+         (c >= 0xA0 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
+}
+
+// The offset just past the quoted scalar that opens at `open`, or npos when the file ends first.
+std::size_t closing_quote(std::string_view text, std::size_t open) {
+  char quote = text[open];
+  for (std::size_t i = open + 1; i < text.size(); ++i) {
+    if (quote == '"' && text[i] == '\\') {
+      ++i;
+    } else if (text[i] == quote) {
+      if (quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+        ++i;  // '' is an escaped quote
+      } else {
+        return i + 1;
+      }
+    }
+  }
+  return std::string_view::npos;
 }
 
 // Thrown from inside the event handler to stop parsing at the first structural problem.
@@ -36,33 +60,52 @@ struct StrictnessError {
 // Builds a YamlNode tree from yaml-cpp's events, refusing what catalog files must not contain.
 class TreeBuilder : public YAML::EventHandler {
  public:
-  YamlNode take_root() { return std::move(root_); }
+  TreeBuilder(std::string_view text, const SourceText& source) : text_(text), source_(source) {}
 
-  void OnDocumentStart(const YAML::Mark&) override {}
+  YamlNode take_root() { return std::move(root_); }
+  /// Where the document began (for "a second document starts here").
+  SourcePosition start() const { return start_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override { start_ = position(mark); }
   void OnDocumentEnd() override {}
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     refuse_anchor(mark, anchor);
     YamlNode node;
     node.kind = YamlNode::Kind::kNull;
-    node.position = to_position(mark);
+    node.position = position(mark);
     complete(std::move(node));
   }
 
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
-    throw StrictnessError{to_position(mark), current_path(),
+    throw StrictnessError{position(mark), current_path(),
                           "YAML aliases (*name) are not allowed in catalog files; write the value out"};
   }
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& value) override {
     refuse_anchor(mark, anchor);
-    refuse_tag(mark, tag, {"?", "!", "tag:yaml.org,2002:str"});
+    refuse_tag(mark, tag);
     YamlNode node;
     node.kind = YamlNode::Kind::kScalar;
-    node.position = to_position(mark);
+    node.position = position(mark);
     node.scalar = value;
     node.quoted = tag != "?";
+    std::size_t offset = mark.pos < 0 ? text_.size() : static_cast<std::size_t>(mark.pos);
+    node.style = offset < text_.size() ? text_[offset] : 0;
+    if ((node.style == '"' || node.style == '\'') && closing_quote(text_, offset) == std::string_view::npos) {
+      throw StrictnessError{node.position, current_path(),
+                            fmt::format("a {}-quoted string opens here and is never closed",
+                                        node.style == '"' ? "double" : "single")};
+    }
+    for (unsigned char c : value) {
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
+        throw StrictnessError{node.position, current_path(),
+                              fmt::format("the string holds control character U+{:04X} (written as an "
+                                          "escape); catalog text may hold only tabs and line breaks",
+                                          static_cast<int>(c))};
+      }
+    }
     complete(std::move(node));
   }
 
@@ -79,7 +122,7 @@ class TreeBuilder : public YAML::EventHandler {
   void OnMapEnd() override { close(); }
 
   void OnAnchor(const YAML::Mark& mark, const std::string& name) override {
-    throw StrictnessError{to_position(mark), current_path(),
+    throw StrictnessError{position(mark), current_path(),
                           fmt::format("YAML anchors (&{}) are not allowed in catalog files", name)};
   }
 
@@ -90,29 +133,29 @@ class TreeBuilder : public YAML::EventHandler {
     std::set<std::string> keys;
   };
 
+  SourcePosition position(const YAML::Mark& mark) const { return to_position(source_, mark); }
+
   void refuse_anchor(const YAML::Mark& mark, YAML::anchor_t anchor) {
     if (anchor != YAML::NullAnchor) {
-      throw StrictnessError{to_position(mark), current_path(),
+      throw StrictnessError{position(mark), current_path(),
                             "YAML anchors (&name) are not allowed in catalog files"};
     }
   }
 
-  void refuse_tag(const YAML::Mark& mark, const std::string& tag,
-                  std::initializer_list<const char*> allowed) {
-    for (const char* ok : allowed) {
-      if (tag == ok) return;
-    }
-    throw StrictnessError{to_position(mark), current_path(),
+  // "?" is a plain node and "!" a quoted scalar; anything else was written as a tag.
+  void refuse_tag(const YAML::Mark& mark, const std::string& tag) {
+    if (tag == "?" || tag == "!") return;
+    throw StrictnessError{position(mark), current_path(),
                           fmt::format("explicit YAML tag '{}' is not allowed in catalog files", tag)};
   }
 
   void open(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
             YamlNode::Kind kind) {
     refuse_anchor(mark, anchor);
-    refuse_tag(mark, tag, {"?", "!", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"});
+    refuse_tag(mark, tag);
     Frame frame;
     frame.node.kind = kind;
-    frame.node.position = to_position(mark);
+    frame.node.position = position(mark);
     stack_.push_back(std::move(frame));
   }
 
@@ -169,8 +212,11 @@ class TreeBuilder : public YAML::EventHandler {
     return path;
   }
 
+  std::string_view text_;
+  const SourceText& source_;
   std::vector<Frame> stack_;
   YamlNode root_;
+  SourcePosition start_{1, 1};
 };
 
 void index_positions(const YamlNode& node, const std::string& path,
@@ -190,17 +236,39 @@ void index_positions(const YamlNode& node, const std::string& path,
   }
 }
 
-SourcePosition position_of_offset(std::string_view text, std::size_t offset) {
-  SourcePosition position{1, 1};
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++position.line;
-      position.column = 1;
-    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
-      ++position.column;
-    }
+// YAML 1.2 core schema integer: [-+]?[0-9]+ (written out: std::regex recurses per character).
+bool is_core_integer(std::string_view s) {
+  std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i == s.size()) return false;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
   }
-  return position;
+  return true;
+}
+
+// YAML 1.2 core schema float: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool is_core_float(std::string_view s) {
+  std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  auto digits = [&] {
+    std::size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - start;
+  };
+  std::size_t whole = digits();
+  std::size_t fraction = 0;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    fraction = digits();
+    if (whole == 0 && fraction == 0) return false;
+  } else if (whole == 0) {
+    return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == s.size();
 }
 
 }  // namespace
@@ -234,42 +302,53 @@ std::optional<std::string> read_text_file(const std::string& path, std::size_t m
   };
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) return fail("no such file");
+  if (ec && ec != std::errc::no_such_file_or_directory) return fail(ec.message());
+  if (!fs::exists(status)) return fail("no such file");
   if (!fs::is_regular_file(status)) return fail("not a regular file");
-  std::uintmax_t size = fs::file_size(path, ec);
-  if (ec) return fail("cannot read the file size: " + ec.message());
-  if (size > max_bytes) {
-    return fail(fmt::format("file is {} bytes; a catalog file may be at most {} bytes", size,
-                            max_bytes));
-  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return fail(fmt::format("cannot open: {}", std::strerror(errno)));
-  std::string text(static_cast<std::size_t>(size), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(size));
-  if (static_cast<std::uintmax_t>(in.gcount()) != size) return fail("short read");
+  // Read up to one byte past the limit instead of trusting the size (procfs reports 0).
+  std::string text(max_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return fail("read error");
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > max_bytes) {
+    std::uintmax_t size = fs::file_size(path, ec);
+    return fail(fmt::format("file is {} bytes; a catalog file may be at most {} bytes",
+                            ec ? std::string("more than " + std::to_string(max_bytes)) : std::to_string(size),
+                            max_bytes));
+  }
   return text;
 }
 
 std::optional<YamlDocument> parse_yaml(std::string_view text, const std::string& file,
                                        Problems& problems) {
+  SourceText source(text);
   auto fail = [&](SourcePosition position, std::string field, std::string message) {
     problems.push_back({file, position, std::move(field), "yaml", std::move(message), "", ""});
     return std::nullopt;
   };
-  // UTF-8 first: yaml-cpp would otherwise read other encodings silently.
+  // Characters first: yaml-cpp would read other encodings and control bytes silently.
   for (std::size_t offset = 0; offset < text.size();) {
     utf8proc_int32_t codepoint = 0;
     utf8proc_ssize_t length = utf8proc_iterate(
         reinterpret_cast<const utf8proc_uint8_t*>(text.data() + offset),
         static_cast<utf8proc_ssize_t>(text.size() - offset), &codepoint);
     if (length < 0) {
-      return fail(position_of_offset(text, offset), "",
+      return fail(source.position(offset), "",
                   fmt::format("the file is not valid UTF-8: byte offset {} (0x{:02X})", offset,
                               static_cast<unsigned char>(text[offset])));
     }
-    if (codepoint == 0) {
-      return fail(position_of_offset(text, offset), "",
-                  fmt::format("the file contains a NUL byte at byte offset {}", offset));
+    bool bom = codepoint == 0xFEFF && offset == 0;
+    if (!bom && !is_yaml_printable(codepoint)) {
+      return fail(source.position(offset), "",
+                  fmt::format("the file holds control character U+{:04X} at byte offset {}; YAML "
+                              "allows only printable characters, tabs and line breaks",
+                              codepoint, offset));
+    }
+    if (codepoint == '\r' && (offset + 1 >= text.size() || text[offset + 1] != '\n')) {
+      return fail(source.position(offset), "",
+                  "the file has a line ending of CR alone (old Mac style); use LF or CRLF");
     }
     offset += static_cast<std::size_t>(length);
   }
@@ -278,28 +357,29 @@ std::optional<YamlDocument> parse_yaml(std::string_view text, const std::string&
   }
 
   std::istringstream stream{std::string(text)};
-  TreeBuilder builder;
+  TreeBuilder builder(text, source);
   try {
     YAML::Parser parser(stream);
     if (!parser.HandleNextDocument(builder)) {
-      return fail({1, 1}, "", "the file holds no YAML document");
+      return fail({1, 1}, "", "the file holds no YAML document (only comments)");
     }
     YamlDocument document;
     document.file = file;
+    document.text = std::string(text);
     document.root = builder.take_root();
-    TreeBuilder rest;
+    TreeBuilder rest(text, source);
     if (parser.HandleNextDocument(rest)) {
-      return fail({1, 1}, "", "the file holds more than one YAML document (a second '---')");
+      return fail(rest.start(), "", "the file holds more than one YAML document (a second '---')");
     }
     index_positions(document.root, "", document.positions);
     return document;
   } catch (const StrictnessError& error) {
     return fail(error.position, error.field, error.message);
   } catch (const YAML::DeepRecursion& error) {
-    return fail(to_position(error.mark), "",
+    return fail(to_position(source, error.mark), "",
                 fmt::format("nesting is deeper than {} levels", error.depth()));
   } catch (const YAML::Exception& error) {
-    return fail(to_position(error.mark), "", "YAML syntax error: " + error.msg);
+    return fail(to_position(source, error.mark), "", "YAML syntax error: " + error.msg);
   }
 }
 
@@ -311,16 +391,14 @@ nlohmann::json resolve_scalar(const YamlNode& node) {
   if (s == "null" || s == "Null" || s == "NULL" || s == "~" || s.empty()) return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;
-  static const std::regex kInteger(R"([-+]?[0-9]+)");
-  static const std::regex kFloat(R"([-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?)");
-  if (std::regex_match(s, kInteger)) {
+  if (is_core_integer(s)) {
     std::int64_t value = 0;
     const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
     auto [end, ec] = std::from_chars(begin, s.data() + s.size(), value);
     if (ec == std::errc() && end == s.data() + s.size()) return value;
     return std::strtod(s.c_str(), nullptr);  // beyond int64: a float, which range checks catch
   }
-  if (std::regex_match(s, kFloat)) return std::strtod(s.c_str(), nullptr);
+  if (is_core_float(s)) return std::strtod(s.c_str(), nullptr);
   if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "+.Inf" || s == "+.INF") {
     return HUGE_VAL;  // nlohmann stores it; schema bounds reject it
   }
@@ -328,23 +406,34 @@ nlohmann::json resolve_scalar(const YamlNode& node) {
   return s;
 }
 
-nlohmann::json to_json(const YamlNode& node) {
+namespace {
+
+template <typename Json>
+Json convert(const YamlNode& node) {
   switch (node.kind) {
     case YamlNode::Kind::kNull:
     case YamlNode::Kind::kScalar:
-      return resolve_scalar(node);
+      return Json(resolve_scalar(node));
     case YamlNode::Kind::kSequence: {
-      nlohmann::json array = nlohmann::json::array();
-      for (const YamlNode& item : node.items) array.push_back(to_json(item));
+      Json array = Json::array();
+      for (const YamlNode& item : node.items) array.push_back(convert<Json>(item));
       return array;
     }
     case YamlNode::Kind::kMapping: {
-      nlohmann::json object = nlohmann::json::object();
-      for (const YamlEntry& entry : node.entries) object[entry.key] = to_json(entry.value);
+      Json object = Json::object();
+      for (const YamlEntry& entry : node.entries) object[entry.key] = convert<Json>(entry.value);
       return object;
     }
   }
   return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const YamlNode& node) { return convert<nlohmann::json>(node); }
+
+nlohmann::ordered_json to_ordered_json(const YamlNode& node) {
+  return convert<nlohmann::ordered_json>(node);
 }
 
 std::string describe_found(const YamlNode& node) {

@@ -77,6 +77,55 @@ TEST(ParseYaml, RejectsNonScalarKeys) {
   EXPECT_NE(problems.at(0).message.find("key"), std::string::npos);
 }
 
+TEST(ParseYaml, RejectsAQuotedStringLeftOpenAtTheEnd) {
+  for (const char* text : {"a: 1\nnotes: \"never closed\n", "a: 1\nnotes: 'never closed\n"}) {
+    Problems problems;
+    EXPECT_FALSE(parse(text, problems)) << text;
+    ASSERT_FALSE(problems.empty()) << text;
+    EXPECT_NE(problems[0].message.find("never closed"), std::string::npos);
+    EXPECT_EQ(problems[0].position.line, 2);
+  }
+  Problems problems;
+  EXPECT_TRUE(parse("a: 'it''s closed'\nb: \"a \\\" quote\"\n", problems));
+}
+
+TEST(ParseYaml, RejectsControlCharactersRawOrEscaped) {
+  Problems problems;
+  EXPECT_FALSE(parse("model: x\x1b[2J\n", problems));
+  EXPECT_NE(problems.at(0).message.find("U+001B"), std::string::npos);
+  EXPECT_FALSE(parse("model: \"x\\e[2J\"\n", problems));
+  EXPECT_NE(problems.at(1).message.find("U+001B"), std::string::npos);
+  EXPECT_FALSE(parse("model: \"x\\0\"\n", problems));
+  EXPECT_TRUE(parse("a: \"tab\\there\"\n", problems));
+}
+
+TEST(ParseYaml, RejectsCrOnlyLineEndingsAndAcceptsCrlf) {
+  Problems problems;
+  EXPECT_FALSE(parse("a: 1\rb: 2\r", problems));
+  EXPECT_NE(problems.at(0).message.find("CR alone"), std::string::npos);
+  auto document = parse("a: 1\r\nb: 2\r\n", problems);
+  ASSERT_TRUE(document);
+  EXPECT_EQ(document->position_of("b").line, 2);
+}
+
+TEST(ParseYaml, LongScalarsAndKeysDoNotExhaustTheStack) {
+  Problems problems;
+  std::string digits(300000, '7');
+  auto document = parse("a: " + digits + "\nb: 1." + digits + "\n", problems);
+  ASSERT_TRUE(document);
+  EXPECT_TRUE(to_json(document->root)["a"].is_number_float());  // beyond int64
+  // YAML limits implicit keys to 1024 characters: a clear error, not a crash.
+  EXPECT_FALSE(parse(std::string(300000, 'k') + ": 1\n", problems));
+  EXPECT_FALSE(problems.empty());
+}
+
+TEST(ParseYaml, ColumnsCountCharactersNotBytes) {
+  Problems problems;
+  auto document = parse("gpu: {type: \"éééé\", count: 1}\n", problems);
+  ASSERT_TRUE(document);
+  EXPECT_EQ(document->position_of("gpu.count").column, 21);
+}
+
 TEST(ReadTextFile, RefusesMissingAndOversizedFiles) {
   Problems problems;
   EXPECT_FALSE(read_text_file("/nonexistent/x.yaml", 10, problems));

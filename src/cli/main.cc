@@ -3,8 +3,11 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <string>
 
+#include "cli/build_command.h"
 #include "cli/cli_options.h"
+#include "cli/serve_command.h"
 #include "cli/validate_command.h"
 
 int main(int argc, char** argv) {
@@ -16,6 +19,24 @@ int main(int argc, char** argv) {
                  "Catalog root (default: nearest directory upward holding models.yaml and recipes/)");
   int exit_code = kExitOk;
   add_validate_command(app, global, exit_code);
+  add_build_command(app, global, exit_code);
+  add_serve_command(app, global, exit_code);
+  // Name an unknown command instead of CLI11's "A subcommand is required".
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word == "--root") {
+      ++i;
+      continue;
+    }
+    if (word.rfind("-", 0) == 0) continue;
+    auto named = app.get_subcommands([&](const CLI::App* command) { return command->get_name() == word; });
+    if (named.empty()) {
+      std::fprintf(stderr, "openrecipes: unknown command '%s' (commands: validate, build, serve; see --help)\n",
+                   word.c_str());
+      return kExitUsage;
+    }
+    break;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

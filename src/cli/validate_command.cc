@@ -5,7 +5,6 @@
 #include <memory>
 
 #include "catalog/catalog.h"
-#include "validate/catalog_loader.h"
 #include "validate/recipe_validator.h"
 
 namespace openrecipes::cli {
@@ -20,21 +19,9 @@ int run_validate(const GlobalOptions& global, const ValidateOptions& options) {
   std::optional<std::filesystem::path> root = resolve_root(global);
   if (!root) return kExitUsage;
 
-  Problems problems;
-  std::size_t recipes = 0;
-  if (std::optional<LoadedCatalog> loaded = load_catalog(*root, problems)) {
-    std::vector<std::string> files = options.files;
-    if (files.empty()) {
-      for (const std::string& relative : list_recipe_files(*root)) {
-        files.push_back((*root / relative).lexically_relative(std::filesystem::current_path()).generic_string());
-      }
-    }
-    for (const std::string& file : files) {
-      RecipeReport report = validate_recipe_file(*loaded, file);
-      problems.insert(problems.end(), report.problems.begin(), report.problems.end());
-      ++recipes;
-    }
-  }
+  CatalogCheck check = check_catalog(*root, options.files, std::filesystem::current_path());
+  const Problems& problems = check.problems;
+  std::size_t recipes = check.files_checked;
 
   if (options.format == "json") {
     nlohmann::json array = nlohmann::json::array();

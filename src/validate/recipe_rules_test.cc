@@ -139,6 +139,10 @@ const std::vector<RuleCase> kCases = {
      "run.layout", true, ""},
     {"RunWithOtherGpuCountFails", kGptOss, {{"--actor-num-nodes 1", "--actor-num-nodes 2"}},
      "run.layout", true, ""},
+    {"RunWithOverflowingGpuCountFails", kGptOss,
+     {{"--actor-num-nodes 1", "--actor-num-nodes 2305843009213693953"}}, "run.layout", true, ""},
+    {"RunWithPlusSignedSizePasses", kGptOss,
+     {{"--tensor-model-parallel-size 1", "--tensor-model-parallel-size +1"}}, "run.layout", false, ""},
     {"RunWithSymbolicSizeFails", kGptOss,
      {{"--tensor-model-parallel-size 1", "--tensor-model-parallel-size $TP"}}, "run.layout", true, ""},
     {"SequenceParallelFlagAtTp1Passes", kGptOss,
@@ -206,6 +210,14 @@ TEST(RuleMessages, CostProblemNamesFieldLineAndBothValues) {
   EXPECT_EQ(problems[0].expected.substr(0, 4), "0.23");
 }
 
+TEST(RuleMessages, RunProblemInAFoldedScalarPointsAtTheKey) {
+  std::string text = replace_all(read_source_file(kGptOss), "run: |", "run: >");
+  text = replace_all(text, "--pipeline-model-parallel-size 2", "--pipeline-model-parallel-size 4");
+  Problems problems = validate_as(kGptOss, text);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_EQ(problems[0].position.line, 120) << describe(problems);  // the `run:` key
+}
+
 TEST(RuleMessages, RunProblemPointsAtTheFlagsLine) {
   std::string text = replace_all(read_source_file(kGptOss), "--pipeline-model-parallel-size 2",
                                  "--pipeline-model-parallel-size 4");
@@ -214,6 +226,8 @@ TEST(RuleMessages, RunProblemPointsAtTheFlagsLine) {
   std::size_t at = text.find("--pipeline-model-parallel-size 4");
   int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
   EXPECT_EQ(problems[0].position.line, line);
+  std::size_t line_start = text.rfind('\n', at) + 1;
+  EXPECT_EQ(problems[0].position.column, static_cast<int>(at - line_start) + 1);
   EXPECT_EQ(problems[0].found, "4");
   EXPECT_EQ(problems[0].expected, "2");
 }

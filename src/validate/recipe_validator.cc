@@ -12,11 +12,16 @@ namespace fs = std::filesystem;
 // The path of `path` relative to the catalog root when it lies under `<root>/recipes`, else "".
 std::string catalog_relative(const fs::path& root, const std::string& path) {
   std::error_code ec;
-  fs::path absolute = fs::weakly_canonical(fs::absolute(path, ec), ec);
-  fs::path canonical_root = fs::weakly_canonical(root, ec);
-  fs::path relative = absolute.lexically_relative(canonical_root);
+  // Lexically first, so that a link inside recipes/ is judged by its own name; then through
+  // symlinks, for a catalog reached by another path.
+  fs::path relative = fs::absolute(path, ec).lexically_normal().lexically_relative(
+      fs::absolute(root, ec).lexically_normal());
+  if (relative.generic_string().rfind("recipes/", 0) != 0) {
+    relative = fs::weakly_canonical(fs::absolute(path, ec), ec)
+                   .lexically_relative(fs::weakly_canonical(root, ec));
+  }
   std::string text = relative.generic_string();
-  if (ec || text.empty() || text.rfind("recipes/", 0) != 0) return "";
+  if (ec || text.rfind("recipes/", 0) != 0) return "";
   return text;
 }
 
@@ -24,7 +29,7 @@ std::string catalog_relative(const fs::path& root, const std::string& path) {
 
 RecipeReport validate_recipe_text(const LoadedCatalog& loaded, const std::string& display_path,
                                   const std::string& catalog_path, std::string_view text) {
-  RecipeReport report{display_path, std::nullopt, {}};
+  RecipeReport report{display_path, std::nullopt, {}, catalog_path, std::string(text)};
   std::optional<YamlDocument> document = parse_yaml(text, display_path, report.problems);
   if (!document) return report;
   report.problems = loaded.recipe_schema.check(*document);
@@ -38,10 +43,32 @@ RecipeReport validate_recipe_text(const LoadedCatalog& loaded, const std::string
 }
 
 RecipeReport validate_recipe_file(const LoadedCatalog& loaded, const std::string& path) {
-  RecipeReport report{path, std::nullopt, {}};
+  RecipeReport report{path, std::nullopt, {}, "", ""};
   std::optional<std::string> text = read_text_file(path, kMaxCatalogFileBytes, report.problems);
   if (!text) return report;
   return validate_recipe_text(loaded, path, catalog_relative(loaded.catalog.root, path), *text);
+}
+
+CatalogCheck check_catalog(const fs::path& root, const std::vector<std::string>& files,
+                           const fs::path& display_base) {
+  CatalogCheck check;
+  check.loaded = load_catalog(root, check.problems);
+  if (!check.loaded) return check;
+  std::vector<std::string> paths = files;
+  if (paths.empty()) {
+    for (const std::string& relative : list_recipe_files(root, check.problems)) {
+      paths.push_back((root / relative).lexically_relative(display_base).generic_string());
+    }
+  }
+  for (const std::string& path : paths) {
+    RecipeReport report = validate_recipe_file(*check.loaded, path);
+    ++check.files_checked;
+    if (report.problems.empty() && report.recipe) {
+      check.recipes.push_back({report.catalog_path, std::move(report.text), std::move(*report.recipe)});
+    }
+    check.problems.insert(check.problems.end(), report.problems.begin(), report.problems.end());
+  }
+  return check;
 }
 
 }  // namespace openrecipes

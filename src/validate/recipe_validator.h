@@ -1,11 +1,14 @@
 // Validates one recipe file: read, parse, schema check, then every cross-field rule.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "catalog/problem.h"
+#include "catalog/ranking.h"
 #include "catalog/recipe.h"
 #include "validate/catalog_loader.h"
 
@@ -16,6 +19,8 @@ struct RecipeReport {
   std::string display_path;
   std::optional<Recipe> recipe;  ///< present once the file passed its schema check
   Problems problems;             ///< empty when the recipe is valid
+  std::string catalog_path;      ///< relative to the catalog root; empty when outside it
+  std::string text;              ///< the file's bytes, once read
 };
 
 /// Validates recipe `text` as the file `display_path`, whose path relative to the catalog root is
@@ -27,5 +32,18 @@ RecipeReport validate_recipe_text(const LoadedCatalog& loaded, const std::string
 /// Reads and validates the file at `path` (relative to the working directory or absolute);
 /// a missing, unreadable or oversized file is a problem, never an exception.
 RecipeReport validate_recipe_file(const LoadedCatalog& loaded, const std::string& path);
+
+/// A whole catalog, checked: the shared files, then each recipe.
+struct CatalogCheck {
+  std::optional<LoadedCatalog> loaded;  ///< absent when a shared file is broken
+  std::vector<CatalogRecipe> recipes;   ///< the recipes that passed, with their text
+  Problems problems;                    ///< every problem of every file
+  std::size_t files_checked = 0;        ///< recipe files looked at
+};
+
+/// Loads the catalog at `root` and validates `files` (paths as the user gave them), or every
+/// recipe under `<root>/recipes` when `files` is empty (shown relative to `display_base`).
+CatalogCheck check_catalog(const std::filesystem::path& root, const std::vector<std::string>& files,
+                           const std::filesystem::path& display_base);
 
 }  // namespace openrecipes

@@ -5,15 +5,17 @@
 #include <charconv>
 
 #include "catalog/run_command.h"
+#include "catalog/source_text.h"
 #include "validate/recipe_rules.h"
 
 namespace openrecipes {
 namespace {
 
 std::optional<long long> as_integer(const std::optional<std::string>& text) {
-  if (!text) return std::nullopt;
+  if (!text || text->empty()) return std::nullopt;
+  const char* begin = text->data() + ((*text)[0] == '+' ? 1 : 0);
   long long value = 0;
-  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  auto [end, ec] = std::from_chars(begin, text->data() + text->size(), value);
   if (ec != std::errc() || end != text->data() + text->size()) return std::nullopt;
   return value;
 }
@@ -21,8 +23,10 @@ std::optional<long long> as_integer(const std::optional<std::string>& text) {
 class RunChecker {
  public:
   explicit RunChecker(const RuleContext& c) : c_(c), command_(parse_run_command(c.recipe.run)) {
-    SourcePosition key = c.file.document.position_of("run");
-    first_line_ = key.line + (c.recipe.run.find('\n') + 1 < c.recipe.run.size() ? 1 : 0);
+    // Lines of the command map to lines of the file only in a literal block (`run: |`); folded
+    // and quoted scalars rewrap, so their problems point at the `run` key instead.
+    const YamlNode* run = c.file.document.root.find("run");
+    if (run && run->style == '|') first_line_ = c.file.document.position_of("run").line + 1;
   }
 
   // A size that defaults to `fallback` when the command does not set it.
@@ -116,11 +120,13 @@ class RunChecker {
         report(g, "gpu.per_node", fmt::format("the run command sets {} differently", g->name),
                fmt::format("{}", gpu.per_node), *g->value);
       }
-      if (nodes_value && per_node_value && *nodes_value * *per_node_value != gpu.count) {
+      if (!nodes_value || !per_node_value) return;
+      long long nodes_count = nodes_value.value_or(0), per_node_count = per_node_value.value_or(0);
+      long long product = 0;
+      bool overflow = __builtin_mul_overflow(nodes_count, per_node_count, &product);
+      if (overflow || product != gpu.count) {
         report(n, "gpu.count", "the run command's nodes x GPUs per node disagrees with gpu.count",
-               fmt::format("{}", gpu.count),
-               fmt::format("{} x {} = {}", *nodes_value, *per_node_value,
-                           *nodes_value * *per_node_value));
+               fmt::format("{}", gpu.count), fmt::format("{} x {}", nodes_count, per_node_count));
       }
     };
     check({"--actor-num-nodes"}, {"--actor-num-gpus-per-node"});  // slime
@@ -153,7 +159,13 @@ class RunChecker {
   void report(const RunArgument* argument, const std::string& field, std::string message,
               std::string expected, std::string found) {
     SourcePosition position = c_.file.document.position_of("run");
-    if (argument) position = {first_line_ + argument->line, 1};
+    if (argument && first_line_ > 0) {
+      int line = first_line_ + argument->line;
+      SourceText source(c_.file.document.text);
+      std::string_view text = source.line(line);
+      std::size_t at = text.find(argument->name);
+      position = {line, at == std::string_view::npos ? 1 : static_cast<int>(at) + 1};
+    }
     c_.report_at(position, "run.layout", "run", fmt::format("{}: {}", field, message),
                  std::move(expected), std::move(found));
   }

@@ -8,7 +8,6 @@
 #include <valijson/validator.hpp>
 
 #include <algorithm>
-#include <regex>
 #include <set>
 
 namespace openrecipes {
@@ -140,10 +139,45 @@ std::string expected_pattern(const nlohmann::json& schema) {
 
 std::string short_description(const nlohmann::json& schema) {
   std::string text = schema.is_object() ? schema.value("description", std::string()) : "";
-  std::size_t stop = std::min(text.find(". "), text.find('\n'));
+  std::size_t stop = text.find('\n');
+  for (std::size_t at = text.find(". "); at != std::string::npos && at < stop; at = text.find(". ", at + 1)) {
+    bool abbreviation = (at >= 3 && text.compare(at - 3, 3, "e.g") == 0) ||
+                        (at >= 3 && text.compare(at - 3, 3, "i.e") == 0);
+    if (!abbreviation) {
+      stop = at;
+      break;
+    }
+  }
   if (stop != std::string::npos) text.resize(stop);
   if (!text.empty() && text.back() == '.') text.pop_back();
   return text;
+}
+
+// The schema without `pattern` and `propertyNames` where they are keywords (not property names),
+// for valijson; `collect` receives every pattern found.
+nlohmann::json without_patterns(const nlohmann::json& schema, std::set<std::string>& collect) {
+  if (!schema.is_object()) return schema;
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : schema.items()) {
+    if (key == "pattern" && value.is_string()) {
+      collect.insert(value.get<std::string>());
+    } else if (key == "propertyNames") {
+      if (value.is_object() && value.contains("pattern")) collect.insert(value.at("pattern").get<std::string>());
+    } else if (key == "properties" || key == "definitions" || key == "patternProperties") {
+      nlohmann::json children = nlohmann::json::object();
+      for (const auto& [name, child] : value.items()) children[name] = without_patterns(child, collect);
+      out[key] = children;
+    } else if (key == "items" || key == "additionalProperties" || key == "not") {
+      out[key] = without_patterns(value, collect);
+    } else if ((key == "anyOf" || key == "oneOf" || key == "allOf") && value.is_array()) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& child : value) list.push_back(without_patterns(child, collect));
+      out[key] = list;
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
 }
 
 // Turns one valijson error into a Problem, or nothing for the wrapper errors that only restate
@@ -153,7 +187,8 @@ std::optional<Problem> to_problem(const valijson::ValidationResults::Error& erro
   const std::string& text = error.description;
   if (text.rfind("Failed to validate against schema associated with property", 0) == 0 ||
       text.rfind("Failed to validate item #", 0) == 0 ||
-      text.rfind("Failed to validate against child schema", 0) == 0) {
+      text.rfind("Failed to validate against child schema", 0) == 0 ||
+      text.rfind("Failed to validate against additional properties schema", 0) == 0) {
     return std::nullopt;
   }
   std::vector<Step> steps = steps_from_context(error.context, document.root);
@@ -164,14 +199,19 @@ std::optional<Problem> to_problem(const valijson::ValidationResults::Error& erro
   nlohmann::json schema = resolve_ref(schema_root, described);
   if (node) problem.found = describe_found(*node);
 
-  static const std::regex kMissing(R"(Missing required property '(.*)'\.)");
-  static const std::regex kUnknown(R"(Object contains a property that could not be validated .*: '(.*)'\.)");
-  std::smatch match;
-  if (std::regex_match(text, match, kMissing)) {
-    problem.field = field.empty() ? match[1].str() : field + "." + match[1].str();
+  static const std::string kMissing = "Missing required property '";
+  static const std::string kUnknown =
+      "Object contains a property that could not be validated using 'properties' or "
+      "'additionalProperties' constraints: '";
+  auto quoted_name = [&](const std::string& prefix) {
+    return text.substr(prefix.size(), text.size() - prefix.size() - 2);  // drop "'."
+  };
+  if (text.rfind(kMissing, 0) == 0 && text.size() > kMissing.size() + 1) {
+    std::string name = quoted_name(kMissing);
+    problem.field = field.empty() ? name : field + "." + name;
     problem.message = "missing required field";
     std::vector<Step> child_steps = steps;
-    child_steps.push_back({match[1].str()});
+    child_steps.push_back({name});
     nlohmann::json child = schema_at(schema_root, child_steps);
     nlohmann::json child_resolved = resolve_ref(schema_root, child);
     std::string type = expected_types(child_resolved);
@@ -183,8 +223,9 @@ std::optional<Problem> to_problem(const valijson::ValidationResults::Error& erro
                        : description.empty() ? type
                                              : fmt::format("{} ({})", type, description);
     problem.found = "nothing";
-  } else if (std::regex_match(text, match, kUnknown)) {
-    problem.field = field.empty() ? match[1].str() : field + "." + match[1].str();
+  } else if (text.rfind(kUnknown, 0) == 0 && text.size() > kUnknown.size() + 1) {
+    std::string name = quoted_name(kUnknown);
+    problem.field = field.empty() ? name : field + "." + name;
     problem.position = document.position_of(problem.field);
     problem.message = "unknown field";
     if (schema.is_object() && schema.contains("properties")) {
@@ -192,7 +233,7 @@ std::optional<Problem> to_problem(const valijson::ValidationResults::Error& erro
       for (const auto& [key, value] : schema.at("properties").items()) keys.push_back(key);
       problem.expected = "one of " + fmt::format("{}", fmt::join(keys, ", "));
     }
-    problem.found = "'" + match[1].str() + "'";
+    problem.found = "'" + (name.size() > 60 ? name.substr(0, 57) + "..." : name) + "'";
   } else if (text.find("'type' constraint") != std::string::npos) {
     problem.message = "wrong type";
     problem.expected = expected_types(schema);
@@ -210,8 +251,34 @@ std::optional<Problem> to_problem(const valijson::ValidationResults::Error& erro
   } else if (text.find("anyOf") != std::string::npos || text.find("oneOf") != std::string::npos) {
     problem.message = "does not match any allowed form";
     problem.expected = short_description(described);
+  } else if (text.find("greater than") != std::string::npos && schema.is_object() &&
+             (schema.contains("minimum") || schema.contains("exclusiveMinimum"))) {
+    problem.message = "too small";
+    problem.expected = schema.contains("minimum")
+                           ? "at least " + schema.at("minimum").dump()
+                           : "more than " + schema.at("exclusiveMinimum").dump();
+  } else if (text.find("less than") != std::string::npos && schema.is_object() &&
+             schema.contains("maximum")) {
+    problem.message = "too large";
+    problem.expected = "at most " + schema.at("maximum").dump();
+  } else if (text.find("no more than") != std::string::npos && schema.is_object() &&
+             schema.contains("maxItems")) {
+    problem.message = "too many items";
+    problem.expected = "at most " + schema.at("maxItems").dump();
+    problem.found = node ? fmt::format("{} items", node->items.size()) : "";
+  } else if (text.find("no fewer than") != std::string::npos && schema.is_object() &&
+             schema.contains("minItems")) {
+    problem.message = "too few items";
+    problem.expected = "at least " + schema.at("minItems").dump();
+    problem.found = node ? fmt::format("{} items", node->items.size()) : "";
+  } else if (text.find("String should be no fewer") != std::string::npos) {
+    problem.message = "must not be empty";
+  } else if (text.find("String should be no more") != std::string::npos && schema.is_object() &&
+             schema.contains("maxLength")) {
+    problem.message = "too long";
+    problem.expected = "at most " + schema.at("maxLength").dump() + " characters";
+    problem.found = node ? fmt::format("{} characters", node->scalar.size()) : "";
   } else {
-    // Bounds and sizes: valijson's own words say what was expected.
     problem.message = text;
     if (!problem.message.empty() && problem.message.back() == '.') problem.message.pop_back();
   }
@@ -227,10 +294,24 @@ std::optional<SchemaChecker> SchemaChecker::load(const std::string& path, Proble
   if (!document) return std::nullopt;
   SchemaChecker checker;
   checker.json_ = to_json(document->root);
+  checker.ordered_json_ = to_ordered_json(document->root);
+  std::set<std::string> sources;
+  nlohmann::json for_valijson = without_patterns(checker.json_, sources);
+  for (const std::string& source : sources) {
+    std::string error;
+    std::optional<Pattern> pattern = Pattern::compile(source, error);
+    if (!pattern) {
+      problems.push_back({path, {1, 1}, "", "schema",
+                          fmt::format("pattern /{}/ is not a valid regular expression {}", source, error),
+                          "", ""});
+      return std::nullopt;
+    }
+    checker.patterns_.emplace(source, std::move(*pattern));
+  }
   try {
     auto schema = std::make_shared<valijson::Schema>();
     valijson::SchemaParser parser;
-    valijson::adapters::NlohmannJsonAdapter adapter(checker.json_);
+    valijson::adapters::NlohmannJsonAdapter adapter(for_valijson);
     parser.populateSchema(adapter, *schema);
     checker.schema_ = std::move(schema);
   } catch (const std::exception& error) {
@@ -239,6 +320,51 @@ std::optional<SchemaChecker> SchemaChecker::load(const std::string& path, Proble
     return std::nullopt;
   }
   return checker;
+}
+
+void SchemaChecker::check_patterns(const nlohmann::json& schema_node, const YamlNode& node,
+                                   const std::string& field, const YamlDocument& document,
+                                   Problems& problems) const {
+  const nlohmann::json& schema = resolve_ref(json_, schema_node);
+  if (!schema.is_object()) return;
+  auto check = [&](const std::string& text, const std::string& pattern_source,
+                   const std::string& at_field, const std::string& what, const std::string& found) {
+    Pattern::Result result = patterns_.at(pattern_source).search(text);
+    if (result == Pattern::Result::kMatch) return;
+    Problem problem{document.file, document.position_of(at_field), at_field, "schema",
+                    result == Pattern::Result::kTooComplex
+                        ? "the schema's pattern is too complex to check this value"
+                        : "wrong format" + what,
+                    expected_pattern(schema.contains("propertyNames") && what.size()
+                                         ? schema.at("propertyNames") : schema),
+                    found};
+    problems.push_back(std::move(problem));
+  };
+  if (node.kind == YamlNode::Kind::kScalar && schema.contains("pattern")) {
+    nlohmann::json value = resolve_scalar(node);
+    if (value.is_string()) {
+      check(node.scalar, schema.at("pattern").get<std::string>(), field, "", describe_found(node));
+    }
+  } else if (node.kind == YamlNode::Kind::kMapping) {
+    for (const YamlEntry& entry : node.entries) {
+      std::string child_field = field.empty() ? entry.key : field + "." + entry.key;
+      if (schema.contains("propertyNames") && schema.at("propertyNames").contains("pattern")) {
+        std::string shown = entry.key.size() > 60 ? entry.key.substr(0, 57) + "..." : entry.key;
+        check(entry.key, schema.at("propertyNames").at("pattern").get<std::string>(), child_field,
+              " of a name", "'" + shown + "'");
+      }
+      if (schema.contains("properties") && schema.at("properties").contains(entry.key)) {
+        check_patterns(schema.at("properties").at(entry.key), entry.value, child_field, document, problems);
+      } else if (schema.contains("additionalProperties") && schema.at("additionalProperties").is_object()) {
+        check_patterns(schema.at("additionalProperties"), entry.value, child_field, document, problems);
+      }
+    }
+  } else if (node.kind == YamlNode::Kind::kSequence && schema.contains("items")) {
+    for (std::size_t i = 0; i < node.items.size(); ++i) {
+      check_patterns(schema.at("items"), node.items[i], fmt::format("{}[{}]", field, i), document,
+                     problems);
+    }
+  }
 }
 
 Problems SchemaChecker::check(const YamlDocument& document) const {
@@ -265,6 +391,7 @@ Problems SchemaChecker::check(const YamlDocument& document) const {
       problems.push_back(std::move(problem));
     }
   }
+  check_patterns(json_, document.root, "", document, problems);
   std::stable_sort(problems.begin(), problems.end(), [](const Problem& a, const Problem& b) {
     return std::pair(a.position.line, a.position.column) < std::pair(b.position.line, b.position.column);
   });

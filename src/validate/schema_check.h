@@ -2,6 +2,7 @@
 // finding turned into a Problem that points at the field's line and column.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "catalog/problem.h"
 #include "catalog/yaml_document.h"
+#include "validate/pattern.h"
 
 namespace valijson {
 class Schema;
@@ -17,11 +19,14 @@ class Schema;
 
 namespace openrecipes {
 
-/// A loaded schema, ready to check documents.
+/// A loaded schema, ready to check documents. valijson checks every keyword but `pattern` and
+/// `propertyNames`, which this class checks itself with PCRE2 (valijson's std::regex overflows the
+/// stack on long strings and cannot bound a pathological pattern).
 class SchemaChecker {
  public:
   /// Loads the schema at `path` (YAML). Returns nullopt and adds problems when the file is
-  /// missing, is not valid YAML, or is not a schema valijson accepts.
+  /// missing, is not valid YAML, holds a pattern PCRE2 rejects, or is not a schema valijson accepts
+  /// (an unresolvable $ref, an unknown type).
   static std::optional<SchemaChecker> load(const std::string& path, Problems& problems);
 
   /// Checks `document` against the schema. Returns one problem per failed constraint (innermost
@@ -31,10 +36,17 @@ class SchemaChecker {
 
   /// The schema itself as JSON (for the field reference and for rule listings).
   const nlohmann::json& json() const { return json_; }
+  /// The schema with its mappings in file order (for the generated field reference).
+  const nlohmann::ordered_json& ordered_json() const { return ordered_json_; }
 
  private:
+  void check_patterns(const nlohmann::json& schema, const YamlNode& node, const std::string& field,
+                      const YamlDocument& document, Problems& problems) const;
+
   nlohmann::json json_;
+  nlohmann::ordered_json ordered_json_;
   std::shared_ptr<const valijson::Schema> schema_;
+  std::map<std::string, Pattern> patterns_;  ///< every pattern of the schema, compiled
 };
 
 }  // namespace openrecipes

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 #include "test_support.h"
@@ -133,6 +134,65 @@ TEST(SchemaCheck, OutOfRangeNumbersFail) {
   EXPECT_EQ(problems[0].field, "layout.tp");
   problems = check_edited("  count: 8", "  count: 99999999999999999999999");
   EXPECT_FALSE(problems.empty());
+}
+
+TEST(SchemaCheck, IntegersBeyondTheirRangeFailBeforeAnyNarrowing) {
+  Problems problems = check_edited("pointwise_failures: 0", "pointwise_failures: 4294967296");
+  ASSERT_EQ(problems.size(), 1u) << describe(problems);
+  EXPECT_EQ(problems[0].message, "too large");
+  EXPECT_EQ(problems[0].expected, "at most 100000");
+  problems = check_edited("  - 5\n  - 19", "  - 4294967301\n  - 19");
+  EXPECT_FALSE(problems.empty());
+}
+
+TEST(SchemaCheck, PatternsHoldOnVeryLongStrings) {
+  // std::regex would overflow the stack here; the PCRE2 check just says no.
+  Problems problems = check_edited("patches/attune_gpt_oss_yarn.py",
+                                   "patches/" + std::string(200000, 'a') + " b");
+  ASSERT_EQ(problems.size(), 1u) << describe(problems);
+  EXPECT_EQ(problems[0].field, "patches[0]");
+  EXPECT_EQ(problems[0].message, "wrong format");
+}
+
+TEST(SchemaCheck, EnvironmentNamesMustBeShellNames) {
+  Problems problems = check_edited("  PARITY_PROBE: '0'", "  PARITY PROBE; rm -rf /: '0'");
+  ASSERT_EQ(problems.size(), 1u) << describe(problems);
+  EXPECT_EQ(problems[0].field, "env.PARITY PROBE; rm -rf /");
+  EXPECT_EQ(problems[0].message, "wrong format of a name");
+}
+
+// A schema file in a temporary folder, for the broken-schema cases.
+std::string write_schema(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(SchemaLoad, BrokenSchemasAreProblemsNotCrashes) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"bad_ref.yaml", "type: object\nproperties:\n  a: {$ref: '#/definitions/nope'}\n"},
+      {"bad_type.yaml", "type: objekt\n"},
+      {"bad_pattern.yaml", "type: object\nproperties:\n  a: {type: string, pattern: '[a-z'}\n"},
+      {"not_a_schema.yaml", "foo\n"},
+  };
+  for (const auto& [name, text] : cases) {
+    Problems problems;
+    EXPECT_FALSE(SchemaChecker::load(write_schema(name, text), problems)) << name;
+    EXPECT_FALSE(problems.empty()) << name;
+  }
+}
+
+TEST(SchemaLoad, APathologicalPatternEndsQuickly) {
+  Problems problems;
+  auto checker = SchemaChecker::load(
+      write_schema("slow.yaml", "type: object\nproperties:\n  a: {type: string, pattern: '^(a*)*b$'}\n"),
+      problems);
+  ASSERT_TRUE(checker) << describe(problems);
+  auto document = parse_yaml("a: " + std::string(5000, 'a') + "\n", "x.yaml", problems);
+  ASSERT_TRUE(document);
+  Problems found = checker->check(*document);
+  ASSERT_EQ(found.size(), 1u) << describe(found);
+  EXPECT_NE(found[0].message.find("too complex"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,297 @@
+#include "site/page_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include "site/number_format.h"
+
+namespace openrecipes {
+namespace {
+
+using nlohmann::json;
+
+const Author* author_of(const Catalog& catalog, const Recipe& recipe) {
+  return recipe.author.github.empty() ? catalog.find_author(recipe.author.name) : nullptr;
+}
+
+std::string author_name(const Recipe& recipe) {
+  return recipe.author.github.empty() ? recipe.author.name : recipe.author.github;
+}
+
+std::string author_url(const Recipe& recipe) {
+  return recipe.author.github.empty() ? recipe.author.url
+                                      : "https://github.com/" + recipe.author.github;
+}
+
+bool follows_protocol_window(const RecipeResult& r) {
+  return r.steps_per_run == 20 && r.window_first == 5 && r.window_last == 19;
+}
+
+std::string measured_line(const RecipeResult& r) {
+  if (follows_protocol_window(r)) return r.measured;
+  return fmt::format("{}, {}-step run scored over steps {}–{}", r.measured, r.steps_per_run,
+                     r.window_first, r.window_last);
+}
+
+std::string mfu_line(const RecipeResult& r) {
+  if (!r.mfu) return "not stated: " + r.mfu_note;
+  return fmt::format("{} (N = {} active parameters per token)", format_fraction_percent(*r.mfu, 1),
+                     format_count(r.active_params.count));
+}
+
+std::string convergence_line(const Convergence& c) {
+  return fmt::format("correlation {}, final loss difference {}, {} pointwise failure{} over {} steps",
+                     format_stated(c.correlation), format_stated(c.final_loss_difference),
+                     c.pointwise_failures, c.pointwise_failures == 1 ? "" : "s", c.steps);
+}
+
+std::string gpus_line(const Recipe& r) {
+  return fmt::format("{} x {} {} GB ({}, {} per node)", r.gpu.count, r.gpu.type, r.gpu.memory_gb,
+                     r.gpu.instance, r.gpu.per_node);
+}
+
+json stack_rows(const NamedValues& stack) {
+  json rows = json::array();
+  for (const auto& [name, value] : stack) {
+    std::string label = name;
+    std::replace(label.begin(), label.end(), '_', ' ');
+    rows.push_back({{"name", label}, {"value", value}});
+  }
+  return rows;
+}
+
+json card(const Catalog& catalog, const CatalogRecipe& entry, int rank,
+          const SiteSettings& settings) {
+  const Recipe& r = entry.recipe;
+  const Author* author = author_of(catalog, r);
+  json tests = json::array();
+  for (const ComponentTest& t : r.correctness.component_tests) {
+    tests.push_back({{"test", t.test}, {"gpu", t.gpu}, {"date", t.date}, {"shape", t.shape},
+                     {"result", t.result}, {"detail", t.detail}});
+  }
+  json env = json::array();
+  for (const auto& [name, value] : r.env) env.push_back({{"assignment", name + "=" + value}});
+  return {
+      {"rank", rank},
+      {"anchor", entry.stem()},
+      {"stem", entry.stem()},
+      {"tokens_per_s_short", format_thousands(r.result.tokens_per_s_per_gpu, 1)},
+      {"tokens_per_s", format_thousands(r.result.tokens_per_s_per_gpu, 2)},
+      {"usd_per_million", format_usd(r.result.usd_per_million_tokens)},
+      {"gpus", r.gpu.count},
+      {"label", r.layout.label},
+      {"highlights", r.layout.highlights},
+      {"summary", r.layout.summary},
+      {"measured", r.result.measured},
+      {"measured_line", measured_line(r.result)},
+      {"author", author_name(r)},
+      {"author_url", author_url(r)},
+      {"cite", author && !author->citation_text.empty()},
+      {"gpus_line", gpus_line(r)},
+      {"mfu", mfu_line(r.result)},
+      {"cv", format_thousands(r.result.step_time_cv_percent, 2) + "%"},
+      {"convergence", convergence_line(r.correctness.convergence)},
+      {"component_tests", tests},
+      {"gpu_hours", format_stated(r.result.gpu_hours)},
+      {"rows_name", r.workload.dataset.build.name},
+      {"rows_sha256", r.workload.dataset.rows_sha256},
+      {"stack", stack_rows(r.stack)},
+      {"env", env},
+      {"has_env", !env.empty()},
+      {"run", r.run},
+      {"notes", note_blocks(r.notes)},
+      {"has_notes", !r.notes.empty()},
+      {"file_path", entry.catalog_path},
+      {"file_href", entry.catalog_path},
+      {"file_name", entry.stem() + ".yaml"},
+      {"repository_href",
+       fmt::format("{}/blob/{}/{}", settings.repository_url, settings.branch, entry.catalog_path)},
+      {"file_text", entry.text},
+  };
+}
+
+}  // namespace
+
+std::string pair_page_path(const Model& model, const Gpu& gpu) {
+  return model.slug + "/" + gpu.slug + "/index.html";
+}
+
+json note_blocks(const std::string& notes) {
+  json blocks = json::array();
+  std::istringstream in(notes);
+  std::vector<std::string> lines;
+  auto flush = [&] {
+    if (lines.empty()) return;
+    bool is_list = std::all_of(lines.begin(), lines.end(),
+                               [](const std::string& l) { return l.rfind("- ", 0) == 0; });
+    if (is_list) {
+      json items = json::array();
+      for (const std::string& l : lines) items.push_back({{"item", l.substr(2)}});
+      blocks.push_back({{"is_list", true}, {"items", items}});
+    } else {
+      std::string text;
+      for (const std::string& l : lines) text += (text.empty() ? "" : " ") + l;
+      blocks.push_back({{"is_list", false}, {"text", text}});
+    }
+    lines.clear();
+  };
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) {
+      flush();
+    } else {
+      lines.push_back(line);
+    }
+  }
+  flush();
+  return blocks;
+}
+
+// Orders names as readers do: case-insensitively, then byte order to stay total.
+bool reads_before(const std::string& a, const std::string& b) {
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  return std::pair(lower(a), a) < std::pair(lower(b), b);
+}
+
+json index_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes) {
+  std::map<std::string, std::vector<const Model*>, decltype(&reads_before)> families(&reads_before);
+  for (const Model& model : catalog.models) families[model.family].push_back(&model);
+  json gpu_headers = json::array();
+  for (const Gpu& gpu : catalog.gpus) gpu_headers.push_back({{"type", gpu.type}});
+  json groups = json::array();
+  for (auto& [family, models] : families) {
+    std::sort(models.begin(), models.end(),
+              [](const Model* a, const Model* b) { return reads_before(a->name, b->name); });
+    json rows = json::array();
+    for (const Model* model : models) {
+      json cells = json::array();
+      for (const Gpu& gpu : catalog.gpus) {
+        std::vector<const CatalogRecipe*> ranked = rank_recipes(recipes, model->name, gpu.type);
+        if (ranked.empty()) {
+          cells.push_back({{"has_recipe", false}, {"gpu", gpu.type}});
+          continue;
+        }
+        const Recipe& best = ranked.front()->recipe;
+        cells.push_back({{"has_recipe", true},
+                         {"gpu", gpu.type},
+                         {"href", pair_page_path(*model, gpu)},
+                         {"tokens_per_s", format_thousands(best.result.tokens_per_s_per_gpu, 1)},
+                         {"usd_per_million", format_usd(best.result.usd_per_million_tokens)},
+                         {"gpus", best.gpu.count},
+                         {"recipes", ranked.size()},
+                         {"plural", ranked.size() != 1}});
+      }
+      rows.push_back({{"name", model->name}, {"hf_repo", model->hf_repo}, {"cells", cells}});
+    }
+    groups.push_back({{"family", family}, {"models", rows}});
+  }
+  return {{"root", ""}, {"title", "OpenRecipes: LLM training recipes"}, {"gpus", gpu_headers},
+          {"families", groups}};
+}
+
+json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes,
+               const Model& model, const Gpu& gpu, const SiteSettings& settings) {
+  std::vector<const CatalogRecipe*> ranked = rank_recipes(recipes, model.name, gpu.type);
+  json cards = json::array();
+  std::map<std::string, const Author*> cited;
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    cards.push_back(card(catalog, *ranked[i], static_cast<int>(i + 1), settings));
+    const Author* author = author_of(catalog, ranked[i]->recipe);
+    if (author && !author->citation_text.empty()) cited[author->name] = author;
+  }
+  json citations = json::array();
+  for (const auto& [name, author] : cited) {
+    citations.push_back({{"author", name}, {"text", author->citation_text}, {"bibtex", author->bibtex}});
+  }
+  json tiles = json::array();
+  for (const Gpu& other : catalog.gpus) {
+    std::vector<const CatalogRecipe*> best = rank_recipes(recipes, model.name, other.type);
+    if (best.empty()) continue;
+    const Recipe& r = best.front()->recipe;
+    tiles.push_back({{"gpu", other.type},
+                     {"gpus", r.gpu.count},
+                     {"current", other.type == gpu.type},
+                     {"href", "../../" + pair_page_path(model, other)},
+                     {"tokens_per_s", format_thousands(r.result.tokens_per_s_per_gpu, 1)},
+                     {"usd_per_million", format_usd(r.result.usd_per_million_tokens)}});
+  }
+  return {{"root", "../../"},
+          {"title", fmt::format("Training {} on {}", model.name, gpu.type)},
+          {"model", model.name},
+          {"family", model.family},
+          {"hf_repo", model.hf_repo},
+          {"gpu", gpu.type},
+          {"model_notes", note_blocks(model.notes)},
+          {"has_model_notes", !model.notes.empty()},
+          {"recipes", cards},
+          {"has_recipes", !cards.empty()},
+          {"citations", citations},
+          {"has_citations", !citations.empty()},
+          {"tiles", tiles},
+          {"has_other_gpus", tiles.size() > 1}};
+}
+
+json fields_page(const nlohmann::ordered_json& schema) {
+  using ojson = nlohmann::ordered_json;
+  json rows = json::array();
+  auto resolve = [&](const ojson& node) -> const ojson& {
+    if (node.is_object() && node.contains("$ref")) {
+      std::string ref = node.at("$ref").get<std::string>();
+      return schema.at(ojson::json_pointer(ref.substr(1)));
+    }
+    return node;
+  };
+  auto type_of = [&](const ojson& node) {
+    const ojson& target = resolve(node);
+    if (target.contains("const")) return "always " + target.at("const").dump();
+    if (!target.contains("type")) return std::string("any");
+    const ojson& type = target.at("type");
+    std::string out;
+    for (const ojson& t : type.is_array() ? type : ojson::array({type})) {
+      std::string name = t.get<std::string>();
+      name = name == "object" ? "mapping" : name == "array" ? "list" : name;
+      out += (out.empty() ? "" : " or ") + name;
+    }
+    if (target.contains("enum")) {
+      std::vector<std::string> values;
+      for (const ojson& v : target.at("enum")) values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+      out += ": " + fmt::format("{}", fmt::join(values, ", "));
+    }
+    return out;
+  };
+  std::function<void(const ojson&, const std::string&)> walk = [&](const ojson& node,
+                                                                   const std::string& prefix) {
+    const ojson& target = resolve(node);
+    if (!target.contains("properties")) return;
+    std::vector<std::string> required;
+    if (target.contains("required")) required = target.at("required").get<std::vector<std::string>>();
+    for (const auto& [name, child] : target.at("properties").items()) {
+      std::string path = prefix.empty() ? name : prefix + "." + name;
+      bool is_required = std::find(required.begin(), required.end(), name) != required.end();
+      rows.push_back({{"path", path},
+                      {"type", type_of(child)},
+                      {"required", is_required},
+                      {"description", child.value("description", std::string())}});
+      walk(child, path);
+      const ojson& resolved = resolve(child);
+      if (resolved.contains("items")) walk(resolved.at("items"), path + "[]");
+    }
+  };
+  walk(schema, "");
+  json rules = json::array();
+  if (schema.contains("x-cross-field-rules")) {
+    for (const ojson& rule : schema.at("x-cross-field-rules")) {
+      rules.push_back({{"id", rule.value("id", std::string())}, {"rule", rule.value("rule", std::string())}});
+    }
+  }
+  return {{"root", ""}, {"title", "Recipe fields"}, {"fields", rows}, {"rules", rules}};
+}
+
+}  // namespace openrecipes

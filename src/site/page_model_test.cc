@@ -1,0 +1,110 @@
+// The page models of the bundled catalog, against what seed 003 shows.
+#include "site/page_model.h"
+
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+const CatalogCheck& bundled_check() {
+  static const CatalogCheck check = check_catalog(testing::source_dir(), {}, testing::source_dir());
+  return check;
+}
+
+nlohmann::json qwen_on_h200() {
+  const Catalog& catalog = bundled_check().loaded->catalog;
+  return pair_page(catalog, bundled_check().recipes, *catalog.find_model("Qwen3.5-122B-A10B"),
+                   *catalog.find_gpu("H200"), {"https://example.org/repo", "main"});
+}
+
+TEST(PairPage, RanksTheThreeSeedRecipes) {
+  ASSERT_TRUE(bundled_check().problems.empty()) << testing::describe(bundled_check().problems);
+  nlohmann::json page = qwen_on_h200();
+  EXPECT_EQ(page["title"], "Training Qwen3.5-122B-A10B on H200");
+  ASSERT_EQ(page["recipes"].size(), 3u);
+  std::vector<std::string> order, scores, costs, mfu, cv;
+  for (const auto& card : page["recipes"]) {
+    order.push_back(card["stem"]);
+    scores.push_back(card["tokens_per_s_short"]);
+    costs.push_back(card["usd_per_million"]);
+    mfu.push_back(card["mfu"].get<std::string>().substr(0, 5));
+    cv.push_back(card["cv"]);
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"attune-tp1-pp4-ep8-rc2", "attune-tp1-pp4-ep8",
+                                             "attune-tp1-pp4-ep8-flex"}));
+  EXPECT_EQ(scores, (std::vector<std::string>{"2,451.4", "2,366.7", "2,289.7"}));
+  EXPECT_EQ(costs, (std::vector<std::string>{"$0.90", "$0.93", "$0.96"}));
+  EXPECT_EQ(mfu, (std::vector<std::string>{"13.4%", "12.9%", "12.5%"}));
+  EXPECT_EQ(cv, (std::vector<std::string>{"0.57%", "0.61%", "0.66%"}));
+}
+
+TEST(PairPage, CardsCarrySeed003Lines) {
+  nlohmann::json page = qwen_on_h200();
+  const auto& first = page["recipes"][0];
+  EXPECT_EQ(first["gpus_line"], "32 x H200 141 GB (AWS p5en.48xlarge, 8 per node)");
+  EXPECT_EQ(first["mfu"], "13.4% (N = 9,008,136,192 active parameters per token)");
+  EXPECT_EQ(first["convergence"],
+            "correlation 0.999997, final loss difference 0.00042, 0 pointwise failures over 20 steps");
+  EXPECT_EQ(first["measured_line"], "2026-10-13");
+  EXPECT_EQ(first["gpu_hours"], "8.96");
+  EXPECT_EQ(first["stack"][1]["name"], "megatron lm");
+  EXPECT_EQ(first["repository_href"],
+            "https://example.org/repo/blob/main/recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml");
+  EXPECT_EQ(first["file_text"], testing::read_source_file(first["file_path"]));
+  const auto& second = page["recipes"][1];
+  EXPECT_EQ(second["measured_line"], "2026-10-11, 14-step run scored over steps 4–13");
+  EXPECT_EQ(second["gpu_hours"], "8.2");
+  EXPECT_EQ(page["recipes"][2]["gpu_hours"], "9.0");
+  EXPECT_EQ(page["recipes"][2]["component_tests"].size(), 1u);
+  ASSERT_EQ(page["citations"].size(), 1u);
+  EXPECT_EQ(page["citations"][0]["author"], "ATTUNE");
+}
+
+TEST(PairPage, TilesListOnlyGpuTypesWithRecipes) {
+  nlohmann::json page = qwen_on_h200();
+  ASSERT_EQ(page["tiles"].size(), 1u);  // the bundled catalog has Qwen recipes on H200 only
+  EXPECT_TRUE(page["tiles"][0]["current"].get<bool>());
+  EXPECT_FALSE(page["has_other_gpus"].get<bool>());
+}
+
+TEST(IndexPage, GroupsByFamilyWithBestPerGpu) {
+  const CatalogCheck& check = bundled_check();
+  nlohmann::json page = index_page(check.loaded->catalog, check.recipes);
+  ASSERT_EQ(page["families"].size(), 2u);
+  EXPECT_EQ(page["families"][0]["family"], "gpt-oss");  // case-insensitive order
+  EXPECT_EQ(page["families"][1]["family"], "Qwen");
+  const auto& cells = page["families"][1]["models"][0]["cells"];
+  ASSERT_EQ(cells.size(), 3u);  // H100, H200, B200
+  EXPECT_FALSE(cells[0]["has_recipe"].get<bool>());
+  EXPECT_EQ(cells[1]["tokens_per_s"], "2,451.4");
+  EXPECT_EQ(cells[1]["href"], "qwen3.5-122b-a10b/h200/index.html");
+}
+
+TEST(FieldsPage, ListsEveryFieldInFileOrderWithRules) {
+  nlohmann::json page = fields_page(bundled_check().loaded->recipe_schema.ordered_json());
+  ASSERT_GT(page["fields"].size(), 80u);
+  EXPECT_EQ(page["fields"][0]["path"], "schema_version");
+  EXPECT_EQ(page["fields"][0]["type"], "always 1");
+  bool found = false;
+  for (const auto& row : page["fields"]) {
+    if (row["path"] == "correctness.component_tests[].detail") found = true;
+    EXPECT_FALSE(row["description"].get<std::string>().empty()) << row["path"];
+  }
+  EXPECT_TRUE(found);
+  EXPECT_GT(page["rules"].size(), 15u);
+}
+
+TEST(NoteBlocks, SplitsParagraphsAndLists) {
+  nlohmann::json blocks = note_blocks("One line\ncontinues.\n\n- a\n- b\n\nLast.");
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[0]["text"], "One line continues.");
+  EXPECT_TRUE(blocks[1]["is_list"].get<bool>());
+  EXPECT_EQ(blocks[1]["items"][1]["item"], "b");
+  EXPECT_EQ(blocks[2]["text"], "Last.");
+  EXPECT_TRUE(note_blocks("").empty());
+}
+
+}  // namespace
+}  // namespace openrecipes

@@ -1,0 +1,69 @@
+#include "site/site_builder.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "catalog/yaml_fields.h"
+#include "site/page_model.h"
+#include "site/template_renderer.h"
+
+namespace openrecipes {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<SiteSettings> load_settings(const fs::path& root, Problems& problems) {
+  std::string path = (root / "site.yaml").string();
+  std::optional<std::string> text = read_text_file(path, kMaxCatalogFileBytes, problems);
+  if (!text) return std::nullopt;
+  std::optional<YamlDocument> document = parse_yaml(*text, path, problems);
+  if (!document) return std::nullopt;
+  SiteSettings settings{field_string(document->root, "repository_url"),
+                        field_string(document->root, "branch")};
+  for (const auto& [field, value] : {std::pair{"repository_url", settings.repository_url},
+                                     std::pair{"branch", settings.branch}}) {
+    if (value.empty()) {
+      problems.push_back({path, document->position_of(field), field, "site", "missing or empty",
+                          "a string", ""});
+    }
+  }
+  if (settings.repository_url.empty() || settings.branch.empty()) return std::nullopt;
+  return settings;
+}
+
+std::optional<std::string> read_asset(const fs::path& path, Problems& problems) {
+  return read_text_file(path.string(), kMaxCatalogFileBytes, problems);
+}
+
+}  // namespace
+
+std::optional<SiteFiles> build_site(const CatalogCheck& check, Problems& problems) {
+  const Catalog& catalog = check.loaded->catalog;
+  std::optional<SiteSettings> settings = load_settings(catalog.root, problems);
+  std::optional<TemplateRenderer> renderer = TemplateRenderer::load(catalog.root / "templates", problems);
+  std::optional<std::string> css = read_asset(catalog.root / "templates" / "style.css", problems);
+  std::optional<std::string> js = read_asset(catalog.root / "templates" / "site.js", problems);
+  if (!settings || !renderer || !css || !js) return std::nullopt;
+
+  SiteFiles files;
+  files["style.css"] = *css;
+  files["site.js"] = *js;
+  files["index.html"] = renderer->render("index", index_page(catalog, check.recipes));
+  for (const Model& model : catalog.models) {
+    for (const Gpu& gpu : catalog.gpus) {
+      if (rank_recipes(check.recipes, model.name, gpu.type).empty()) continue;
+      files[pair_page_path(model, gpu)] =
+          renderer->render("pair", pair_page(catalog, check.recipes, model, gpu, *settings));
+    }
+  }
+  for (const CatalogRecipe& entry : check.recipes) {
+    if (entry.recipe.status == "verified") files[entry.catalog_path] = entry.text;
+  }
+  nlohmann::json plain = {{"root", ""}};
+  files["running.html"] = renderer->render("running", plain);
+  files["submit.html"] = renderer->render("submit", plain);
+  files["fields.html"] = renderer->render("fields", fields_page(check.loaded->recipe_schema.ordered_json()));
+  return files;
+}
+
+}  // namespace openrecipes

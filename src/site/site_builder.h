@@ -1,0 +1,21 @@
+// Builds the whole static site from a checked catalog: pages, stylesheet, script and the recipe
+// files themselves. Pure: returns the files; writing them is site_files.h's job.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+#include "catalog/problem.h"
+#include "site/site_files.h"
+#include "validate/recipe_validator.h"
+
+namespace openrecipes {
+
+/// Renders every page of the site for the catalog `check` (which must hold no problems) with the
+/// templates in `<root>/templates` and the settings in `<root>/site.yaml` (repository_url,
+/// branch). The output depends on nothing but those inputs: no clock, no environment, sorted
+/// iteration, so building twice gives identical bytes. Returns nullopt with problems when the
+/// templates or site.yaml are missing or broken.
+std::optional<SiteFiles> build_site(const CatalogCheck& check, Problems& problems);
+
+}  // namespace openrecipes

@@ -1,0 +1,34 @@
+// The files of a built site, and how they reach disk: atomically, and checkable against what is
+// there.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace openrecipes {
+
+/// Every file of a site: path relative to the site folder ('/'-separated) -> exact bytes.
+using SiteFiles = std::map<std::string, std::string>;
+
+/// The file every built site holds, so that a build never replaces a folder it did not write.
+inline constexpr const char* kSiteMarker = ".openrecipes-site";
+
+/// Writes `files` (plus the marker) into a new temporary folder beside `out`, then swaps it in
+/// with one atomic rename (renameat2 RENAME_EXCHANGE when `out` exists) and removes the old site.
+/// On any failure the old site is left as it was and the temporary folder is removed. Refuses an
+/// existing, non-empty `out` that lacks the marker. Returns "" on success, else what went wrong.
+std::string write_site_atomically(const std::filesystem::path& out, const SiteFiles& files);
+
+/// One way a site folder differs from what a build would write.
+struct SiteDifference {
+  enum class Kind { kStale, kMissing, kExtra };
+  Kind kind;
+  std::string path;  ///< relative to the site folder
+};
+
+/// Compares the folder `out` with `files` (the marker counts as expected), sorted by path.
+std::vector<SiteDifference> compare_site(const std::filesystem::path& out, const SiteFiles& files);
+
+}  // namespace openrecipes

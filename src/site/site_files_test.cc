@@ -1,0 +1,98 @@
+#include "site/site_files.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "site/site_builder.h"
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh_folder(const std::string& name) {
+  fs::path path = fs::path(::testing::TempDir()) / name;
+  fs::remove_all(path);
+  fs::create_directories(path);
+  return path;
+}
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+TEST(WriteSite, CreatesThenSwapsWholeSites) {
+  fs::path out = fresh_folder("swap") / "site";
+  ASSERT_EQ(write_site_atomically(out, {{"index.html", "one"}, {"a/b.html", "b"}}), "");
+  EXPECT_EQ(read(out / "a/b.html"), "b");
+  ASSERT_EQ(write_site_atomically(out, {{"index.html", "two"}}), "");
+  EXPECT_EQ(read(out / "index.html"), "two");
+  EXPECT_FALSE(fs::exists(out / "a/b.html"));  // the old site is gone whole
+  int siblings = 0;
+  for (const auto& entry : fs::directory_iterator(out.parent_path())) siblings += entry.path() != out;
+  EXPECT_EQ(siblings, 0) << "no temporary folder is left behind";
+}
+
+TEST(WriteSite, RefusesAFolderItDidNotWrite) {
+  fs::path out = fresh_folder("foreign");
+  std::ofstream(out / "precious.txt") << "keep me";
+  std::string error = write_site_atomically(out, {{"index.html", "x"}});
+  EXPECT_NE(error.find("refusing to replace"), std::string::npos) << error;
+  EXPECT_EQ(read(out / "precious.txt"), "keep me");
+}
+
+TEST(WriteSite, AFailedWriteLeavesTheOldSite) {
+  fs::path out = fresh_folder("failed") / "site";
+  ASSERT_EQ(write_site_atomically(out, {{"index.html", "old"}}), "");
+  // A file and a folder of the same name cannot both be written: the build fails midway.
+  std::string error = write_site_atomically(out, {{"x", "file"}, {"x/y.html", "under a file"}});
+  EXPECT_FALSE(error.empty());
+  EXPECT_EQ(read(out / "index.html"), "old");
+  int siblings = 0;
+  for (const auto& entry : fs::directory_iterator(out.parent_path())) siblings += entry.path() != out;
+  EXPECT_EQ(siblings, 0);
+}
+
+TEST(CompareSite, ListsStaleMissingAndExtraFiles) {
+  fs::path out = fresh_folder("compare") / "site";
+  ASSERT_EQ(write_site_atomically(out, {{"same.html", "s"}, {"stale.html", "old"}, {"extra.html", "e"}}), "");
+  std::vector<SiteDifference> differences =
+      compare_site(out, {{"same.html", "s"}, {"stale.html", "new"}, {"missing.html", "m"}});
+  ASSERT_EQ(differences.size(), 3u);
+  EXPECT_EQ(differences[0].path, "extra.html");
+  EXPECT_EQ(differences[0].kind, SiteDifference::Kind::kExtra);
+  EXPECT_EQ(differences[1].path, "missing.html");
+  EXPECT_EQ(differences[1].kind, SiteDifference::Kind::kMissing);
+  EXPECT_EQ(differences[2].path, "stale.html");
+  EXPECT_EQ(differences[2].kind, SiteDifference::Kind::kStale);
+  EXPECT_TRUE(compare_site(out, {{"same.html", "s"}, {"stale.html", "old"}, {"extra.html", "e"}}).empty());
+}
+
+TEST(BuildSite, IsDeterministicAndEscapesRecipeText) {
+  CatalogCheck check = check_catalog(testing::source_dir(), {}, testing::source_dir());
+  ASSERT_TRUE(check.problems.empty()) << testing::describe(check.problems);
+  Problems problems;
+  std::optional<SiteFiles> first = build_site(check, problems);
+  std::optional<SiteFiles> second = build_site(check, problems);
+  ASSERT_TRUE(first && second) << testing::describe(problems);
+  EXPECT_EQ(*first, *second);
+  for (const char* page : {"index.html", "fields.html", "running.html", "submit.html", "style.css",
+                           "qwen3.5-122b-a10b/h200/index.html", "gpt-oss-20b/h200/index.html",
+                           "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml"}) {
+    EXPECT_TRUE(first->count(page)) << page;
+  }
+  // The run command holds "<slime entry module>": it must reach the page escaped.
+  const std::string& page = first->at("gpt-oss-20b/h200/index.html");
+  EXPECT_NE(page.find("python3 -m &lt;slime entry module&gt;"), std::string::npos);
+  EXPECT_EQ(page.find("<slime entry module>"), std::string::npos);
+  EXPECT_EQ(page.find("http://"), std::string::npos) << "no resource from another host";
+}
+
+}  // namespace
+}  // namespace openrecipes

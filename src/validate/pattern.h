@@ -1,0 +1,34 @@
+// Regular expressions for schema `pattern`s, through PCRE2: bounded in time and stack on any
+// input (std::regex recurses once per character and overflows the stack on long strings).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+struct pcre2_real_code_8;
+
+namespace openrecipes {
+
+/// One compiled pattern (UTF mode). Search semantics, as JSON Schema's `pattern`: the pattern may
+/// match anywhere unless it anchors itself with ^ and $.
+class Pattern {
+ public:
+  /// Compiles `pattern`. Returns nullopt and sets `error` ("at offset N: why") when it is invalid.
+  static std::optional<Pattern> compile(const std::string& pattern, std::string& error);
+
+  enum class Result { kMatch, kNoMatch, kTooComplex };
+
+  /// Searches `text`. kTooComplex when PCRE2's match or depth limit stops it (a pathological
+  /// pattern), so a search always ends quickly.
+  Result search(std::string_view text) const;
+
+  const std::string& source() const { return source_; }
+
+ private:
+  std::string source_;
+  std::shared_ptr<pcre2_real_code_8> code_;
+};
+
+}  // namespace openrecipes

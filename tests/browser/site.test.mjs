@@ -1,0 +1,181 @@
+// Browser tests of the built site: `openrecipes serve` in front, Debian's headless Chromium
+// driven by playwright-core. Run by ctest (see tests/CMakeLists.txt) with
+// OPENRECIPES_BINARY, OPENRECIPES_SOURCE_DIR and OPENRECIPES_ARTIFACTS set.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, execFileSync } from "node:child_process";
+import { cpSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+
+const binary = process.env.OPENRECIPES_BINARY;
+const source = process.env.OPENRECIPES_SOURCE_DIR;
+const artifacts = process.env.OPENRECIPES_ARTIFACTS ?? join(tmpdir(), "openrecipes-artifacts");
+assert.ok(binary && source, "OPENRECIPES_BINARY and OPENRECIPES_SOURCE_DIR must be set");
+mkdirSync(artifacts, { recursive: true });
+
+const servers = [];
+const temporaries = [];
+let browser;
+after(async () => {
+  await browser?.close();
+  for (const server of servers) server.kill("SIGTERM");
+  for (const folder of temporaries) rmSync(folder, { recursive: true, force: true });
+});
+
+// Starts `openrecipes serve --port 0 --dir DIR` and resolves to its base URL.
+function serve(dir) {
+  return new Promise((resolve, reject) => {
+    const server = spawn(binary, ["serve", "--port", "0", "--dir", dir], { stdio: ["ignore", "pipe", "pipe"] });
+    servers.push(server);
+    let output = "";
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 10000);
+    server.stdout.on("data", (chunk) => {
+      output += chunk;
+      const match = output.match(/at (http:\/\/127\.0\.0\.1:\d+\/)/);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    server.stderr.on("data", (chunk) => (output += chunk));
+    server.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+  });
+}
+
+// How far the page scrolls sideways, and the outermost elements that stick out (for the message).
+function sideways(page) {
+  return page.evaluate(() => {
+    const width = window.innerWidth;
+    const out = [...document.querySelectorAll("body *")]
+      .filter((e) => e.getBoundingClientRect().right > width + 1 && !e.closest(".table-wrap, pre"))
+      .slice(0, 5)
+      .map((e) => `${e.tagName.toLowerCase()}.${e.className}`);
+    return { by: document.documentElement.scrollWidth - width, out };
+  });
+}
+
+async function launch() {
+  browser ??= await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+  return browser;
+}
+
+// A new page that records every request it makes and every dialog script tries to open.
+async function openPage(context) {
+  const page = await context.newPage();
+  const requests = [];
+  const dialogs = [];
+  page.on("request", (request) => requests.push(request.url()));
+  page.on("dialog", async (dialog) => {
+    dialogs.push(dialog.message());
+    await dialog.dismiss();
+  });
+  return { page, requests, dialogs };
+}
+
+test("the Qwen3.5-122B-A10B on H200 page ranks and figures the seed's three recipes", async () => {
+  const base = await serve(join(source, "site"));
+  const context = await (await launch()).newContext({ acceptDownloads: true });
+  const { page, requests } = await openPage(context);
+  const response = await page.goto(`${base}qwen3.5-122b-a10b/h200/index.html`);
+  assert.equal(response.status(), 200);
+  assert.equal(await page.locator("h1").innerText(), "Training Qwen3.5-122B-A10B on H200");
+
+  const rows = page.locator("table.ranking tbody tr");
+  assert.equal(await rows.count(), 3);
+  assert.deepEqual(await page.locator("table.ranking td.tps").allInnerTexts(), ["2,451.4", "2,366.7", "2,289.7"]);
+  const scores = (await page.locator("table.ranking td.tps").allInnerTexts()).map((t) => Number(t.replace(/,/g, "")));
+  assert.ok(scores[0] > scores[1] && scores[1] > scores[2], "ranked best first");
+  assert.deepEqual(await page.locator("table.ranking td.usd").allInnerTexts(), ["$0.90", "$0.93", "$0.96"]);
+
+  const cards = page.locator("article.recipe");
+  assert.deepEqual(await cards.evaluateAll((all) => all.map((a) => a.id)),
+                   ["attune-tp1-pp4-ep8-rc2", "attune-tp1-pp4-ep8", "attune-tp1-pp4-ep8-flex"]);
+  assert.deepEqual(await page.locator('dd[data-figure="mfu"]').allInnerTexts(), [
+    "13.4% (N = 9,008,136,192 active parameters per token)",
+    "12.9% (N = 9,008,136,192 active parameters per token)",
+    "12.5% (N = 9,008,136,192 active parameters per token)",
+  ]);
+  assert.deepEqual(await page.locator('dd[data-figure="cv"]').allInnerTexts(), ["0.57%", "0.61%", "0.66%"]);
+  assert.deepEqual(await page.locator('dd[data-figure="tokens_per_s"]').allInnerTexts(), ["2,451.44", "2,366.73", "2,289.65"]);
+  assert.match(await cards.nth(1).innerText(), /2026-10-11, 14-step run scored over steps 4–13/);
+  assert.match(await cards.nth(2).innerText(), /flex dispatcher against an FP32 reference: H200, 2026-10-13/);
+  assert.match(await page.locator("#citation").innerText(), /@article\{fan2026attune,/);
+
+  // The recipe's YAML link downloads the exact file of the repository.
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    cards.nth(0).locator("a.download").click(),
+  ]);
+  assert.equal(download.suggestedFilename(), "attune-tp1-pp4-ep8-rc2.yaml");
+  const saved = readFileSync(await download.path());
+  const original = readFileSync(join(source, "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml"));
+  assert.ok(saved.equals(original), "the downloaded recipe is byte-identical to recipes/...-rc2.yaml");
+
+  await page.screenshot({ path: join(artifacts, "qwen3.5-122b-a10b-h200.png"), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(artifacts, "qwen3.5-122b-a10b-h200-phone.png") });
+  const overflow = await sideways(page);
+  assert.ok(overflow.by <= 0, `the page scrolls sideways on a phone by ${overflow.by}px: ${overflow.out}`);
+  assert.ok(requests.length > 0);
+
+  for (const other of ["index.html", "fields.html", "running.html", "submit.html", "gpt-oss-20b/h200/index.html"]) {
+    assert.equal((await page.goto(base + other)).status(), 200, other);
+    const overflow = await sideways(page);
+    assert.ok(overflow.by <= 0, `${other} scrolls sideways on a phone by ${overflow.by}px: ${overflow.out}`);
+  }
+  await page.screenshot({ path: join(artifacts, "index-phone.png") });
+
+  const outside = requests.filter((url) => !url.startsWith(base));
+  assert.deepEqual(outside, [], "no request leaves localhost");
+  await context.close();
+});
+
+test("text fields holding markup show as text and run nothing", async () => {
+  const root = mkdtempSync(join(tmpdir(), "openrecipes-xss-"));
+  temporaries.push(root);
+  for (const entry of ["models.yaml", "gpus.yaml", "authors.yaml", "site.yaml", "schema", "patches", "templates", "recipes"]) {
+    cpSync(join(source, entry), join(root, entry), { recursive: true });
+  }
+  const script = "<script>window.__xss = 1; alert('xss')</script>";
+  const image = "\"><img src=x onerror=\"window.__xss = 2; alert('xss')\">";
+  let text = readFileSync(join(source, "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml"), "utf8");
+  const edit = (from, to) => {
+    assert.ok(text.includes(from), `edit target ${from}`);
+    text = text.replace(from, to);
+  };
+  edit("  highlights: max 8,192 tokens/GPU, recompute 2 layers, load-balancing loss off",
+       `  highlights: '${script.replace(/'/g, "''")}'`);
+  edit("  summary: passed\n", `  summary: '${image.replace(/'/g, "''")}'\n`);
+  edit("  deepep: 1.2.1\n", `  deepep: '${image.replace(/'/g, "''")}'\n`);
+  edit("  TORCHINDUCTOR_COMPILE_THREADS: '1'\n", `  TORCHINDUCTOR_COMPILE_THREADS: '${script.replace(/'/g, "''")}'\n`);
+  text += `notes: |\n  ${script}\n\n  - ${image}\n`;
+  writeFileSync(join(root, "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-xss.yaml"), text);
+  execFileSync(binary, ["--root", root, "build"], { stdio: "pipe" });
+
+  const context = await (await launch()).newContext();
+  const pages = [await serve(join(root, "site")) + "qwen3.5-122b-a10b/h200/index.html",
+                 pathToFileURL(join(root, "site/qwen3.5-122b-a10b/h200/index.html")).href];
+  for (const url of pages) {  // served (with its CSP) and from file:// (with none)
+    const { page, dialogs } = await openPage(context);
+    await page.goto(url);
+    await page.waitForTimeout(300);
+    assert.equal(await page.evaluate(() => window.__xss), undefined, `${url}: injected script ran`);
+    assert.deepEqual(dialogs, [], `${url}: a dialog opened`);
+    assert.equal(await page.locator("img").count(), 0, `${url}: markup became an element`);
+    assert.equal(await page.locator("script:not([src])").count(), 0, `${url}: an inline script was injected`);
+    const card = page.locator("#attune-tp1-pp4-ep8-xss");
+    const shown = await card.innerText();
+    assert.ok(shown.includes(script), `${url}: the <script> text is shown as text`);
+    assert.ok(shown.includes(image), `${url}: the <img> text is shown as text`);
+    await page.screenshot({ path: join(artifacts, url.startsWith("file:") ? "xss-file.png" : "xss-served.png") });
+    await page.close();
+  }
+  await context.close();
+});
