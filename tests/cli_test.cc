@@ -44,6 +44,7 @@ fs::path copy_catalog(const std::string& name) {
   fs::copy(source / "schema", root / "schema", fs::copy_options::recursive);
   fs::copy(source / "patches", root / "patches", fs::copy_options::recursive);
   fs::copy(source / "templates", root / "templates", fs::copy_options::recursive);
+  fs::copy(source / "models", root / "models", fs::copy_options::recursive);
   fs::copy_file(source / "site.yaml", root / "site.yaml");
   return root;
 }
@@ -175,6 +176,26 @@ TEST(Cli, ServeNeedsABuiltSite) {
   fs::path root = copy_catalog("serve_nothing");
   EXPECT_EQ(run("--root '" + root.string() + "' serve --port 0", "/").exit_code, 2);
   fs::remove_all(root);
+}
+
+TEST(Cli, ActiveParamsFromAModelOrAConfig) {
+  CliRun by_name = run("active-params Qwen3.5-122B-A10B");
+  EXPECT_EQ(by_name.exit_code, 0);
+  EXPECT_NE(by_name.output.find("N = 9,008,136,192 active parameters per token"), std::string::npos)
+      << by_name.output;
+  EXPECT_NE(by_name.output.find("linear attention      36"), std::string::npos) << by_name.output;
+  CliRun json = run("active-params gpt-oss-20b --format json");
+  EXPECT_EQ(json.exit_code, 0);
+  nlohmann::json parsed = nlohmann::json::parse(json.output);
+  EXPECT_EQ(parsed["active_params"], 3607142400);
+  EXPECT_EQ(parsed["components"][0]["name"], "attention");
+  CliRun folder = run("active-params tests/fixtures/configs/llama-3.1-8b.json --format json");
+  EXPECT_EQ(nlohmann::json::parse(folder.output)["active_params"], 7504658432);
+  EXPECT_EQ(run("active-params no-such-model").exit_code, 2);
+  CliRun bad = run("active-params tests/fixtures/bad/wrong_types.yaml");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.output.find("wrong_types.yaml:1:1: model_type: missing model_type"), std::string::npos)
+      << bad.output;
 }
 
 TEST(Cli, UnknownCommandIsNamed) {

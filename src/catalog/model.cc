@@ -51,7 +51,6 @@ std::vector<Model> models_from_yaml(const YamlNode& root) {
     if (const YamlNode* arch = field_mapping(item, "architecture")) {
       m.architecture = architecture_from_yaml(*arch);
     }
-    m.active_params = field_int(item, "active_params");
     m.tokenizer = field_string(item, "tokenizer");
     m.loss_mask = field_string(item, "loss_mask");
     m.notes = field_string(item, "notes");

@@ -49,7 +49,7 @@ struct Model {
   std::string hf_repo;
   std::string revision;
   Architecture architecture;
-  std::int64_t active_params = 0;  ///< N, active parameters per token
+  std::int64_t active_params = 0;  ///< N, counted from models/<slug>/config.json when loaded
   std::string tokenizer;
   std::string loss_mask;
   std::string notes;

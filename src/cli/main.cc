@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cli/active_params_command.h"
 #include "cli/build_command.h"
 #include "cli/cli_options.h"
 #include "cli/serve_command.h"
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
   add_validate_command(app, global, exit_code);
   add_build_command(app, global, exit_code);
   add_serve_command(app, global, exit_code);
+  add_active_params_command(app, global, exit_code);
   // Name an unknown command instead of CLI11's "A subcommand is required".
   for (int i = 1; i < argc; ++i) {
     std::string word = argv[i];
@@ -31,7 +33,7 @@ int main(int argc, char** argv) {
     if (word.rfind("-", 0) == 0) continue;
     auto named = app.get_subcommands([&](const CLI::App* command) { return command->get_name() == word; });
     if (named.empty()) {
-      std::fprintf(stderr, "openrecipes: unknown command '%s' (commands: validate, build, serve; see --help)\n",
+      std::fprintf(stderr, "openrecipes: unknown command '%s' (commands: validate, build, serve, active-params; see --help)\n",
                    word.c_str());
       return kExitUsage;
     }

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "params/active_params.h"
+
 namespace openrecipes {
 namespace {
 
@@ -62,6 +64,11 @@ std::optional<LoadedCatalog> load_catalog(const fs::path& root, Problems& proble
   check_unique(*gpus, "gpus", catalog.gpus, "type", &Gpu::type, problems);
   check_unique(*gpus, "gpus", catalog.gpus, "slug", &Gpu::slug, problems);
   check_unique(*authors, "authors", catalog.authors, "name", &Author::name, problems);
+  for (Model& model : catalog.models) {
+    std::optional<ActiveParamCount> count =
+        count_active_params_of_file((root / "models" / model.slug / "config.json").string(), problems);
+    if (count) model.active_params = count->active_params;
+  }
   if (problems.size() != before) return std::nullopt;
   return LoadedCatalog{std::move(catalog), std::move(*recipe_schema)};
 }

@@ -17,8 +17,8 @@ struct LoadedCatalog {
 };
 
 /// Reads `<root>/models.yaml`, `gpus.yaml` and `authors.yaml`, checks each against
-/// `<root>/schema/<name>.schema.yaml`, checks that names and slugs are unique, and loads
-/// `schema/recipe.schema.yaml`. Returns nullopt, with problems naming file, line and field, when
+/// `<root>/schema/<name>.schema.yaml`, checks that names and slugs are unique, counts each
+/// model's N from `<root>/models/<slug>/config.json`, and loads `schema/recipe.schema.yaml`. Returns nullopt, with problems naming file, line and field, when
 /// any of them is missing or invalid (recipes cannot be checked against a broken catalog).
 std::optional<LoadedCatalog> load_catalog(const std::filesystem::path& root, Problems& problems);
 

@@ -79,7 +79,8 @@ void check_catalog_refs(const RuleContext& c) {
     const ActiveParams& params = c.recipe.result.active_params;
     if (params.count != model->active_params) {
       c.report("catalog.active_params", "result.active_params.count",
-               "N disagrees with the model's active_params in models.yaml",
+               fmt::format("N disagrees with the count from models/{}/config.json "
+                           "(openrecipes active-params {})", model->slug, model->slug),
                fmt::format("{}", model->active_params), fmt::format("{}", params.count));
     }
     std::string source = "https://huggingface.co/" + model->hf_repo;

@@ -140,7 +140,7 @@ test("the Qwen3.5-122B-A10B on H200 page ranks and figures the seed's three reci
 test("text fields holding markup show as text and run nothing", async () => {
   const root = mkdtempSync(join(tmpdir(), "openrecipes-xss-"));
   temporaries.push(root);
-  for (const entry of ["models.yaml", "gpus.yaml", "authors.yaml", "site.yaml", "schema", "patches", "templates", "recipes"]) {
+  for (const entry of ["models.yaml", "models", "gpus.yaml", "authors.yaml", "site.yaml", "schema", "patches", "templates", "recipes"]) {
     cpSync(join(source, entry), join(root, entry), { recursive: true });
   }
   const script = "<script>window.__xss = 1; alert('xss')</script>";

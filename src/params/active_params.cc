@@ -1,0 +1,258 @@
+#include "params/active_params.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+
+namespace openrecipes {
+namespace {
+
+enum class Family { kDense, kMixtral, kQwenMoe, kGptOss, kDeepSeek, kHybrid };
+
+const std::map<std::string, Family>& families() {
+  static const std::map<std::string, Family> kFamilies = {
+      {"llama", Family::kDense},          {"mistral", Family::kDense},
+      {"qwen2", Family::kDense},          {"qwen3", Family::kDense},
+      {"mixtral", Family::kMixtral},      {"qwen2_moe", Family::kQwenMoe},
+      {"qwen3_moe", Family::kQwenMoe},    {"gpt_oss", Family::kGptOss},
+      {"deepseek_v2", Family::kDeepSeek}, {"deepseek_v3", Family::kDeepSeek},
+      {"qwen3_next", Family::kHybrid},    {"qwen3_5", Family::kHybrid},
+      {"qwen3_5_text", Family::kHybrid},  {"qwen3_5_moe", Family::kHybrid},
+      {"qwen3_5_moe_text", Family::kHybrid},
+  };
+  return kFamilies;
+}
+
+std::string dims(std::int64_t rows, std::int64_t columns) { return fmt::format("{}x{}", rows, columns); }
+
+// Sums components by name, keeping first-seen order.
+class Tally {
+ public:
+  void add(const std::string& name, std::int64_t per_layer, const std::string& detail) {
+    for (ParamComponent& c : components_) {
+      if (c.name == name && c.per_layer == per_layer) {
+        ++c.layers;
+        c.total += per_layer;
+        return;
+      }
+    }
+    components_.push_back({name, 1, per_layer, per_layer, detail});
+  }
+  std::vector<ParamComponent> take() { return std::move(components_); }
+
+ private:
+  std::vector<ParamComponent> components_;
+};
+
+struct Shape {
+  std::int64_t hidden = 0, layers = 0, vocab = 0;
+};
+
+// Grouped-query attention, optionally with an output gate that doubles the query projection
+// (Qwen3-Next, Qwen3.5). Biases (Qwen2) and sinks (gpt-oss) are left out.
+std::pair<std::int64_t, std::string> gqa(const HfConfig& c, const Shape& s, bool output_gate) {
+  std::int64_t heads = c.integer("num_attention_heads");
+  std::int64_t kv_heads = c.integer_or("num_key_value_heads", heads, 1);
+  std::int64_t head_dim = c.has("head_dim") ? c.integer("head_dim") : s.hidden / std::max<std::int64_t>(heads, 1);
+  std::int64_t q = s.hidden * heads * head_dim * (output_gate ? 2 : 1);
+  std::int64_t kv = s.hidden * kv_heads * head_dim;
+  std::int64_t o = heads * head_dim * s.hidden;
+  return {q + 2 * kv + o,
+          fmt::format("q {}{} + k {} + v {} + o {}", dims(s.hidden, heads * head_dim * (output_gate ? 2 : 1)),
+                      output_gate ? " (with output gate)" : "", dims(s.hidden, kv_heads * head_dim),
+                      dims(s.hidden, kv_heads * head_dim), dims(heads * head_dim, s.hidden))};
+}
+
+// Multi-head latent attention (DeepSeek-V2/V3), with or without the query LoRA.
+std::pair<std::int64_t, std::string> mla(const HfConfig& c, const Shape& s) {
+  std::int64_t heads = c.integer("num_attention_heads");
+  std::int64_t q_lora = c.integer_or("q_lora_rank", 0, 0);
+  std::int64_t kv_lora = c.integer("kv_lora_rank");
+  std::int64_t nope = c.integer("qk_nope_head_dim");
+  std::int64_t rope = c.integer("qk_rope_head_dim");
+  std::int64_t v = c.integer("v_head_dim");
+  std::int64_t q_out = heads * (nope + rope);
+  std::int64_t q = q_lora > 0 ? s.hidden * q_lora + q_lora * q_out : s.hidden * q_out;
+  std::int64_t kv_a = s.hidden * (kv_lora + rope);
+  std::int64_t kv_b = kv_lora * heads * (nope + v);
+  std::int64_t o = heads * v * s.hidden;
+  std::string q_detail = q_lora > 0 ? fmt::format("q_a {} + q_b {}", dims(s.hidden, q_lora), dims(q_lora, q_out))
+                                    : fmt::format("q {}", dims(s.hidden, q_out));
+  return {q + kv_a + kv_b + o, fmt::format("{} + kv_a {} + kv_b {} + o {}", q_detail,
+                                           dims(s.hidden, kv_lora + rope), dims(kv_lora, heads * (nope + v)),
+                                           dims(heads * v, s.hidden))};
+}
+
+// Gated DeltaNet (Qwen3-Next, Qwen3.5): qkv H->2K+V, z H->V, b and a H->value heads, out V->H,
+// and the depthwise convolution over the 2K+V channels. A_log and dt_bias are left out.
+std::pair<std::int64_t, std::string> gated_deltanet(const HfConfig& c, const Shape& s) {
+  std::int64_t key_heads = c.integer("linear_num_key_heads");
+  std::int64_t value_heads = c.integer("linear_num_value_heads");
+  std::int64_t key_dim = key_heads * c.integer("linear_key_head_dim");
+  std::int64_t value_dim = value_heads * c.integer("linear_value_head_dim");
+  std::int64_t kernel = c.integer("linear_conv_kernel_dim");
+  std::int64_t channels = 2 * key_dim + value_dim;
+  std::int64_t total = s.hidden * channels + s.hidden * value_dim + 2 * s.hidden * value_heads +
+                       value_dim * s.hidden + channels * kernel;
+  return {total, fmt::format("qkv {} + z {} + b {} + a {} + out {} + conv {}x{}", dims(s.hidden, channels),
+                             dims(s.hidden, value_dim), dims(s.hidden, value_heads),
+                             dims(s.hidden, value_heads), dims(value_dim, s.hidden), channels, kernel)};
+}
+
+std::int64_t gated_mlp(std::int64_t hidden, std::int64_t ffn) { return 3 * hidden * ffn; }
+
+}  // namespace
+
+std::vector<std::string> supported_model_types() {
+  std::vector<std::string> types;
+  for (const auto& [name, family] : families()) types.push_back(name);
+  return types;
+}
+
+std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems& problems) {
+  std::string model_type = c.model_type();
+  auto finish_with_problems = [&]() -> std::optional<ActiveParamCount> {
+    problems.insert(problems.end(), c.problems().begin(), c.problems().end());
+    return std::nullopt;
+  };
+  if (model_type.empty()) return finish_with_problems();
+  auto family_it = families().find(model_type);
+  if (family_it == families().end()) {
+    problems.push_back({c.file(), {1, 1}, "model_type", "config", "unsupported model_type",
+                        fmt::format("one of {}", fmt::join(supported_model_types(), ", ")),
+                        "\"" + model_type + "\""});
+    return std::nullopt;
+  }
+  Family family = family_it->second;
+  Shape s{c.integer("hidden_size"), c.integer("num_hidden_layers"), c.integer("vocab_size")};
+
+  // Which layers are full attention, linear attention, MoE.
+  std::vector<std::string> layer_types = c.strings("layer_types");
+  if (!layer_types.empty() && static_cast<std::int64_t>(layer_types.size()) != s.layers) {
+    problems.push_back({c.file(), {1, 1}, "layer_types", "config",
+                        "layer_types must list every layer", fmt::format("{} entries", s.layers),
+                        fmt::format("{} entries", layer_types.size())});
+    return finish_with_problems();
+  }
+  std::int64_t interval = family == Family::kHybrid ? c.integer_or("full_attention_interval", 4, 1) : 1;
+  auto is_linear = [&](std::int64_t i) {
+    if (family != Family::kHybrid) return false;
+    if (!layer_types.empty()) return layer_types[static_cast<std::size_t>(i)] == "linear_attention";
+    return (i + 1) % interval != 0;
+  };
+
+  std::int64_t experts = 0, top_k = 0, expert_ffn = 0, shared_ffn = 0;
+  bool shared_gate = false;
+  std::int64_t dense_ffn = 0, first_dense = 0, moe_frequency = 1, sparse_step = 1;
+  std::set<std::int64_t> mlp_only;
+  switch (family) {
+    case Family::kDense:
+      dense_ffn = c.integer("intermediate_size");
+      break;
+    case Family::kMixtral:
+      experts = c.integer("num_local_experts");
+      top_k = c.integer("num_experts_per_tok");
+      expert_ffn = c.integer("intermediate_size");
+      break;
+    case Family::kGptOss:
+      experts = c.integer("num_local_experts");
+      top_k = c.has("num_experts_per_tok") ? c.integer("num_experts_per_tok") : c.integer("experts_per_token");
+      expert_ffn = c.integer("intermediate_size");
+      break;
+    case Family::kQwenMoe:
+    case Family::kHybrid:
+      experts = c.integer_or("num_experts", 0, 0);
+      if (experts > 0 || family == Family::kQwenMoe) {
+        experts = c.integer("num_experts");
+        top_k = c.integer("num_experts_per_tok");
+        expert_ffn = c.integer("moe_intermediate_size");
+        shared_ffn = c.integer_or("shared_expert_intermediate_size", 0, 0);
+        shared_gate = shared_ffn > 0;
+        sparse_step = c.integer_or("decoder_sparse_step", 1, 1);
+        for (std::int64_t layer : c.integers("mlp_only_layers")) mlp_only.insert(layer);
+      }
+      if (experts == 0 || !mlp_only.empty() || sparse_step > 1) dense_ffn = c.integer("intermediate_size");
+      break;
+    case Family::kDeepSeek:
+      experts = c.integer("n_routed_experts");
+      top_k = c.integer("num_experts_per_tok");
+      expert_ffn = c.integer("moe_intermediate_size");
+      shared_ffn = c.integer_or("n_shared_experts", 0, 0) * expert_ffn;
+      first_dense = c.integer_or("first_k_dense_replace", 0, 0);
+      moe_frequency = c.integer_or("moe_layer_freq", 1, 1);
+      if (first_dense > 0 || moe_frequency > 1) dense_ffn = c.integer("intermediate_size");
+      break;
+  }
+  auto is_moe = [&](std::int64_t i) {
+    if (experts == 0) return false;
+    switch (family) {
+      case Family::kDeepSeek:
+        return i >= first_dense && i % moe_frequency == 0;
+      case Family::kQwenMoe:
+      case Family::kHybrid:
+        return !mlp_only.count(i) && (i + 1) % sparse_step == 0;
+      default:
+        return true;
+    }
+  };
+  bool output_gate = family == Family::kHybrid && c.boolean_or("attn_output_gate", true);
+  std::int64_t mtp = c.integer_or(family == Family::kDeepSeek ? "num_nextn_predict_layers" : "mtp_num_hidden_layers", 0, 0);
+  auto attention = family == Family::kDeepSeek ? mla(c, s) : gqa(c, s, output_gate);
+  std::pair<std::int64_t, std::string> linear{0, ""};
+  for (std::int64_t i = 0; i < s.layers; ++i) {
+    if (is_linear(i)) {
+      linear = gated_deltanet(c, s);
+      break;
+    }
+  }
+  if (!c.problems().empty()) return finish_with_problems();
+
+  Tally tally;
+  for (std::int64_t i = 0; i < s.layers; ++i) {
+    if (is_linear(i)) {
+      tally.add("linear attention", linear.first, linear.second);
+    } else {
+      tally.add("attention", attention.first, attention.second);
+    }
+    if (is_moe(i)) {
+      tally.add("routed experts", top_k * gated_mlp(s.hidden, expert_ffn),
+                fmt::format("top-{} of {} experts, each gate+up {} and down {}", top_k, experts,
+                            dims(s.hidden, 2 * expert_ffn), dims(expert_ffn, s.hidden)));
+      if (shared_ffn > 0) {
+        tally.add("shared experts", gated_mlp(s.hidden, shared_ffn) + (shared_gate ? s.hidden : 0),
+                  fmt::format("gate+up {} and down {}{}", dims(s.hidden, 2 * shared_ffn),
+                              dims(shared_ffn, s.hidden), shared_gate ? fmt::format(" + gate {}x1", s.hidden) : ""));
+      }
+      tally.add("router", s.hidden * experts, fmt::format("{}", dims(s.hidden, experts)));
+    } else {
+      tally.add("dense MLP", gated_mlp(s.hidden, dense_ffn),
+                fmt::format("gate+up {} and down {}", dims(s.hidden, 2 * dense_ffn), dims(dense_ffn, s.hidden)));
+    }
+  }
+  tally.add("output layer", s.vocab * s.hidden, fmt::format("{}", dims(s.hidden, s.vocab)));
+
+  ActiveParamCount result;
+  result.model_type = model_type;
+  result.components = tally.take();
+  for (const ParamComponent& component : result.components) result.active_params += component.total;
+  result.left_out = {"input embedding", "norms", "biases"};
+  if (family == Family::kGptOss) result.left_out.push_back("attention sinks");
+  if (family == Family::kHybrid) result.left_out.push_back("A_log and dt_bias");
+  if (mtp > 0) result.left_out.push_back(fmt::format("{} multi-token-prediction layer{}", mtp, mtp == 1 ? "" : "s"));
+  return result;
+}
+
+std::optional<ActiveParamCount> count_active_params_of_file(const std::string& path, Problems& problems) {
+  std::error_code ec;
+  std::string file = std::filesystem::is_directory(path, ec) ? path + "/config.json" : path;
+  std::optional<std::string> text = read_text_file(file, kMaxCatalogFileBytes, problems);
+  if (!text) return std::nullopt;
+  std::optional<HfConfig> config = HfConfig::parse(*text, file, problems);
+  if (!config) return std::nullopt;
+  return count_active_params(*config, problems);
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,123 @@
+#include "params/hf_config.h"
+
+#include <fmt/format.h>
+
+namespace openrecipes {
+
+std::optional<HfConfig> HfConfig::parse(const std::string& text, const std::string& file,
+                                        Problems& problems) {
+  std::optional<YamlDocument> document = parse_yaml(text, file, problems);
+  if (!document) return std::nullopt;
+  if (document->root.kind != YamlNode::Kind::kMapping) {
+    problems.push_back({file, {1, 1}, "", "config", "a config must be a JSON object", "an object",
+                        describe_found(document->root)});
+    return std::nullopt;
+  }
+  HfConfig config;
+  config.document_ = std::move(*document);
+  const YamlNode* text_config = config.document_.root.find("text_config");
+  if (text_config && text_config->kind == YamlNode::Kind::kMapping) config.prefix_ = "text_config.";
+  return config;
+}
+
+const YamlNode* HfConfig::find(const std::string& key) const {
+  const YamlNode* part = prefix_.empty() ? &document_.root : document_.root.find("text_config");
+  const YamlNode* node = part->find(key);
+  if (!node && !prefix_.empty()) node = document_.root.find(key);  // shared top-level fields
+  return node && node->kind != YamlNode::Kind::kNull ? node : nullptr;
+}
+
+std::string HfConfig::path(const std::string& key) const {
+  const YamlNode* part = prefix_.empty() ? &document_.root : document_.root.find("text_config");
+  return part->find(key) || prefix_.empty() ? prefix_ + key : key;
+}
+
+void HfConfig::report(const std::string& key, std::string message, std::string expected,
+                      std::string found) const {
+  std::string field = path(key);
+  problems_.push_back({document_.file, document_.position_of(field), field, "config",
+                       std::move(message), std::move(expected), std::move(found)});
+}
+
+std::string HfConfig::model_type() const {
+  const YamlNode* node = find("model_type");
+  if (!node || node->kind != YamlNode::Kind::kScalar) {
+    report("model_type", "missing model_type", "a string such as \"llama\"", "nothing");
+    return "";
+  }
+  return node->scalar;
+}
+
+bool HfConfig::has(const std::string& key) const { return find(key) != nullptr; }
+
+std::int64_t HfConfig::integer(const std::string& key, std::int64_t minimum) const {
+  const YamlNode* node = find(key);
+  if (!node) {
+    report(key, "missing required field", fmt::format("an integer >= {}", minimum), "nothing");
+    return minimum;
+  }
+  return integer_or(key, minimum, minimum);
+}
+
+std::int64_t HfConfig::integer_or(const std::string& key, std::int64_t fallback, std::int64_t minimum) const {
+  const YamlNode* node = find(key);
+  if (!node) return fallback;
+  nlohmann::json value = node->kind == YamlNode::Kind::kScalar ? resolve_scalar(*node) : nlohmann::json();
+  if (!value.is_number_integer() || node->quoted) {
+    report(key, "wrong type", "an integer", describe_found(*node));
+    return std::max(fallback, minimum);
+  }
+  std::int64_t number = value.get<std::int64_t>();
+  // Sizes multiply into parameter counts: keep each product far inside int64.
+  constexpr std::int64_t kLargest = 1'000'000'000;
+  if (number < minimum || number > kLargest) {
+    report(key, number < minimum ? "too small" : "too large",
+           fmt::format("an integer from {} to {}", minimum, kLargest), fmt::format("{}", number));
+    return std::max(fallback, minimum);
+  }
+  return number;
+}
+
+bool HfConfig::boolean_or(const std::string& key, bool fallback) const {
+  const YamlNode* node = find(key);
+  if (!node) return fallback;
+  nlohmann::json value = node->kind == YamlNode::Kind::kScalar ? resolve_scalar(*node) : nlohmann::json();
+  if (!value.is_boolean() || node->quoted) {
+    report(key, "wrong type", "true or false", describe_found(*node));
+    return fallback;
+  }
+  return value.get<bool>();
+}
+
+std::vector<std::string> HfConfig::strings(const std::string& key) const {
+  std::vector<std::string> out;
+  const YamlNode* node = find(key);
+  if (!node) return out;
+  if (node->kind != YamlNode::Kind::kSequence) {
+    report(key, "wrong type", "a list of strings", describe_found(*node));
+    return out;
+  }
+  for (const YamlNode& item : node->items) out.push_back(item.scalar);
+  return out;
+}
+
+std::vector<std::int64_t> HfConfig::integers(const std::string& key) const {
+  std::vector<std::int64_t> out;
+  const YamlNode* node = find(key);
+  if (!node) return out;
+  if (node->kind != YamlNode::Kind::kSequence) {
+    report(key, "wrong type", "a list of integers", describe_found(*node));
+    return out;
+  }
+  for (const YamlNode& item : node->items) {
+    nlohmann::json value = resolve_scalar(item);
+    if (!value.is_number_integer()) {
+      report(key, "wrong type", "a list of integers", describe_found(item));
+      return {};
+    }
+    out.push_back(value.get<std::int64_t>());
+  }
+  return out;
+}
+
+}  // namespace openrecipes

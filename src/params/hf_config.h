@@ -1,0 +1,54 @@
+// A Hugging Face config.json, read with positions so that a bad field is named with its line.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/problem.h"
+#include "catalog/yaml_document.h"
+
+namespace openrecipes {
+
+/// The text part of a model's config: the document itself, or its `text_config` when the model
+/// is multimodal (Qwen3.5 nests the language model beside a `vision_config`). Reads record a
+/// problem, with the field's position, for a missing field, a wrong type or a size below its
+/// minimum, and return a harmless value so that every problem is found in one pass.
+class HfConfig {
+ public:
+  /// Parses `text` (the contents of `file`). Returns nullopt with problems on bad JSON.
+  static std::optional<HfConfig> parse(const std::string& text, const std::string& file, Problems& problems);
+
+  /// `model_type` of the text part (falls back to the top level's).
+  std::string model_type() const;
+
+  /// A required integer >= `minimum`.
+  std::int64_t integer(const std::string& key, std::int64_t minimum = 1) const;
+  /// An optional integer >= `minimum`; `fallback` when absent or null.
+  std::int64_t integer_or(const std::string& key, std::int64_t fallback, std::int64_t minimum = 0) const;
+  /// True when `key` is present and not null.
+  bool has(const std::string& key) const;
+  /// An optional boolean; `fallback` when absent.
+  bool boolean_or(const std::string& key, bool fallback) const;
+  /// An optional list of strings (e.g. `layer_types`); empty when absent.
+  std::vector<std::string> strings(const std::string& key) const;
+  /// An optional list of integers (e.g. `mlp_only_layers`); empty when absent.
+  std::vector<std::int64_t> integers(const std::string& key) const;
+
+  /// The problems found by reads so far.
+  const Problems& problems() const { return problems_; }
+  /// The file name, for messages.
+  const std::string& file() const { return document_.file; }
+
+ private:
+  const YamlNode* find(const std::string& key) const;
+  std::string path(const std::string& key) const;
+  void report(const std::string& key, std::string message, std::string expected, std::string found) const;
+
+  YamlDocument document_;
+  std::string prefix_;  ///< "text_config." when the text part is nested
+  mutable Problems problems_;
+};
+
+}  // namespace openrecipes
