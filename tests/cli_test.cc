@@ -172,6 +172,36 @@ TEST(Cli, BuildRefusesToReplaceAFolderItDidNotWrite) {
   fs::remove_all(root);
 }
 
+TEST(Cli, BuildRefusesAnOutFolderInsideTheCatalog) {
+  fs::path root = copy_catalog("build_inside");
+  std::string quoted = "'" + root.string() + "'";
+  EXPECT_EQ(run("--root " + quoted + " build --out " + quoted + "/recipes/site", "/").exit_code, 2);
+  EXPECT_EQ(run("--root " + quoted + " build --out " + quoted, "/").exit_code, 2);
+  EXPECT_EQ(run("--root " + quoted + " build --out /", "/").exit_code, 2);
+  EXPECT_FALSE(fs::exists(root / "recipes/site"));
+  fs::remove_all(root);
+}
+
+TEST(Cli, BuildChecksSiteYamlAndTemplates) {
+  fs::path root = copy_catalog("build_settings");
+  std::string quoted = "'" + root.string() + "'";
+  std::ofstream(root / "site.yaml") << "repository_url: \"javascript:alert(1)//\"\nbranch: main\n";
+  CliRun result = run("--root " + quoted + " build", "/");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("site.yaml:1:1: repository_url: wrong format"), std::string::npos) << result.output;
+  fs::copy_file(fs::path(testing::source_dir()) / "site.yaml", root / "site.yaml", fs::copy_options::overwrite_existing);
+  fs::remove(root / "templates/_head.mustache");
+  result = run("--root " + quoted + " build", "/");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("includes '_head', which is not a partial template"), std::string::npos) << result.output;
+  std::ofstream(root / "templates/_head.mustache") << "<!doctype html>\n<p>\n{{#open}}\n";
+  result = run("--root " + quoted + " build", "/");
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.output.find("_head.mustache:3:1: the template does not parse"), std::string::npos) << result.output;
+  EXPECT_FALSE(fs::exists(root / "site"));
+  fs::remove_all(root);
+}
+
 TEST(Cli, ServeNeedsABuiltSite) {
   fs::path root = copy_catalog("serve_nothing");
   EXPECT_EQ(run("--root '" + root.string() + "' serve --port 0", "/").exit_code, 2);

@@ -44,7 +44,7 @@ std::optional<fs::path> find_catalog_root(const fs::path& start) {
 std::vector<std::string> list_recipe_files(const fs::path& root, Problems& problems) {
   std::vector<std::string> files;
   auto report = [&](const fs::path& path, std::string message) {
-    problems.push_back({fs::relative(path, root).generic_string(), {0, 0}, "", "catalog.files",
+    problems.push_back({path.lexically_relative(root).generic_string(), {0, 0}, "", "catalog.files",
                         std::move(message), "", ""});
   };
   std::error_code ec;
@@ -58,12 +58,15 @@ std::vector<std::string> list_recipe_files(const fs::path& root, Problems& probl
       report(path, "a link that leads nowhere" + (status_ec ? ": " + status_ec.message() : ""));
       continue;
     }
-    if (!fs::is_regular_file(status)) continue;
     std::string extension = path.extension().string();
+    if (!fs::is_regular_file(status)) {
+      if (!fs::is_directory(status) && extension == ".yaml") report(path, "not a regular file");
+      continue;
+    }
     std::string lower;
     for (char c : extension) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (extension == ".yaml") {
-      files.push_back(fs::relative(path, root).generic_string());
+      files.push_back(path.lexically_relative(root).generic_string());
     } else if (lower == ".yaml" || lower == ".yml") {
       report(path, "a recipe file must end in .yaml; this one is not checked");
     }

@@ -339,6 +339,12 @@ std::optional<YamlDocument> parse_yaml(std::string_view text, const std::string&
                   fmt::format("the file is not valid UTF-8: byte offset {} (0x{:02X})", offset,
                               static_cast<unsigned char>(text[offset])));
     }
+    // Bidirectional overrides can make a reviewer read text that is not there (Trojan Source).
+    if ((codepoint >= 0x202A && codepoint <= 0x202E) || (codepoint >= 0x2066 && codepoint <= 0x2069)) {
+      return fail(source.position(offset), "",
+                  fmt::format("the file holds bidirectional control character U+{:04X} at byte offset {}",
+                              codepoint, offset));
+    }
     bool bom = codepoint == 0xFEFF && offset == 0;
     if (!bom && !is_yaml_printable(codepoint)) {
       return fail(source.position(offset), "",

@@ -99,6 +99,19 @@ TEST(ParseYaml, RejectsControlCharactersRawOrEscaped) {
   EXPECT_TRUE(parse("a: \"tab\\there\"\n", problems));
 }
 
+TEST(ParseYaml, RejectsBidirectionalOverrides) {
+  Problems problems;
+  EXPECT_FALSE(parse("notes: safe \u202e txet\n", problems));
+  EXPECT_NE(problems.at(0).message.find("U+202E"), std::string::npos);
+}
+
+TEST(ProblemLine, CutsVeryLongValues) {
+  Problem problem{"f.yaml", {1, 2}, "model", "catalog.model", "unknown", "", std::string(100000, 'x')};
+  std::string line = format_problem_line(problem);
+  EXPECT_LT(line.size(), 400u);
+  EXPECT_NE(line.find("(100000 bytes in all)"), std::string::npos);
+}
+
 TEST(ParseYaml, RejectsCrOnlyLineEndingsAndAcceptsCrlf) {
   Problems problems;
   EXPECT_FALSE(parse("a: 1\rb: 2\r", problems));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "site/site_builder.h"
@@ -23,17 +24,40 @@ std::string shown(const fs::path& path) {
   fs::path relative = path.lexically_relative(fs::current_path(ec));
   std::string text = relative.empty() || relative.native().rfind("..", 0) == 0 ? path.string()
                                                                               : relative.string();
-  return text + "/";
+  return text == "." ? "./" : text + "/";
+}
+
+std::string plural(std::size_t count, const char* word) {
+  return fmt::format("{} {}{}", count, word, count == 1 ? "" : "s");
+}
+
+// The site may not be the catalog itself, hold it, or sit inside one of its data folders.
+std::string unsafe_out(const fs::path& root, const fs::path& out) {
+  auto inside = [](const fs::path& folder, const fs::path& path) {
+    auto [end, _] = std::mismatch(folder.begin(), folder.end(), path.begin(), path.end());
+    return end == folder.end();
+  };
+  if (inside(out, root)) return "it holds the catalog";
+  for (const char* folder : {"recipes", "models", "schema", "templates", "patches", "deps", "src", "tests"}) {
+    if (inside(root / folder, out)) return fmt::format("it is inside the catalog's {}/ folder", folder);
+  }
+  return "";
 }
 
 int run_build(const GlobalOptions& global, const BuildOptions& options) {
   std::optional<fs::path> root = resolve_root(global);
   if (!root) return kExitUsage;
-  fs::path out = options.out.empty() ? *root / "site" : fs::absolute(options.out);
+  fs::path out = (options.out.empty() ? *root / "site" : fs::absolute(options.out)).lexically_normal();
+  if (out.filename().empty()) out = out.parent_path();
+  if (std::string why = unsafe_out(root->lexically_normal(), out); !why.empty()) {
+    fmt::print(stderr, "openrecipes build: refusing --out {}: {}\n", out.string(), why);
+    return kExitUsage;
+  }
 
   CatalogCheck check = check_catalog(*root, {}, fs::current_path());
   for (const Problem& problem : check.problems) fmt::print("{}\n", format_problem_line(problem));
-  fmt::print("{} recipes, {} problems\n", check.files_checked, check.problems.size());
+  fmt::print("{}, {}\n", plural(check.files_checked, "recipe"), plural(check.problems.size(), "problem"));
+  std::fflush(stdout);
   if (!check.problems.empty()) {
     fmt::print(stderr, "openrecipes build: refusing to build from an invalid catalog\n");
     return kExitProblems;
@@ -50,12 +74,13 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
     for (const SiteDifference& d : differences) {
       const char* kind = d.kind == SiteDifference::Kind::kStale     ? "stale"
                          : d.kind == SiteDifference::Kind::kMissing ? "missing"
-                                                                    : "extra";
-      fmt::print("{}: {}{}\n", kind, shown(out), d.path);
+                         : d.kind == SiteDifference::Kind::kExtra   ? "extra"
+                                                                    : "unreadable";
+      fmt::print("{}: {}{}{}\n", kind, shown(out), d.path, d.reason.empty() ? "" : " (" + d.reason + ")");
     }
     if (!differences.empty()) {
-      fmt::print("{} is not what a build would write ({} file{} differ); run openrecipes build\n",
-                 shown(out), differences.size(), differences.size() == 1 ? "" : "s");
+      fmt::print("{} is not what a build would write ({} differ{}); run openrecipes build\n",
+                 shown(out), plural(differences.size(), "file"), differences.size() == 1 ? "s" : "");
       return kExitProblems;
     }
     fmt::print("{} is up to date ({} files)\n", shown(out), files->size() + 1);
@@ -67,9 +92,10 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
     fmt::print(stderr, "openrecipes build: {}\n", error);
     return kExitProblems;
   }
-  fmt::print("Wrote {} files to {}\n", files->size() + 1, shown(out));
-  fmt::print("Read it: build/openrecipes serve, then open http://127.0.0.1:8000/ (or open {}index.html)\n",
-             shown(out));
+  fmt::print("Wrote {} to {}\n", plural(files->size() + 1, "file"), shown(out));
+  bool default_out = out == (*root / "site").lexically_normal();
+  fmt::print("Read it: openrecipes serve{}, then open http://127.0.0.1:8000/ (or open {}index.html)\n",
+             default_out ? "" : " --dir " + shown(out), shown(out));
   return kExitOk;
 }
 

@@ -42,6 +42,10 @@ int run_serve(const GlobalOptions& global, const ServeOptions& options) {
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  if (options.host.empty()) {
+    fmt::print(stderr, "openrecipes serve: --host is empty; give an address such as 127.0.0.1\n");
+    return kExitUsage;
+  }
   SiteServer server(dir);
   int port = server.bind(options.host, options.port);
   if (port < 0) {

@@ -192,7 +192,7 @@ json index_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipe
     }
     groups.push_back({{"family", family}, {"models", rows}});
   }
-  return {{"root", ""}, {"title", "OpenRecipes: LLM training recipes"}, {"gpus", gpu_headers},
+  return {{"root", ""}, {"title", "LLM training recipes"}, {"gpus", gpu_headers},
           {"families", groups}};
 }
 

@@ -6,6 +6,7 @@
 #include "catalog/yaml_fields.h"
 #include "site/page_model.h"
 #include "site/template_renderer.h"
+#include "validate/schema_check.h"
 
 namespace openrecipes {
 namespace {
@@ -13,22 +14,19 @@ namespace {
 namespace fs = std::filesystem;
 
 std::optional<SiteSettings> load_settings(const fs::path& root, Problems& problems) {
+  std::optional<SchemaChecker> schema =
+      SchemaChecker::load((root / "schema" / "site.schema.yaml").string(), problems);
   std::string path = (root / "site.yaml").string();
   std::optional<std::string> text = read_text_file(path, kMaxCatalogFileBytes, problems);
-  if (!text) return std::nullopt;
+  if (!schema || !text) return std::nullopt;
   std::optional<YamlDocument> document = parse_yaml(*text, path, problems);
   if (!document) return std::nullopt;
-  SiteSettings settings{field_string(document->root, "repository_url"),
-                        field_string(document->root, "branch")};
-  for (const auto& [field, value] : {std::pair{"repository_url", settings.repository_url},
-                                     std::pair{"branch", settings.branch}}) {
-    if (value.empty()) {
-      problems.push_back({path, document->position_of(field), field, "site", "missing or empty",
-                          "a string", ""});
-    }
+  Problems found = schema->check(*document);
+  if (!found.empty()) {
+    problems.insert(problems.end(), found.begin(), found.end());
+    return std::nullopt;
   }
-  if (settings.repository_url.empty() || settings.branch.empty()) return std::nullopt;
-  return settings;
+  return SiteSettings{field_string(document->root, "repository_url"), field_string(document->root, "branch")};
 }
 
 std::optional<std::string> read_asset(const fs::path& path, Problems& problems) {

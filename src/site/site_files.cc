@@ -18,13 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 fs::path sibling(const fs::path& out, const std::string& tag) {
   std::random_device device;
   return out.parent_path() / fmt::format(".{}.{}-{:08x}", out.filename().string(), tag, device());
@@ -43,7 +36,7 @@ std::string write_tree(const fs::path& folder, const SiteFiles& files) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     out.close();
-    if (!out) return fmt::format("cannot write {}", path.string());
+    if (!out) return fmt::format("cannot write {}: {}", path.string(), std::strerror(errno));
   }
   return "";
 }
@@ -54,6 +47,9 @@ std::string write_site_atomically(const fs::path& out_argument, const SiteFiles&
   std::error_code ec;
   fs::path out = fs::absolute(out_argument, ec).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
+  if (fs::is_symlink(out, ec)) {
+    return fmt::format("{} is a symbolic link; give the folder it points to", out.string());
+  }
   bool exists = fs::exists(out, ec);
   if (exists) {
     if (!fs::is_directory(out, ec)) return fmt::format("{} exists and is not a folder", out.string());
@@ -69,21 +65,19 @@ std::string write_site_atomically(const fs::path& out_argument, const SiteFiles&
     fs::remove_all(staging, ec);
     return error;
   }
-  if (!exists) {
-    if (::rename(staging.c_str(), out.c_str()) != 0) {
-      error = fmt::format("cannot move the new site into {}: {}", out.string(), std::strerror(errno));
-      fs::remove_all(staging, ec);
-      return error;
-    }
-    return "";
-  }
-  // One atomic swap: readers see the old site or the new one, never a mix.
+  if (!exists && ::rename(staging.c_str(), out.c_str()) == 0) return "";
+  // The site exists (or another build created it meanwhile): one atomic swap, so that readers see
+  // the old site or the new one, never a mix.
   if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, out.c_str(), RENAME_EXCHANGE) != 0) {
     error = fmt::format("cannot swap the new site into {}: {}", out.string(), std::strerror(errno));
     fs::remove_all(staging, ec);
     return error;
   }
   fs::remove_all(staging, ec);  // now the old site
+  if (ec || fs::exists(staging)) {
+    return fmt::format("the new site is in {}, but the old one could not be removed from {}: {}",
+                       out.string(), staging.string(), ec ? ec.message() : "unknown error");
+  }
   return "";
 }
 
@@ -93,21 +87,42 @@ std::vector<SiteDifference> compare_site(const fs::path& out, const SiteFiles& f
   std::vector<SiteDifference> differences;
   std::set<std::string> present;
   std::error_code ec;
+  if (fs::exists(out, ec) && !fs::is_directory(out, ec)) {
+    return {{SiteDifference::Kind::kUnreadable, "", "exists and is not a folder"}};
+  }
   if (fs::is_directory(out, ec)) {
-    for (fs::recursive_directory_iterator it(out, ec), end; !ec && it != end; it.increment(ec)) {
-      if (!it->is_regular_file(ec)) continue;
-      std::string relative = fs::relative(it->path(), out, ec).generic_string();
+    fs::recursive_directory_iterator it(out, ec), end;
+    for (; !ec && it != end; it.increment(ec)) {
+      std::string relative = it->path().lexically_relative(out).generic_string();
+      std::error_code entry_ec;
+      if (it->is_symlink(entry_ec)) {
+        differences.push_back({SiteDifference::Kind::kExtra, relative, "a symbolic link"});
+        continue;
+      }
+      if (it->is_directory(entry_ec) || !it->is_regular_file(entry_ec)) continue;
       present.insert(relative);
       auto found = expected.find(relative);
       if (found == expected.end()) {
-        differences.push_back({SiteDifference::Kind::kExtra, relative});
-      } else if (read_all(it->path()) != found->second) {
-        differences.push_back({SiteDifference::Kind::kStale, relative});
+        differences.push_back({SiteDifference::Kind::kExtra, relative, ""});
+        continue;
       }
+      std::ifstream in(it->path(), std::ios::binary);
+      if (!in) {
+        differences.push_back({SiteDifference::Kind::kUnreadable, relative, std::strerror(errno)});
+        continue;
+      }
+      std::stringstream buffer;
+      buffer << in.rdbuf();
+      if (buffer.str() != found->second) differences.push_back({SiteDifference::Kind::kStale, relative, ""});
+    }
+    if (ec) {
+      std::string where = it == end ? std::string() : it->path().lexically_relative(out).generic_string();
+      differences.push_back({SiteDifference::Kind::kUnreadable, where, ec.message()});
+      return differences;  // a partial walk cannot say what is missing
     }
   }
   for (const auto& [relative, bytes] : expected) {
-    if (!present.count(relative)) differences.push_back({SiteDifference::Kind::kMissing, relative});
+    if (!present.count(relative)) differences.push_back({SiteDifference::Kind::kMissing, relative, ""});
   }
   std::sort(differences.begin(), differences.end(),
             [](const SiteDifference& a, const SiteDifference& b) { return a.path < b.path; });

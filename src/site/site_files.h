@@ -18,17 +18,20 @@ inline constexpr const char* kSiteMarker = ".openrecipes-site";
 /// Writes `files` (plus the marker) into a new temporary folder beside `out`, then swaps it in
 /// with one atomic rename (renameat2 RENAME_EXCHANGE when `out` exists) and removes the old site.
 /// On any failure the old site is left as it was and the temporary folder is removed. Refuses an
-/// existing, non-empty `out` that lacks the marker. Returns "" on success, else what went wrong.
+/// existing, non-empty `out` that lacks the marker, and an `out` that is a symbolic link. Returns
+/// "" on success, else what went wrong (also when the old site could not be removed).
 std::string write_site_atomically(const std::filesystem::path& out, const SiteFiles& files);
 
 /// One way a site folder differs from what a build would write.
 struct SiteDifference {
-  enum class Kind { kStale, kMissing, kExtra };
+  enum class Kind { kStale, kMissing, kExtra, kUnreadable };
   Kind kind;
-  std::string path;  ///< relative to the site folder
+  std::string path;    ///< relative to the site folder ("" for the folder itself)
+  std::string reason;  ///< for kUnreadable (and symbolic links among kExtra)
 };
 
-/// Compares the folder `out` with `files` (the marker counts as expected), sorted by path.
+/// Compares the folder `out` with `files` (the marker counts as expected), sorted by path. A
+/// folder or file it cannot read is reported as kUnreadable (and then nothing is called missing).
 std::vector<SiteDifference> compare_site(const std::filesystem::path& out, const SiteFiles& files);
 
 }  // namespace openrecipes

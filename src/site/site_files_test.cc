@@ -59,6 +59,29 @@ TEST(WriteSite, AFailedWriteLeavesTheOldSite) {
   EXPECT_EQ(siblings, 0);
 }
 
+TEST(WriteSite, RefusesASymbolicLink) {
+  fs::path base = fresh_folder("link");
+  fs::create_directories(base / "real");
+  fs::create_directory_symlink(base / "real", base / "site");
+  std::string error = write_site_atomically(base / "site", {{"index.html", "x"}});
+  EXPECT_NE(error.find("symbolic link"), std::string::npos) << error;
+  EXPECT_TRUE(fs::is_symlink(base / "site"));
+}
+
+TEST(CompareSite, ReportsSymlinksAndAFileInPlaceOfTheFolder) {
+  fs::path out = fresh_folder("compare_links") / "site";
+  ASSERT_EQ(write_site_atomically(out, {{"index.html", "i"}}), "");
+  fs::create_symlink("/etc/hostname", out / "leak.txt");
+  std::vector<SiteDifference> differences = compare_site(out, {{"index.html", "i"}});
+  ASSERT_EQ(differences.size(), 1u);
+  EXPECT_EQ(differences[0].path, "leak.txt");
+  EXPECT_EQ(differences[0].reason, "a symbolic link");
+  std::ofstream(out.parent_path() / "file") << "x";
+  differences = compare_site(out.parent_path() / "file", {{"index.html", "i"}});
+  ASSERT_EQ(differences.size(), 1u);
+  EXPECT_EQ(differences[0].kind, SiteDifference::Kind::kUnreadable);
+}
+
 TEST(CompareSite, ListsStaleMissingAndExtraFiles) {
   fs::path out = fresh_folder("compare") / "site";
   ASSERT_EQ(write_site_atomically(out, {{"same.html", "s"}, {"stale.html", "old"}, {"extra.html", "e"}}), "");

@@ -41,7 +41,7 @@ fs::path resolve_site_path(const fs::path& root, const std::string& request_path
   fs::path relative;
   std::stringstream segments(request_path.substr(1));
   for (std::string segment; std::getline(segments, segment, '/');) {
-    if (segment == "..") return {};
+    if (segment == ".." || (segment.size() > 1 && segment[0] == '.')) return {};  // no dotfiles
     if (segment.empty() || segment == ".") continue;
     relative /= segment;
   }
@@ -57,13 +57,30 @@ fs::path resolve_site_path(const fs::path& root, const std::string& request_path
 }
 
 SiteServer::SiteServer(fs::path root) : root_(std::move(root)), server_(std::make_unique<httplib::Server>()) {
-  auto handler = [this](const httplib::Request& request, httplib::Response& response) {
+  // SO_REUSEADDR only: cpp-httplib's default also sets SO_REUSEPORT, which lets a second server
+  // bind a port already in use and split the requests between the two.
+  server_->set_socket_options([](socket_t socket) {
+    int yes = 1;
+    setsockopt(socket, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  server_->set_read_timeout(5, 0);
+  server_->set_write_timeout(5, 0);
+  auto secure = [](httplib::Response& response) {
     response.set_header("X-Content-Type-Options", "nosniff");
     response.set_header("Content-Security-Policy", "default-src 'self'");
+  };
+  auto handler = [this, secure](const httplib::Request& request, httplib::Response& response) {
+    secure(response);
     fs::path file = resolve_site_path(root_, request.path);
     if (file.empty()) {
       response.status = 404;
       response.set_content(kNotFound, "text/html; charset=utf-8");
+      return;
+    }
+    // A folder asked for without its slash: redirect, so that relative links resolve.
+    if (file.filename() == "index.html" && !request.path.ends_with("/") && !request.path.ends_with("index.html")) {
+      response.status = 301;
+      response.set_header("Location", request.path + "/");
       return;
     }
     std::ifstream in(file, std::ios::binary);
@@ -72,7 +89,18 @@ SiteServer::SiteServer(fs::path root) : root_(std::move(root)), server_(std::mak
     response.status = 200;
     response.set_content(bytes.str(), content_type_for(file.filename().string()).c_str());
   };
+  auto not_allowed = [secure](const httplib::Request&, httplib::Response& response) {
+    secure(response);
+    response.status = 405;
+    response.set_header("Allow", "GET, HEAD");
+    response.set_content("Method Not Allowed\n", "text/plain; charset=utf-8");
+  };
   server_->Get(R"(/.*)", handler);
+  server_->Post(R"(/.*)", not_allowed);
+  server_->Put(R"(/.*)", not_allowed);
+  server_->Delete(R"(/.*)", not_allowed);
+  server_->Patch(R"(/.*)", not_allowed);
+  server_->Options(R"(/.*)", not_allowed);
 }
 
 SiteServer::~SiteServer() = default;

@@ -44,6 +44,8 @@ TEST_F(SiteServerTest, NeverLeavesTheSite) {
     EXPECT_EQ(resolve_site_path(site_, path), fs::path()) << path;
   }
   EXPECT_EQ(resolve_site_path(site_, std::string("/index.html\0x", 13)), fs::path());
+  std::ofstream(site_ / ".openrecipes-site") << "";
+  EXPECT_EQ(resolve_site_path(site_, "/.openrecipes-site"), fs::path()) << "dotfiles stay private";
 }
 
 TEST_F(SiteServerTest, ServesOverHttpWithTypesAnd404s) {
@@ -64,6 +66,16 @@ TEST_F(SiteServerTest, ServesOverHttpWithTypesAnd404s) {
   EXPECT_EQ(client.Get("/nothing")->status, 404);
   EXPECT_EQ(client.Get("/%2e%2e/secret.txt")->status, 404);  // encoded ..
   EXPECT_EQ(client.Get("/up/secret.txt")->status, 404);      // symlink out
+  auto folder = client.Get("/m/g");
+  ASSERT_TRUE(folder);
+  EXPECT_EQ(folder->status, 301);
+  EXPECT_EQ(folder->get_header_value("Location"), "/m/g/");
+  auto post = client.Post("/index.html", "x", "text/plain");
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->status, 405);
+  EXPECT_EQ(post->get_header_value("Content-Security-Policy"), "default-src 'self'");
+  SiteServer second(site_);
+  EXPECT_EQ(second.bind("127.0.0.1", port), -1) << "a port in use is refused, not shared";
   server.stop();
   serving.join();
 }

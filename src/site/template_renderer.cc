@@ -3,6 +3,12 @@
 #include <fmt/format.h>
 #include <kainjow/mustache.hpp>
 
+#include "catalog/source_text.h"
+#include "catalog/yaml_document.h"
+#include "catalog/utf8.h"
+
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -47,18 +53,54 @@ std::optional<TemplateRenderer> TemplateRenderer::load(const std::filesystem::pa
   }
   TemplateRenderer renderer;
   std::size_t before = problems.size();
+  std::vector<fs::path> paths;
   for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
-    if (entry.path().extension() != ".mustache") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    mustache::mustache parsed{text.str()};
-    if (!parsed.is_valid()) {
-      problems.push_back({entry.path().string(), {1, 1}, "", "templates",
-                          "the template does not parse: " + parsed.error_message(), "", ""});
+    if (entry.path().extension() == ".mustache") paths.push_back(entry.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  for (const fs::path& path : paths) {
+    std::optional<std::string> text = read_text_file(path.string(), kMaxCatalogFileBytes, problems);
+    if (!text) continue;
+    if (std::optional<std::size_t> bad = first_invalid_utf8(*text)) {
+      problems.push_back({path.string(), SourceText(*text).position(*bad), "", "templates",
+                          fmt::format("not valid UTF-8 at byte offset {}", *bad), "", ""});
       continue;
     }
-    renderer.templates_[entry.path().stem().string()] = text.str();
+    mustache::mustache parsed{*text};
+    if (!parsed.is_valid()) {
+      // kainjow names a byte offset ("... at 4268"); turn it into line:column.
+      std::string message = parsed.error_message();
+      SourcePosition position{1, 1};
+      std::size_t at = message.rfind(" at ");
+      if (at != std::string::npos) {
+        std::size_t offset = std::strtoull(message.c_str() + at + 4, nullptr, 10);
+        position = SourceText(*text).position(offset);
+        message.resize(at);
+      }
+      problems.push_back({path.string(), position, "", "templates", "the template does not parse: " + message, "", ""});
+      continue;
+    }
+    renderer.templates_[path.stem().string()] = *text;
+  }
+  for (const char* required : {"_head", "_foot", "index", "pair", "fields", "running", "submit"}) {
+    if (problems.size() == before && !renderer.templates_.count(required)) {
+      problems.push_back({(folder / (std::string(required) + ".mustache")).string(), {0, 0}, "", "templates",
+                          "the site needs this template; it is missing", "", ""});
+    }
+  }
+  // Every {{> partial}} must exist: kainjow renders an unknown one as nothing.
+  for (const auto& [name, text] : renderer.templates_) {
+    for (std::size_t at = text.find("{{>"); at != std::string::npos; at = text.find("{{>", at + 3)) {
+      std::size_t close = text.find("}}", at);
+      std::string partial = text.substr(at + 3, close == std::string::npos ? 0 : close - at - 3);
+      partial.erase(0, partial.find_first_not_of(' '));
+      partial.erase(partial.find_last_not_of(' ') + 1);
+      if (!renderer.templates_.count(partial) || partial.rfind('_', 0) != 0) {
+        problems.push_back({(folder / (name + ".mustache")).string(), SourceText(text).position(at), "", "templates",
+                            fmt::format("includes '{}', which is not a partial template (_name.mustache) here", partial),
+                            "", ""});
+      }
+    }
   }
   if (problems.size() != before) return std::nullopt;
   return renderer;

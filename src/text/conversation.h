@@ -1,0 +1,41 @@
+// A chat conversation as the rows builder and `openrecipes render` take it: a list of messages
+// with role, content, optional reasoning and tool calls (the Hugging Face messages layout, as in
+// allenai/tulu-3-sft-mixture).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace openrecipes {
+
+/// One tool call of an assistant message.
+struct ToolCall {
+  std::string name;
+  std::string arguments;  ///< JSON text of the arguments, as written or serialized compactly
+};
+
+/// One message.
+struct Message {
+  std::string role;     ///< system, user, assistant or tool
+  std::string content;
+  std::string reasoning;  ///< assistant reasoning (`reasoning_content` or `reasoning`); may be empty
+  std::vector<ToolCall> tool_calls;
+  std::string name;  ///< tool messages: the tool's name (optional)
+};
+
+using Conversation = std::vector<Message>;
+
+/// Reads a conversation from JSON: a list of messages, or an object with a `messages` list. Tool
+/// call arguments given as objects are serialized as Python's json.dumps does (", " and ": ",
+/// keys in file order, non-ASCII kept), which is what the models' Jinja templates print.
+/// Throws std::invalid_argument naming the message index and field for a missing or unknown
+/// role, a content that is not a string, malformed tool calls, or an empty conversation.
+Conversation conversation_from_json(const nlohmann::ordered_json& value);
+
+/// `value` as Python's json.dumps(value, ensure_ascii=False) prints it.
+std::string python_json_dumps(const nlohmann::ordered_json& value);
+
+}  // namespace openrecipes
