@@ -8,6 +8,7 @@
 #include "cli/active_params_command.h"
 #include "cli/build_command.h"
 #include "cli/cli_options.h"
+#include "cli/render_command.h"
 #include "cli/serve_command.h"
 #include "cli/tokenize_command.h"
 #include "cli/validate_command.h"
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   add_serve_command(app, global, exit_code);
   add_active_params_command(app, global, exit_code);
   add_tokenize_command(app, global, exit_code);
+  add_render_command(app, global, exit_code);
   // Name an unknown command instead of CLI11's "A subcommand is required".
   for (int i = 1; i < argc; ++i) {
     std::string word = argv[i];
@@ -35,7 +37,7 @@ int main(int argc, char** argv) {
     if (word.rfind("-", 0) == 0) continue;
     auto named = app.get_subcommands([&](const CLI::App* command) { return command->get_name() == word; });
     if (named.empty()) {
-      std::fprintf(stderr, "openrecipes: unknown command '%s' (commands: validate, build, serve, active-params, tokenize; see --help)\n",
+      std::fprintf(stderr, "openrecipes: unknown command '%s' (commands: validate, build, serve, active-params, tokenize, render; see --help)\n",
                    word.c_str());
       return kExitUsage;
     }

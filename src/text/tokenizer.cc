@@ -476,6 +476,16 @@ std::vector<std::int32_t> Tokenizer::encode(std::string_view text, bool match_ad
   return encode(text, cache, match_added_tokens);
 }
 
+std::string Tokenizer::normalize(std::string_view text) const {
+  if (!impl_->nfc || text.empty()) return std::string(text);
+  std::string input(text);
+  utf8proc_uint8_t* result = utf8proc_NFC(reinterpret_cast<const utf8proc_uint8_t*>(input.c_str()));
+  if (!result) return input;
+  std::string out(reinterpret_cast<char*>(result));
+  std::free(result);
+  return out;
+}
+
 std::string Tokenizer::decode(const std::vector<std::int32_t>& ids) const {
   std::string out;
   for (std::int32_t id : ids) out += token_bytes(id);

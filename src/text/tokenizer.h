@@ -52,6 +52,9 @@ class Tokenizer {
   /// As above with a fresh cache.
   std::vector<std::int32_t> encode(std::string_view text, bool match_added_tokens = true) const;
 
+  /// `text` as the tokenizer's normalizer leaves it (NFC, or unchanged when it has none).
+  std::string normalize(std::string_view text) const;
+
   /// The bytes of `ids` joined (added tokens as their text). Throws std::out_of_range for an id
   /// outside the vocabulary.
   std::string decode(const std::vector<std::int32_t>& ids) const;

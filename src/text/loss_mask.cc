@@ -1,0 +1,33 @@
+#include "text/loss_mask.h"
+
+#include <stdexcept>
+
+namespace openrecipes {
+
+MaskedTokens tokenize_chat(const Tokenizer& tokenizer, const Conversation& conversation,
+                           LossMaskType type, EncodeCache& cache) {
+  Conversation normalized = conversation;
+  for (Message& m : normalized) {
+    m.content = tokenizer.normalize(m.content);
+    m.reasoning = tokenizer.normalize(m.reasoning);
+    for (ToolCall& call : m.tool_calls) call.arguments = tokenizer.normalize(call.arguments);
+  }
+  RenderedChat chat = render_chat(normalized, type);
+  MaskedTokens out;
+  out.ids = tokenizer.encode(chat.text, cache);
+  out.mask.reserve(out.ids.size());
+  std::size_t offset = 0, span = 0;
+  for (std::int32_t id : out.ids) {
+    while (span < chat.supervised.size() && chat.supervised[span].end <= offset) ++span;
+    bool inside = span < chat.supervised.size() && chat.supervised[span].begin <= offset;
+    out.mask.push_back(inside ? 1 : 0);
+    offset += tokenizer.token_bytes(id).size();
+  }
+  if (offset != chat.text.size()) {
+    throw std::logic_error("the tokens do not spell out the rendered text; the spans cannot be mapped");
+  }
+  out.text = std::move(chat.text);
+  return out;
+}
+
+}  // namespace openrecipes
