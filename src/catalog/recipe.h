@@ -14,6 +14,7 @@ namespace openrecipes {
 
 using NamedValues = std::vector<std::pair<std::string, std::string>>;
 
+/// `gpu`: the GPUs the recipe ran on (count, GPUs per node, memory in GB, instance).
 struct RecipeGpu {
   std::string type;
   int memory_gb = 0;
@@ -22,12 +23,14 @@ struct RecipeGpu {
   std::string instance;
 };
 
+/// `author`: a GitHub handle, or a tool or team name with its URL.
 struct RecipeAuthor {
   std::string github;
   std::string name;
   std::string url;
 };
 
+/// `workload.dataset.build`: how the fixed rows were built (rows, tokens per row, seed, hashes).
 struct DatasetBuild {
   std::string name;
   std::string tokenizer;
@@ -43,6 +46,7 @@ struct DatasetBuild {
   std::string builder;
 };
 
+/// `workload.dataset`: the source data set and the rows built from it.
 struct Dataset {
   std::string name;
   std::string source;
@@ -52,6 +56,7 @@ struct Dataset {
   DatasetBuild build;
 };
 
+/// `workload`: what was trained (fixed by the protocol except the dataset build).
 struct Workload {
   std::int64_t row_tokens = 0;  ///< tokens per row
   std::string rows;
@@ -60,22 +65,26 @@ struct Workload {
   Dataset dataset;
 };
 
+/// `layout.layer_split`: layers on the first and last pipeline stages.
 struct LayerSplit {
   int first = 0;  ///< layers on the first pipeline stage
   int last = 0;   ///< layers on the last pipeline stage
 };
 
+/// `layout.recompute`: activation recomputation (Megatron-LM --recompute-*).
 struct Recompute {
   std::string granularity;  ///< full or selective
   std::string method;       ///< uniform or block; empty when null
   std::optional<int> num_layers;
 };
 
+/// `layout.offload`: CPU offload of optimizer state.
 struct Offload {
   double optimizer_fraction = 0;
   bool overlap_d2h_h2d = false;
 };
 
+/// `layout`: the parallel layout (TP/PP/VPP/CP/EP/ETP/DP), recompute, dispatcher.
 struct Layout {
   std::string label;
   std::string summary;
@@ -90,12 +99,14 @@ struct Layout {
   std::string dispatcher;  ///< empty when null
 };
 
+/// `result.active_params`: N and the model revision it was counted from.
 struct ActiveParams {
   std::int64_t count = 0;  ///< N, active parameters per token
   std::string source;
   std::string revision;
 };
 
+/// `result`: the measured score (tokens/s per GPU), its derived figures and the scored window.
 struct RecipeResult {
   double tokens_per_s_per_gpu = 0;
   double usd_per_million_tokens = 0;
@@ -114,10 +125,12 @@ struct RecipeResult {
   std::string gpu_hours_note;
 };
 
+/// One entry of `correctness.component_tests`: a same-math swap tested at the model's shape.
 struct ComponentTest {
   std::string test, shape, gpu, date, result, detail;
 };
 
+/// `correctness.convergence`: the 20-step loss comparison with the reference arm.
 struct Convergence {
   int steps = 0;
   std::string result;
@@ -128,6 +141,7 @@ struct Convergence {
   std::string note;
 };
 
+/// `correctness`: the evidence that the recipe trains the same model as its reference.
 struct Correctness {
   std::string result;
   std::string summary;
