@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <sstream>
 #include <memory>
 
 #include "text/tokenizer.h"
@@ -30,7 +32,9 @@ int run_tokenize(const TokenizeOptions& options) {
   std::string text = options.text;
   std::string source = "the text";
   if (text == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    std::ostringstream buffer;
+    buffer << std::cin.rdbuf();  // block reads, not one character at a time
+    text = buffer.str();
     source = "standard input";
   }
   std::vector<std::int32_t> ids;
@@ -40,23 +44,27 @@ int run_tokenize(const TokenizeOptions& options) {
     fmt::print(stderr, "openrecipes tokenize: {}: {}\n", source, error.what());
     return kExitProblems;
   }
-  nlohmann::json pieces = nlohmann::json::array();
-  for (std::int32_t id : ids) pieces.push_back(std::string(tokenizer->token_bytes(id)));
-  auto dump = [](const nlohmann::json& value) {
-    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // Streamed, not built as one JSON value: 50 MB of text is 24M ids and pieces.
+  auto piece_json = [&](std::int32_t id) {
+    return nlohmann::json(std::string(tokenizer->token_bytes(id)))
+        .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   };
+  std::string out;
+  out.reserve(ids.size() * 12 + 256);
   if (options.format == "json") {
-    nlohmann::json out = {{"tokenizer", tokenizer->path()}, {"tokenizer_sha256", tokenizer->sha256()},
-                          {"count", ids.size()}, {"ids", ids}, {"pieces", pieces}};
-    fmt::print("{}\n", dump(out));
-    return kExitOk;
+    out += "{\"tokenizer\":" + nlohmann::json(tokenizer->path()).dump() + ",\"tokenizer_sha256\":\"" +
+           tokenizer->sha256() + "\",\"count\":" + std::to_string(ids.size()) + ",\"ids\":[";
+    for (std::size_t i = 0; i < ids.size(); ++i) (out += i ? "," : "") += std::to_string(ids[i]);
+    out += "],\"pieces\":[";
+    for (std::size_t i = 0; i < ids.size(); ++i) (out += i ? "," : "") += piece_json(ids[i]);
+    out += "]}\n";
+  } else {
+    out += fmt::format("tokenizer: {} (sha256 {})\ncount: {}\nids: {}\npieces:", tokenizer->path(),
+                       tokenizer->sha256(), ids.size(), fmt::join(ids, " "));
+    for (std::int32_t id : ids) (out += " ") += piece_json(id);
+    out += "\n";
   }
-  fmt::print("tokenizer: {} (sha256 {})\n", tokenizer->path(), tokenizer->sha256());
-  fmt::print("count: {}\n", ids.size());
-  fmt::print("ids: {}\n", fmt::join(ids, " "));
-  std::string shown;
-  for (const auto& piece : pieces) shown += (shown.empty() ? "" : " ") + dump(piece);
-  fmt::print("pieces: {}\n", shown);
+  std::fwrite(out.data(), 1, out.size(), stdout);
   return kExitOk;
 }
 

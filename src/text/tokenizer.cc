@@ -7,6 +7,8 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstring>
 #include <fstream>
 #include <queue>
 #include <sstream>
@@ -46,7 +48,7 @@ class Regex {
       throw TokenizerError(fmt::format("{}: the regex does not compile at offset {}: {}", where, offset,
                                        reinterpret_cast<const char*>(message)));
     }
-    pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);  // falls back to the interpreter if JIT is absent
+    jit_ = pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE) == 0;  // else the interpreter
   }
   ~Regex() { pcre2_code_free(code_); }
   Regex(const Regex&) = delete;
@@ -58,8 +60,11 @@ class Regex {
     pcre2_match_data* data = pcre2_match_data_create_from_pattern(code_, nullptr);
     std::size_t at = 0;
     while (at <= text.size()) {
-      int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), at,
-                           PCRE2_NO_UTF_CHECK, data, context());
+      // pcre2_jit_match skips the interpreter's checks: the text was validated as UTF-8 already.
+      int rc = jit_ ? pcre2_jit_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), at,
+                                      PCRE2_NO_UTF_CHECK, data, context())
+                    : pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), at,
+                                  PCRE2_NO_UTF_CHECK, data, context());
       if (rc < 0) break;
       PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data);
       std::size_t begin = ovector[0], end = ovector[1];
@@ -93,7 +98,44 @@ class Regex {
     return holder.context;
   }
   pcre2_code* code_ = nullptr;
+  bool jit_ = false;
 };
+
+// Unicode's White_Space property, which \s means in the reference regex engines (Rust's regex and
+// fancy-regex, Oniguruma). PCRE2's \s also takes U+180E, which left White_Space in Unicode 6.3.
+constexpr const char* kWhiteSpace =
+    "\\t-\\r\\x{20}\\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}";
+
+// `pattern` with \s and \S spelled out as White_Space classes.
+std::string with_unicode_whitespace(const std::string& pattern) {
+  std::string out;
+  bool in_class = false;
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    char c = pattern[i];
+    if (c == '\\' && i + 1 < pattern.size()) {
+      char next = pattern[++i];
+      if (next == 's') {
+        out += in_class ? std::string(kWhiteSpace) : "[" + std::string(kWhiteSpace) + "]";
+      } else if (next == 'S' && !in_class) {
+        out += "[^" + std::string(kWhiteSpace) + "]";
+      } else {
+        out += c;
+        out += next;
+      }
+      continue;
+    }
+    if (c == '[' && !in_class) {
+      in_class = true;
+      out += c;
+      if (i + 1 < pattern.size() && pattern[i + 1] == '^') out += pattern[++i];
+      if (i + 1 < pattern.size() && pattern[i + 1] == ']') out += pattern[++i];  // a literal ]
+      continue;
+    }
+    if (c == ']' && in_class) in_class = false;
+    out += c;
+  }
+  return out;
+}
 
 std::string escape_for_regex(std::string_view literal) {
   std::string out = "\\Q";
@@ -130,8 +172,62 @@ InvalidUtf8Error::InvalidUtf8Error(std::size_t offset)
     : std::runtime_error(fmt::format("the text is not valid UTF-8 at byte offset {}", offset)),
       byte_offset(offset) {}
 
+// Open addressing over two arenas (piece bytes, token ids): one probe and one memcmp per
+// lookup, and no allocation per piece, which a node-based map spends most of its time on.
 struct EncodeCache::Impl {
-  std::unordered_map<std::string, TokenIds, StringHash, std::equal_to<>> pieces;
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::uint32_t key_offset = 0, ids_offset = 0;
+    std::uint16_t key_length = 0, ids_length = 0;  // 0 key_length: empty slot
+  };
+  std::vector<Slot> slots = std::vector<Slot>(1 << 16);
+  std::size_t used = 0;
+  std::string keys;
+  std::vector<std::int32_t> ids;
+
+  static std::uint64_t hash_of(std::string_view piece) {
+    return std::hash<std::string_view>{}(piece) | 1;  // never 0
+  }
+  const Slot* find(std::string_view piece, std::uint64_t hash) const {
+    std::size_t mask = slots.size() - 1;
+    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+      const Slot& slot = slots[i];
+      if (slot.key_length == 0) return nullptr;
+      if (slot.hash == hash && slot.key_length == piece.size() &&
+          std::memcmp(keys.data() + slot.key_offset, piece.data(), piece.size()) == 0) {
+        return &slot;
+      }
+    }
+  }
+  void insert(std::string_view piece, std::uint64_t hash, const std::int32_t* first, std::size_t count) {
+    if (keys.size() + piece.size() > (64u << 20) || ids.size() + count > (16u << 20)) clear();
+    if ((used + 1) * 2 > slots.size()) grow();
+    Slot slot{hash, static_cast<std::uint32_t>(keys.size()), static_cast<std::uint32_t>(ids.size()),
+              static_cast<std::uint16_t>(piece.size()), static_cast<std::uint16_t>(count)};
+    keys.append(piece);
+    ids.insert(ids.end(), first, first + count);
+    place(slot);
+    ++used;
+  }
+  void place(const Slot& slot) {
+    std::size_t mask = slots.size() - 1;
+    std::size_t i = slot.hash & mask;
+    while (slots[i].key_length != 0) i = (i + 1) & mask;
+    slots[i] = slot;
+  }
+  void grow() {
+    std::vector<Slot> old(slots.size() * 2);
+    old.swap(slots);
+    for (const Slot& slot : old) {
+      if (slot.key_length != 0) place(slot);
+    }
+  }
+  void clear() {
+    std::fill(slots.begin(), slots.end(), Slot{});
+    used = 0;
+    keys.clear();
+    ids.clear();
+  }
 };
 EncodeCache::EncodeCache() : impl(std::make_unique<Impl>()) {}
 EncodeCache::~EncodeCache() = default;
@@ -203,6 +299,10 @@ struct Tokenizer::Impl {
       }
     }
     const int n = static_cast<int>(piece.size());
+    if (n <= kSmallPiece) {
+      bpe_small(piece, out);
+      return;
+    }
     std::vector<std::int32_t> id(static_cast<std::size_t>(n));
     std::vector<int> next(static_cast<std::size_t>(n)), prev(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) {
@@ -239,19 +339,59 @@ struct Tokenizer::Impl {
     for (int i = 0; i >= 0; i = next[static_cast<std::size_t>(i)]) out.push_back(id[static_cast<std::size_t>(i)]);
   }
 
+  // Most pieces are short: the same merge order with a linear scan over arrays on the stack,
+  // no allocation (the priority queue pays off only for long pieces).
+  static constexpr int kSmallPiece = 48;
+  void bpe_small(std::string_view piece, TokenIds& out) const {
+    std::int32_t id[kSmallPiece];
+    std::int32_t rank[kSmallPiece];    // rank of the pair (i, i+1); INT32_MAX when none
+    std::int32_t merged[kSmallPiece];  // the id that pair merges into
+    int n = static_cast<int>(piece.size());
+    for (int i = 0; i < n; ++i) id[i] = byte_ids[static_cast<unsigned char>(piece[static_cast<std::size_t>(i)])];
+    auto score = [&](int i) {
+      const Merge* merge = merges.find(key(id[i], id[i + 1]));
+      rank[i] = merge ? merge->rank : INT32_MAX;
+      merged[i] = merge ? merge->merged : 0;
+    };
+    for (int i = 0; i + 1 < n; ++i) score(i);
+    while (n > 1) {
+      int best = -1;
+      std::int32_t best_rank = INT32_MAX;
+      for (int i = 0; i + 1 < n; ++i) {
+        if (rank[i] < best_rank) {  // strict: the leftmost of equal ranks wins
+          best_rank = rank[i];
+          best = i;
+        }
+      }
+      if (best < 0) break;
+      id[best] = merged[best];
+      for (int i = best + 1; i + 1 < n; ++i) {
+        id[i] = id[i + 1];
+        rank[i] = rank[i + 1];
+        merged[i] = merged[i + 1];
+      }
+      --n;
+      if (best > 0) score(best - 1);
+      if (best + 1 < n) score(best);
+    }
+    out.insert(out.end(), id, id + n);
+  }
+
   void encode_piece(std::string_view piece, EncodeCache& cache, TokenIds& out) const {
-    auto& memo = cache.impl->pieces;
-    auto it = memo.find(piece);
-    if (it != memo.end()) {
-      out.insert(out.end(), it->second.begin(), it->second.end());
+    if (piece.size() > 256) {  // long pieces rarely repeat
+      bpe(piece, out);
+      return;
+    }
+    EncodeCache::Impl& memo = *cache.impl;
+    std::uint64_t hash = EncodeCache::Impl::hash_of(piece);
+    if (const EncodeCache::Impl::Slot* slot = memo.find(piece, hash)) {
+      const std::int32_t* first = memo.ids.data() + slot->ids_offset;
+      out.insert(out.end(), first, first + slot->ids_length);
       return;
     }
     std::size_t start = out.size();
     bpe(piece, out);
-    if (piece.size() <= 256) {  // long pieces rarely repeat
-      if (memo.size() > (1u << 20)) memo.clear();
-      memo.emplace(std::string(piece), TokenIds(out.begin() + static_cast<std::ptrdiff_t>(start), out.end()));
-    }
+    memo.insert(piece, hash, out.data() + start, out.size() - start);
   }
 
   // Applies the Split regexes (Isolated: matches and the text between them are pieces).
@@ -346,11 +486,11 @@ std::shared_ptr<const Tokenizer> Tokenizer::load(const std::string& path) {
       const nlohmann::json& pattern = step.at("pattern");
       std::string regex = pattern.contains("Regex") ? pattern.at("Regex").get<std::string>()
                                                     : escape_for_regex(pattern.value("String", ""));
-      impl.splits.push_back(std::make_unique<Regex>(regex, path + ": " + where + ".pattern"));
+      impl.splits.push_back(std::make_unique<Regex>(with_unicode_whitespace(regex), path + ": " + where + ".pattern"));
     } else if (type == "ByteLevel") {
       if (step.value("add_prefix_space", false)) throw fail(where + ".add_prefix_space", "unsupported: true");
       if (step.value("use_regex", true)) {
-        impl.splits.push_back(std::make_unique<Regex>(kGpt2Pattern, path + ": GPT-2 pattern"));
+        impl.splits.push_back(std::make_unique<Regex>(with_unicode_whitespace(kGpt2Pattern), path + ": GPT-2 pattern"));
       }
       byte_level = true;
     } else {
