@@ -127,7 +127,8 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
     return std::nullopt;
   }
   Family family = family_it->second;
-  Shape s{c.integer("hidden_size"), c.integer("num_hidden_layers"), c.integer("vocab_size")};
+  // Layers are walked one by one: bound them to what a model can have.
+  Shape s{c.integer("hidden_size"), c.integer("num_hidden_layers", 1, 100'000), c.integer("vocab_size")};
 
   // Which layers are full attention, linear attention, MoE.
   std::vector<std::string> layer_types = c.strings("layer_types");

@@ -155,6 +155,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"FloatSize", "\"hidden_size\": 4096", "\"hidden_size\": 4096.5", "hidden_size", "wrong type"},
         BadConfig{"ZeroLayers", "\"num_hidden_layers\": 32", "\"num_hidden_layers\": 0", "num_hidden_layers", "too small"},
         BadConfig{"NegativeHeads", "\"num_attention_heads\": 32", "\"num_attention_heads\": -32", "num_attention_heads", "too small"},
+        BadConfig{"BillionLayers", "\"num_hidden_layers\": 32", "\"num_hidden_layers\": 1000000000", "num_hidden_layers", "too large"},
         BadConfig{"HugeVocab", "\"vocab_size\": 128256", "\"vocab_size\": 1000000000000", "vocab_size", "too large"},
         BadConfig{"UnknownType", "\"llama\"", "\"rwkv\"", "model_type", "unsupported model_type"},
         BadConfig{"NotJson", "{", "[", "", "YAML syntax error"},

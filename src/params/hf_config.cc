@@ -50,16 +50,17 @@ std::string HfConfig::model_type() const {
 
 bool HfConfig::has(const std::string& key) const { return find(key) != nullptr; }
 
-std::int64_t HfConfig::integer(const std::string& key, std::int64_t minimum) const {
+std::int64_t HfConfig::integer(const std::string& key, std::int64_t minimum, std::int64_t maximum) const {
   const YamlNode* node = find(key);
   if (!node) {
-    report(key, "missing required field", fmt::format("an integer >= {}", minimum), "nothing");
+    report(key, "missing required field", fmt::format("an integer from {} to {}", minimum, maximum), "nothing");
     return minimum;
   }
-  return integer_or(key, minimum, minimum);
+  return integer_or(key, minimum, minimum, maximum);
 }
 
-std::int64_t HfConfig::integer_or(const std::string& key, std::int64_t fallback, std::int64_t minimum) const {
+std::int64_t HfConfig::integer_or(const std::string& key, std::int64_t fallback, std::int64_t minimum,
+                                  std::int64_t maximum) const {
   const YamlNode* node = find(key);
   if (!node) return fallback;
   nlohmann::json value = node->kind == YamlNode::Kind::kScalar ? resolve_scalar(*node) : nlohmann::json();
@@ -68,11 +69,9 @@ std::int64_t HfConfig::integer_or(const std::string& key, std::int64_t fallback,
     return std::max(fallback, minimum);
   }
   std::int64_t number = value.get<std::int64_t>();
-  // Sizes multiply into parameter counts: keep each product far inside int64.
-  constexpr std::int64_t kLargest = 1'000'000'000;
-  if (number < minimum || number > kLargest) {
+  if (number < minimum || number > maximum) {
     report(key, number < minimum ? "too small" : "too large",
-           fmt::format("an integer from {} to {}", minimum, kLargest), fmt::format("{}", number));
+           fmt::format("an integer from {} to {}", minimum, maximum), fmt::format("{}", number));
     return std::max(fallback, minimum);
   }
   return number;

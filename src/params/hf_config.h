@@ -23,10 +23,15 @@ class HfConfig {
   /// `model_type` of the text part (falls back to the top level's).
   std::string model_type() const;
 
-  /// A required integer >= `minimum`.
-  std::int64_t integer(const std::string& key, std::int64_t minimum = 1) const;
-  /// An optional integer >= `minimum`; `fallback` when absent or null.
-  std::int64_t integer_or(const std::string& key, std::int64_t fallback, std::int64_t minimum = 0) const;
+  /// Sizes multiply into parameter counts; each stays at most this, so products fit in int64.
+  static constexpr std::int64_t kLargestSize = 1'000'000'000;
+
+  /// A required integer in [minimum, maximum].
+  std::int64_t integer(const std::string& key, std::int64_t minimum = 1,
+                       std::int64_t maximum = kLargestSize) const;
+  /// An optional integer in [minimum, maximum]; `fallback` when absent or null.
+  std::int64_t integer_or(const std::string& key, std::int64_t fallback, std::int64_t minimum = 0,
+                          std::int64_t maximum = kLargestSize) const;
   /// True when `key` is present and not null.
   bool has(const std::string& key) const;
   /// An optional boolean; `fallback` when absent.
