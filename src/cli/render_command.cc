@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "catalog/yaml_document.h"
 #include "text/loss_mask.h"
 
 namespace openrecipes::cli {
@@ -26,12 +27,11 @@ int run_render(const RenderOptions& options) {
   try {
     type = parse_loss_mask_type(options.loss_mask);
     tokenizer = Tokenizer::load(options.tokenizer);
-    std::ifstream in(options.conversation, std::ios::binary);
-    if (!in) throw std::invalid_argument("cannot open the file");
-    std::stringstream text;
-    text << in.rdbuf();
+    Problems problems;
+    std::optional<std::string> text = read_text_file(options.conversation, 256u << 20, problems);
+    if (!text) throw std::invalid_argument(problems.front().message);
     try {
-      conversation = conversation_from_json(nlohmann::ordered_json::parse(text.str()));
+      conversation = conversation_from_json(nlohmann::ordered_json::parse(*text));
     } catch (const nlohmann::json::exception& error) {
       throw std::invalid_argument(std::string("not valid JSON: ") + error.what());
     }

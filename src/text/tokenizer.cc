@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <queue>
 #include <sstream>
@@ -158,12 +159,23 @@ struct AddedToken {
   bool rstrip = false;
 };
 
+// The largest tokenizer.json read (o200k's is 28 MB); devices and endless files are refused.
+constexpr std::uintmax_t kMaxTokenizerBytes = 1ull << 30;
+
 std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw TokenizerError(fmt::format("{}: no such file", path));
+  if (!std::filesystem::is_regular_file(path, ec)) throw TokenizerError(fmt::format("{}: not a regular file", path));
+  std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > kMaxTokenizerBytes) {
+    throw TokenizerError(fmt::format("{}: {} bytes; a tokenizer.json may be at most {} bytes", path, size, kMaxTokenizerBytes));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw TokenizerError(fmt::format("{}: cannot open the file", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  bytes.resize(static_cast<std::size_t>(in.gcount()));
+  return bytes;
 }
 
 }  // namespace
