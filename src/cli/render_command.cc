@@ -49,6 +49,9 @@ int run_render(const RenderOptions& options) {
   } catch (const InvalidUtf8Error& error) {
     fmt::print(stderr, "openrecipes render: {}: {}\n", options.conversation, error.what());
     return kExitProblems;
+  } catch (const std::invalid_argument& error) {
+    fmt::print(stderr, "openrecipes render: {}\n", error.what());
+    return kExitProblems;
   }
   std::size_t supervised = 0;
   for (std::uint8_t m : tokens.mask) supervised += m;
@@ -84,7 +87,9 @@ void add_render_command(CLI::App& app, const GlobalOptions&, int& exit_code) {
   auto options = std::make_shared<RenderOptions>();
   CLI::App* command = app.add_subcommand(
       "render", "Render a conversation in a model's chat format and show which tokens are supervised");
-  command->add_option("--loss-mask", options->loss_mask, "qwen3, qwen3_5 or gpt_oss")->required();
+  command->add_option("--loss-mask", options->loss_mask, "qwen3, qwen3_5 or gpt_oss")
+      ->required()
+      ->check(CLI::IsMember({"qwen3", "qwen3_5", "gpt_oss"}));
   command->add_option("--tokenizer", options->tokenizer, "A tokenizer.json")->required();
   command->add_option("CONVERSATION", options->conversation,
                       "A JSON file: a list of messages, or {\"messages\": [...]}")->required();

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -54,9 +55,9 @@ struct Shape {
 // Grouped-query attention, optionally with an output gate that doubles the query projection
 // (Qwen3-Next, Qwen3.5). Biases (Qwen2) and sinks (gpt-oss) are left out.
 std::pair<std::int64_t, std::string> gqa(const HfConfig& c, const Shape& s, bool output_gate) {
-  std::int64_t heads = c.integer("num_attention_heads");
-  std::int64_t kv_heads = c.integer_or("num_key_value_heads", heads, 1);
-  std::int64_t head_dim = c.has("head_dim") ? c.integer("head_dim") : s.hidden / std::max<std::int64_t>(heads, 1);
+  std::int64_t heads = c.integer("num_attention_heads", 1, 4096);
+  std::int64_t kv_heads = c.integer_or("num_key_value_heads", heads, 1, 4096);
+  std::int64_t head_dim = c.has("head_dim") ? c.integer("head_dim", 1, 4096) : s.hidden / std::max<std::int64_t>(heads, 1);
   std::int64_t q = s.hidden * heads * head_dim * (output_gate ? 2 : 1);
   std::int64_t kv = s.hidden * kv_heads * head_dim;
   std::int64_t o = heads * head_dim * s.hidden;
@@ -68,12 +69,12 @@ std::pair<std::int64_t, std::string> gqa(const HfConfig& c, const Shape& s, bool
 
 // Multi-head latent attention (DeepSeek-V2/V3), with or without the query LoRA.
 std::pair<std::int64_t, std::string> mla(const HfConfig& c, const Shape& s) {
-  std::int64_t heads = c.integer("num_attention_heads");
+  std::int64_t heads = c.integer("num_attention_heads", 1, 4096);
   std::int64_t q_lora = c.integer_or("q_lora_rank", 0, 0);
   std::int64_t kv_lora = c.integer("kv_lora_rank");
-  std::int64_t nope = c.integer("qk_nope_head_dim");
-  std::int64_t rope = c.integer("qk_rope_head_dim");
-  std::int64_t v = c.integer("v_head_dim");
+  std::int64_t nope = c.integer("qk_nope_head_dim", 1, 4096);
+  std::int64_t rope = c.integer("qk_rope_head_dim", 1, 4096);
+  std::int64_t v = c.integer("v_head_dim", 1, 4096);
   std::int64_t q_out = heads * (nope + rope);
   std::int64_t q = q_lora > 0 ? s.hidden * q_lora + q_lora * q_out : s.hidden * q_out;
   std::int64_t kv_a = s.hidden * (kv_lora + rope);
@@ -89,11 +90,11 @@ std::pair<std::int64_t, std::string> mla(const HfConfig& c, const Shape& s) {
 // Gated DeltaNet (Qwen3-Next, Qwen3.5): qkv H->2K+V, z H->V, b and a H->value heads, out V->H,
 // and the depthwise convolution over the 2K+V channels. A_log and dt_bias are left out.
 std::pair<std::int64_t, std::string> gated_deltanet(const HfConfig& c, const Shape& s) {
-  std::int64_t key_heads = c.integer("linear_num_key_heads");
-  std::int64_t value_heads = c.integer("linear_num_value_heads");
-  std::int64_t key_dim = key_heads * c.integer("linear_key_head_dim");
-  std::int64_t value_dim = value_heads * c.integer("linear_value_head_dim");
-  std::int64_t kernel = c.integer("linear_conv_kernel_dim");
+  std::int64_t key_heads = c.integer("linear_num_key_heads", 1, 4096);
+  std::int64_t value_heads = c.integer("linear_num_value_heads", 1, 4096);
+  std::int64_t key_dim = key_heads * c.integer("linear_key_head_dim", 1, 4096);
+  std::int64_t value_dim = value_heads * c.integer("linear_value_head_dim", 1, 4096);
+  std::int64_t kernel = c.integer("linear_conv_kernel_dim", 1, 64);
   std::int64_t channels = 2 * key_dim + value_dim;
   std::int64_t total = s.hidden * channels + s.hidden * value_dim + 2 * s.hidden * value_heads +
                        value_dim * s.hidden + channels * kernel;
@@ -138,6 +139,20 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
                         fmt::format("{} entries", layer_types.size())});
     return finish_with_problems();
   }
+  for (std::size_t i = 0; i < layer_types.size(); ++i) {
+    const std::string& type = layer_types[i];
+    if (type != "full_attention" && type != "sliding_attention" && type != "linear_attention") {
+      problems.push_back({c.file(), {1, 1}, fmt::format("layer_types[{}]", i), "config", "unknown layer type",
+                          "full_attention, sliding_attention or linear_attention", "\"" + type + "\""});
+      return finish_with_problems();
+    }
+    if (type == "linear_attention" && family != Family::kHybrid) {
+      problems.push_back({c.file(), {1, 1}, fmt::format("layer_types[{}]", i), "config",
+                          "linear attention in a model type without it", "full_attention or sliding_attention",
+                          "\"linear_attention\""});
+      return finish_with_problems();
+    }
+  }
   std::int64_t interval = family == Family::kHybrid ? c.integer_or("full_attention_interval", 4, 1) : 1;
   auto is_linear = [&](std::int64_t i) {
     if (family != Family::kHybrid) return false;
@@ -154,21 +169,21 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
       dense_ffn = c.integer("intermediate_size");
       break;
     case Family::kMixtral:
-      experts = c.integer("num_local_experts");
-      top_k = c.integer("num_experts_per_tok");
+      experts = c.integer("num_local_experts", 1, 65536);
+      top_k = c.integer("num_experts_per_tok", 1, 65536);
       expert_ffn = c.integer("intermediate_size");
       break;
     case Family::kGptOss:
-      experts = c.integer("num_local_experts");
-      top_k = c.has("num_experts_per_tok") ? c.integer("num_experts_per_tok") : c.integer("experts_per_token");
+      experts = c.integer("num_local_experts", 1, 65536);
+      top_k = c.has("num_experts_per_tok") ? c.integer("num_experts_per_tok", 1, 65536) : c.integer("experts_per_token", 1, 65536);
       expert_ffn = c.integer("intermediate_size");
       break;
     case Family::kQwenMoe:
     case Family::kHybrid:
-      experts = c.integer_or("num_experts", 0, 0);
+      experts = c.integer_or("num_experts", 0, 0, 65536);
       if (experts > 0 || family == Family::kQwenMoe) {
-        experts = c.integer("num_experts");
-        top_k = c.integer("num_experts_per_tok");
+        experts = c.integer("num_experts", 1, 65536);
+        top_k = c.integer("num_experts_per_tok", 1, 65536);
         expert_ffn = c.integer("moe_intermediate_size");
         shared_ffn = c.integer_or("shared_expert_intermediate_size", 0, 0);
         shared_gate = shared_ffn > 0;
@@ -178,15 +193,41 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
       if (experts == 0 || !mlp_only.empty() || sparse_step > 1) dense_ffn = c.integer("intermediate_size");
       break;
     case Family::kDeepSeek:
-      experts = c.integer("n_routed_experts");
-      top_k = c.integer("num_experts_per_tok");
+      experts = c.integer("n_routed_experts", 1, 65536);
+      top_k = c.integer("num_experts_per_tok", 1, 65536);
       expert_ffn = c.integer("moe_intermediate_size");
-      shared_ffn = c.integer_or("n_shared_experts", 0, 0) * expert_ffn;
+      shared_ffn = c.integer_or("n_shared_experts", 0, 0, 64) * expert_ffn;
       first_dense = c.integer_or("first_k_dense_replace", 0, 0);
       moe_frequency = c.integer_or("moe_layer_freq", 1, 1);
       if (first_dense > 0 || moe_frequency > 1) dense_ffn = c.integer("intermediate_size");
       break;
   }
+  auto inconsistent = [&](const std::string& field, const std::string& message, const std::string& expected,
+                          std::int64_t found) {
+    problems.push_back({c.file(), {1, 1}, field, "config", message, expected, std::to_string(found)});
+  };
+  const std::size_t before_consistency = problems.size();
+  if (!c.problems().empty()) return finish_with_problems();  // sizes first; relations only between valid sizes
+  if (experts > 0 && top_k > experts) {
+    inconsistent("num_experts_per_tok", "more experts per token than experts", fmt::format("at most {}", experts), top_k);
+  }
+  if (first_dense > s.layers) {
+    inconsistent("first_k_dense_replace", "more dense layers than layers", fmt::format("at most {}", s.layers), first_dense);
+  }
+  for (std::int64_t layer : mlp_only) {
+    if (layer < 0 || layer >= s.layers) {
+      inconsistent("mlp_only_layers", "a layer index outside the model", fmt::format("0 to {}", s.layers - 1), layer);
+    }
+  }
+  if (family != Family::kDeepSeek) {
+    std::int64_t heads = c.integer("num_attention_heads", 1, 4096);
+    std::int64_t kv_heads = c.integer_or("num_key_value_heads", heads, 1, 4096);
+    if (c.problems().empty() && heads % kv_heads != 0) {
+      inconsistent("num_key_value_heads", "key/value heads must divide the attention heads",
+                   fmt::format("a divisor of {}", heads), kv_heads);
+    }
+  }
+  if (problems.size() != before_consistency || !c.problems().empty()) return finish_with_problems();
   auto is_moe = [&](std::int64_t i) {
     if (experts == 0) return false;
     switch (family) {
@@ -238,7 +279,18 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
   ActiveParamCount result;
   result.model_type = model_type;
   result.components = tally.take();
-  for (const ParamComponent& component : result.components) result.active_params += component.total;
+  // Sizes are bounded one by one, not their products: add up in 128 bits and refuse what int64
+  // cannot hold instead of wrapping around.
+  __int128 total = 0;
+  for (const ParamComponent& component : result.components) {
+    total += static_cast<__int128>(component.layers) * component.per_layer;
+    if (component.per_layer < 0 || total > static_cast<__int128>(INT64_MAX)) {
+      problems.push_back({c.file(), {1, 1}, "", "config", "the sizes give more parameters than can be counted",
+                          "a real model's sizes", "N above 9.2e18"});
+      return std::nullopt;
+    }
+  }
+  result.active_params = static_cast<std::int64_t>(total);
   result.left_out = {"input embedding", "norms", "biases"};
   if (family == Family::kGptOss) result.left_out.push_back("attention sinks");
   if (family == Family::kHybrid) result.left_out.push_back("A_log and dt_bias");

@@ -158,9 +158,29 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"BillionLayers", "\"num_hidden_layers\": 32", "\"num_hidden_layers\": 1000000000", "num_hidden_layers", "too large"},
         BadConfig{"HugeVocab", "\"vocab_size\": 128256", "\"vocab_size\": 1000000000000", "vocab_size", "too large"},
         BadConfig{"UnknownType", "\"llama\"", "\"rwkv\"", "model_type", "unsupported model_type"},
-        BadConfig{"NotJson", "{", "[", "", "YAML syntax error"},
+        BadConfig{"NotJson", "{", "[", "", "not valid JSON"},
         BadConfig{"DuplicateKey", "\"vocab_size\": 128256", "\"vocab_size\": 128256, \"vocab_size\": 2", "vocab_size", "duplicate key"}),
     [](const auto& info) { return info.param.name; });
+
+TEST(ActiveParams, InconsistentSizesAreRefused) {
+  auto refuse = [](const std::string& path, const std::string& from, const std::string& to, const std::string& field) {
+    std::string text = testing::replace_all(testing::read_source_file(path), from, to);
+    Problems problems;
+    auto config = HfConfig::parse(text, "c.json", problems);
+    ASSERT_TRUE(config) << testing::describe(problems);
+    EXPECT_FALSE(count_active_params(*config, problems)) << from;
+    ASSERT_FALSE(problems.empty());
+    EXPECT_EQ(problems[0].field, field) << testing::describe(problems);
+  };
+  refuse("models/gpt-oss-20b/config.json", "\"num_experts_per_tok\": 4", "\"num_experts_per_tok\": 64", "num_experts_per_tok");
+  refuse("models/gpt-oss-20b/config.json", "\"num_key_value_heads\": 8", "\"num_key_value_heads\": 7", "num_key_value_heads");
+  refuse("models/gpt-oss-20b/config.json", "\"sliding_attention\", \"full_attention\", \"sliding_attention\"",
+         "\"banana\", \"full_attention\", \"sliding_attention\"", "layer_types[0]");
+  refuse("tests/fixtures/configs/deepseek-v3.json", "\"first_k_dense_replace\": 3", "\"first_k_dense_replace\": 100",
+         "first_k_dense_replace");
+  refuse("tests/fixtures/configs/qwen3-30b-a3b.json", "\"mlp_only_layers\": []", "\"mlp_only_layers\": [1000]",
+         "mlp_only_layers");
+}
 
 TEST(ActiveParams, UnknownTypeListsTheSupportedOnes) {
   Problems problems;

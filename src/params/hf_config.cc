@@ -6,6 +6,18 @@ namespace openrecipes {
 
 std::optional<HfConfig> HfConfig::parse(const std::string& text, const std::string& file,
                                         Problems& problems) {
+  // JSON first (the YAML reader below, used for line:column positions, would accept more).
+  if (!nlohmann::json::accept(text)) {
+    std::size_t byte = 0;
+    try {
+      nlohmann::json parsed = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& error) {
+      byte = error.byte;
+    }
+    problems.push_back({file, {1, 1}, "", "config", fmt::format("not valid JSON at byte {}", byte),
+                        "a JSON object", ""});
+    return std::nullopt;
+  }
   std::optional<YamlDocument> document = parse_yaml(text, file, problems);
   if (!document) return std::nullopt;
   if (document->root.kind != YamlNode::Kind::kMapping) {
@@ -16,7 +28,13 @@ std::optional<HfConfig> HfConfig::parse(const std::string& text, const std::stri
   HfConfig config;
   config.document_ = std::move(*document);
   const YamlNode* text_config = config.document_.root.find("text_config");
-  if (text_config && text_config->kind == YamlNode::Kind::kMapping) config.prefix_ = "text_config.";
+  if (text_config && text_config->kind == YamlNode::Kind::kMapping) {
+    config.prefix_ = "text_config.";
+  } else if (text_config && text_config->kind != YamlNode::Kind::kNull) {
+    problems.push_back({file, config.document_.position_of("text_config"), "text_config", "config",
+                        "wrong type", "an object", describe_found(*text_config)});
+    return std::nullopt;
+  }
   return config;
 }
 
@@ -41,7 +59,11 @@ void HfConfig::report(const std::string& key, std::string message, std::string e
 
 std::string HfConfig::model_type() const {
   const YamlNode* node = find("model_type");
-  if (!node || node->kind != YamlNode::Kind::kScalar) {
+  if (node && (node->kind != YamlNode::Kind::kScalar || !node->quoted)) {
+    report("model_type", "wrong type", "a string such as \"llama\"", describe_found(*node));
+    return "";
+  }
+  if (!node) {
     report("model_type", "missing model_type", "a string such as \"llama\"", "nothing");
     return "";
   }
@@ -96,7 +118,13 @@ std::vector<std::string> HfConfig::strings(const std::string& key) const {
     report(key, "wrong type", "a list of strings", describe_found(*node));
     return out;
   }
-  for (const YamlNode& item : node->items) out.push_back(item.scalar);
+  for (const YamlNode& item : node->items) {
+    if (item.kind != YamlNode::Kind::kScalar || !item.quoted) {
+      report(key, "wrong type", "a list of strings", describe_found(item));
+      return {};
+    }
+    out.push_back(item.scalar);
+  }
   return out;
 }
 

@@ -23,8 +23,9 @@ class HfConfig {
   /// `model_type` of the text part (falls back to the top level's).
   std::string model_type() const;
 
-  /// Sizes multiply into parameter counts; each stays at most this, so products fit in int64.
-  static constexpr std::int64_t kLargestSize = 1'000'000'000;
+  /// Sizes multiply into parameter counts: each stays at most 2^20 (heads, head and kernel sizes
+  /// far less; see active_params.cc) so that every per-layer product fits in int64.
+  static constexpr std::int64_t kLargestSize = 1 << 20;
 
   /// A required integer in [minimum, maximum].
   std::int64_t integer(const std::string& key, std::int64_t minimum = 1,

@@ -59,13 +59,14 @@ RenderedChat render_chatml(const Conversation& messages, LossMaskType type) {
     } else if (m.role == "assistant") {
       std::string content = m.content;
       std::string reasoning = m.reasoning;
-      std::size_t close = content.rfind("</think>");
-      if (reasoning.empty() && close != std::string::npos) {
-        std::string before = content.substr(0, close);
+      // As the template: reasoning is what precedes the first </think> (after its last <think>),
+      // content what follows the last </think>.
+      std::size_t first_close = content.find("</think>");
+      if (reasoning.empty() && first_close != std::string::npos) {
+        std::string before = strip(content.substr(0, first_close), "\n", false, true);
         std::size_t open = before.rfind("<think>");
         reasoning = strip(open == std::string::npos ? before : before.substr(open + 7), "\n", true, false);
-        reasoning = strip(reasoning, "\n", false, true);
-        content = strip(content.substr(close + 8), "\n", true, false);
+        content = strip(content.substr(content.rfind("</think>") + 8), "\n", true, false);
       }
       out.plain("<|im_start|>assistant\n");
       if (i > last_query && (i == n - 1 || !reasoning.empty())) {
@@ -124,6 +125,10 @@ RenderedChat render_harmony(const Conversation& messages) {
       }
     } else {  // tool
       std::string name = m.name.empty() ? last_tool : m.name;
+      if (name.empty()) {
+        throw std::invalid_argument(fmt::format(
+            "messages[{}]: a tool message needs a name (or an earlier tool call) in the harmony format", i));
+      }
       out.plain("<|start|>functions." + name + " to=assistant<|channel|>commentary<|message|>" + m.content + "<|end|>");
     }
   }
@@ -149,6 +154,13 @@ std::string loss_mask_name(LossMaskType type) {
       return "gpt_oss";
   }
   return "";
+}
+
+std::vector<std::string> required_special_tokens(LossMaskType type) {
+  if (type == LossMaskType::kGptOss) {
+    return {"<|start|>", "<|message|>", "<|end|>", "<|return|>", "<|channel|>", "<|call|>"};
+  }
+  return {"<|im_start|>", "<|im_end|>"};
 }
 
 RenderedChat render_chat(const Conversation& conversation, LossMaskType type) {

@@ -39,6 +39,10 @@ struct RenderedChat {
 /// - kGptOss: the harmony format (openai/harmony) with a fixed system message and the
 ///   conversation's system text as the developer message. Supervised, in each assistant message:
 ///   everything after `<|start|>assistant` through its `<|end|>`, `<|return|>` or `<|call|>`.
+/// Throws std::invalid_argument for a gpt_oss tool message whose tool cannot be named.
 RenderedChat render_chat(const Conversation& conversation, LossMaskType type);
+
+/// The special tokens a format writes; a tokenizer without them cannot render it.
+std::vector<std::string> required_special_tokens(LossMaskType type);
 
 }  // namespace openrecipes

@@ -14,11 +14,12 @@ Conversation conversation_from_json(const nlohmann::ordered_json& value) {
   for (std::size_t i = 0; i < list.size(); ++i) {
     const nlohmann::ordered_json& m = list[i];
     auto fail = [&](const std::string& field, const std::string& what) {
-      return std::invalid_argument(fmt::format("messages[{}].{}: {}", i, field, what));
+      return std::invalid_argument(fmt::format("messages[{}]{}{}: {}", i, field.empty() ? "" : ".", field, what));
     };
     if (!m.is_object()) throw fail("", "expected an object");
     Message message;
-    if (!m.contains("role") || !m.at("role").is_string()) throw fail("role", "missing (expected system, user, assistant or tool)");
+    if (!m.contains("role")) throw fail("role", "missing (expected system, user, assistant or tool)");
+    if (!m.at("role").is_string()) throw fail("role", "expected a string: system, user, assistant or tool");
     message.role = m.at("role").get<std::string>();
     if (message.role != "system" && message.role != "user" && message.role != "assistant" && message.role != "tool") {
       throw fail("role", fmt::format("unknown role '{}' (expected system, user, assistant or tool)", message.role));
@@ -29,13 +30,22 @@ Conversation conversation_from_json(const nlohmann::ordered_json& value) {
     } else if (message.role != "assistant") {
       throw fail("content", "missing");
     }
+    // reasoning_content is the name Qwen's template reads; the others are aliases, used only
+    // when it is absent.
     for (const char* key : {"reasoning_content", "reasoning", "thinking"}) {
       if (m.contains(key) && !m.at(key).is_null()) {
         if (!m.at(key).is_string()) throw fail(key, "expected a string");
         message.reasoning = m.at(key).get<std::string>();
+        break;
       }
     }
-    if (m.contains("name") && m.at("name").is_string()) message.name = m.at("name").get<std::string>();
+    if (m.contains("name") && !m.at("name").is_null()) {
+      if (!m.at("name").is_string()) throw fail("name", "expected a string");
+      message.name = m.at("name").get<std::string>();
+    }
+    if (m.contains("tool_calls") && !m.at("tool_calls").is_null() && message.role != "assistant") {
+      throw fail("tool_calls", "only assistant messages make tool calls");
+    }
     if (m.contains("tool_calls") && !m.at("tool_calls").is_null()) {
       if (!m.at("tool_calls").is_array()) throw fail("tool_calls", "expected a list");
       for (std::size_t k = 0; k < m.at("tool_calls").size(); ++k) {

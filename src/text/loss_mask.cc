@@ -1,11 +1,20 @@
 #include "text/loss_mask.h"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 
 namespace openrecipes {
 
 MaskedTokens tokenize_chat(const Tokenizer& tokenizer, const Conversation& conversation,
                            LossMaskType type, EncodeCache& cache) {
+  for (const std::string& token : required_special_tokens(type)) {
+    if (!tokenizer.added_token_id(token)) {
+      throw std::invalid_argument(fmt::format("{}: the tokenizer has no {} token, which the {} format needs; "
+                                              "use that model's tokenizer",
+                                              tokenizer.path(), token, loss_mask_name(type)));
+    }
+  }
   Conversation normalized = conversation;
   for (Message& m : normalized) {
     m.content = tokenizer.normalize(m.content);

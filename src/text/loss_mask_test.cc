@@ -85,6 +85,17 @@ TEST(LossMask, RenderingIsDeterministic) {
   EXPECT_EQ(first.text.find("Current date"), std::string::npos);
 }
 
+TEST(LossMask, AFormatNeedsItsModelsTokenizer) {
+  auto tokenizer = load("tokenizer-gptoss");
+  EncodeCache cache;
+  try {
+    tokenize_chat(*tokenizer, two_turns(), LossMaskType::kQwen35, cache);
+    FAIL() << "rendered ChatML with the gpt-oss tokenizer";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("no <|im_start|> token"), std::string::npos) << error.what();
+  }
+}
+
 TEST(Conversation, BadMessagesNameIndexAndField) {
   auto parse = [](const char* text) { return conversation_from_json(nlohmann::ordered_json::parse(text)); };
   EXPECT_THROW(parse("[]"), std::invalid_argument);

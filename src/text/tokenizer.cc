@@ -66,7 +66,14 @@ class Regex {
                                       PCRE2_NO_UTF_CHECK, data, context())
                     : pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), at,
                                   PCRE2_NO_UTF_CHECK, data, context());
-      if (rc < 0) break;
+      if (rc == PCRE2_ERROR_NOMATCH) break;
+      if (rc < 0) {
+        pcre2_match_data_free(data);
+        PCRE2_UCHAR message[256];
+        pcre2_get_error_message(rc, message, sizeof message);
+        throw TokenizerError(fmt::format("the pre-tokenizer regex failed at byte {}: {}", at,
+                                         reinterpret_cast<const char*>(message)));
+      }
       PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data);
       std::size_t begin = ovector[0], end = ovector[1];
       if (end == begin) {  // an empty match: step one character
@@ -135,6 +142,18 @@ std::string with_unicode_whitespace(const std::string& pattern) {
     if (c == ']' && in_class) in_class = false;
     out += c;
   }
+  return out;
+}
+
+// NFC with an explicit length: utf8proc_NFC stops at a NUL byte, which text may hold.
+std::string nfc_normalize(std::string_view text) {
+  utf8proc_uint8_t* result = nullptr;
+  utf8proc_ssize_t length = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                                         static_cast<utf8proc_ssize_t>(text.size()), &result,
+                                         static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+  if (length < 0) return std::string(text);
+  std::string out(reinterpret_cast<char*>(result), static_cast<std::size_t>(length));
+  std::free(result);
   return out;
 }
 
@@ -410,13 +429,8 @@ struct Tokenizer::Impl {
   void encode_text(std::string_view text, EncodeCache& cache, TokenIds& out) const {
     std::string normalized;
     if (nfc && !text.empty()) {
-      utf8proc_uint8_t* result = utf8proc_NFC(
-          reinterpret_cast<const utf8proc_uint8_t*>(std::string(text).c_str()));
-      if (result) {
-        normalized = reinterpret_cast<char*>(result);
-        std::free(result);
-        text = normalized;
-      }
+      normalized = nfc_normalize(text);
+      text = normalized;
     }
     split(text, 0, cache, out);
   }
@@ -441,6 +455,15 @@ Tokenizer::Tokenizer() : impl_(std::make_unique<Impl>()) {}
 Tokenizer::~Tokenizer() = default;
 
 std::shared_ptr<const Tokenizer> Tokenizer::load(const std::string& path) {
+  try {
+    return load_checked(path);
+  } catch (const nlohmann::json::exception& error) {
+    // A field of the wrong type somewhere the loader reads a value.
+    throw TokenizerError(fmt::format("{}: a field has the wrong type or is missing: {}", path, error.what()));
+  }
+}
+
+std::shared_ptr<const Tokenizer> Tokenizer::load_checked(const std::string& path) {
   std::string bytes = read_file(path);
   auto fail = [&](const std::string& field, const std::string& message) {
     return TokenizerError(fmt::format("{}: {}: {}", path, field, message));
@@ -530,14 +553,27 @@ std::shared_ptr<const Tokenizer> Tokenizer::load(const std::string& path) {
   ids_by_text.reserve(parsed.vocab.size());
   std::int64_t largest = -1;
   for (const auto& [text, id] : parsed.vocab) largest = std::max(largest, id);
-  for (const auto& token : json.value("added_tokens", nlohmann::json::array())) {
-    largest = std::max(largest, token.at("id").get<std::int64_t>());
+  const nlohmann::json added_tokens = json.value("added_tokens", nlohmann::json::array());
+  if (!added_tokens.is_array()) throw fail("added_tokens", "expected a list");
+  for (std::size_t i = 0; i < added_tokens.size(); ++i) {
+    const nlohmann::json& token = added_tokens[i];
+    std::string where = fmt::format("added_tokens[{}]", i);
+    if (!token.is_object() || !token.contains("id") || !token.at("id").is_number_integer()) {
+      throw fail(where + ".id", "expected an integer id");
+    }
+    if (!token.contains("content") || !token.at("content").is_string() || token.at("content").get<std::string>().empty()) {
+      throw fail(where + ".content", "expected a non-empty string");
+    }
+    std::int64_t id = token.at("id").get<std::int64_t>();
+    if (id < 0 || id >= (1 << 24)) throw fail(where + ".id", fmt::format("{} is outside 0..{}", id, (1 << 24) - 1));
+    largest = std::max(largest, id);
   }
-  if (largest >= (1 << 24)) throw fail("model.vocab", fmt::format("id {} is too large", largest));
+  if (largest >= (1 << 24)) throw fail("model.vocab", fmt::format("id {} is outside 0..{}", largest, (1 << 24) - 1));
   t.tokens_.assign(static_cast<std::size_t>(largest + 1), std::string());
   impl.ids_by_bytes.reserve(parsed.vocab.size());
   for (const auto& [text, id64] : parsed.vocab) {
     if (id64 < 0) throw fail("model.vocab", fmt::format("'{}' has a negative id", text));
+    if (!t.tokens_[static_cast<std::size_t>(id64)].empty()) throw fail("model.vocab", fmt::format("id {} appears twice", id64));
     std::int32_t id = static_cast<std::int32_t>(id64);
     std::optional<std::string> raw = byte_level_decode(text);
     if (!raw) throw fail("model.vocab", fmt::format("entry '{}' is not in the byte-level alphabet", text));
@@ -567,11 +603,15 @@ std::shared_ptr<const Tokenizer> Tokenizer::load(const std::string& path) {
 
   // Added tokens, longest first so that a token never matches inside a longer one.
   impl.special.assign(t.tokens_.size(), false);
-  for (const auto& token : json.value("added_tokens", nlohmann::json::array())) {
+  for (const auto& token : added_tokens) {
     AddedToken added{token.at("content").get<std::string>(), token.at("id").get<std::int32_t>(),
                      token.value("special", false), token.value("lstrip", false), token.value("rstrip", false)};
     if (token.value("single_word", false)) {
       throw fail("added_tokens", fmt::format("'{}': single_word is unsupported", added.content));
+    }
+    if (impl.added_by_content.count(added.content) ||
+        (!t.tokens_[static_cast<std::size_t>(added.id)].empty() && t.tokens_[static_cast<std::size_t>(added.id)] != added.content)) {
+      throw fail("added_tokens", fmt::format("'{}' (id {}) clashes with another token", added.content, added.id));
     }
     t.tokens_[static_cast<std::size_t>(added.id)] = added.content;
     impl.special[static_cast<std::size_t>(added.id)] = added.special;
@@ -630,12 +670,7 @@ std::vector<std::int32_t> Tokenizer::encode(std::string_view text, bool match_ad
 
 std::string Tokenizer::normalize(std::string_view text) const {
   if (!impl_->nfc || text.empty()) return std::string(text);
-  std::string input(text);
-  utf8proc_uint8_t* result = utf8proc_NFC(reinterpret_cast<const utf8proc_uint8_t*>(input.c_str()));
-  if (!result) return input;
-  std::string out(reinterpret_cast<char*>(result));
-  std::free(result);
-  return out;
+  return nfc_normalize(text);
 }
 
 std::string Tokenizer::decode(const std::vector<std::int32_t>& ids) const {

@@ -76,6 +76,7 @@ class Tokenizer {
 
  private:
   Tokenizer();
+  static std::shared_ptr<const Tokenizer> load_checked(const std::string& path);
   struct Impl;
   std::string path_;
   std::string sha256_;

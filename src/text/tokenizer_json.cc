@@ -177,6 +177,15 @@ TokenizerJson parse_tokenizer_json(const std::string& bytes) {
   TokenizerJson out;
   Handler handler(out);
   json::sax_parse(bytes, &handler);
+  // model.merges, when present, must have been a list (streamed); anything else stayed in `rest`.
+  if (out.rest.is_object() && out.rest.contains("model") && out.rest.at("model").is_object() &&
+      out.rest.at("model").contains("merges")) {
+    throw std::runtime_error("model.merges: expected a list of \"a b\" strings or [a, b] pairs");
+  }
+  if (out.rest.is_object() && out.rest.contains("model") && out.rest.at("model").is_object() &&
+      out.rest.at("model").contains("vocab")) {
+    throw std::runtime_error("model.vocab: expected an object of token -> id");
+  }
   return out;
 }
 

@@ -60,6 +60,11 @@ TEST(Tokenizer, QwenNormalizesToNfc) {
   EXPECT_NE(gpt_oss().encode(decomposed), gpt_oss().encode(composed));  // gpt-oss has no normalizer
 }
 
+TEST(Tokenizer, NulBytesSurviveNfc) {
+  std::string text("hello\0 world", 12);
+  EXPECT_EQ(qwen3().decode(qwen3().encode(text)), text);
+}
+
 TEST(Tokenizer, InvalidUtf8NamesTheByteOffset) {
   try {
     gpt_oss().encode(std::string("ab\xff" "c"));
@@ -78,6 +83,9 @@ TEST(Tokenizer, UnsupportedFilesFailClearly) {
       {"wordpiece.json", "unsupported pre-tokenizer 'Whitespace'"},
       {"metaspace.json", "unsupported pre-tokenizer 'Metaspace'"},
       {"lowercase.json", "unsupported normalizer 'Lowercase'"},
+      {"negative_added_id.json", "added_tokens[0].id: -1 is outside"},
+      {"wrong_typed_added.json", "added_tokens[0].content: expected a non-empty string"},
+      {"merges_not_a_list.json", "model.merges: expected a list"},
   };
   for (const auto& [file, message] : cases) {
     try {
