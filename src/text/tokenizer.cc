@@ -269,7 +269,38 @@ struct Tokenizer::Impl {
   std::vector<std::unique_ptr<Regex>> splits;  // applied in order (Isolated behaviour)
   std::unique_ptr<Regex> added_pattern;        // alternation of every added token
   std::vector<AddedToken> added;
-  std::unordered_map<std::string, std::int32_t, StringHash, std::equal_to<>> ids_by_bytes;
+  // Token bytes -> id, open addressing; the keys are the tokens' own bytes (`tokens` below).
+  struct VocabTable {
+    struct Slot {
+      std::uint64_t hash = 0;  // 0: empty
+      std::int32_t id = -1;
+    };
+    std::vector<Slot> slots;
+    const std::vector<std::string>* tokens = nullptr;
+    static std::uint64_t hash_of(std::string_view bytes) { return std::hash<std::string_view>{}(bytes) | 1; }
+    void build(const std::vector<std::string>& all, const std::vector<std::int32_t>& ids) {
+      tokens = &all;
+      std::size_t size = 16;
+      while (size < ids.size() * 2) size <<= 1;
+      slots.assign(size, Slot{});
+      for (std::int32_t id : ids) {
+        std::uint64_t hash = hash_of(all[static_cast<std::size_t>(id)]);
+        std::size_t i = hash & (size - 1);
+        while (slots[i].hash != 0) i = (i + 1) & (size - 1);
+        slots[i] = {hash, id};
+      }
+    }
+    std::optional<std::int32_t> find(std::string_view bytes) const {
+      std::uint64_t hash = hash_of(bytes);
+      std::size_t mask = slots.size() - 1;
+      for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+        const Slot& slot = slots[i];
+        if (slot.hash == 0) return std::nullopt;
+        if (slot.hash == hash && (*tokens)[static_cast<std::size_t>(slot.id)] == bytes) return slot.id;
+      }
+    }
+  };
+  VocabTable ids_by_bytes;
   std::unordered_map<std::string, std::int32_t, StringHash, std::equal_to<>> added_by_content;
   std::array<std::int32_t, 256> byte_ids{};
   struct Merge {
@@ -323,9 +354,8 @@ struct Tokenizer::Impl {
   // adjacent pair of lowest rank, leftmost first.
   void bpe(std::string_view piece, TokenIds& out) const {
     if (ignore_merges) {
-      auto whole = ids_by_bytes.find(piece);
-      if (whole != ids_by_bytes.end()) {
-        out.push_back(whole->second);
+      if (std::optional<std::int32_t> whole = ids_by_bytes.find(piece)) {
+        out.push_back(*whole);
         return;
       }
     }
@@ -570,17 +600,19 @@ std::shared_ptr<const Tokenizer> Tokenizer::load_checked(const std::string& path
   }
   if (largest >= (1 << 24)) throw fail("model.vocab", fmt::format("id {} is outside 0..{}", largest, (1 << 24) - 1));
   t.tokens_.assign(static_cast<std::size_t>(largest + 1), std::string());
-  impl.ids_by_bytes.reserve(parsed.vocab.size());
+  std::vector<std::int32_t> vocab_ids;
+  vocab_ids.reserve(parsed.vocab.size());
   for (const auto& [text, id64] : parsed.vocab) {
     if (id64 < 0) throw fail("model.vocab", fmt::format("'{}' has a negative id", text));
     if (!t.tokens_[static_cast<std::size_t>(id64)].empty()) throw fail("model.vocab", fmt::format("id {} appears twice", id64));
     std::int32_t id = static_cast<std::int32_t>(id64);
     std::optional<std::string> raw = byte_level_decode(text);
     if (!raw) throw fail("model.vocab", fmt::format("entry '{}' is not in the byte-level alphabet", text));
-    impl.ids_by_bytes.emplace(*raw, id);
+    vocab_ids.push_back(id);
     t.tokens_[static_cast<std::size_t>(id)] = std::move(*raw);
     ids_by_text.emplace(text, id);
   }
+  impl.ids_by_bytes.build(t.tokens_, vocab_ids);
   for (int b = 0; b < 256; ++b) {
     auto it = ids_by_text.find(byte_level_char(static_cast<std::uint8_t>(b)));
     if (it == ids_by_text.end()) throw fail("model.vocab", fmt::format("no token for byte 0x{:02X}", b));
