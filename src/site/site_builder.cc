@@ -6,7 +6,7 @@
 #include "catalog/yaml_fields.h"
 #include "site/page_model.h"
 #include "site/template_renderer.h"
-#include "validate/schema_check.h"
+#include "validate/catalog_loader.h"
 
 namespace openrecipes {
 namespace {
@@ -14,18 +14,8 @@ namespace {
 namespace fs = std::filesystem;
 
 std::optional<SiteSettings> load_settings(const fs::path& root, Problems& problems) {
-  std::optional<SchemaChecker> schema =
-      SchemaChecker::load((root / "schema" / "site.schema.yaml").string(), problems);
-  std::string path = (root / "site.yaml").string();
-  std::optional<std::string> text = read_text_file(path, kMaxCatalogFileBytes, problems);
-  if (!schema || !text) return std::nullopt;
-  std::optional<YamlDocument> document = parse_yaml(*text, path, problems);
+  std::optional<YamlDocument> document = load_checked_catalog_file(root, "site.yaml", problems);
   if (!document) return std::nullopt;
-  Problems found = schema->check(*document);
-  if (!found.empty()) {
-    problems.insert(problems.end(), found.begin(), found.end());
-    return std::nullopt;
-  }
   return SiteSettings{field_string(document->root, "repository_url"), field_string(document->root, "branch")};
 }
 

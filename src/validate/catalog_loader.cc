@@ -11,8 +11,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::optional<YamlDocument> load_checked(const fs::path& root, const std::string& name,
-                                         Problems& problems) {
+}  // namespace
+
+std::optional<YamlDocument> load_checked_catalog_file(const fs::path& root, const std::string& name,
+                                                      Problems& problems) {
   std::string schema_name = name.substr(0, name.find('.')) + ".schema.yaml";
   std::optional<SchemaChecker> schema =
       SchemaChecker::load((root / "schema" / schema_name).string(), problems);
@@ -28,6 +30,8 @@ std::optional<YamlDocument> load_checked(const fs::path& root, const std::string
   }
   return document;
 }
+
+namespace {
 
 // Reports a repeated value of `field` among the list items at `list`.
 template <typename T>
@@ -47,9 +51,9 @@ void check_unique(const YamlDocument& document, const std::string& list, const s
 
 std::optional<LoadedCatalog> load_catalog(const fs::path& root, Problems& problems) {
   std::size_t before = problems.size();
-  std::optional<YamlDocument> models = load_checked(root, "models.yaml", problems);
-  std::optional<YamlDocument> gpus = load_checked(root, "gpus.yaml", problems);
-  std::optional<YamlDocument> authors = load_checked(root, "authors.yaml", problems);
+  std::optional<YamlDocument> models = load_checked_catalog_file(root, "models.yaml", problems);
+  std::optional<YamlDocument> gpus = load_checked_catalog_file(root, "gpus.yaml", problems);
+  std::optional<YamlDocument> authors = load_checked_catalog_file(root, "authors.yaml", problems);
   std::optional<SchemaChecker> recipe_schema =
       SchemaChecker::load((root / "schema" / "recipe.schema.yaml").string(), problems);
   if (!models || !gpus || !authors || !recipe_schema) return std::nullopt;

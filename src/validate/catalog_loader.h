@@ -16,6 +16,12 @@ struct LoadedCatalog {
   SchemaChecker recipe_schema;
 };
 
+/// Reads `<root>/<name>` (e.g. `site.yaml`) and checks it against
+/// `<root>/schema/<stem>.schema.yaml`. Returns nullopt, adding problems, when either is missing,
+/// is not valid YAML, or the file does not conform.
+std::optional<YamlDocument> load_checked_catalog_file(const std::filesystem::path& root,
+                                                      const std::string& name, Problems& problems);
+
 /// Reads `<root>/models.yaml`, `gpus.yaml` and `authors.yaml`, checks each against
 /// `<root>/schema/<name>.schema.yaml`, checks that names and slugs are unique, counts each
 /// model's N from `<root>/models/<slug>/config.json`, and loads `schema/recipe.schema.yaml`. Returns nullopt, with problems naming file, line and field, when
