@@ -7,16 +7,24 @@
 #include "figures/figures.h"
 
 namespace openrecipes {
+namespace {
+
+// "1234567" -> "1,234,567".
+std::string group_thousands(const std::string& digits) {
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string format_thousands(double value, int decimals) {
   std::string digits = fmt::format("{:.{}f}", std::fabs(round_to(value, decimals)), decimals);
   std::size_t point = digits.find('.');
-  std::string whole = digits.substr(0, point);
-  std::string out;
-  for (std::size_t i = 0; i < whole.size(); ++i) {
-    if (i > 0 && (whole.size() - i) % 3 == 0) out += ',';
-    out += whole[i];
-  }
+  std::string out = group_thousands(digits.substr(0, point));
   if (point != std::string::npos) out += digits.substr(point);
   bool negative = value < 0 && out.find_first_not_of("0.,") != std::string::npos;
   return negative ? "-" + out : out;
@@ -25,13 +33,7 @@ std::string format_thousands(double value, int decimals) {
 std::string format_count(std::int64_t value) {
   // Exact for every int64 (a double would round counts above 2^53).
   std::uint64_t magnitude = value < 0 ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
-  std::string digits = std::to_string(magnitude);
-  std::string out = value < 0 ? "-" : "";
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
+  return (value < 0 ? "-" : "") + group_thousands(std::to_string(magnitude));
 }
 
 std::string format_usd(double usd) { return "$" + format_thousands(usd, 2); }
