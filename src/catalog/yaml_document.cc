@@ -307,14 +307,19 @@ std::optional<std::string> read_text_file(const std::string& path, std::size_t m
   if (!fs::is_regular_file(status)) return fail("not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return fail(fmt::format("cannot open: {}", std::strerror(errno)));
-  // Read up to one byte past the limit instead of trusting the size (procfs reports 0).
-  std::string text(max_bytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  // Read in chunks until the end or one byte past the limit, instead of trusting the size
+  // (procfs reports 0) or allocating the whole limit up front.
+  std::string text;
+  std::uintmax_t hint = fs::file_size(path, ec);
+  if (!ec) text.reserve(static_cast<std::size_t>(std::min<std::uintmax_t>(hint, max_bytes + 1)));
+  char chunk[1 << 16];
+  while (text.size() <= max_bytes && in.read(chunk, sizeof chunk).gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) return fail("read error");
-  text.resize(static_cast<std::size_t>(in.gcount()));
   if (text.size() > max_bytes) {
     std::uintmax_t size = fs::file_size(path, ec);
-    return fail(fmt::format("file is {} bytes; a catalog file may be at most {} bytes",
+    return fail(fmt::format("file is {} bytes; it may be at most {} bytes",
                             ec ? std::string("more than " + std::to_string(max_bytes)) : std::to_string(size),
                             max_bytes));
   }

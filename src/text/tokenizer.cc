@@ -16,6 +16,7 @@
 #include <unordered_map>
 
 #include "catalog/utf8.h"
+#include "catalog/yaml_document.h"
 #include "text/byte_level.h"
 #include "text/sha256.h"
 #include "text/tokenizer_json.h"
@@ -205,22 +206,13 @@ struct AddedToken {
 };
 
 // The largest tokenizer.json read (o200k's is 28 MB); devices and endless files are refused.
-constexpr std::uintmax_t kMaxTokenizerBytes = 1ull << 30;
+constexpr std::size_t kMaxTokenizerBytes = std::size_t{1} << 30;
 
 std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw TokenizerError(fmt::format("{}: no such file", path));
-  if (!std::filesystem::is_regular_file(path, ec)) throw TokenizerError(fmt::format("{}: not a regular file", path));
-  std::uintmax_t size = std::filesystem::file_size(path, ec);
-  if (ec || size > kMaxTokenizerBytes) {
-    throw TokenizerError(fmt::format("{}: {} bytes; a tokenizer.json may be at most {} bytes", path, size, kMaxTokenizerBytes));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw TokenizerError(fmt::format("{}: cannot open the file", path));
-  std::string bytes(static_cast<std::size_t>(size), '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(size));
-  bytes.resize(static_cast<std::size_t>(in.gcount()));
-  return bytes;
+  Problems problems;
+  std::optional<std::string> bytes = read_text_file(path, kMaxTokenizerBytes, problems);
+  if (!bytes) throw TokenizerError(fmt::format("{}: {}", path, problems.front().message));
+  return std::move(*bytes);
 }
 
 }  // namespace
