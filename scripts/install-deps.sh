@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what OpenRecipes builds with, from Debian 12 (bookworm) packages. Run as root.
 #   scripts/install-deps.sh          the build: compiler, CMake, the libraries, and from npm the
-#                                    real tokenizer files (deps/npm, pinned by its lockfile)
+#                                    real tokenizer files (deps/npm, pinned by its lockfile) and
+#                                    DuckDB's libduckdb for Parquet (deps/duckdb, scripts/fetch-duckdb.sh)
 #   scripts/install-deps.sh --test   also what the tests use: Debian's Chromium and playwright-core
 #                                    from npm (tests/browser, pinned by its lockfile)
 # Every third-party library comes from here; nothing is vendored in the repository.
@@ -52,6 +53,8 @@ fi
 
 # The real tokenizers (gpt-oss, Qwen3) and the reference tokenizers, pinned by deps/npm's lockfile.
 npm ci --prefix deps/npm --no-audit --no-fund --loglevel=error
+# DuckDB for Parquet (deps/duckdb; pinned versions and integrity in the script).
+scripts/fetch-duckdb.sh
 if $with_tests; then
   npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
 fi

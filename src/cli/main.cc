@@ -9,6 +9,7 @@
 #include "cli/build_command.h"
 #include "cli/cli_options.h"
 #include "cli/render_command.h"
+#include "cli/rows_command.h"
 #include "cli/serve_command.h"
 #include "cli/tokenize_command.h"
 #include "cli/validate_command.h"
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   add_active_params_command(app, global, exit_code);
   add_tokenize_command(app, global, exit_code);
   add_render_command(app, global, exit_code);
+  add_rows_command(app, global, exit_code);
   // Name an unknown command instead of CLI11's "A subcommand is required".
   for (int i = 1; i < argc; ++i) {
     std::string word = argv[i];
@@ -37,7 +39,7 @@ int main(int argc, char** argv) {
     if (word.rfind("-", 0) == 0) continue;
     auto named = app.get_subcommands([&](const CLI::App* command) { return command->get_name() == word; });
     if (named.empty()) {
-      std::fprintf(stderr, "openrecipes: unknown command '%s' (commands: validate, build, serve, active-params, tokenize, render; see --help)\n",
+      std::fprintf(stderr, "openrecipes: unknown command '%s' (commands: validate, build, serve, active-params, tokenize, render, rows; see --help)\n",
                    word.c_str());
       return kExitUsage;
     }

@@ -1,0 +1,201 @@
+#include "cli/rows_command.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "catalog/recipe.h"
+#include "catalog/yaml_document.h"
+#include "cli/progress_line.h"
+#include "rows/dataset_block.h"
+#include "rows/duckdb_session.h"
+#include "rows/recipe_rows_check.h"
+#include "rows/rows_builder.h"
+#include "rows/rows_file.h"
+#include "site/number_format.h"
+#include "validate/schema_check.h"
+
+namespace openrecipes::cli {
+namespace {
+
+struct BuildOptions {
+  RowsBuildOptions build;
+  std::string loss_mask;
+  std::string format = "text";
+};
+
+int run_build(BuildOptions& options) {
+  options.build.loss_mask = parse_loss_mask_type(options.loss_mask);
+  ProgressLine progress;
+  RowsBuildResult result;
+  try {
+    result = build_rows(options.build, [&](const RowsBuildProgress& p) {
+      progress.show(fmt::format("{}: {} of {} rows, {} conversations", p.stage, format_count(p.rows),
+                                format_count(p.target_rows), format_count(p.conversations)),
+                    p.stage != std::string("packing"));
+    });
+  } catch (const RowsBuildError& error) {
+    progress.clear();
+    fmt::print(stderr, "openrecipes rows build: {}\n", error.what());
+    return kExitProblems;
+  }
+  progress.clear();
+  if (options.format == "json") {
+    fmt::print("{}\n", dataset_block_json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    return kExitOk;
+  }
+  fmt::print("# {}: {} rows of {} tokens from {} of {} conversations ({} rows skipped: no supervised token)\n",
+             result.output, format_count(result.rows), format_count(result.row_tokens),
+             format_count(result.conversations_used), format_count(static_cast<std::int64_t>(result.conversations_available)),
+             format_count(result.skipped_rows));
+  fmt::print("# EOS between conversations: {} (id {})\n", result.eos_token, result.eos_id);
+  fmt::print("# Paste under workload.dataset in the recipe:\n{}", dataset_block_yaml(result));
+  return kExitOk;
+}
+
+struct VerifyOptions {
+  std::string rows;
+  std::string recipe;
+  std::string format = "text";
+};
+
+// Loads and schema-checks the recipe; prints problems and returns nullopt when it is not usable.
+std::optional<std::pair<YamlDocument, Recipe>> load_recipe(const GlobalOptions& global, const std::string& path,
+                                                            Problems& problems) {
+  std::optional<std::filesystem::path> root = resolve_root(global);
+  if (!root) return std::nullopt;
+  std::optional<SchemaChecker> schema =
+      SchemaChecker::load(((*root) / "schema" / "recipe.schema.yaml").string(), problems);
+  if (!schema) return std::nullopt;
+  std::optional<std::string> text = read_text_file(path, kMaxCatalogFileBytes, problems);
+  if (!text) return std::nullopt;
+  std::optional<YamlDocument> document = parse_yaml(*text, path, problems);
+  if (!document) return std::nullopt;
+  Problems schema_problems = schema->check(*document);
+  if (!schema_problems.empty()) {
+    problems.insert(problems.end(), schema_problems.begin(), schema_problems.end());
+    return std::nullopt;
+  }
+  Recipe recipe = recipe_from_yaml(document->root);
+  return std::make_pair(std::move(*document), std::move(recipe));
+}
+
+int run_verify(const GlobalOptions& global, const VerifyOptions& options) {
+  Problems recipe_problems;
+  std::optional<std::pair<YamlDocument, Recipe>> recipe;
+  if (!options.recipe.empty()) {
+    recipe = load_recipe(global, options.recipe, recipe_problems);
+    if (!recipe) {
+      for (const Problem& problem : recipe_problems) fmt::print(stderr, "{}\n", format_problem_line(problem));
+      if (recipe_problems.empty()) return kExitUsage;  // no catalog root; resolve_root said why
+      fmt::print(stderr, "openrecipes rows verify: {}: not a valid recipe, nothing compared\n", options.recipe);
+      return kExitProblems;
+    }
+  }
+  ProgressLine progress;
+  RowsFileSummary summary;
+  try {
+    DuckDbSession duckdb;
+    summary = read_rows_file(options.rows, duckdb, [&](std::int64_t rows) {
+      progress.show(fmt::format("reading {}: {} rows", options.rows, format_count(rows)));
+    });
+  } catch (const RowsFileError& error) {
+    progress.clear();
+    fmt::print(stderr, "openrecipes rows verify: {}\n", error.what());
+    return kExitProblems;
+  } catch (const DuckDbError& error) {
+    progress.clear();
+    fmt::print(stderr, "openrecipes rows verify: DuckDB: {}\n", error.what());
+    return kExitProblems;
+  }
+  progress.clear();
+  RecipeRowsCheck check;
+  if (recipe) check = check_rows_against_recipe(summary, recipe->first, recipe->second);
+  Problems problems = summary.problems;
+  problems.insert(problems.end(), check.problems.begin(), check.problems.end());
+
+  if (options.format == "json") {
+    nlohmann::json out = {{"file", options.rows},
+                          {"rows", summary.rows},
+                          {"row_tokens", summary.row_tokens},
+                          {"padding_tokens", summary.padding_tokens},
+                          {"supervised_tokens", summary.supervised_tokens},
+                          {"supervised_token_ratio", summary.supervised_token_ratio},
+                          {"rows_sha256", summary.rows_sha256},
+                          {"parquet_sha256", summary.parquet_sha256},
+                          {"parquet_bytes", summary.parquet_bytes},
+                          {"build", summary.build},
+                          {"problems", nlohmann::json::array()}};
+    for (const Problem& problem : problems) out["problems"].push_back(problem_to_json(problem));
+    if (recipe) {
+      out["recipe"] = {{"file", options.recipe}, {"matched", check.matched}, {"unchecked", check.unchecked}};
+    }
+    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    return problems.empty() ? kExitOk : kExitProblems;
+  }
+  auto line = [](const std::string& label, const std::string& value) { fmt::print("  {:<24}{}\n", label, value); };
+  fmt::print("{}\n", options.rows);
+  line("rows", format_count(summary.rows));
+  line("row tokens", format_count(summary.row_tokens));
+  line("padding tokens", format_count(summary.padding_tokens));
+  line("supervised tokens", fmt::format("{} (ratio {:.3f})", format_count(summary.supervised_tokens),
+                                        summary.supervised_token_ratio));
+  line("rows_sha256", summary.rows_sha256);
+  line("parquet_sha256", summary.parquet_sha256);
+  line("parquet bytes", format_count(static_cast<std::int64_t>(summary.parquet_bytes)));
+  if (summary.build.is_object()) {
+    line("built as", fmt::format("{} (loss mask {}, seed {})", summary.build.value("name", "?"),
+                                 summary.build.value("loss_mask", "?"), summary.build.value("seed", nlohmann::json()).dump()));
+    line("tokenizer.json sha256", summary.build.value("tokenizer_sha256", "?"));
+  } else {
+    line("built as", "unknown (no openrecipes.rows metadata)");
+  }
+  for (const Problem& problem : problems) fmt::print("{}\n", format_problem_line(problem));
+  if (recipe) {
+    for (const std::string& field : check.unchecked) fmt::print("{}: not checked: {}\n", options.recipe, field);
+    fmt::print("{}: {} field{} match, {} do not\n", options.recipe, check.matched.size(),
+               check.matched.size() == 1 ? "" : "s", check.problems.size());
+  }
+  fmt::print("{}\n", problems.empty() ? "ok" : fmt::format("{} problem{}", problems.size(), problems.size() == 1 ? "" : "s"));
+  return problems.empty() ? kExitOk : kExitProblems;
+}
+
+}  // namespace
+
+void add_rows_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
+  CLI::App* rows = app.add_subcommand("rows", "Build and verify the fixed SFT rows (data/README.md)");
+  rows->require_subcommand(1);
+
+  auto build = std::make_shared<BuildOptions>();
+  CLI::App* b = rows->add_subcommand(
+      "build", "Build the fixed rows from Tulu-layout conversations (Parquet or JSONL) and print the recipe's "
+               "workload.dataset block");
+  b->add_option("INPUT", build->build.inputs, "Parquet or JSONL files in the allenai/tulu-3-sft-mixture layout")
+      ->required();
+  b->add_option("--tokenizer", build->build.tokenizer_path, "A tokenizer.json")->required();
+  b->add_option("--loss-mask", build->loss_mask, "qwen3, qwen3_5 or gpt_oss")
+      ->required()
+      ->check(CLI::IsMember({"qwen3", "qwen3_5", "gpt_oss"}));
+  b->add_option("--rows", build->build.rows, "Rows to keep")->capture_default_str();
+  b->add_option("--row-tokens", build->build.row_tokens, "Tokens per row")->capture_default_str();
+  b->add_option("--seed", build->build.seed, "Seed of the global permutation")->capture_default_str();
+  b->add_option("--name", build->build.name, "Name of the row set, e.g. gptoss-tulu3-fixed8192-v1")->required();
+  b->add_option("-o,--output", build->build.output, "The rows file to write (Parquet)")->required();
+  b->add_option("--eos", build->build.eos_token,
+                "EOS token between conversations (default: eos_token of tokenizer_config.json beside the tokenizer)");
+  b->add_option("--tokenizer-name", build->build.tokenizer_label,
+                "How the recipe names the tokenizer, e.g. 'gpt-oss (gpt-oss-20b, revision 6cee5e8)'");
+  b->add_option("--threads", build->build.threads, "Threads (default: every core)");
+  b->add_option("--format", build->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  b->callback([&exit_code, build] { exit_code = run_build(*build); });
+
+  auto verify = std::make_shared<VerifyOptions>();
+  CLI::App* v = rows->add_subcommand(
+      "verify", "Recompute a rows file's figures and rows_sha256; with --recipe, check the recipe's workload");
+  v->add_option("ROWS", verify->rows, "A rows file (Parquet)")->required();
+  v->add_option("--recipe", verify->recipe, "A recipe whose workload.dataset should match");
+  v->add_option("--format", verify->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  v->callback([&global, &exit_code, verify] { exit_code = run_verify(global, *verify); });
+}
+
+}  // namespace openrecipes::cli

@@ -1,0 +1,296 @@
+#include "rows/conversation_inputs.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+namespace openrecipes {
+namespace {
+
+namespace fs = std::filesystem;
+
+InputFormat format_of(const std::string& path) {
+  std::string extension = fs::path(path).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (extension == ".parquet") return InputFormat::kParquet;
+  if (extension == ".jsonl" || extension == ".json") return InputFormat::kJsonl;
+  throw InputError(fmt::format("{}: expected a .parquet or .jsonl file, found '{}'", path,
+                               extension.empty() ? "no extension" : extension));
+}
+
+void check_readable(const std::string& path) {
+  std::error_code ec;
+  fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) throw InputError(path + ": no such file");
+  if (!fs::is_regular_file(status)) throw InputError(path + ": not a regular file");
+  std::ifstream probe(path, std::ios::binary);
+  if (!probe) throw InputError(path + ": cannot be read");
+}
+
+std::uint32_t clamp_bytes(std::uint64_t bytes) {
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(bytes, std::numeric_limits<std::uint32_t>::max()));
+}
+
+bool is_blank(const std::string& line) {
+  return line.find_first_not_of(" \t\r") == std::string::npos;
+}
+
+// Calls `take(line_number, line)` for each non-blank line (1-based numbers; a final CR removed).
+template <typename Take>
+void for_each_jsonl_line(const std::string& path, Take take) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path + ": cannot be read");
+  std::string line;
+  std::uint64_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (is_blank(line)) continue;
+    take(number, line);
+  }
+  if (in.bad()) throw InputError(path + ": read error");
+}
+
+// The Parquet columns the builder reads: `messages` (a list of structs) and, if present, `id`.
+struct ParquetLayout {
+  bool has_id = false;
+  std::uint64_t role_child = 0;
+  std::uint64_t content_child = 0;
+};
+
+ParquetLayout check_parquet_layout(const std::string& path, DuckDbSession& duckdb) {
+  ParquetLayout layout;
+  bool has_messages = false;
+  std::string found_columns;
+  try {
+    DuckDbStream columns = duckdb.stream("SELECT * FROM read_parquet(" + sql_string(path) + ") LIMIT 0");
+    for (std::uint64_t i = 0; i < columns.column_count(); ++i) {
+      std::string name = columns.column_name(i);
+      found_columns += (i ? ", " : "") + name;
+      if (name == "id") layout.has_id = true;
+      if (name != "messages") continue;
+      has_messages = true;
+      duckdb_logical_type type = columns.column_type(i);
+      std::string spelled = type_name(type);
+      bool ok = duckdb_get_type_id(type) == DUCKDB_TYPE_LIST;
+      bool has_role = false, has_content = false;
+      if (ok) {
+        duckdb_logical_type child = duckdb_list_type_child_type(type);
+        ok = duckdb_get_type_id(child) == DUCKDB_TYPE_STRUCT;
+        for (idx_t k = 0; ok && k < duckdb_struct_type_child_count(child); ++k) {
+          char* child_name = duckdb_struct_type_child_name(child, k);
+          duckdb_logical_type member = duckdb_struct_type_child_type(child, k);
+          bool is_text = duckdb_get_type_id(member) == DUCKDB_TYPE_VARCHAR;
+          std::string member_name = child_name;
+          duckdb_free(child_name);
+          duckdb_destroy_logical_type(&member);
+          if (member_name == "role" && is_text) has_role = true, layout.role_child = k;
+          if (member_name == "content" && is_text) has_content = true, layout.content_child = k;
+        }
+        duckdb_destroy_logical_type(&child);
+      }
+      duckdb_destroy_logical_type(&type);
+      if (!ok || !has_role || !has_content) {
+        throw InputError(fmt::format(
+            "{}: column messages: expected a list of STRUCT(role VARCHAR, content VARCHAR), found {}", path,
+            spelled));
+      }
+    }
+  } catch (const DuckDbError& error) {
+    throw InputError(fmt::format("{}: not a readable Parquet file ({})", path, error.what()));
+  }
+  if (!has_messages) {
+    throw InputError(fmt::format("{}: no column 'messages' (expected the layout of allenai/tulu-3-sft-mixture: "
+                                 "id, messages, source; found {})",
+                                 path, found_columns.empty() ? "no columns" : found_columns));
+  }
+  return layout;
+}
+
+// One chunk's message columns, as the C API lays them out.
+struct MessageColumns {
+  duckdb_list_entry* lists;
+  std::uint64_t* list_validity;
+  std::uint64_t* struct_validity;
+  duckdb_string_t* roles;
+  std::uint64_t* role_validity;
+  duckdb_string_t* contents;
+  std::uint64_t* content_validity;
+};
+
+// Calls `take(row, id_or_null, columns, chunk_row)` for each row of the file.
+template <typename Take>
+void for_each_parquet_row(const std::string& path, DuckDbSession& duckdb, Take take) {
+  ParquetLayout layout = check_parquet_layout(path, duckdb);
+  std::string sql = fmt::format("SELECT {}, messages FROM read_parquet({})",
+                                layout.has_id ? "CAST(id AS VARCHAR)" : "NULL::VARCHAR", sql_string(path));
+  std::uint64_t row = 0;
+  try {
+    DuckDbStream rows = duckdb.stream(sql);
+    for (DuckDbChunk chunk = rows.next(); chunk.handle(); chunk = rows.next()) {
+      duckdb_vector ids = duckdb_data_chunk_get_vector(chunk.handle(), 0);
+      duckdb_vector lists = duckdb_data_chunk_get_vector(chunk.handle(), 1);
+      duckdb_vector structs = duckdb_list_vector_get_child(lists);
+      duckdb_vector roles = duckdb_struct_vector_get_child(structs, layout.role_child);
+      duckdb_vector contents = duckdb_struct_vector_get_child(structs, layout.content_child);
+      MessageColumns columns{static_cast<duckdb_list_entry*>(duckdb_vector_get_data(lists)),
+                             duckdb_vector_get_validity(lists),
+                             duckdb_vector_get_validity(structs),
+                             static_cast<duckdb_string_t*>(duckdb_vector_get_data(roles)),
+                             duckdb_vector_get_validity(roles),
+                             static_cast<duckdb_string_t*>(duckdb_vector_get_data(contents)),
+                             duckdb_vector_get_validity(contents)};
+      auto* id_strings = static_cast<duckdb_string_t*>(duckdb_vector_get_data(ids));
+      std::uint64_t* id_validity = duckdb_vector_get_validity(ids);
+      for (std::uint64_t i = 0; i < chunk.size(); ++i, ++row) {
+        std::optional<std::string_view> id;
+        if (is_valid(id_validity, i)) id = string_at(id_strings, i);
+        take(row, id, columns, i);
+      }
+    }
+  } catch (const DuckDbError& error) {
+    throw InputError(fmt::format("{}: cannot read row {} ({})", path, row, error.what()));
+  }
+}
+
+Conversation parquet_messages(const std::string& path, std::uint64_t row, const MessageColumns& c,
+                              std::uint64_t i) {
+  if (!is_valid(c.list_validity, i)) throw InputError(fmt::format("{} row {}: messages: null", path, row));
+  const duckdb_list_entry& list = c.lists[i];
+  if (list.length == 0) throw InputError(fmt::format("{} row {}: messages: the conversation has no messages", path, row));
+  Conversation conversation;
+  conversation.reserve(list.length);
+  for (std::uint64_t k = list.offset; k < list.offset + list.length; ++k) {
+    std::uint64_t index = k - list.offset;
+    if (!is_valid(c.struct_validity, k)) {
+      throw InputError(fmt::format("{} row {}: messages[{}]: null (expected {{role, content}})", path, row, index));
+    }
+    Message message;
+    if (!is_valid(c.role_validity, k)) {
+      throw InputError(fmt::format("{} row {}: messages[{}].role: missing (expected system, user, assistant or tool)",
+                                   path, row, index));
+    }
+    message.role = std::string(string_at(c.roles, k));
+    if (message.role != "system" && message.role != "user" && message.role != "assistant" && message.role != "tool") {
+      throw InputError(fmt::format("{} row {}: messages[{}].role: unknown role '{}' (expected system, user, assistant or tool)",
+                                   path, row, index, message.role));
+    }
+    if (is_valid(c.content_validity, k)) {
+      message.content = std::string(string_at(c.contents, k));
+    } else if (message.role != "assistant") {
+      throw InputError(fmt::format("{} row {}: messages[{}].content: null (only assistant messages may omit it)",
+                                   path, row, index));
+    }
+    conversation.push_back(std::move(message));
+  }
+  return conversation;
+}
+
+std::uint64_t parquet_text_bytes(const MessageColumns& c, std::uint64_t i) {
+  if (!is_valid(c.list_validity, i)) return 0;
+  std::uint64_t bytes = 0;
+  for (std::uint64_t k = c.lists[i].offset; k < c.lists[i].offset + c.lists[i].length; ++k) {
+    bytes += 16;  // the chat format's framing, roughly
+    if (is_valid(c.content_validity, k)) bytes += duckdb_string_t_length(c.contents[k]);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+void parse_source_conversation(SourceConversation& conversation) {
+  if (conversation.json.empty()) return;
+  nlohmann::ordered_json value;
+  try {
+    value = nlohmann::ordered_json::parse(conversation.json);
+  } catch (const nlohmann::json::exception& error) {
+    throw InputError(fmt::format("{}: not valid JSON ({})", conversation.where, error.what()));
+  }
+  if (!value.is_object()) {
+    throw InputError(fmt::format("{}: expected an object with id and messages, found {}", conversation.where,
+                                 value.type_name()));
+  }
+  if (value.contains("id") && !value.at("id").is_null()) {
+    const auto& id = value.at("id");
+    if (id.is_string()) {
+      conversation.id = id.get<std::string>();
+    } else if (id.is_number_integer()) {
+      conversation.id = id.dump();
+    } else {
+      throw InputError(fmt::format("{}: id: expected a string, found {}", conversation.where, id.type_name()));
+    }
+  }
+  if (!value.contains("messages")) {
+    throw InputError(fmt::format("{}: messages: missing (expected a list of {{role, content}})", conversation.where));
+  }
+  try {
+    conversation.messages = conversation_from_json(value);
+  } catch (const std::invalid_argument& error) {
+    throw InputError(fmt::format("{}: {}", conversation.where, error.what()));
+  }
+  conversation.json.clear();
+  conversation.json.shrink_to_fit();
+}
+
+ConversationIndex scan_inputs(const std::vector<std::string>& paths, DuckDbSession& duckdb) {
+  ConversationIndex index;
+  if (paths.empty()) throw InputError("no input files");
+  for (const std::string& path : paths) {
+    ConversationInput input{path, format_of(path), 0};
+    check_readable(path);
+    if (input.format == InputFormat::kJsonl) {
+      for_each_jsonl_line(path, [&](std::uint64_t, const std::string& line) {
+        index.text_bytes.push_back(clamp_bytes(line.size()));
+        ++input.conversations;
+      });
+    } else {
+      for_each_parquet_row(path, duckdb,
+                           [&](std::uint64_t, std::optional<std::string_view>, const MessageColumns& c, std::uint64_t i) {
+                             index.text_bytes.push_back(clamp_bytes(parquet_text_bytes(c, i)));
+                             ++input.conversations;
+                           });
+    }
+    index.inputs.push_back(std::move(input));
+  }
+  return index;
+}
+
+void read_conversations(const ConversationIndex& index, DuckDbSession& duckdb,
+                        const std::function<SourceConversation*(std::uint64_t)>& slot_for) {
+  std::uint64_t global = 0;
+  for (const ConversationInput& input : index.inputs) {
+    std::uint64_t first = global;
+    if (input.format == InputFormat::kJsonl) {
+      for_each_jsonl_line(input.path, [&](std::uint64_t line_number, const std::string& line) {
+        if (global - first >= input.conversations) throw InputError(input.path + ": changed while being read");
+        if (SourceConversation* slot = slot_for(global)) {
+          slot->where = fmt::format("{}:{}", input.path, line_number);
+          slot->id = slot->where;
+          slot->json = line;
+        }
+        ++global;
+      });
+    } else {
+      for_each_parquet_row(input.path, duckdb,
+                           [&](std::uint64_t row, std::optional<std::string_view> id, const MessageColumns& c,
+                               std::uint64_t i) {
+                             if (row >= input.conversations) throw InputError(input.path + ": changed while being read");
+                             if (SourceConversation* slot = slot_for(global)) {
+                               slot->where = fmt::format("{} row {}", input.path, row);
+                               slot->id = id ? std::string(*id) : fmt::format("{}#{}", input.path, row);
+                               slot->messages = parquet_messages(input.path, row, c, i);
+                             }
+                             ++global;
+                           });
+    }
+    if (global - first != input.conversations) throw InputError(input.path + ": changed while being read");
+  }
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,22 @@
+// The `workload.dataset` lines a rows build prints for a recipe (seed 002's layout), ready to paste.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "rows/rows_builder.h"
+
+namespace openrecipes {
+
+/// `rows_sha256:` and the `build:` mapping, indented to sit under `workload.dataset` (4 and 6
+/// spaces). Strings YAML would misread are double-quoted; the ratio has 3 decimals, as in seed 002.
+std::string dataset_block_yaml(const RowsBuildResult& result);
+
+/// The same fields as JSON: {"rows_sha256": ..., "build": {...}}, plus the build's counts.
+nlohmann::ordered_json dataset_block_json(const RowsBuildResult& result);
+
+/// `text` as a YAML scalar: plain when a reader cannot mistake it, else a double-quoted string.
+std::string yaml_scalar(const std::string& text);
+
+}  // namespace openrecipes

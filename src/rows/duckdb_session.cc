@@ -1,0 +1,171 @@
+#include "rows/duckdb_session.h"
+
+#include <duckdb.h>
+
+#include <string>
+
+namespace openrecipes {
+
+DuckDbChunk::~DuckDbChunk() {
+  if (chunk_) duckdb_destroy_data_chunk(&chunk_);
+}
+
+DuckDbChunk& DuckDbChunk::operator=(DuckDbChunk&& other) noexcept {
+  if (this != &other) {
+    if (chunk_) duckdb_destroy_data_chunk(&chunk_);
+    chunk_ = other.chunk_;
+    other.chunk_ = nullptr;
+  }
+  return *this;
+}
+
+std::uint64_t DuckDbChunk::size() const { return chunk_ ? duckdb_data_chunk_get_size(chunk_) : 0; }
+
+struct DuckDbStream::Impl {
+  duckdb_result result{};
+  duckdb_prepared_statement statement = nullptr;
+  ~Impl() {
+    duckdb_destroy_result(&result);
+    if (statement) duckdb_destroy_prepare(&statement);
+  }
+};
+
+DuckDbStream::DuckDbStream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DuckDbStream::DuckDbStream(DuckDbStream&&) noexcept = default;
+DuckDbStream::~DuckDbStream() = default;
+
+DuckDbChunk DuckDbStream::next() {
+  duckdb_data_chunk chunk = duckdb_fetch_chunk(impl_->result);
+  if (!chunk) {
+    // A null chunk is either the end or a failure while executing; only the error tells which.
+    const char* error = duckdb_result_error(&impl_->result);
+    if (error && *error) throw DuckDbError(error);
+  }
+  return DuckDbChunk(chunk);
+}
+
+std::uint64_t DuckDbStream::column_count() { return duckdb_column_count(&impl_->result); }
+
+std::string DuckDbStream::column_name(std::uint64_t index) {
+  const char* name = duckdb_column_name(&impl_->result, index);
+  return name ? name : "";
+}
+
+duckdb_logical_type DuckDbStream::column_type(std::uint64_t index) {
+  return duckdb_column_logical_type(&impl_->result, index);
+}
+
+std::string type_name(duckdb_logical_type type) {
+  switch (duckdb_get_type_id(type)) {
+    case DUCKDB_TYPE_BOOLEAN: return "BOOLEAN";
+    case DUCKDB_TYPE_TINYINT: return "TINYINT";
+    case DUCKDB_TYPE_SMALLINT: return "SMALLINT";
+    case DUCKDB_TYPE_INTEGER: return "INTEGER";
+    case DUCKDB_TYPE_BIGINT: return "BIGINT";
+    case DUCKDB_TYPE_UTINYINT: return "UTINYINT";
+    case DUCKDB_TYPE_USMALLINT: return "USMALLINT";
+    case DUCKDB_TYPE_UINTEGER: return "UINTEGER";
+    case DUCKDB_TYPE_UBIGINT: return "UBIGINT";
+    case DUCKDB_TYPE_FLOAT: return "FLOAT";
+    case DUCKDB_TYPE_DOUBLE: return "DOUBLE";
+    case DUCKDB_TYPE_VARCHAR: return "VARCHAR";
+    case DUCKDB_TYPE_BLOB: return "BLOB";
+    case DUCKDB_TYPE_LIST: {
+      duckdb_logical_type child = duckdb_list_type_child_type(type);
+      std::string name = type_name(child) + "[]";
+      duckdb_destroy_logical_type(&child);
+      return name;
+    }
+    case DUCKDB_TYPE_STRUCT: {
+      std::string name = "STRUCT(";
+      idx_t count = duckdb_struct_type_child_count(type);
+      for (idx_t i = 0; i < count; ++i) {
+        char* child_name = duckdb_struct_type_child_name(type, i);
+        duckdb_logical_type child = duckdb_struct_type_child_type(type, i);
+        name += (i ? ", " : "") + std::string(child_name) + " " + type_name(child);
+        duckdb_free(child_name);
+        duckdb_destroy_logical_type(&child);
+      }
+      return name + ")";
+    }
+    default: return "another type (DuckDB type " + std::to_string(duckdb_get_type_id(type)) + ")";
+  }
+}
+
+DuckDbSession::DuckDbSession(unsigned threads) {
+  duckdb_config config = nullptr;
+  if (duckdb_create_config(&config) == DuckDBError) throw DuckDbError("cannot create a DuckDB config");
+  if (threads > 0) duckdb_set_config(config, "threads", std::to_string(threads).c_str());
+  // Results must come back in file order: the rows' order is part of their identity.
+  duckdb_set_config(config, "preserve_insertion_order", "true");
+  // No extension downloads (machines here are offline; Parquet is built into libduckdb).
+  duckdb_set_config(config, "autoinstall_known_extensions", "false");
+  duckdb_set_config(config, "autoload_known_extensions", "false");
+  char* error = nullptr;
+  duckdb_state state = duckdb_open_ext(nullptr, &database_, config, &error);
+  duckdb_destroy_config(&config);
+  if (state == DuckDBError) {
+    std::string message = error ? error : "cannot open an in-memory DuckDB database";
+    duckdb_free(error);
+    throw DuckDbError(message);
+  }
+  if (duckdb_connect(database_, &connection_) == DuckDBError) {
+    duckdb_close(&database_);
+    throw DuckDbError("cannot connect to the in-memory DuckDB database");
+  }
+}
+
+DuckDbSession::~DuckDbSession() {
+  if (connection_) duckdb_disconnect(&connection_);
+  if (database_) duckdb_close(&database_);
+}
+
+void DuckDbSession::execute(const std::string& sql) {
+  duckdb_result result;
+  duckdb_state state = duckdb_query(connection_, sql.c_str(), &result);
+  std::string error = state == DuckDBError ? duckdb_result_error(&result) : "";
+  duckdb_destroy_result(&result);
+  if (state == DuckDBError) throw DuckDbError(error);
+}
+
+std::string DuckDbSession::query_text(const std::string& sql) {
+  DuckDbStream rows = stream(sql);
+  DuckDbChunk chunk = rows.next();
+  if (chunk.size() == 0 || duckdb_data_chunk_get_column_count(chunk.handle()) == 0) {
+    throw DuckDbError("the query returned no rows: " + sql);
+  }
+  duckdb_vector column = duckdb_data_chunk_get_vector(chunk.handle(), 0);
+  duckdb_logical_type type = duckdb_vector_get_column_type(column);
+  duckdb_type id = duckdb_get_type_id(type);
+  duckdb_destroy_logical_type(&type);
+  if (id != DUCKDB_TYPE_VARCHAR) throw DuckDbError("query_text needs a VARCHAR column: " + sql);
+  std::uint64_t* validity = duckdb_vector_get_validity(column);
+  if (validity && !duckdb_validity_row_is_valid(validity, 0)) return "";
+  auto* strings = static_cast<duckdb_string_t*>(duckdb_vector_get_data(column));
+  return std::string(duckdb_string_t_data(&strings[0]), duckdb_string_t_length(strings[0]));
+}
+
+DuckDbStream DuckDbSession::stream(const std::string& sql) {
+  auto impl = std::make_unique<DuckDbStream::Impl>();
+  if (duckdb_prepare(connection_, sql.c_str(), &impl->statement) == DuckDBError) {
+    throw DuckDbError(duckdb_prepare_error(impl->statement));
+  }
+  if (duckdb_execute_prepared_streaming(impl->statement, &impl->result) == DuckDBError) {
+    throw DuckDbError(duckdb_result_error(&impl->result));
+  }
+  return DuckDbStream(std::move(impl));
+}
+
+std::string sql_string(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  out += '\'';
+  return out;
+}
+
+std::string duckdb_version() { return duckdb_library_version(); }
+
+}  // namespace openrecipes

@@ -1,0 +1,100 @@
+#include "rows/recipe_rows_check.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace openrecipes {
+namespace {
+
+// The first run of exactly 64 lowercase hex digits in `text`, or "".
+std::string find_sha256(const std::string& text) {
+  std::size_t run = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    bool hex = i < text.size() && ((text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f'));
+    if (hex) {
+      ++run;
+    } else {
+      if (run == 64) return text.substr(i - 64, 64);
+      run = 0;
+    }
+  }
+  return "";
+}
+
+struct Checker {
+  const YamlDocument& document;
+  RecipeRowsCheck& out;
+
+  bool states(const std::string& field) const { return document.positions.count(field) > 0; }
+
+  template <typename T>
+  void check(const std::string& field, const T& from_rows, const T& in_recipe, bool equal) {
+    if (!states(field)) return;
+    if (equal) {
+      out.matched.push_back(field);
+      return;
+    }
+    std::string short_name = field.substr(field.rfind('.') + 1);
+    out.problems.push_back({document.file, document.position_of(field), field, "rows." + short_name,
+                            "does not match the rows file", fmt::format("{}", from_rows),
+                            fmt::format("{}", in_recipe)});
+  }
+  template <typename T>
+  void check(const std::string& field, const T& from_rows, const T& in_recipe) {
+    check(field, from_rows, in_recipe, from_rows == in_recipe);
+  }
+};
+
+}  // namespace
+
+RecipeRowsCheck check_rows_against_recipe(const RowsFileSummary& rows, const YamlDocument& document,
+                                          const Recipe& recipe) {
+  RecipeRowsCheck out;
+  Checker c{document, out};
+  const Dataset& dataset = recipe.workload.dataset;
+  const DatasetBuild& build = dataset.build;
+  const std::string b = "workload.dataset.build.";
+  c.check("workload.row_tokens", rows.row_tokens, recipe.workload.row_tokens);
+  c.check("workload.dataset.rows_sha256", rows.rows_sha256, dataset.rows_sha256);
+  c.check(b + "rows", rows.rows, build.rows);
+  c.check(b + "row_tokens", rows.row_tokens, build.row_tokens);
+  c.check(b + "padding_tokens", rows.padding_tokens, build.padding_tokens);
+  if (build.supervised_token_ratio) {
+    // Recipes state the ratio to 3 decimals (seed 002: 0.621).
+    c.check(b + "supervised_token_ratio", fmt::format("{:.3f}", rows.supervised_token_ratio),
+            fmt::format("{:.3f}", *build.supervised_token_ratio),
+            std::fabs(rows.supervised_token_ratio - *build.supervised_token_ratio) <= 0.0005 + 1e-12);
+  }
+  c.check(b + "parquet_sha256", rows.parquet_sha256, build.parquet_sha256);
+  c.check(b + "parquet_bytes", static_cast<std::int64_t>(rows.parquet_bytes), build.parquet_bytes);
+
+  // What only the file's build metadata knows.
+  const nlohmann::json& meta = rows.build;
+  auto from_meta = [&](const char* key, const std::string& field, auto in_recipe) {
+    using T = decltype(in_recipe);
+    if (!meta.is_object() || !meta.contains(key)) {
+      out.unchecked.push_back(field + " (the rows file has no build metadata)");
+      return;
+    }
+    try {
+      c.check(field, meta.at(key).get<T>(), in_recipe);
+    } catch (const nlohmann::json::exception&) {
+      out.unchecked.push_back(field + " (the file's build metadata holds a " + meta.at(key).type_name() + ")");
+    }
+  };
+  from_meta("loss_mask", b + "loss_mask", build.loss_mask);
+  from_meta("seed", b + "seed", static_cast<std::uint64_t>(build.seed));
+  from_meta("name", b + "name", build.name);
+  std::string tokenizer_sha256 = find_sha256(build.tokenizer);
+  if (tokenizer_sha256.empty()) {
+    out.problems.push_back({document.file, document.position_of(b + "tokenizer"), b + "tokenizer",
+                            "rows.tokenizer", "names no tokenizer.json sha256 (64 hex digits) to check",
+                            meta.is_object() ? meta.value("tokenizer_sha256", "") : "", build.tokenizer});
+  } else {
+    from_meta("tokenizer_sha256", b + "tokenizer", tokenizer_sha256);
+  }
+  return out;
+}
+
+}  // namespace openrecipes
