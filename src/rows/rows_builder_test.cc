@@ -1,0 +1,270 @@
+#include "rows/rows_builder.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "rows/duckdb_session.h"
+#include "rows/rows_file.h"
+#include "rows/rows_hash.h"
+#include "rows/seeded_shuffle.h"
+#include "test_support.h"
+#include "text/loss_mask.h"
+#include "text/tokenizer.h"
+
+namespace openrecipes {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string fixture_jsonl() { return testing::source_dir() + "/tests/fixtures/rows/conversations.jsonl"; }
+
+// The fixture's conversations as Parquet in the Tulu layout, written through DuckDB.
+std::string write_parquet_copy(const std::string& dir) {
+  std::string path = dir + "/conversations.parquet";
+  DuckDbSession duckdb;
+  duckdb.execute("COPY (SELECT * FROM read_json(" + sql_string(fixture_jsonl()) +
+                 ", format = 'newline_delimited', columns = {id: 'VARCHAR', messages: "
+                 "'STRUCT(role VARCHAR, content VARCHAR)[]', source: 'VARCHAR'})) TO " +
+                 sql_string(path) + " (FORMAT parquet)");
+  return path;
+}
+
+RowsBuildOptions small_build(const std::string& dir, const std::string& name = "rows.parquet") {
+  RowsBuildOptions options;
+  options.inputs = {fixture_jsonl()};
+  options.tokenizer_path = testing::npm_tokenizer_path("tokenizer-gptoss");
+  options.loss_mask = LossMaskType::kGptOss;
+  options.rows = 20;
+  options.row_tokens = 64;
+  options.seed = 42;
+  options.name = "fixture-rows";
+  options.output = dir + "/" + name;
+  return options;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(RowsBuild, ParquetAndJsonlInputsGiveTheSameRows) {
+  std::string dir = testing::fresh_dir("rows_formats");
+  RowsBuildResult from_jsonl = build_rows(small_build(dir, "a.parquet"));
+  RowsBuildOptions options = small_build(dir, "b.parquet");
+  options.inputs = {write_parquet_copy(dir)};
+  RowsBuildResult from_parquet = build_rows(options);
+  EXPECT_EQ(from_jsonl.rows, 20);
+  EXPECT_EQ(from_jsonl.rows_sha256, from_parquet.rows_sha256);
+  EXPECT_EQ(from_jsonl.conversations_used, from_parquet.conversations_used);
+  EXPECT_EQ(from_jsonl.conversations_available, 24u);
+}
+
+TEST(RowsBuild, TheSameSeedGivesTheSameBytesWhateverTheThreadCount) {
+  std::string dir = testing::fresh_dir("rows_deterministic");
+  RowsBuildOptions one = small_build(dir, "one.parquet");
+  one.threads = 1;
+  RowsBuildOptions two = small_build(dir, "two.parquet");
+  two.threads = 2;
+  RowsBuildResult a = build_rows(one);
+  RowsBuildResult b = build_rows(two);
+  EXPECT_EQ(a.rows_sha256, b.rows_sha256);
+  EXPECT_EQ(a.parquet_sha256, b.parquet_sha256);
+  EXPECT_EQ(read_file(one.output), read_file(two.output));
+}
+
+TEST(RowsBuild, ADifferentSeedChangesTheRows) {
+  std::string dir = testing::fresh_dir("rows_seed");
+  RowsBuildOptions other = small_build(dir, "other.parquet");
+  other.seed = 43;
+  EXPECT_NE(build_rows(small_build(dir)).rows_sha256, build_rows(other).rows_sha256);
+}
+
+// The rows equal an independent packing of the conversations rendered one by one: permutation
+// order, EOS after each, cut every 64 tokens, unsupervised rows dropped.
+TEST(RowsBuild, RowsAreTheRenderedConversationsPackedAsDocumented) {
+  std::string dir = testing::fresh_dir("rows_reference");
+  RowsBuildOptions options = small_build(dir);
+  options.row_tokens = 16;  // small enough that the long prompts fill whole unsupervised rows
+  options.rows = 45;
+  RowsBuildResult result = build_rows(options);
+
+  auto tokenizer = Tokenizer::load(options.tokenizer_path);
+  std::vector<nlohmann::ordered_json> lines;
+  std::ifstream in(fixture_jsonl());
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::ordered_json::parse(line));
+  std::int32_t eos = *tokenizer->added_token_id("<|return|>");
+  std::vector<std::int32_t> ids;
+  std::vector<std::uint8_t> mask;
+  EncodeCache cache;
+  for (std::uint32_t index : seeded_permutation(static_cast<std::uint32_t>(lines.size()), 42)) {
+    MaskedTokens tokens = tokenize_chat(*tokenizer, conversation_from_json(lines[index]), LossMaskType::kGptOss, cache);
+    ids.insert(ids.end(), tokens.ids.begin(), tokens.ids.end());
+    mask.insert(mask.end(), tokens.mask.begin(), tokens.mask.end());
+    ids.push_back(eos);
+    mask.push_back(0);
+  }
+  std::string bytes;
+  int kept = 0, skipped = 0;
+  for (std::size_t start = 0; start + 16 <= ids.size() && kept < 45; start += 16) {
+    int supervised = 0;
+    for (std::size_t k = start; k < start + 16; ++k) supervised += mask[k];
+    if (supervised == 0) {
+      ++skipped;
+      continue;
+    }
+    for (std::size_t k = start; k < start + 16; ++k) {
+      for (int b = 0; b < 4; ++b) bytes += static_cast<char>((static_cast<std::uint32_t>(ids[k]) >> (8 * b)) & 0xff);
+    }
+    for (std::size_t k = start; k < start + 16; ++k) bytes += static_cast<char>(mask[k]);
+    ++kept;
+  }
+  ASSERT_EQ(kept, 45);
+  EXPECT_GT(skipped, 0);
+  EXPECT_EQ(result.skipped_rows, skipped);
+  EXPECT_EQ(result.rows_sha256, sha256_hex(bytes));
+  EXPECT_EQ(result.eos_token, "<|return|>");
+}
+
+TEST(RowsBuild, TheFileReadsBackToTheBuildsFigures) {
+  std::string dir = testing::fresh_dir("rows_readback");
+  RowsBuildResult result = build_rows(small_build(dir));
+  DuckDbSession duckdb;
+  RowsFileSummary summary = read_rows_file(result.output, duckdb);
+  EXPECT_TRUE(summary.problems.empty()) << testing::describe(summary.problems);
+  EXPECT_EQ(summary.rows, result.rows);
+  EXPECT_EQ(summary.row_tokens, 64);
+  EXPECT_EQ(summary.padding_tokens, 0);
+  EXPECT_EQ(summary.supervised_tokens, result.supervised_tokens);
+  EXPECT_DOUBLE_EQ(summary.supervised_token_ratio, result.supervised_token_ratio);
+  EXPECT_EQ(summary.rows_sha256, result.rows_sha256);
+  EXPECT_EQ(summary.parquet_sha256, result.parquet_sha256);
+  EXPECT_EQ(summary.parquet_bytes, result.parquet_bytes);
+  EXPECT_EQ(summary.build.value("name", ""), "fixture-rows");
+  EXPECT_EQ(summary.build.value("tokenizer_sha256", ""), result.tokenizer_sha256);
+}
+
+TEST(RowsBuild, RunningOutOfConversationsFailsAndWritesNothing) {
+  std::string dir = testing::fresh_dir("rows_run_out");
+  RowsBuildOptions options = small_build(dir);
+  options.rows = 100000;
+  try {
+    build_rows(options);
+    FAIL() << "expected RowsBuildError";
+  } catch (const RowsBuildError& error) {
+    EXPECT_NE(std::string(error.what()).find("ran out"), std::string::npos) << error.what();
+  }
+  EXPECT_TRUE(fs::is_empty(dir));
+}
+
+// Builds from `lines` written as a JSONL input; returns the error message ("" on success).
+std::string build_error(const std::string& dir, const std::string& lines, RowsBuildOptions options) {
+  std::ofstream(dir + "/input.jsonl") << lines;
+  options.inputs = {dir + "/input.jsonl"};
+  try {
+    build_rows(options);
+  } catch (const RowsBuildError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(RowsBuild, BadInputsAreNamedByFileLineAndField) {
+  std::string dir = testing::fresh_dir("rows_bad_inputs");
+  RowsBuildOptions options = small_build(dir);
+  options.rows = 1;
+  std::string good = read_file(fixture_jsonl());
+  std::string input = dir + "/input.jsonl";
+  EXPECT_NE(build_error(dir, "{\"id\": \"x\", \"messages\": [\n", options).find(input + ":1: not valid JSON"),
+            std::string::npos);
+  EXPECT_NE(build_error(dir, "\n{\"id\": \"x\", \"messages\": [{\"role\": \"robot\", \"content\": \"hi\"}]}\n", options)
+                .find(input + ":2: messages[0].role: unknown role 'robot'"),
+            std::string::npos);
+  EXPECT_NE(build_error(dir, "[1, 2]\n", options).find(input + ":1: expected an object"), std::string::npos);
+  EXPECT_NE(build_error(dir, "{\"id\": \"x\"}\n", options).find(input + ":1: messages: missing"), std::string::npos);
+  EXPECT_NE(build_error(dir, "\n \n", options).find("no conversations"), std::string::npos);
+
+  options.inputs = {dir + "/missing.jsonl"};
+  try {
+    build_rows(options);
+    FAIL();
+  } catch (const RowsBuildError& error) {
+    EXPECT_NE(std::string(error.what()).find("missing.jsonl: no such file"), std::string::npos) << error.what();
+  }
+  options.inputs = {fixture_jsonl() + ".txt"};
+  EXPECT_THROW(build_rows(options), RowsBuildError);
+}
+
+TEST(RowsBuild, ParquetOfTheWrongLayoutIsRefusedByColumn) {
+  std::string dir = testing::fresh_dir("rows_bad_parquet");
+  DuckDbSession duckdb;
+  std::string wrong = dir + "/wrong.parquet";
+  duckdb.execute("COPY (SELECT 'x' AS id, 'hello' AS messages) TO " + sql_string(wrong) + " (FORMAT parquet)");
+  std::string no_messages = dir + "/no_messages.parquet";
+  duckdb.execute("COPY (SELECT 'x' AS id) TO " + sql_string(no_messages) + " (FORMAT parquet)");
+  std::string not_parquet = dir + "/text.parquet";
+  std::ofstream(not_parquet) << "not parquet";
+  RowsBuildOptions options = small_build(dir);
+  for (const auto& [path, expected] : std::vector<std::pair<std::string, std::string>>{
+           {wrong, "column messages: expected a list of STRUCT(role VARCHAR, content VARCHAR), found VARCHAR"},
+           {no_messages, "no column 'messages'"},
+           {not_parquet, "not a readable Parquet file"}}) {
+    options.inputs = {path};
+    try {
+      build_rows(options);
+      ADD_FAILURE() << path;
+    } catch (const RowsBuildError& error) {
+      EXPECT_NE(std::string(error.what()).find(path + ": " + expected), std::string::npos) << error.what();
+    }
+  }
+}
+
+TEST(RowsBuild, AFailedBuildLeavesTheOldFileAndNoTemporaryFile) {
+  std::string dir = testing::fresh_dir("rows_atomic");
+  RowsBuildOptions options = small_build(dir);
+  std::ofstream(options.output) << "the previous rows";
+  options.rows = 100000;
+  EXPECT_THROW(build_rows(options), RowsBuildError);
+  EXPECT_EQ(read_file(options.output), "the previous rows");
+  options.rows = 5;
+  options.output = dir + "/no-such-folder/rows.parquet";
+  EXPECT_THROW(build_rows(options), RowsBuildError);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+TEST(RowsBuild, TheEosTokenComesFromTheTokenizerConfigOrTheOption) {
+  std::string dir = testing::fresh_dir("rows_eos");
+  RowsBuildOptions options = small_build(dir);
+  options.eos_token = "<|endoftext|>";
+  RowsBuildResult result = build_rows(options);
+  EXPECT_EQ(result.eos_token, "<|endoftext|>");
+  EXPECT_NE(result.rows_sha256, build_rows(small_build(dir, "default.parquet")).rows_sha256);
+  options.eos_token = "not-a-token";
+  EXPECT_THROW(build_rows(options), RowsBuildError);
+  // A tokenizer.json without tokenizer_config.json beside it needs --eos.
+  fs::copy_file(options.tokenizer_path, dir + "/tokenizer.json");
+  options.tokenizer_path = dir + "/tokenizer.json";
+  options.eos_token = "";
+  try {
+    build_rows(options);
+    FAIL();
+  } catch (const RowsBuildError& error) {
+    EXPECT_NE(std::string(error.what()).find("--eos"), std::string::npos) << error.what();
+  }
+}
+
+TEST(RowsBuild, AQwenTokenizerCannotBuildGptOssRows) {
+  std::string dir = testing::fresh_dir("rows_wrong_tokenizer");
+  RowsBuildOptions options = small_build(dir);
+  options.tokenizer_path = testing::npm_tokenizer_path("tokenizer-qwen3");
+  EXPECT_THROW(build_rows(options), RowsBuildError);
+  options.loss_mask = LossMaskType::kQwen35;
+  options.rows = 10;
+  RowsBuildResult result = build_rows(options);
+  EXPECT_EQ(result.eos_token, "<|im_end|>");
+  EXPECT_EQ(result.loss_mask, "qwen3_5");
+}
+
+}  // namespace
+}  // namespace openrecipes

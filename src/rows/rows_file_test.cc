@@ -1,0 +1,130 @@
+#include "rows/rows_file.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "rows/rows_builder.h"
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One small rows file built from the fixture conversations, shared by the tests.
+const RowsBuildResult& built() {
+  static const RowsBuildResult result = [] {
+    RowsBuildOptions options;
+    options.inputs = {testing::source_dir() + "/tests/fixtures/rows/conversations.jsonl"};
+    options.tokenizer_path = testing::npm_tokenizer_path("tokenizer-gptoss");
+    options.rows = 12;
+    options.row_tokens = 64;
+    options.name = "fixture-rows";
+    options.output = testing::fresh_dir("rows_file_shared") + "/rows.parquet";
+    return build_rows(options);
+  }();
+  return result;
+}
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// read_rows_file's error for `path`, or "" when it reads.
+std::string read_error(const std::string& path) {
+  try {
+    DuckDbSession duckdb;
+    read_rows_file(path, duckdb);
+  } catch (const RowsFileError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(RowsFile, ATruncatedFileIsRefusedNamingTheFile) {
+  std::string dir = testing::fresh_dir("rows_file_truncated");
+  std::string whole = bytes_of(built().output);
+  for (std::size_t keep : {std::size_t{0}, std::size_t{3}, whole.size() / 2, whole.size() - 1}) {
+    std::string path = dir + "/truncated.parquet";
+    std::ofstream(path, std::ios::binary) << whole.substr(0, keep);
+    std::string error = read_error(path);
+    EXPECT_EQ(error.rfind(path + ": ", 0), 0u) << keep << ": " << error;
+  }
+}
+
+// Flipping bytes anywhere gives an error or a reported problem, never a crash or a silent pass.
+TEST(RowsFile, CorruptBytesAreAnErrorOrAProblem) {
+  std::string dir = testing::fresh_dir("rows_file_corrupt");
+  std::string whole = bytes_of(built().output);
+  for (std::size_t at = 4; at < whole.size() - 8; at += whole.size() / 37) {
+    std::string corrupt = whole;
+    for (std::size_t k = at; k < at + 8; ++k) corrupt[k] = static_cast<char>(corrupt[k] ^ 0x5a);
+    std::string path = dir + "/corrupt.parquet";
+    std::ofstream(path, std::ios::binary) << corrupt;
+    try {
+      DuckDbSession duckdb;
+      RowsFileSummary summary = read_rows_file(path, duckdb);
+      // Bytes outside the data (statistics, metadata text) may change without changing the rows.
+      bool same = summary.rows_sha256 == built().rows_sha256;
+      EXPECT_TRUE(!summary.problems.empty() || same) << "byte " << at << " changed the rows silently";
+    } catch (const RowsFileError&) {
+    }
+  }
+}
+
+TEST(RowsFile, AFileOfAnotherLayoutIsRefusedByColumn) {
+  std::string dir = testing::fresh_dir("rows_file_layout");
+  DuckDbSession duckdb;
+  std::string strings = dir + "/strings.parquet";
+  duckdb.execute("COPY (SELECT 0 :: INTEGER AS row, ['1', '2'] AS input_ids, [1 :: UTINYINT, 0] AS loss_mask) TO " +
+                 sql_string(strings) + " (FORMAT parquet)");
+  EXPECT_EQ(read_error(strings), strings + ": column input_ids: expected INTEGER[], found VARCHAR[]");
+  std::string missing = dir + "/missing.parquet";
+  duckdb.execute("COPY (SELECT 0 :: INTEGER AS row, [1, 2] AS input_ids) TO " + sql_string(missing) +
+                 " (FORMAT parquet)");
+  EXPECT_NE(read_error(missing).find(missing + ": no column 'loss_mask'"), std::string::npos);
+  std::string text = dir + "/text.parquet";
+  std::ofstream(text) << "row,input_ids\n";
+  EXPECT_NE(read_error(text).find(text + ": not a readable rows file"), std::string::npos) << read_error(text);
+  EXPECT_EQ(read_error(dir + "/absent.parquet"), dir + "/absent.parquet: no such file");
+  EXPECT_EQ(read_error(dir), dir + ": not a regular file");
+}
+
+// Rows rewritten by another tool keep their metadata but no longer match it.
+TEST(RowsFile, EditedRowsDisagreeWithTheirMetadata) {
+  std::string dir = testing::fresh_dir("rows_file_edited");
+  std::string edited = dir + "/edited.parquet";
+  DuckDbSession duckdb;
+  duckdb.execute(
+      "COPY (SELECT row, CASE WHEN row = 3 THEN list_reverse(input_ids) ELSE input_ids END AS input_ids, "
+      "CASE WHEN row = 5 THEN [2 :: UTINYINT] || loss_mask[2:] ELSE loss_mask END AS loss_mask FROM read_parquet(" +
+      sql_string(built().output) + ")) TO " + sql_string(edited) + " (FORMAT parquet, KV_METADATA {'" +
+      kRowsMetadataKey + "': " + sql_string(built().metadata().dump()) + "})");
+  RowsFileSummary summary = read_rows_file(edited, duckdb);
+  std::vector<std::string> fields;
+  for (const Problem& problem : summary.problems) fields.push_back(problem.field);
+  EXPECT_EQ(fields, (std::vector<std::string>{"loss_mask", "metadata.rows_sha256"})) << testing::describe(summary.problems);
+  EXPECT_NE(summary.rows_sha256, built().rows_sha256);
+}
+
+TEST(RowsFile, ShortRowsCountAsPaddingAndRowsWithoutTargetsAreProblems) {
+  std::string dir = testing::fresh_dir("rows_file_padding");
+  std::string path = dir + "/padded.parquet";
+  DuckDbSession duckdb;
+  duckdb.execute("COPY (SELECT * FROM (VALUES (0, [5, 6, 7], [0 :: UTINYINT, 1, 1]), (1, [8], [0 :: UTINYINT])) "
+                 "AS t(row, input_ids, loss_mask)) TO " + sql_string(path) + " (FORMAT parquet)");
+  RowsFileSummary summary = read_rows_file(path, duckdb);
+  EXPECT_EQ(summary.rows, 2);
+  EXPECT_EQ(summary.row_tokens, 3);
+  EXPECT_EQ(summary.padding_tokens, 2);
+  EXPECT_EQ(summary.supervised_tokens, 2);
+  EXPECT_TRUE(summary.build.is_null());
+  ASSERT_EQ(summary.problems.size(), 1u) << testing::describe(summary.problems);
+  EXPECT_NE(summary.problems[0].message.find("row 1: no supervised token"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace openrecipes
