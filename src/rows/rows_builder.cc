@@ -81,6 +81,11 @@ void check_options(const RowsBuildOptions& options) {
     throw RowsBuildError(fmt::format("{}: the directory {} does not exist", options.output, parent.string()));
   }
   if (fs::is_directory(options.output, ec)) throw RowsBuildError(options.output + ": is a directory");
+  for (const std::string& input : options.inputs) {
+    if (fs::exists(options.output, ec) && fs::equivalent(input, options.output, ec)) {
+      throw RowsBuildError(fmt::format("{}: is also an input; write the rows to another file", options.output));
+    }
+  }
 }
 
 // Parses and tokenizes `slots[begin, end)` on `threads` threads into `out` (same indices).

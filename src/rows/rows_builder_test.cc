@@ -228,6 +228,10 @@ TEST(RowsBuild, AFailedBuildLeavesTheOldFileAndNoTemporaryFile) {
   EXPECT_THROW(build_rows(options), RowsBuildError);
   EXPECT_EQ(read_file(options.output), "the previous rows");
   options.rows = 5;
+  options.inputs = {options.output};  // the output may not be an input
+  EXPECT_THROW(build_rows(options), RowsBuildError);
+  EXPECT_EQ(read_file(options.output), "the previous rows");
+  options.inputs = {fixture_jsonl()};
   options.output = dir + "/no-such-folder/rows.parquet";
   EXPECT_THROW(build_rows(options), RowsBuildError);
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
