@@ -16,6 +16,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::size_t kRowsPerAppend = 64;  // rows per appended chunk (64 x 8,192 tokens)
+// Row group size asked of DuckDB's writer, which closes groups only between whole chunks, so the
+// groups it writes may be larger; nothing depends on the grouping (data/README.md).
+constexpr std::size_t kRowGroupSizeAsked = 2048;
 
 // The columns, in file order, with their SQL types.
 struct Column {
@@ -147,7 +150,7 @@ void RowsFileWriter::finish(const std::string& path, const nlohmann::json& build
   fs::path temporary = target.parent_path() / fmt::format(".{}.tmp-{}", target.filename().string(), ::getpid());
   std::string sql = fmt::format(
       "COPY rows TO {} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {}, KV_METADATA {{{}: {}}})",
-      sql_string(temporary.string()), kRowsPerAppend, sql_string(kRowsMetadataKey), sql_string(build.dump()));
+      sql_string(temporary.string()), kRowGroupSizeAsked, sql_string(kRowsMetadataKey), sql_string(build.dump()));
   std::error_code ec;
   try {
     impl_->duckdb.execute(sql);

@@ -33,8 +33,8 @@ class RowsFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Collects rows in an in-memory DuckDB table, then writes them as one Parquet file (zstd, 64 rows
-/// per row group) through a temporary sibling and a rename, so the path never holds half a file.
+/// Collects rows in an in-memory DuckDB table, then writes them as one Parquet file (zstd, row groups of
+/// 2,048 rows or more) through a temporary sibling and a rename, so the path never holds half a file.
 class RowsFileWriter {
  public:
   /// `duckdb` must outlive the writer. Throws RowsFileError if the table cannot be made.
