@@ -182,7 +182,9 @@ void add_rows_command(CLI::App& app, const GlobalOptions& global, int& exit_code
   b->add_option("--row-tokens", build->build.row_tokens, "Tokens per row")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
-  b->add_option("--seed", build->build.seed, "Seed of the global permutation")->capture_default_str();
+  b->add_option("--seed", build->build.seed, "Seed of the global permutation")
+      ->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{9223372036854775807ull}));  // recipes hold an int64
   b->add_option("--name", build->build.name, "Name of the row set, e.g. gptoss-tulu3-fixed8192-v1")->required();
   b->add_option("-o,--output", build->build.output, "The rows file to write (Parquet)")->required();
   b->add_option("--eos", build->build.eos_token,
