@@ -261,6 +261,10 @@ TEST(Cli, RowsBuildPrintsTheDatasetBlockAndVerifyChecksARecipe) {
   EXPECT_EQ(run(testing::replace_all(build_args, "--rows 8", "--rows 0")).exit_code, 2);
   EXPECT_EQ(run(testing::replace_all(build_args, "gpt_oss", "llama")).exit_code, 2);
   EXPECT_EQ(run("rows").exit_code, 2);
+  EXPECT_EQ(run("rows frob").exit_code, 2);
+  EXPECT_EQ(run(testing::replace_all(build_args, "--rows 8", "--rows 010")).exit_code, 2);  // not octal 8
+  EXPECT_EQ(run(build_args + " --seed 0x2A").exit_code, 2);
+  EXPECT_EQ(run(build_args + " --eos ''").exit_code, 2);
 }
 
 TEST(Cli, UnknownCommandIsNamed) {

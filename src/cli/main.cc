@@ -29,21 +29,29 @@ int main(int argc, char** argv) {
   add_tokenize_command(app, global, exit_code);
   add_render_command(app, global, exit_code);
   add_rows_command(app, global, exit_code);
-  // Name an unknown command instead of CLI11's "A subcommand is required".
+  // Name an unknown command (or an unknown subcommand of one that has them, like `rows`) instead
+  // of CLI11's "A subcommand is required".
+  const CLI::App* level = &app;
   for (int i = 1; i < argc; ++i) {
     std::string word = argv[i];
-    if (word == "--root") {
+    if (level == &app && word == "--root") {
       ++i;
       continue;
     }
     if (word.rfind("-", 0) == 0) continue;
-    auto named = app.get_subcommands([&](const CLI::App* command) { return command->get_name() == word; });
+    auto named = level->get_subcommands([&](const CLI::App* command) { return command->get_name() == word; });
     if (named.empty()) {
-      std::fprintf(stderr, "openrecipes: unknown command '%s' (commands: validate, build, serve, active-params, tokenize, render, rows; see --help)\n",
-                   word.c_str());
+      std::string names;
+      for (const CLI::App* command : level->get_subcommands([](const CLI::App*) { return true; })) {
+        names += (names.empty() ? "" : ", ") + command->get_name();
+      }
+      std::string parent = level == &app ? "openrecipes" : "openrecipes " + level->get_name();
+      std::fprintf(stderr, "%s: unknown command '%s' (commands: %s; see --help)\n", parent.c_str(), word.c_str(),
+                   names.c_str());
       return kExitUsage;
     }
-    break;
+    level = named.front();
+    if (level->get_subcommands([](const CLI::App*) { return true; }).empty()) break;
   }
   try {
     app.parse(argc, argv);

@@ -18,6 +18,20 @@
 namespace openrecipes::cli {
 namespace {
 
+// Counts and seeds are plain decimal: CLI11 would read 042 as octal 34 and 0x2A as 42.
+const CLI::Validator kDecimal(
+    [](std::string& text) -> std::string {
+      bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits || (text.size() > 1 && text.front() == '0')) {
+        return "expected a decimal number without leading zeros, found '" + text + "'";
+      }
+      return "";
+    },
+    "DECIMAL");
+
+const CLI::Validator kNotEmpty(
+    [](std::string& text) -> std::string { return text.empty() ? "expected a token, found nothing" : ""; }, "TOKEN");
+
 struct BuildOptions {
   RowsBuildOptions build;
   std::string loss_mask;
@@ -44,10 +58,10 @@ int run_build(BuildOptions& options) {
     fmt::print("{}\n", dataset_block_json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     return kExitOk;
   }
-  fmt::print("# {}: {} rows of {} tokens from {} of {} conversations ({} rows skipped: no supervised token)\n",
+  fmt::print("# {}: {} rows of {} tokens from {} of {} conversations ({} row{} skipped: no supervised token)\n",
              result.output, format_count(result.rows), format_count(result.row_tokens),
              format_count(result.conversations_used), format_count(static_cast<std::int64_t>(result.conversations_available)),
-             format_count(result.skipped_rows));
+             format_count(result.skipped_rows), result.skipped_rows == 1 ? "" : "s");
   fmt::print("# EOS between conversations: {} (id {})\n", result.eos_token, result.eos_id);
   fmt::print("# Paste under workload.dataset in the recipe:\n{}", dataset_block_yaml(result));
   return kExitOk;
@@ -178,20 +192,24 @@ void add_rows_command(CLI::App& app, const GlobalOptions& global, int& exit_code
       ->check(CLI::IsMember({"qwen3", "qwen3_5", "gpt_oss"}));
   b->add_option("--rows", build->build.rows, "Rows to keep")
       ->capture_default_str()
+      ->check(kDecimal)
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{2147483647}));
   b->add_option("--row-tokens", build->build.row_tokens, "Tokens per row")
       ->capture_default_str()
+      ->check(kDecimal)
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
   b->add_option("--seed", build->build.seed, "Seed of the global permutation")
       ->capture_default_str()
+      ->check(kDecimal)
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{9223372036854775807ull}));  // recipes hold an int64
   b->add_option("--name", build->build.name, "Name of the row set, e.g. gptoss-tulu3-fixed8192-v1")->required();
   b->add_option("-o,--output", build->build.output, "The rows file to write (Parquet)")->required();
   b->add_option("--eos", build->build.eos_token,
-                "EOS token between conversations (default: eos_token of tokenizer_config.json beside the tokenizer)");
+                "EOS token between conversations (default: eos_token of tokenizer_config.json beside the tokenizer)")
+      ->check(kNotEmpty);
   b->add_option("--tokenizer-name", build->build.tokenizer_label,
                 "How the recipe names the tokenizer, e.g. 'gpt-oss (gpt-oss-20b, revision 6cee5e8)'");
-  b->add_option("--threads", build->build.threads, "Threads (default: every core)")->check(CLI::Range(1u, 1024u));
+  b->add_option("--threads", build->build.threads, "Threads (default: every core)")->check(kDecimal)->check(CLI::Range(1u, 1024u));
   b->add_option("--format", build->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   b->callback([&exit_code, build] { exit_code = run_build(*build); });
 

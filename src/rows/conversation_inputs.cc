@@ -155,7 +155,7 @@ void for_each_parquet_row(const std::string& path, DuckDbSession& duckdb, Take t
       }
     }
   } catch (const DuckDbError& error) {
-    throw InputError(fmt::format("{}: cannot read row {} ({})", path, row, error.what()));
+    throw InputError(fmt::format("{}: cannot read the rows from row {} on ({})", path, row, error.what()));
   }
 }
 
@@ -209,8 +209,11 @@ void parse_source_conversation(SourceConversation& conversation) {
   nlohmann::ordered_json value;
   try {
     value = nlohmann::ordered_json::parse(conversation.json);
-  } catch (const nlohmann::json::exception& error) {
-    throw InputError(fmt::format("{}: not valid JSON ({})", conversation.where, error.what()));
+  } catch (const nlohmann::json::parse_error& error) {
+    // The position only: the library's message would echo the line's bytes, binary or not.
+    throw InputError(fmt::format("{}: not valid JSON at byte {} of the line (JSONL holds one conversation object "
+                                 "per line)",
+                                 conversation.where, error.byte));
   }
   if (!value.is_object()) {
     throw InputError(fmt::format("{}: expected an object with id and messages, found {}", conversation.where,
@@ -228,6 +231,10 @@ void parse_source_conversation(SourceConversation& conversation) {
   }
   if (!value.contains("messages")) {
     throw InputError(fmt::format("{}: messages: missing (expected a list of {{role, content}})", conversation.where));
+  }
+  if (!value.at("messages").is_array()) {
+    throw InputError(fmt::format("{}: messages: expected a list of {{role, content}}, found {}", conversation.where,
+                                 value.at("messages").type_name()));
   }
   try {
     conversation.messages = conversation_from_json(value);

@@ -3,29 +3,42 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cmath>
+
+#include "catalog/yaml_document.h"
 
 namespace openrecipes {
 
+namespace {
+
+// Text another YAML reader (YAML 1.1, as PyYAML) could take for a number, date or boolean.
+bool looks_typed_to_yaml_1_1(const std::string& text) {
+  std::string lower;
+  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* word : {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}) {
+    if (lower == word) return true;
+  }
+  char first = text.front();
+  bool numeric_start = std::isdigit(static_cast<unsigned char>(first)) || first == '+' || first == '-' || first == '.';
+  return numeric_start && text.find_first_not_of("0123456789abcdefABCDEFxXoO._:+-") == std::string::npos;
+}
+
+}  // namespace
+
 std::string yaml_scalar(const std::string& text) {
-  // Plain only for text that starts with a letter or digit, holds no ': ', ' #', quotes, brackets
-  // or other indicators, and does not end in a space; everything else is quoted (JSON's escapes
-  // are valid in YAML double-quoted scalars).
-  bool plain = !text.empty() && std::isalnum(static_cast<unsigned char>(text.front())) && text.back() != ' ';
-  for (std::size_t i = 0; plain && i < text.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f || c == '"' || c == '\'' || c == '#' || c == '{' || c == '}' || c == '[' ||
-        c == ']' || c == '&' || c == '*' || c == '!' || c == '|' || c == '>' || c == '%' || c == '@' || c == '`') {
-      plain = false;
+  // Plain when the catalog's own strict reader gives the same string back (so `True`, `a: b` or
+  // `#x` get quotes) and no YAML 1.1 reader would type it (`0x2A`, `yes`); otherwise a JSON
+  // string, which is a valid YAML double-quoted scalar.
+  if (!text.empty() && text.find_first_of("\n\r\t\"'\\") == std::string::npos && text.front() != ' ' &&
+      text.back() != ' ' && !looks_typed_to_yaml_1_1(text)) {
+    Problems problems;
+    std::optional<YamlDocument> document = parse_yaml("value: " + text + "\n", "", problems);
+    if (document && document->root.kind == YamlNode::Kind::kMapping && document->root.entries.size() == 1) {
+      nlohmann::json value = resolve_scalar(document->root.entries[0].value);
+      if (value.is_string() && value.get<std::string>() == text) return text;
     }
-    if (c == ':' && (i + 1 == text.size() || text[i + 1] == ' ')) plain = false;
   }
-  // A plain scalar that YAML would read as a number, boolean or null stays a string only quoted.
-  static const char* kReserved[] = {"true", "false", "null", "yes", "no", "on", "off", "~"};
-  for (const char* word : kReserved) {
-    if (text == word) plain = false;
-  }
-  if (plain && text.find_first_not_of("0123456789.eE+-") == std::string::npos) plain = false;
-  return plain ? text : nlohmann::json(text).dump();
+  return nlohmann::json(text).dump();
 }
 
 std::string dataset_block_yaml(const RowsBuildResult& r) {
@@ -56,7 +69,8 @@ nlohmann::ordered_json dataset_block_json(const RowsBuildResult& r) {
                                   {"padding_tokens", r.padding_tokens},
                                   {"seed", r.seed},
                                   {"packing", r.packing},
-                                  {"supervised_token_ratio", r.supervised_token_ratio},
+                                  // As the recipe states it (3 decimals); the exact count is below.
+                                  {"supervised_token_ratio", std::round(r.supervised_token_ratio * 1000) / 1000},
                                   {"parquet_sha256", r.parquet_sha256},
                                   {"parquet_bytes", r.parquet_bytes},
                                   {"builder", r.builder}};

@@ -13,10 +13,11 @@
 namespace openrecipes {
 
 /// A query DuckDB refused or failed (a missing or corrupt file, a type it cannot cast). The
-/// message is DuckDB's own; callers add which file and what they were doing.
+/// message is the first line of DuckDB's own (the rest echoes our SQL); callers add which file
+/// and what they were doing.
 class DuckDbError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit DuckDbError(const std::string& message) : std::runtime_error(message.substr(0, message.find('\n'))) {}
 };
 
 /// One chunk of a query result (up to 2,048 rows, DuckDB's vector size); owned, freed on

@@ -2,24 +2,41 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace openrecipes {
 namespace {
 
-// The first run of exactly 64 lowercase hex digits in `text`, or "".
+// The first run of exactly 64 hex digits in `text`, lowercased, or "".
 std::string find_sha256(const std::string& text) {
   std::size_t run = 0;
   for (std::size_t i = 0; i <= text.size(); ++i) {
-    bool hex = i < text.size() && ((text[i] >= '0' && text[i] <= '9') || (text[i] >= 'a' && text[i] <= 'f'));
-    if (hex) {
+    if (i < text.size() && std::isxdigit(static_cast<unsigned char>(text[i]))) {
       ++run;
-    } else {
-      if (run == 64) return text.substr(i - 64, 64);
-      run = 0;
+      continue;
     }
+    if (run == 64) {
+      std::string hex = text.substr(i - 64, 64);
+      for (char& c : hex) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return hex;
+    }
+    run = 0;
   }
   return "";
+}
+
+// `text` with each run of whitespace as one space (YAML folds long plain scalars over lines).
+std::string collapse_spaces(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    if (space && (out.empty() || out.back() == ' ')) continue;
+    out += space ? ' ' : c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
 }
 
 struct Checker {
@@ -73,8 +90,12 @@ RecipeRowsCheck check_rows_against_recipe(const RowsFileSummary& rows, const Yam
   const nlohmann::json& meta = rows.build;
   auto from_meta = [&](const char* key, const std::string& field, auto in_recipe) {
     using T = decltype(in_recipe);
-    if (!meta.is_object() || !meta.contains(key)) {
+    if (!meta.is_object()) {
       out.unchecked.push_back(field + " (the rows file has no build metadata)");
+      return;
+    }
+    if (!meta.contains(key)) {
+      out.unchecked.push_back(field + " (the rows file's build metadata does not record it)");
       return;
     }
     try {
@@ -86,6 +107,8 @@ RecipeRowsCheck check_rows_against_recipe(const RowsFileSummary& rows, const Yam
   from_meta("loss_mask", b + "loss_mask", build.loss_mask);
   from_meta("seed", b + "seed", static_cast<std::uint64_t>(build.seed));
   from_meta("name", b + "name", build.name);
+  if (!build.packing.empty()) from_meta("packing", b + "packing", collapse_spaces(build.packing));
+  from_meta("builder", b + "builder", collapse_spaces(build.builder));
   std::string tokenizer_sha256 = find_sha256(build.tokenizer);
   if (tokenizer_sha256.empty()) {
     out.problems.push_back({document.file, document.position_of(b + "tokenizer"), b + "tokenizer",
@@ -94,6 +117,9 @@ RecipeRowsCheck check_rows_against_recipe(const RowsFileSummary& rows, const Yam
   } else {
     from_meta("tokenizer_sha256", b + "tokenizer", tokenizer_sha256);
   }
+  std::stable_sort(out.problems.begin(), out.problems.end(), [](const Problem& a, const Problem& b) {
+    return std::pair(a.position.line, a.position.column) < std::pair(b.position.line, b.position.column);
+  });
   return out;
 }
 

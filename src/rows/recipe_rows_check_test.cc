@@ -53,6 +53,7 @@ RecipeRowsCheck check_text(const std::string& text) {
 
 // The printed block pastes into a recipe, passes the schema and matches its own file; the only
 // disagreement is workload.row_tokens, which the protocol fixes at 8,192 (the fixture uses 64).
+// Matched: rows_sha256 and the 12 build fields.
 TEST(RecipeRowsCheck, ThePrintedBlockMatchesItsOwnFile) {
   RecipeRowsCheck check = check_text(recipe_with_block(dataset_block_yaml(built().result)));
   ASSERT_EQ(check.problems.size(), 1u) << testing::describe(check.problems);
@@ -60,7 +61,7 @@ TEST(RecipeRowsCheck, ThePrintedBlockMatchesItsOwnFile) {
   EXPECT_EQ(check.problems[0].expected, "64");
   EXPECT_EQ(check.problems[0].found, "8192");
   EXPECT_TRUE(check.unchecked.empty());
-  EXPECT_EQ(check.matched.size(), 11u);
+  EXPECT_EQ(check.matched.size(), 13u);
 }
 
 TEST(RecipeRowsCheck, EachDisagreementNamesTheRecipeLineAndField) {
@@ -87,10 +88,11 @@ TEST(RecipeRowsCheck, TheBundledRecipeDoesNotMatchOtherRows) {
   std::vector<std::string> fields;
   for (const Problem& problem : check.problems) fields.push_back(problem.field);
   EXPECT_EQ(fields, (std::vector<std::string>{
-                        "workload.row_tokens", "workload.dataset.rows_sha256", "workload.dataset.build.rows",
-                        "workload.dataset.build.row_tokens", "workload.dataset.build.supervised_token_ratio",
+                        "workload.row_tokens", "workload.dataset.rows_sha256", "workload.dataset.build.name",
+                        "workload.dataset.build.rows", "workload.dataset.build.row_tokens",
+                        "workload.dataset.build.packing", "workload.dataset.build.supervised_token_ratio",
                         "workload.dataset.build.parquet_sha256", "workload.dataset.build.parquet_bytes",
-                        "workload.dataset.build.name"}));
+                        "workload.dataset.build.builder"}));
   // Same tokenizer, loss mask and seed as the recipe's rows.
   EXPECT_NE(std::find(check.matched.begin(), check.matched.end(), "workload.dataset.build.tokenizer"),
             check.matched.end());

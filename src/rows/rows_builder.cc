@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "catalog/utf8.h"
 #include "catalog/yaml_document.h"
 #include "rows/conversation_inputs.h"
 #include "rows/duckdb_session.h"
@@ -40,16 +41,21 @@ std::pair<std::string, std::int32_t> resolve_eos(const Tokenizer& tokenizer, con
     std::optional<std::string> text = fs::exists(config) ? read_text_file(config.string(), 64u << 20, problems)
                                                           : std::nullopt;
     if (!text) {
-      throw RowsBuildError(fmt::format("no EOS token: {} is missing or unreadable; pass --eos TOKEN "
-                                       "(e.g. --eos '<|endoftext|>')",
+      throw RowsBuildError(fmt::format("no EOS token: {} is missing or unreadable; pass --eos TOKEN, the "
+                                       "tokenizer's end-of-sequence token (it changes the rows)",
                                        config.string()));
     }
     nlohmann::json value;
     try {
-      value = nlohmann::json::parse(*text).value("eos_token", nlohmann::json());
-    } catch (const nlohmann::json::exception& error) {
-      throw RowsBuildError(fmt::format("{}: not valid JSON ({})", config.string(), error.what()));
+      value = nlohmann::json::parse(*text);
+    } catch (const nlohmann::json::parse_error& error) {
+      throw RowsBuildError(fmt::format("{}: not valid JSON at byte {}", config.string(), error.byte));
     }
+    if (!value.is_object()) {
+      throw RowsBuildError(fmt::format("{}: expected an object with eos_token, found {}", config.string(),
+                                       value.type_name()));
+    }
+    value = value.value("eos_token", nlohmann::json());
     if (value.is_object()) value = value.value("content", nlohmann::json());
     if (!value.is_string() || value.get<std::string>().empty()) {
       throw RowsBuildError(fmt::format("{}: eos_token: expected a token, found {}; pass --eos TOKEN",
@@ -65,6 +71,39 @@ std::pair<std::string, std::int32_t> resolve_eos(const Tokenizer& tokenizer, con
   return {token, *id};
 }
 
+// Refuses a path that is not UTF-8 (DuckDB and the rows' metadata need UTF-8), naming the option.
+void check_utf8(const std::string& what, const std::string& text) {
+  if (std::optional<std::size_t> at = first_invalid_utf8(text)) {
+    throw RowsBuildError(fmt::format("{}: not valid UTF-8 at byte {} (DuckDB and the rows file need UTF-8)", what, *at));
+  }
+}
+
+// The output must be a new or regular file, and none of the files the build reads.
+void check_output(const RowsBuildOptions& options) {
+  const std::string& output = options.output;
+  std::error_code ec;
+  fs::path parent = fs::path(output).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec)) {
+    throw RowsBuildError(fmt::format("{}: the directory {} does not exist", output, parent.string()));
+  }
+  fs::file_status status = fs::symlink_status(output, ec);
+  if (!fs::exists(status)) return;
+  if (fs::is_directory(status)) throw RowsBuildError(output + ": is a directory");
+  if (fs::is_symlink(status)) {
+    throw RowsBuildError(output + ": is a symbolic link; name the file itself (the build replaces the path)");
+  }
+  if (!fs::is_regular_file(status)) throw RowsBuildError(output + ": exists and is not a regular file");
+  std::vector<std::string> read = options.inputs;
+  read.push_back(options.tokenizer_path);
+  read.push_back((fs::path(options.tokenizer_path).parent_path() / "tokenizer_config.json").string());
+  for (const std::string& path : read) {
+    if (fs::equivalent(path, output, ec)) {
+      throw RowsBuildError(fmt::format("{}: is also a file the build reads ({}); write the rows to another file",
+                                       output, path));
+    }
+  }
+}
+
 void check_options(const RowsBuildOptions& options) {
   if (options.rows < 1) throw RowsBuildError(fmt::format("--rows: expected at least 1, found {}", options.rows));
   if (options.row_tokens < 1 || options.row_tokens > (1 << 24)) {
@@ -75,17 +114,20 @@ void check_options(const RowsBuildOptions& options) {
   }
   if (options.name.empty()) throw RowsBuildError("--name: expected the row set's name, found nothing");
   if (options.output.empty()) throw RowsBuildError("-o: expected the rows file to write");
-  fs::path parent = fs::path(options.output).parent_path();
+  check_utf8("--name", options.name);
+  check_utf8("--tokenizer-name", options.tokenizer_label);
+  check_utf8("-o " + options.output, options.output);
   std::error_code ec;
-  if (!parent.empty() && !fs::is_directory(parent, ec)) {
-    throw RowsBuildError(fmt::format("{}: the directory {} does not exist", options.output, parent.string()));
-  }
-  if (fs::is_directory(options.output, ec)) throw RowsBuildError(options.output + ": is a directory");
-  for (const std::string& input : options.inputs) {
-    if (fs::exists(options.output, ec) && fs::equivalent(input, options.output, ec)) {
-      throw RowsBuildError(fmt::format("{}: is also an input; write the rows to another file", options.output));
+  for (std::size_t i = 0; i < options.inputs.size(); ++i) {
+    check_utf8(options.inputs[i], options.inputs[i]);
+    for (std::size_t k = 0; k < i; ++k) {
+      if (options.inputs[k] == options.inputs[i] || fs::equivalent(options.inputs[k], options.inputs[i], ec)) {
+        throw RowsBuildError(fmt::format("{}: given twice as an input (its conversations would be taken twice)",
+                                         options.inputs[i]));
+      }
     }
   }
+  check_output(options);
 }
 
 // Parses and tokenizes `slots[begin, end)` on `threads` threads into `out` (same indices).
@@ -259,9 +301,10 @@ RowsBuildResult build_rows(const RowsBuildOptions& options,
   result.supervised_token_ratio =
       static_cast<double>(result.supervised_tokens) / static_cast<double>(result.rows * result.row_tokens);
   result.rows_sha256 = hasher.hex_digest();
-  result.builder = fmt::format("openrecipes rows build --loss-mask {} --rows {} --row-tokens {} --seed {} "
+  result.builder = fmt::format("openrecipes rows build --loss-mask {} --eos {} --rows {} --row-tokens {} --seed {} "
                                "(DuckDB {}; data/README.md)",
-                               result.loss_mask, result.rows, result.row_tokens, result.seed, duckdb_version());
+                               result.loss_mask, result.eos_token, result.rows, result.row_tokens, result.seed,
+                               duckdb_version());
   report("writing", result.rows, result.conversations_used);
   try {
     writer.finish(options.output, result.metadata());

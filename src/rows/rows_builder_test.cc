@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -235,6 +237,37 @@ TEST(RowsBuild, AFailedBuildLeavesTheOldFileAndNoTemporaryFile) {
   options.output = dir + "/no-such-folder/rows.parquet";
   EXPECT_THROW(build_rows(options), RowsBuildError);
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+// The build replaces its output path; it will not replace what is not a plain file of its own.
+TEST(RowsBuild, TheOutputMustBeANewOrRegularFileNotAnInput) {
+  std::string dir = testing::fresh_dir("rows_output_kinds");
+  RowsBuildOptions options = small_build(dir);
+  auto error_for = [&](const std::string& output) -> std::string {
+    RowsBuildOptions o = options;
+    o.output = output;
+    try {
+      build_rows(o);
+    } catch (const RowsBuildError& error) {
+      return error.what();
+    }
+    return "";
+  };
+  std::string target = dir + "/target.parquet";
+  std::ofstream(target) << "someone else's file";
+  fs::create_symlink(target, dir + "/link.parquet");
+  EXPECT_NE(error_for(dir + "/link.parquet").find("is a symbolic link"), std::string::npos);
+  ASSERT_EQ(mkfifo((dir + "/fifo.parquet").c_str(), 0600), 0);
+  EXPECT_NE(error_for(dir + "/fifo.parquet").find("is not a regular file"), std::string::npos);
+  EXPECT_NE(error_for(options.tokenizer_path).find("is also a file the build reads"), std::string::npos);
+  EXPECT_NE(error_for(fixture_jsonl()).find("is also a file the build reads"), std::string::npos);
+  EXPECT_EQ(read_file(target), "someone else's file");
+
+  options.inputs = {fixture_jsonl(), fixture_jsonl()};
+  EXPECT_NE(error_for(dir + "/rows.parquet").find("given twice"), std::string::npos);
+  options.inputs = {fixture_jsonl()};
+  options.name = "bad\xff";
+  EXPECT_NE(error_for(dir + "/rows.parquet").find("--name: not valid UTF-8 at byte 3"), std::string::npos);
 }
 
 TEST(RowsBuild, TheEosTokenComesFromTheTokenizerConfigOrTheOption) {

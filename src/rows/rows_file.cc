@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "rows/remove_on_signal.h"
 #include "rows/rows_hash.h"
 #include "text/sha256.h"
 
@@ -152,6 +153,7 @@ void RowsFileWriter::finish(const std::string& path, const nlohmann::json& build
       "COPY rows TO {} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {}, KV_METADATA {{{}: {}}})",
       sql_string(temporary.string()), kRowGroupSizeAsked, sql_string(kRowsMetadataKey), sql_string(build.dump()));
   std::error_code ec;
+  RemoveOnSignal remove_if_interrupted(temporary.string());
   try {
     impl_->duckdb.execute(sql);
   } catch (const DuckDbError& error) {
@@ -223,9 +225,14 @@ RowsFileSummary read_rows_file(const std::string& path, DuckDbSession& duckdb,
   } catch (const std::runtime_error& error) {
     throw RowsFileError(error.what());
   }
+  // A broken file could give millions of problems; the first 20 are shown, then a count.
+  constexpr std::size_t kShownProblems = 20;
+  std::size_t problems_found = 0;
   auto problem = [&](const std::string& field, const std::string& message, const std::string& expected = "",
                      const std::string& found = "") {
-    if (summary.problems.size() < 20) summary.problems.push_back({path, {}, field, "rows.file", message, expected, found});
+    if (++problems_found <= kShownProblems) {
+      summary.problems.push_back({path, {}, field, "rows.file", message, expected, found});
+    }
   };
   RowsHasher hasher;
   std::vector<std::int64_t> lengths;
@@ -286,12 +293,24 @@ RowsFileSummary read_rows_file(const std::string& path, DuckDbSession& duckdb,
   }
   summary.rows_sha256 = hasher.hex_digest();
   for (std::int64_t length : lengths) summary.row_tokens = std::max(summary.row_tokens, length);
-  for (std::int64_t length : lengths) summary.padding_tokens += summary.row_tokens - length;
+  for (std::size_t row = 0; row < lengths.size(); ++row) {
+    summary.padding_tokens += summary.row_tokens - lengths[row];
+    if (lengths[row] != summary.row_tokens) {
+      problem("input_ids", fmt::format("row {}: {} tokens where the longest row has {} (every row holds exactly row_tokens "
+                                       "tokens)",
+                                       row, lengths[row], summary.row_tokens),
+              std::to_string(summary.row_tokens), std::to_string(lengths[row]));
+    }
+  }
   if (summary.rows > 0) {
     summary.supervised_token_ratio = static_cast<double>(summary.supervised_tokens) /
                                      static_cast<double>(summary.rows * summary.row_tokens);
   }
   if (summary.rows == 0) problem("row", "the file holds no rows");
+  if (!summary.build.is_null() && !summary.build.is_object()) {
+    problem(std::string("metadata.") + kRowsMetadataKey, "expected a JSON object of build parameters", "object",
+            summary.build.type_name());
+  }
   if (summary.build.is_object()) {
     auto compare = [&](const char* key, const nlohmann::json& actual) {
       if (summary.build.contains(key) && summary.build.at(key) != actual) {
@@ -302,6 +321,12 @@ RowsFileSummary read_rows_file(const std::string& path, DuckDbSession& duckdb,
     compare("rows_sha256", summary.rows_sha256);
     compare("rows", summary.rows);
     compare("row_tokens", summary.row_tokens);
+    compare("padding_tokens", summary.padding_tokens);
+    compare("supervised_tokens", summary.supervised_tokens);
+  }
+  if (problems_found > kShownProblems) {
+    summary.problems.push_back({path, {}, "", "rows.file",
+                                fmt::format("{} more problems not shown", problems_found - kShownProblems), "", ""});
   }
   return summary;
 }

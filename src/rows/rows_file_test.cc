@@ -122,8 +122,37 @@ TEST(RowsFile, ShortRowsCountAsPaddingAndRowsWithoutTargetsAreProblems) {
   EXPECT_EQ(summary.padding_tokens, 2);
   EXPECT_EQ(summary.supervised_tokens, 2);
   EXPECT_TRUE(summary.build.is_null());
-  ASSERT_EQ(summary.problems.size(), 1u) << testing::describe(summary.problems);
+  ASSERT_EQ(summary.problems.size(), 2u) << testing::describe(summary.problems);
   EXPECT_NE(summary.problems[0].message.find("row 1: no supervised token"), std::string::npos);
+  EXPECT_NE(summary.problems[1].message.find("row 1: 1 tokens where the longest row has 3"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace openrecipes
+
+namespace openrecipes {
+namespace {
+
+// Rows with build metadata that is not an object, or that states other counts than the rows hold.
+TEST(RowsFile, MetadataThatIsNotAnObjectOrStatesOtherCountsIsAProblem) {
+  std::string dir = testing::fresh_dir("rows_file_metadata");
+  DuckDbSession duckdb;
+  auto write = [&](const std::string& name, const std::string& metadata) {
+    std::string path = dir + "/" + name;
+    duckdb.execute("COPY (SELECT * FROM read_parquet(" + sql_string(built().output) + ")) TO " + sql_string(path) +
+                   " (FORMAT parquet, KV_METADATA {'" + kRowsMetadataKey + "': " + sql_string(metadata) + "})");
+    return read_rows_file(path, duckdb);
+  };
+  RowsFileSummary array = write("array.parquet", "[1]");
+  ASSERT_EQ(array.problems.size(), 1u) << testing::describe(array.problems);
+  EXPECT_EQ(array.problems[0].field, "metadata.openrecipes.rows");
+  nlohmann::json counts = built().metadata();
+  counts["supervised_tokens"] = 999;
+  counts["padding_tokens"] = 77;
+  RowsFileSummary wrong = write("counts.parquet", counts.dump());
+  std::vector<std::string> fields;
+  for (const Problem& problem : wrong.problems) fields.push_back(problem.field);
+  EXPECT_EQ(fields, (std::vector<std::string>{"metadata.padding_tokens", "metadata.supervised_tokens"}));
 }
 
 }  // namespace

@@ -8,7 +8,12 @@ namespace openrecipes {
 
 Conversation conversation_from_json(const nlohmann::ordered_json& value) {
   const nlohmann::ordered_json& list = value.is_object() && value.contains("messages") ? value.at("messages") : value;
-  if (!list.is_array()) throw std::invalid_argument("expected a list of messages, or an object with \"messages\"");
+  if (!list.is_array()) {
+    throw std::invalid_argument(value.is_object() && value.contains("messages")
+                                    ? fmt::format("messages: expected a list of messages, found {}", list.type_name())
+                                    : fmt::format("expected a list of messages, or an object with \"messages\"; found {}",
+                                                  value.type_name()));
+  }
   if (list.empty()) throw std::invalid_argument("the conversation has no messages");
   Conversation conversation;
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -16,19 +21,23 @@ Conversation conversation_from_json(const nlohmann::ordered_json& value) {
     auto fail = [&](const std::string& field, const std::string& what) {
       return std::invalid_argument(fmt::format("messages[{}]{}{}: {}", i, field.empty() ? "" : ".", field, what));
     };
-    if (!m.is_object()) throw fail("", "expected an object");
+    if (!m.is_object()) throw fail("", fmt::format("expected an object, found {}", m.type_name()));
     Message message;
     if (!m.contains("role")) throw fail("role", "missing (expected system, user, assistant or tool)");
-    if (!m.at("role").is_string()) throw fail("role", "expected a string: system, user, assistant or tool");
+    if (!m.at("role").is_string()) {
+      throw fail("role", fmt::format("expected a string: system, user, assistant or tool; found {}", m.at("role").type_name()));
+    }
     message.role = m.at("role").get<std::string>();
     if (message.role != "system" && message.role != "user" && message.role != "assistant" && message.role != "tool") {
       throw fail("role", fmt::format("unknown role '{}' (expected system, user, assistant or tool)", message.role));
     }
     if (m.contains("content") && !m.at("content").is_null()) {
-      if (!m.at("content").is_string()) throw fail("content", "expected a string");
+      if (!m.at("content").is_string()) {
+        throw fail("content", fmt::format("expected a string, found {}", m.at("content").type_name()));
+      }
       message.content = m.at("content").get<std::string>();
     } else if (message.role != "assistant") {
-      throw fail("content", "missing");
+      throw fail("content", m.contains("content") ? "null (only assistant messages may omit it)" : "missing");
     }
     // reasoning_content is the name Qwen's template reads; the others are aliases, used only
     // when it is absent.
