@@ -8,8 +8,10 @@
 #include "cli/active_params_command.h"
 #include "cli/build_command.h"
 #include "cli/cli_options.h"
+#include "cli/converge_command.h"
 #include "cli/render_command.h"
 #include "cli/rows_command.h"
+#include "cli/score_command.h"
 #include "cli/serve_command.h"
 #include "cli/tokenize_command.h"
 #include "cli/validate_command.h"
@@ -29,6 +31,8 @@ int main(int argc, char** argv) {
   add_tokenize_command(app, global, exit_code);
   add_render_command(app, global, exit_code);
   add_rows_command(app, global, exit_code);
+  add_score_command(app, global, exit_code);
+  add_converge_command(app, global, exit_code);
   // Name an unknown command (or an unknown subcommand of one that has them, like `rows`) instead
   // of CLI11's "A subcommand is required".
   const CLI::App* level = &app;

@@ -7,13 +7,13 @@
 #include "catalog/recipe.h"
 #include "catalog/yaml_document.h"
 #include "cli/progress_line.h"
+#include "cli/recipe_file.h"
 #include "rows/dataset_block.h"
 #include "rows/duckdb_session.h"
 #include "rows/recipe_rows_check.h"
 #include "rows/rows_builder.h"
 #include "rows/rows_file.h"
 #include "site/number_format.h"
-#include "validate/schema_check.h"
 
 namespace openrecipes::cli {
 namespace {
@@ -73,32 +73,11 @@ struct VerifyOptions {
   std::string format = "text";
 };
 
-// Loads and schema-checks the recipe; prints problems and returns nullopt when it is not usable.
-std::optional<std::pair<YamlDocument, Recipe>> load_recipe(const GlobalOptions& global, const std::string& path,
-                                                            Problems& problems) {
-  std::optional<std::filesystem::path> root = resolve_root(global);
-  if (!root) return std::nullopt;
-  std::optional<SchemaChecker> schema =
-      SchemaChecker::load(((*root) / "schema" / "recipe.schema.yaml").string(), problems);
-  if (!schema) return std::nullopt;
-  std::optional<std::string> text = read_text_file(path, kMaxCatalogFileBytes, problems);
-  if (!text) return std::nullopt;
-  std::optional<YamlDocument> document = parse_yaml(*text, path, problems);
-  if (!document) return std::nullopt;
-  Problems schema_problems = schema->check(*document);
-  if (!schema_problems.empty()) {
-    problems.insert(problems.end(), schema_problems.begin(), schema_problems.end());
-    return std::nullopt;
-  }
-  Recipe recipe = recipe_from_yaml(document->root);
-  return std::make_pair(std::move(*document), std::move(recipe));
-}
-
 int run_verify(const GlobalOptions& global, const VerifyOptions& options) {
   Problems recipe_problems;
-  std::optional<std::pair<YamlDocument, Recipe>> recipe;
+  std::optional<RecipeFile> recipe;
   if (!options.recipe.empty()) {
-    recipe = load_recipe(global, options.recipe, recipe_problems);
+    recipe = read_recipe_file(global, options.recipe, recipe_problems);
     if (!recipe) {
       for (const Problem& problem : recipe_problems) fmt::print(stderr, "{}\n", format_problem_line(problem));
       if (recipe_problems.empty()) return kExitUsage;  // no catalog root; resolve_root said why
@@ -124,7 +103,7 @@ int run_verify(const GlobalOptions& global, const VerifyOptions& options) {
   }
   progress.clear();
   RecipeRowsCheck check;
-  if (recipe) check = check_rows_against_recipe(summary, recipe->first, recipe->second);
+  if (recipe) check = check_rows_against_recipe(summary, recipe->document, recipe->recipe);
   Problems problems = summary.problems;
   problems.insert(problems.end(), check.problems.begin(), check.problems.end());
 

@@ -1,0 +1,131 @@
+#include "cli/score_command.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "cli/recipe_file.h"
+#include "runs/result_block.h"
+
+namespace openrecipes::cli {
+namespace {
+
+struct ScoreOptions {
+  std::string log;
+  std::string recipe;
+  std::optional<int> gpus;
+  std::optional<std::int64_t> global_batch;
+  std::optional<std::int64_t> row_tokens;
+  std::vector<int> window;
+  std::string gpu;
+  std::string model;
+  std::string format = "text";
+};
+
+int run_score(const GlobalOptions& global, const ScoreOptions& options) {
+  ResultBlock block;
+  std::optional<RecipeFile> recipe;
+  const Catalog* catalog = nullptr;
+  std::optional<LoadedCatalog> loaded;
+  Problems problems;
+  if (!options.recipe.empty()) {
+    recipe = read_recipe_file(global, options.recipe, problems);
+    if (!recipe) {
+      for (const Problem& problem : problems) fmt::print(stderr, "{}\n", format_problem_line(problem));
+      return problems.empty() ? kExitUsage : kExitProblems;
+    }
+    const Recipe& r = recipe->recipe;
+    block.setup = {r.gpu.count, r.workload.global_batch, r.workload.row_tokens, r.result.window_first,
+                   r.result.window_last};
+    catalog = &recipe->catalog.catalog;
+  } else if (!options.gpu.empty() || !options.model.empty()) {
+    std::optional<std::filesystem::path> root = resolve_root(global);
+    if (!root) return kExitUsage;
+    loaded = load_catalog(*root, problems);
+    if (!loaded) {
+      for (const Problem& problem : problems) fmt::print(stderr, "{}\n", format_problem_line(problem));
+      return kExitProblems;
+    }
+    catalog = &loaded->catalog;
+  }
+  if (options.gpus) block.setup.gpus = *options.gpus;
+  if (options.global_batch) block.setup.global_batch = *options.global_batch;
+  if (options.row_tokens) block.setup.row_tokens = *options.row_tokens;
+  if (options.window.size() == 2) block.setup.window_first = options.window[0], block.setup.window_last = options.window[1];
+  if (block.setup.gpus < 1) {
+    fmt::print(stderr, "openrecipes score: give --recipe RECIPE.yaml or --gpus N\n");
+    return kExitUsage;
+  }
+  if (catalog) {
+    std::string gpu_type = !options.gpu.empty() ? options.gpu : recipe ? recipe->recipe.gpu.type : "";
+    std::string model_name = !options.model.empty() ? options.model : recipe ? recipe->recipe.model : "";
+    if (const Gpu* gpu = catalog->find_gpu(gpu_type)) {
+      block.usd_per_gpu_hour = gpu->usd_per_gpu_hour;
+      block.peak_flop_per_s = gpu->peak_bf16_dense_flop_per_s;
+    } else if (!gpu_type.empty()) {
+      fmt::print(stderr, "openrecipes score: --gpu {}: not in gpus.yaml\n", gpu_type);
+      return kExitUsage;
+    }
+    if (const Model* model = catalog->find_model(model_name)) {
+      block.active_params = model->active_params;
+    } else if (!model_name.empty()) {
+      fmt::print(stderr, "openrecipes score: --model {}: not in models.yaml\n", model_name);
+      return kExitUsage;
+    }
+  }
+  try {
+    TrainingLog log = read_training_log(options.log);
+    block.score = score_run(log, block.setup);
+    block.steps_per_run = log.total_steps.value_or(block.score.steps_in_log);
+    Problems disagreements;
+    if (recipe) disagreements = check_result_against_recipe(block, recipe->document, recipe->recipe);
+    if (options.format == "json") {
+      nlohmann::ordered_json out = {{"log", options.log},
+                                    {"format", log_format_name(log.format)},
+                                    {"step_time_source", log.step_time_source},
+                                    {"result", result_block_json(block)},
+                                    {"problems", nlohmann::json::array()}};
+      for (const Problem& problem : disagreements) out["problems"].push_back(nlohmann::ordered_json(problem_to_json(problem)));
+      fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    } else {
+      fmt::print("# {}: {} log, steps 0-{}; step times from {}\n", options.log, log_format_name(log.format),
+                 block.score.steps_in_log - 1, log.step_time_source);
+      fmt::print("# window {}-{}: {} tokens in {:.3f} s on {} GPUs (mean step {:.3f} s)\n", block.setup.window_first,
+                 block.setup.window_last, block.score.window_tokens, block.score.window_seconds, block.setup.gpus,
+                 block.score.mean_step_time_s);
+      fmt::print("{}", result_block_yaml(block));
+      for (const Problem& problem : disagreements) fmt::print("{}\n", format_problem_line(problem));
+    }
+    return disagreements.empty() ? kExitOk : kExitProblems;
+  } catch (const TrainingLogError& error) {
+    fmt::print(stderr, "openrecipes score: {}\n", error.what());
+  } catch (const ScoreError& error) {
+    fmt::print(stderr, "openrecipes score: {}\n", error.what());
+  }
+  return kExitProblems;
+}
+
+}  // namespace
+
+void add_score_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
+  auto options = std::make_shared<ScoreOptions>();
+  CLI::App* command = app.add_subcommand(
+      "score", "Score a training log under the protocol (tokens/s per GPU over steps 5-19, step-time CV, GPU-hours) "
+               "and print the recipe's result block");
+  command->add_option("LOG", options->log, "A Megatron-LM, Megatron-Bridge or slime training log")->required();
+  command->add_option("--recipe", options->recipe, "The recipe the run measured (GPUs, batch, window; checks its result)");
+  command->add_option("--gpus", options->gpus, "GPUs of the run")->check(CLI::Range(1, 1 << 20));
+  command->add_option("--global-batch", options->global_batch, "Rows per step (default 128)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+  command->add_option("--row-tokens", options->row_tokens, "Tokens per row (default 8192)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+  command->add_option("--window", options->window, "First and last scored step, 0-based (default 5 19)")
+      ->expected(2)
+      ->check(CLI::Range(0, 1 << 24));
+  command->add_option("--gpu", options->gpu, "GPU type of gpus.yaml, for cost and MFU");
+  command->add_option("--model", options->model, "Model of models.yaml, for MFU");
+  command->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  command->callback([&global, &exit_code, options] { exit_code = run_score(global, *options); });
+}
+
+}  // namespace openrecipes::cli

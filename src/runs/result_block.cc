@@ -1,0 +1,117 @@
+#include "runs/result_block.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <ctime>
+
+#include "figures/figures.h"
+
+namespace openrecipes {
+namespace {
+
+std::optional<double> usd(const ResultBlock& b) {
+  if (!b.usd_per_gpu_hour) return std::nullopt;
+  return usd_per_million_tokens(*b.usd_per_gpu_hour, b.score.tokens_per_s_per_gpu);
+}
+
+std::optional<double> mfu(const ResultBlock& b) {
+  if (!b.peak_flop_per_s || !b.active_params) return std::nullopt;
+  return model_flops_utilization(*b.active_params, b.score.tokens_per_s_per_gpu, *b.peak_flop_per_s);
+}
+
+std::optional<std::string> measured_date(const ResultBlock& b) {
+  if (!b.score.first_timestamp_s) return std::nullopt;
+  std::time_t seconds = static_cast<std::time_t>(*b.score.first_timestamp_s);
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  return fmt::format("{:04}-{:02}-{:02}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+}
+
+const char* kLogGpuHoursNote =
+    "GPUs x (first step start to last step end) from the log's timestamps; startup is not in it, so use GPUs x "
+    "(scheduler admission to finish) when you have it";
+
+}  // namespace
+
+std::string result_block_yaml(const ResultBlock& b) {
+  std::string out = "result:\n";
+  out += fmt::format("  tokens_per_s_per_gpu: {:.2f}\n", round_to(b.score.tokens_per_s_per_gpu, 2));
+  if (auto cost = usd(b)) {
+    out += fmt::format("  usd_per_million_tokens: {:.2f}\n", round_to(*cost, 2));
+  } else {
+    out += "  # usd_per_million_tokens: needs the GPU's rate (gpus.yaml): give --recipe or --gpu\n";
+  }
+  out += fmt::format("  step_time_cv_percent: {:.2f}\n", round_to(b.score.step_time_cv_percent, 2));
+  if (auto utilization = mfu(b)) {
+    out += fmt::format("  mfu: {:.4f}\n", round_to(*utilization, 4));
+  } else {
+    out += "  # mfu: needs N and the GPU's peak: give --recipe, or --model and --gpu\n";
+  }
+  if (auto date = measured_date(b)) out += fmt::format("  measured: {}\n", *date);
+  out += fmt::format("  steps_per_run: {}\n", b.steps_per_run);
+  out += fmt::format("  window: [{}, {}]\n", b.setup.window_first, b.setup.window_last);
+  out += fmt::format("  window_tokens: {}\n", b.score.window_tokens);
+  out += "  runs: 1\n";
+  out += "  profiler: false\n";
+  if (b.score.log_gpu_hours) {
+    // Never below the window's own GPU time (seed 000's rule), which rounding could cross.
+    double hours = std::max(*b.score.log_gpu_hours, window_gpu_hours(b.score.window_tokens, b.score.tokens_per_s_per_gpu));
+    out += fmt::format("  gpu_hours: {:.2f}\n", std::ceil(hours * 100 - 1e-9) / 100);
+    out += fmt::format("  gpu_hours_note: {}\n", kLogGpuHoursNote);
+  } else {
+    out += "  # gpu_hours: the log has no timestamps; GPUs x (scheduler admission to finish)\n";
+  }
+  return out;
+}
+
+nlohmann::ordered_json result_block_json(const ResultBlock& b) {
+  nlohmann::ordered_json out = {{"tokens_per_s_per_gpu", b.score.tokens_per_s_per_gpu},
+                                {"usd_per_million_tokens", usd(b) ? nlohmann::ordered_json(*usd(b)) : nullptr},
+                                {"step_time_cv_percent", b.score.step_time_cv_percent},
+                                {"mfu", mfu(b) ? nlohmann::ordered_json(*mfu(b)) : nullptr},
+                                {"measured", measured_date(b) ? nlohmann::ordered_json(*measured_date(b)) : nullptr},
+                                {"steps_per_run", b.steps_per_run},
+                                {"window", {b.setup.window_first, b.setup.window_last}},
+                                {"window_tokens", b.score.window_tokens},
+                                {"window_seconds", b.score.window_seconds},
+                                {"mean_step_time_s", b.score.mean_step_time_s},
+                                {"gpus", b.setup.gpus},
+                                {"gpu_hours", b.score.log_gpu_hours ? nlohmann::ordered_json(*b.score.log_gpu_hours) : nullptr},
+                                {"gpu_hours_note", b.score.log_gpu_hours ? kLogGpuHoursNote : ""}};
+  return out;
+}
+
+Problems check_result_against_recipe(const ResultBlock& b, const YamlDocument& document, const Recipe& recipe) {
+  Problems problems;
+  auto add = [&](const std::string& field, const std::string& message, const std::string& expected,
+                 const std::string& found) {
+    problems.push_back({document.file, document.position_of(field), field, "score." + field.substr(field.rfind('.') + 1),
+                        message, expected, found});
+  };
+  const RecipeResult& r = recipe.result;
+  if (!equals_rounded(r.tokens_per_s_per_gpu, b.score.tokens_per_s_per_gpu, 2)) {
+    add("result.tokens_per_s_per_gpu", "does not match the log's score",
+        fmt::format("{:.2f} ({} tokens / ({:.3f} s x {} GPUs))", round_to(b.score.tokens_per_s_per_gpu, 2),
+                    b.score.window_tokens, b.score.window_seconds, b.setup.gpus),
+        fmt::format("{}", r.tokens_per_s_per_gpu));
+  }
+  if (!equals_rounded(r.step_time_cv_percent, b.score.step_time_cv_percent, 2)) {
+    add("result.step_time_cv_percent", "does not match the log's step times",
+        fmt::format("{:.2f}", round_to(b.score.step_time_cv_percent, 2)), fmt::format("{}", r.step_time_cv_percent));
+  }
+  if (r.window_tokens != b.score.window_tokens) {
+    add("result.window_tokens", "does not match the window", std::to_string(b.score.window_tokens),
+        std::to_string(r.window_tokens));
+  }
+  if (r.steps_per_run != b.steps_per_run) {
+    add("result.steps_per_run", "does not match the log", std::to_string(b.steps_per_run), std::to_string(r.steps_per_run));
+  }
+  if (b.score.log_gpu_hours && r.gpu_hours + 0.005 < *b.score.log_gpu_hours) {
+    add("result.gpu_hours", "is less than the log's steps alone took",
+        fmt::format("at least {:.2f}", *b.score.log_gpu_hours), fmt::format("{}", r.gpu_hours));
+  }
+  return problems;
+}
+
+}  // namespace openrecipes

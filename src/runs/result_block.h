@@ -1,0 +1,42 @@
+// The recipe's `result` block from a scored log (ready to paste), and where a recipe's stated
+// result disagrees with the log.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/problem.h"
+#include "catalog/recipe.h"
+#include "catalog/yaml_document.h"
+#include "runs/run_score.h"
+
+namespace openrecipes {
+
+/// The score and what the catalog adds to it.
+struct ResultBlock {
+  RunScore score;
+  ScoreSetup setup;
+  std::int64_t steps_per_run = 0;               ///< steps the run took
+  std::optional<double> usd_per_gpu_hour;       ///< gpus.yaml's rate, for the cost
+  std::optional<double> peak_flop_per_s;        ///< gpus.yaml's peak, for the MFU
+  std::optional<std::int64_t> active_params;    ///< N, for the MFU
+};
+
+/// `result:` lines in the recipe's layout (seed 002): tokens/s per GPU to 2 decimals, cost to the
+/// cent, CV to 2 decimals, MFU to 4, the window, GPU-hours from the log's timestamps when it has
+/// them (with a note that startup is not in them). Figures the inputs cannot give are left out,
+/// with a comment saying what to add.
+std::string result_block_yaml(const ResultBlock& block);
+
+/// The same figures, unrounded, as JSON.
+nlohmann::ordered_json result_block_json(const ResultBlock& block);
+
+/// Where `recipe` (parsed from `document`) states a result the log does not give: the score and
+/// CV at their stated decimals, the window tokens, steps per run, and GPU-hours below what the log
+/// alone took. Each problem is at the recipe's field; expected is the log's figure.
+Problems check_result_against_recipe(const ResultBlock& block, const YamlDocument& document, const Recipe& recipe);
+
+}  // namespace openrecipes

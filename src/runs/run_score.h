@@ -1,0 +1,50 @@
+// The protocol's score of a measured run (seed 000 step 3): tokens/s per GPU over the scored
+// window, the step-time CV, the window's tokens and the GPU-hours.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "runs/training_log.h"
+
+namespace openrecipes {
+
+/// A log that cannot be scored: a window step missing or without a step time, a time that is not
+/// a positive finite number, a bad window. The message names the log and the steps.
+class ScoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What the score needs besides the log (from the recipe, or given on the command line).
+struct ScoreSetup {
+  int gpus = 0;                      ///< GPUs of the run
+  std::int64_t global_batch = 128;   ///< rows per step (the protocol)
+  std::int64_t row_tokens = 8192;    ///< tokens per row (the protocol)
+  int window_first = 5;              ///< first scored step, 0-based (the protocol: 5)
+  int window_last = 19;              ///< last scored step, inclusive (the protocol: 19)
+};
+
+/// The score and the figures around it.
+struct RunScore {
+  double tokens_per_s_per_gpu = 0;   ///< window tokens / (sum of window step times x GPUs)
+  double step_time_cv_percent = 0;   ///< 100 x sample standard deviation / mean of the window's step times
+  double mean_step_time_s = 0;
+  double window_seconds = 0;         ///< sum of the window's step times, s
+  std::int64_t window_tokens = 0;
+  int steps_in_log = 0;              ///< the last step the log reached + 1
+  /// GPUs x (first step start to last step end) from the log's timestamps, hours; nullopt when
+  /// the log has none. Startup before the first step is not in it (Slurm's times are).
+  std::optional<double> log_gpu_hours;
+  std::optional<double> first_timestamp_s;  ///< of the first step line, seconds since the epoch
+};
+
+/// Scores `log` under `setup`. Step-time CV uses the sample standard deviation (n - 1), as a
+/// measurement of a spread from 15 samples; docs/run-evidence.md defines every figure.
+/// Throws ScoreError.
+RunScore score_run(const TrainingLog& log, const ScoreSetup& setup);
+
+}  // namespace openrecipes

@@ -1,0 +1,225 @@
+#include "runs/training_log.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
+#include <map>
+
+#include "catalog/problem.h"
+#include "catalog/yaml_document.h"
+
+namespace openrecipes {
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The number starting at `text[at]` (after spaces), as strtod reads it (E notation, nan, inf).
+std::optional<double> number_at(std::string_view text, std::size_t at) {
+  while (at < text.size() && text[at] == ' ') ++at;
+  if (at >= text.size()) return std::nullopt;
+  std::string piece(text.substr(at, std::min<std::size_t>(40, text.size() - at)));
+  char* end = nullptr;
+  double value = std::strtod(piece.c_str(), &end);
+  if (end == piece.c_str()) return std::nullopt;
+  return value;
+}
+
+// The number after `label` in `line`, or nullopt when the label is absent.
+std::optional<double> labelled_number(std::string_view line, std::string_view label) {
+  std::size_t at = line.find(label);
+  if (at == std::string_view::npos) return std::nullopt;
+  return number_at(line, at + label.size());
+}
+
+// The first `[YYYY-MM-DD HH:MM:SS...]` of a line.
+std::optional<double> bracketed_timestamp(std::string_view line) {
+  for (std::size_t at = line.find('['); at != std::string_view::npos; at = line.find('[', at + 1)) {
+    if (std::optional<double> time = parse_log_timestamp(line.substr(at + 1))) return time;
+  }
+  return std::nullopt;
+}
+
+// Megatron's `iteration N/ M`: N and M, or nullopt.
+std::optional<std::pair<std::int64_t, std::int64_t>> iteration_of(std::string_view line) {
+  std::size_t at = line.find("iteration ");
+  while (at != std::string_view::npos) {
+    std::size_t k = at + 10;
+    while (k < line.size() && line[k] == ' ') ++k;
+    std::size_t digits = k;
+    while (k < line.size() && is_digit(line[k])) ++k;
+    if (k > digits && k < line.size() && line[k] == '/') {
+      std::int64_t n = std::strtoll(std::string(line.substr(digits, k - digits)).c_str(), nullptr, 10);
+      ++k;
+      while (k < line.size() && line[k] == ' ') ++k;
+      std::size_t total = k;
+      while (k < line.size() && is_digit(line[k])) ++k;
+      if (k > total) {
+        return std::pair(n, std::strtoll(std::string(line.substr(total, k - total)).c_str(), nullptr, 10));
+      }
+    }
+    at = line.find("iteration ", at + 1);
+  }
+  return std::nullopt;
+}
+
+// slime's `step N: {` or `perf N: {` with `word` right after a line start, space, ']' or ')'
+// (so `critic-step` is not the actor's): N, and where the dictionary starts.
+std::optional<std::pair<std::int64_t, std::size_t>> slime_record(std::string_view line, std::string_view word) {
+  for (std::size_t at = line.find(word); at != std::string_view::npos; at = line.find(word, at + 1)) {
+    if (at > 0 && line[at - 1] != ' ' && line[at - 1] != ']' && line[at - 1] != ')') continue;
+    std::size_t k = at + word.size();
+    if (k >= line.size() || line[k] != ' ') continue;
+    std::size_t digits = ++k;
+    while (k < line.size() && is_digit(line[k])) ++k;
+    if (k == digits || line.substr(k, 3) != ": {") continue;
+    return std::pair(std::strtoll(std::string(line.substr(digits, k - digits)).c_str(), nullptr, 10), k + 2);
+  }
+  return std::nullopt;
+}
+
+// The value of `'key': value` in a Python dict literal printed on one line.
+std::optional<double> dict_number(std::string_view line, std::size_t from, std::string_view key) {
+  std::string quoted = fmt::format("'{}': ", key);
+  std::size_t at = line.find(quoted, from);
+  if (at == std::string_view::npos) return std::nullopt;
+  return number_at(line, at + quoted.size());
+}
+
+void add_step(std::map<std::int64_t, StepRecord>& steps, StepRecord record, const std::string& path) {
+  auto [it, inserted] = steps.emplace(record.step, record);
+  if (inserted) return;
+  StepRecord& first = it->second;
+  auto same = [](std::optional<double> a, std::optional<double> b) {
+    return !a || !b || *a == *b || (std::isnan(*a) && std::isnan(*b));
+  };
+  if (!same(first.loss, record.loss) || !same(first.step_time_s, record.step_time_s)) {
+    throw TrainingLogError(fmt::format("{}:{}: step {} appears again with other values (first at line {}); give "
+                                       "one run's log",
+                                       path, record.line, record.step, first.line));
+  }
+  if (!first.loss) first.loss = record.loss;
+  if (!first.step_time_s) first.step_time_s = record.step_time_s;
+  if (!first.timestamp_s) first.timestamp_s = record.timestamp_s;
+}
+
+}  // namespace
+
+std::string log_format_name(LogFormat format) {
+  switch (format) {
+    case LogFormat::kMegatronLm: return "Megatron-LM";
+    case LogFormat::kMegatronBridge: return "Megatron-Bridge";
+    case LogFormat::kSlime: return "slime";
+  }
+  return "?";
+}
+
+std::optional<double> parse_log_timestamp(std::string_view text) {
+  // YYYY-MM-DD HH:MM:SS, then optionally [.,]fraction.
+  if (text.size() < 19) return std::nullopt;
+  const char* shape = "dddd-dd-dd dd:dd:dd";
+  for (int i = 0; i < 19; ++i) {
+    if (shape[i] == 'd' ? !is_digit(text[i]) : text[i] != shape[i]) {
+      if (!(i == 10 && text[i] == 'T')) return std::nullopt;
+    }
+  }
+  std::tm tm{};
+  auto field = [&](int at, int length) { return std::atoi(std::string(text.substr(at, length)).c_str()); };
+  tm.tm_year = field(0, 4) - 1900;
+  tm.tm_mon = field(5, 2) - 1;
+  tm.tm_mday = field(8, 2);
+  tm.tm_hour = field(11, 2);
+  tm.tm_min = field(14, 2);
+  tm.tm_sec = field(17, 2);
+  if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60) {
+    return std::nullopt;
+  }
+  double seconds = static_cast<double>(timegm(&tm));
+  if (text.size() > 20 && (text[19] == '.' || text[19] == ',') && is_digit(text[20])) {
+    double scale = 0.1;
+    for (std::size_t i = 20; i < text.size() && is_digit(text[i]); ++i, scale /= 10) seconds += (text[i] - '0') * scale;
+  }
+  return seconds;
+}
+
+TrainingLog parse_training_log(std::string_view text, const std::string& path) {
+  TrainingLog log;
+  log.path = path;
+  std::map<std::int64_t, StepRecord> megatron, slime_steps;
+  std::map<std::int64_t, std::pair<double, int>> slime_perf;  // rollout -> (seconds, line)
+  std::string slime_time_key;
+  bool bridge = false;
+  int line_number = 0;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    if (line.find("Step Time :") != std::string_view::npos) bridge = true;
+    if (auto iteration = iteration_of(line); iteration && line.find(" | ") != std::string_view::npos) {
+      StepRecord record;
+      record.step = iteration->first - 1;
+      record.line = line_number;
+      if (auto ms = labelled_number(line, "elapsed time per iteration (ms):")) record.step_time_s = *ms / 1000.0;
+      record.loss = labelled_number(line, "lm loss:");
+      record.timestamp_s = bracketed_timestamp(line);
+      if (record.step < 0) {
+        throw TrainingLogError(fmt::format("{}:{}: iteration {}: expected 1 or more", path, line_number, iteration->first));
+      }
+      log.total_steps = iteration->second;
+      add_step(megatron, record, path);
+      continue;
+    }
+    if (auto step = slime_record(line, "step")) {
+      StepRecord record;
+      record.step = step->first;
+      record.line = line_number;
+      record.loss = dict_number(line, step->second, "train/loss");
+      record.timestamp_s = bracketed_timestamp(line);
+      add_step(slime_steps, record, path);
+      continue;
+    }
+    if (auto perf = slime_record(line, "perf")) {
+      // The whole step when printed; the training part alone otherwise.
+      for (const char* key : {"perf/step_time", "perf/train_time", "perf/actor_train_time"}) {
+        if (auto seconds = dict_number(line, perf->second, key)) {
+          slime_perf.emplace(perf->first, std::pair(*seconds, line_number));
+          if (slime_time_key.empty()) slime_time_key = key;
+          break;
+        }
+      }
+    }
+  }
+  if (!megatron.empty()) {
+    log.format = bridge ? LogFormat::kMegatronBridge : LogFormat::kMegatronLm;
+    log.step_time_source = "elapsed time per iteration (ms)";
+    for (auto& [step, record] : megatron) log.steps.push_back(record);
+  } else if (!slime_steps.empty()) {
+    log.format = LogFormat::kSlime;
+    log.step_time_source = slime_time_key.empty() ? "none" : slime_time_key + " of `perf N:` (one step per rollout)";
+    for (auto& [step, record] : slime_steps) {
+      // slime times a rollout; with the protocol's rollout batch = global batch it is one step.
+      if (auto perf = slime_perf.find(step); perf != slime_perf.end()) record.step_time_s = perf->second.first;
+      log.steps.push_back(record);
+    }
+  } else {
+    throw TrainingLogError(fmt::format(
+        "{}: no training step lines found (expected Megatron-LM or Megatron-Bridge `iteration N/ M | ... | "
+        "elapsed time per iteration (ms): ... | lm loss: ...` or slime `step N: {{'train/loss': ...}}` lines)",
+        path));
+  }
+  return log;
+}
+
+TrainingLog read_training_log(const std::string& path) {
+  Problems problems;
+  std::optional<std::string> text = read_text_file(path, std::size_t{2} << 30, problems);
+  if (!text) throw TrainingLogError(problems.empty() ? path + ": cannot read" : format_problem_line(problems.front()));
+  return parse_training_log(*text, path);
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,59 @@
+// Training logs read into per-step records: Megatron-LM's `iteration N/ M | ... elapsed time per
+// iteration (ms): ... | lm loss: ...` lines, Megatron-Bridge's (the same iteration lines, each
+// after a `Step Time : ...s GPU utilization: ...` line), and slime's `step N: {...}` and
+// `perf N: {...}` dictionaries.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace openrecipes {
+
+/// A log this code cannot read: no step line of a known format, a step twice with different
+/// values, a number that does not parse. The message names the file and line.
+class TrainingLogError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The log formats read.
+enum class LogFormat { kMegatronLm, kMegatronBridge, kSlime };
+
+/// "Megatron-LM", "Megatron-Bridge" or "slime".
+std::string log_format_name(LogFormat format);
+
+/// One training step as the log states it.
+struct StepRecord {
+  std::int64_t step = 0;                 ///< 0-based; Megatron's `iteration N` ends step N-1
+  std::optional<double> step_time_s;     ///< seconds for this step
+  std::optional<double> loss;            ///< lm loss (Megatron) or train/loss (slime)
+  std::optional<std::int64_t> tokens;    ///< tokens trained, when the log prints them
+  std::optional<double> timestamp_s;     ///< when the step line was written, seconds since the epoch (UTC)
+  int line = 0;                          ///< 1-based line of the record in the log
+};
+
+/// A parsed log.
+struct TrainingLog {
+  std::string path;
+  LogFormat format = LogFormat::kMegatronLm;
+  std::vector<StepRecord> steps;            ///< sorted by step, one per step
+  std::optional<std::int64_t> total_steps;  ///< the `M` of `iteration N/ M`, when printed
+  std::string step_time_source;             ///< which printed figure gave step_time_s
+};
+
+/// Parses `text` (the contents of `path`). Detects the format from the lines themselves. Lines
+/// of other kinds are ignored. Throws TrainingLogError when no step line is found (naming the
+/// formats read) or a step appears twice with different values.
+TrainingLog parse_training_log(std::string_view text, const std::string& path);
+
+/// Reads and parses the file at `path` (at most 2 GiB). Throws TrainingLogError.
+TrainingLog read_training_log(const std::string& path);
+
+/// Seconds since the epoch of a `YYYY-MM-DD HH:MM:SS[.,fff]` timestamp taken as UTC, or nullopt.
+std::optional<double> parse_log_timestamp(std::string_view text);
+
+}  // namespace openrecipes
