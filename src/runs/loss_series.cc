@@ -122,7 +122,8 @@ LossSeries from_csv(const std::string& path, const std::string& text) {
     };
     trim(step);
     trim(loss);
-    if (line_number == 1 && !step.empty() && !std::isdigit(static_cast<unsigned char>(step[0]))) continue;  // header
+    bool header = step.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos;
+    if (line_number == 1 && header) continue;
     char* stop = nullptr;
     double value = std::strtod(loss.c_str(), &stop);
     if (loss.empty() || *stop != '\0') throw LossSeriesError(fmt::format("{}: loss '{}': expected a number", where, loss));

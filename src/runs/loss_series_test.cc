@@ -1,0 +1,62 @@
+#include "runs/loss_series.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+std::string write(const std::string& name, const std::string& text) {
+  std::string path = testing::fresh_dir("loss_series_" + name) + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(LossSeries, ReadsGoldenValuesCsvListsAndLogs) {
+  // Megatron-Bridge's golden values: steps as keys, scalar memory figures beside them.
+  LossSeries golden = read_loss_series(write(
+      "golden.json", R"({"0": {"lm loss": 2.5, "iteration-time": 1.2}, "1": {"lm loss": NaN}, "alloc": 12.5})"));
+  EXPECT_EQ(golden.source, "golden values JSON");
+  ASSERT_EQ(golden.loss.size(), 2u);
+  EXPECT_DOUBLE_EQ(golden.loss.at(0), 2.5);
+  EXPECT_TRUE(std::isnan(golden.loss.at(1)));
+  LossSeries csv = read_loss_series(write("curve.csv", "step,loss\n0,2.5\n1, 2.25\n\n2,2.0\r\n"));
+  EXPECT_EQ(csv.loss.size(), 3u);
+  EXPECT_DOUBLE_EQ(csv.loss.at(1), 2.25);
+  EXPECT_EQ(read_loss_series(write("list.json", "[3.0, 2.0, 1.5]")).loss.at(2), 1.5);
+  EXPECT_EQ(read_loss_series(write("object.json", R"({"0": 3.0, "5": 2.0})")).loss.at(5), 2.0);
+  LossSeries log = read_loss_series(testing::source_dir() + "/tests/fixtures/logs/slime_qwen35_122b_flex_32xh200.log");
+  EXPECT_EQ(log.source, "slime log");
+  EXPECT_EQ(log.loss.size(), 20u);
+}
+
+TEST(LossSeries, BadFilesNameTheLineOrKey) {
+  auto error = [](const std::string& path) -> std::string {
+    try {
+      read_loss_series(path);
+    } catch (const LossSeriesError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  std::string csv = write("bad.csv", "step,loss\n0,2.5\n1,abc\n");
+  EXPECT_EQ(error(csv), csv + ":3: loss 'abc': expected a number");
+  std::string twice = write("twice.csv", "0,2.5\n0,2.4\n");
+  EXPECT_NE(error(twice).find("step 0 given twice"), std::string::npos);
+  std::string negative = write("negative.csv", "-1,2.5\n");
+  EXPECT_NE(error(negative).find("step '-1': expected a 0-based integer"), std::string::npos);
+  std::string text = write("text.json", "{\"0\": \"high\"}");
+  EXPECT_NE(error(text).find("expected a number, found \"high\""), std::string::npos);
+  std::string broken = write("broken.json", "{");
+  EXPECT_NE(error(broken).find("not valid JSON"), std::string::npos);
+  std::string golden = write("golden.json", R"({"0": {"iteration-time": 1.0}})");
+  EXPECT_NE(error(golden).find("no \"lm loss\""), std::string::npos);
+  EXPECT_NE(error(write("notes.txt", "hello\n")).find("no training step lines found"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace openrecipes

@@ -1,0 +1,65 @@
+#include "runs/run_score.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+// A Megatron-LM log of `times` (seconds per step), one line per step, a second apart plus the step.
+TrainingLog log_of(const std::vector<double>& times) {
+  std::string text;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    text += " iteration " + std::to_string(i + 1) + "/ " + std::to_string(times.size()) +
+            " | elapsed time per iteration (ms): " + std::to_string(times[i] * 1000) + " | lm loss: 1.0 |\n";
+  }
+  return parse_training_log(text, "times.log");
+}
+
+TEST(RunScore, IsWindowTokensOverWindowSecondsTimesGpus) {
+  std::vector<double> times(20, 10.0);
+  times[0] = 50;  // the warm-up steps are not scored
+  times[7] = 12.0;
+  RunScore score = score_run(log_of(times), {8, 128, 8192, 5, 19});
+  EXPECT_EQ(score.window_tokens, 15728640);
+  EXPECT_DOUBLE_EQ(score.window_seconds, 152.0);
+  EXPECT_DOUBLE_EQ(score.tokens_per_s_per_gpu, 15728640.0 / (152.0 * 8));
+  // Sample standard deviation of fourteen 10s and one 12 around their mean, over the mean.
+  double mean = 152.0 / 15;
+  double sd = std::sqrt((14 * (10 - mean) * (10 - mean) + (12 - mean) * (12 - mean)) / 14);
+  EXPECT_NEAR(score.step_time_cv_percent, 100 * sd / mean, 1e-9);
+  EXPECT_FALSE(score.log_gpu_hours);  // no timestamps
+}
+
+TEST(RunScore, TheBundledGptOssLogGivesItsRecipesScore) {
+  TrainingLog log = read_training_log(testing::source_dir() + "/tests/fixtures/logs/megatron_lm_gpt_oss_20b_8xh200.log");
+  RunScore score = score_run(log, {8, 128, 8192, 5, 19});
+  EXPECT_NEAR(score.tokens_per_s_per_gpu, 9448.16, 0.005);
+  EXPECT_NEAR(score.step_time_cv_percent, 3.99, 0.005);
+  ASSERT_TRUE(score.log_gpu_hours);
+  // 8 GPUs from the first step's start (its line minus its time) to the last line.
+  EXPECT_NEAR(*score.log_gpu_hours, 8 * (*parse_log_timestamp("2026-10-13 09:45:31") -
+                                         (*parse_log_timestamp("2026-10-13 09:41:06") - 41.8724)) / 3600, 1e-9);
+}
+
+TEST(RunScore, MissingOrUntimedWindowStepsAreErrors) {
+  std::vector<double> short_run(15, 10.0);
+  try {
+    score_run(log_of(short_run), {8, 128, 8192, 5, 19});
+    FAIL();
+  } catch (const ScoreError& error) {
+    EXPECT_NE(std::string(error.what()).find("window steps missing from the log: 15, 16, 17, 18, 19"), std::string::npos)
+        << error.what();
+  }
+  std::vector<double> zero(20, 10.0);
+  zero[9] = 0;
+  EXPECT_THROW(score_run(log_of(zero), {8, 128, 8192, 5, 19}), ScoreError);
+  EXPECT_THROW(score_run(log_of(std::vector<double>(20, 1.0)), {0, 128, 8192, 5, 19}), ScoreError);
+  EXPECT_THROW(score_run(log_of(std::vector<double>(20, 1.0)), {8, 128, 8192, 9, 5}), ScoreError);
+}
+
+}  // namespace
+}  // namespace openrecipes

@@ -1,0 +1,81 @@
+#include "runs/training_log.h"
+
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+std::string fixture(const std::string& name) { return testing::source_dir() + "/tests/fixtures/logs/" + name; }
+
+TEST(TrainingLog, ReadsMegatronLmIterationLines) {
+  TrainingLog log = read_training_log(fixture("megatron_lm_gpt_oss_20b_8xh200.log"));
+  EXPECT_EQ(log.format, LogFormat::kMegatronLm);
+  ASSERT_EQ(log.steps.size(), 20u);
+  EXPECT_EQ(log.total_steps, 20);
+  // `iteration 1/ 20` ends step 0 (Megatron-Bridge's evaluate.py: iteration N announces step N-1).
+  EXPECT_EQ(log.steps[0].step, 0);
+  EXPECT_DOUBLE_EQ(*log.steps[0].step_time_s, 41.8724);
+  EXPECT_DOUBLE_EQ(*log.steps[0].loss, 1.392882);
+  EXPECT_EQ(log.steps[0].line, 6);
+  EXPECT_EQ(*log.steps[0].timestamp_s, *parse_log_timestamp("2026-10-13 09:41:06"));
+}
+
+TEST(TrainingLog, ReadsMegatronBridgeAndSlime) {
+  TrainingLog bridge = read_training_log(fixture("megatron_bridge_llama3_8b_16xh100.log"));
+  EXPECT_EQ(bridge.format, LogFormat::kMegatronBridge);
+  EXPECT_EQ(bridge.steps.size(), 20u);
+  TrainingLog slime = read_training_log(fixture("slime_qwen35_122b_flex_32xh200.log"));
+  EXPECT_EQ(slime.format, LogFormat::kSlime);
+  ASSERT_EQ(slime.steps.size(), 20u);
+  EXPECT_DOUBLE_EQ(*slime.steps[0].step_time_s, 97.1142);  // perf/step_time of `perf 0:`
+  EXPECT_NEAR(*slime.steps[0].loss, 1.2333816, 1e-6);
+  EXPECT_NEAR(*slime.steps[0].timestamp_s - *parse_log_timestamp("2026-10-13 14:13:40"), 0.0, 1e-9);
+}
+
+TEST(TrainingLog, SlimePrefersTheWholeStepAndIgnoresOtherRoles) {
+  TrainingLog log = parse_training_log(
+      "step 0: {'train/loss': 2.5, 'train/step': 0}\n"
+      "critic-step 0: {'train/loss': 9.0}\n"
+      "perf 0: {'perf/actor_train_time': 3.0, 'perf/train_time': 3.5}\n",
+      "x.log");
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_DOUBLE_EQ(*log.steps[0].loss, 2.5);
+  EXPECT_DOUBLE_EQ(*log.steps[0].step_time_s, 3.5);
+}
+
+TEST(TrainingLog, UnknownFormatsAndConflictingStepsFailClearly) {
+  try {
+    parse_training_log("epoch 1 loss 2.3\nepoch 2 loss 2.1\n", "other.log");
+    FAIL();
+  } catch (const TrainingLogError& error) {
+    EXPECT_NE(std::string(error.what()).find("other.log: no training step lines found"), std::string::npos);
+  }
+  std::string line = " iteration        3/      20 | elapsed time per iteration (ms): 100.0 | lm loss: 2.0 |\n";
+  EXPECT_NO_THROW(parse_training_log(line + line, "twice.log"));  // the same line twice: one step
+  try {
+    parse_training_log(line + " iteration        3/      20 | elapsed time per iteration (ms): 100.0 | lm loss: 2.5 |\n",
+                       "twice.log");
+    FAIL();
+  } catch (const TrainingLogError& error) {
+    EXPECT_NE(std::string(error.what()).find("twice.log:2: step 2 appears again"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(read_training_log(fixture("missing.log")), TrainingLogError);
+}
+
+TEST(TrainingLog, NanLossesAreKept) {
+  TrainingLog log = parse_training_log(" iteration 1/ 2 | elapsed time per iteration (ms): 5.0 | lm loss: nan |\n", "n.log");
+  ASSERT_TRUE(log.steps[0].loss);
+  EXPECT_TRUE(std::isnan(*log.steps[0].loss));
+}
+
+TEST(TrainingLog, TimestampsAreUtcWithFractions) {
+  EXPECT_EQ(*parse_log_timestamp("1970-01-02 00:00:00"), 86400.0);
+  EXPECT_DOUBLE_EQ(*parse_log_timestamp("1970-01-01 00:00:01,250"), 1.25);
+  EXPECT_FALSE(parse_log_timestamp("2026-13-01 00:00:00"));
+  EXPECT_FALSE(parse_log_timestamp("yesterday"));
+}
+
+}  // namespace
+}  // namespace openrecipes
