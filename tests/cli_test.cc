@@ -267,6 +267,39 @@ TEST(Cli, RowsBuildPrintsTheDatasetBlockAndVerifyChecksARecipe) {
   EXPECT_EQ(run(build_args + " --eos ''").exit_code, 2);
 }
 
+TEST(Cli, ScorePrintsTheResultBlockAndChecksTheRecipe) {
+  const std::string log = "tests/fixtures/logs/megatron_lm_gpt_oss_20b_8xh200.log";
+  CliRun scored = run("score " + log + " --recipe recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml");
+  EXPECT_EQ(scored.exit_code, 0) << scored.output;
+  EXPECT_NE(scored.output.find("result:\n  tokens_per_s_per_gpu: 9448.16\n  usd_per_million_tokens: 0.23\n"
+                               "  step_time_cv_percent: 3.99\n  mfu: 0.2068\n"),
+            std::string::npos) << scored.output;
+  // The same log against another recipe: every stated figure it does not give is named.
+  CliRun other = run("score " + log + " --recipe recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml");
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.output.find("attune-tp1-pp4-ep8-flex.yaml:76:3: result.tokens_per_s_per_gpu: does not match the "
+                              "log's score (expected 2362.04"),
+            std::string::npos) << other.output;
+  nlohmann::json json = nlohmann::json::parse(run("score " + log + " --gpus 8 --format json").output);
+  EXPECT_NEAR(json["result"]["tokens_per_s_per_gpu"].get<double>(), 9448.16, 0.005);
+  EXPECT_TRUE(json["result"]["mfu"].is_null());
+  EXPECT_EQ(run("score " + log).exit_code, 2);  // no GPU count
+  EXPECT_EQ(run("score tests/fixtures/rows/conversations.jsonl --gpus 8").exit_code, 1);
+  EXPECT_EQ(run("score " + log + " --gpus 8 --window 5 25").exit_code, 1);  // steps 20-25 missing
+}
+
+TEST(Cli, ConvergeComparesTwoRunsAndFailsOnADifference) {
+  const std::string candidate = "tests/fixtures/logs/megatron_lm_gpt_oss_20b_8xh200.log";
+  CliRun pass = run("converge " + candidate + " tests/fixtures/logs/megatron_lm_gpt_oss_20b_reference_arm.log");
+  EXPECT_EQ(pass.exit_code, 0) << pass.output;
+  EXPECT_NE(pass.output.find("  convergence:\n    steps: 20\n    result: pass\n"), std::string::npos) << pass.output;
+  CliRun fail = run("converge " + candidate + " tests/fixtures/logs/slime_qwen35_122b_flex_32xh200.log --format json");
+  EXPECT_EQ(fail.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(fail.output)["result"], "fail");
+  EXPECT_EQ(run("converge " + candidate + " no/such.log").exit_code, 1);
+  EXPECT_EQ(run("converge " + candidate + " " + candidate + " --min-correlation 2").exit_code, 2);
+}
+
 TEST(Cli, UnknownCommandIsNamed) {
   EXPECT_EQ(run("bogus").exit_code, 2);
 }
