@@ -2,11 +2,14 @@
 // library in src/; see README.md.
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "cli/active_params_command.h"
 #include "cli/build_command.h"
+#include "cli/classify_command.h"
 #include "cli/cli_options.h"
 #include "cli/converge_command.h"
 #include "cli/render_command.h"
@@ -31,6 +34,7 @@ int main(int argc, char** argv) {
   add_tokenize_command(app, global, exit_code);
   add_render_command(app, global, exit_code);
   add_rows_command(app, global, exit_code);
+  add_classify_command(app, global, exit_code);
   add_score_command(app, global, exit_code);
   add_converge_command(app, global, exit_code);
   // Name an unknown command (or an unknown subcommand of one that has them, like `rows`) instead
@@ -69,6 +73,12 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // A bug, not bad input: bad input is reported as problems. Still no crash.
     std::fprintf(stderr, "openrecipes: internal error: %s\n", e.what());
+    return kExitProblems;
+  }
+  // Output that did not reach its destination (a full disk, a closed pipe) is a failure, not a
+  // success with the result lost.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "openrecipes: could not write the output (standard output): %s\n", std::strerror(errno));
     return kExitProblems;
   }
   return exit_code;

@@ -30,7 +30,7 @@ const CLI::Validator kDecimal(
     "DECIMAL");
 
 const CLI::Validator kNotEmpty(
-    [](std::string& text) -> std::string { return text.empty() ? "expected a token, found nothing" : ""; }, "TOKEN");
+    [](std::string& text) -> std::string { return text.empty() ? "expected a value, found nothing" : ""; }, "TEXT");
 
 struct BuildOptions {
   RowsBuildOptions build;
@@ -58,8 +58,8 @@ int run_build(BuildOptions& options) {
     fmt::print("{}\n", dataset_block_json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     return kExitOk;
   }
-  fmt::print("# {}: {} rows of {} tokens from {} of {} conversations ({} row{} skipped: no supervised token)\n",
-             result.output, format_count(result.rows), format_count(result.row_tokens),
+  fmt::print("# {}: {} row{} of {} tokens from {} of {} conversations ({} row{} skipped: no supervised token)\n",
+             result.output, format_count(result.rows), result.rows == 1 ? "" : "s", format_count(result.row_tokens),
              format_count(result.conversations_used), format_count(static_cast<std::int64_t>(result.conversations_available)),
              format_count(result.skipped_rows), result.skipped_rows == 1 ? "" : "s");
   fmt::print("# EOS between conversations: {} (id {})\n", result.eos_token, result.eos_id);
@@ -118,7 +118,8 @@ int run_verify(const GlobalOptions& global, const VerifyOptions& options) {
                           {"parquet_sha256", summary.parquet_sha256},
                           {"parquet_bytes", summary.parquet_bytes},
                           {"build", summary.build},
-                          {"problems", nlohmann::json::array()}};
+                          {"problems", nlohmann::json::array()},
+                          {"problems_not_shown", summary.problems_not_shown}};
     for (const Problem& problem : problems) out["problems"].push_back(problem_to_json(problem));
     if (recipe) {
       out["recipe"] = {{"file", options.recipe}, {"matched", check.matched}, {"unchecked", check.unchecked}};
@@ -144,12 +145,14 @@ int run_verify(const GlobalOptions& global, const VerifyOptions& options) {
     line("built as", "unknown (no openrecipes.rows metadata)");
   }
   for (const Problem& problem : problems) fmt::print("{}\n", format_problem_line(problem));
+  if (summary.problems_not_shown > 0) fmt::print("{} more problems in the file not shown\n", summary.problems_not_shown);
   if (recipe) {
     for (const std::string& field : check.unchecked) fmt::print("{}: not checked: {}\n", options.recipe, field);
     fmt::print("{}: {} field{} match, {} do not\n", options.recipe, check.matched.size(),
                check.matched.size() == 1 ? "" : "s", check.problems.size());
   }
-  fmt::print("{}\n", problems.empty() ? "ok" : fmt::format("{} problem{}", problems.size(), problems.size() == 1 ? "" : "s"));
+  std::size_t total = problems.size() + summary.problems_not_shown;
+  fmt::print("{}\n", total == 0 ? "ok" : fmt::format("{} problem{}", total, total == 1 ? "" : "s"));
   return problems.empty() ? kExitOk : kExitProblems;
 }
 
@@ -181,8 +184,10 @@ void add_rows_command(CLI::App& app, const GlobalOptions& global, int& exit_code
       ->capture_default_str()
       ->check(kDecimal)
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{9223372036854775807ull}));  // recipes hold an int64
-  b->add_option("--name", build->build.name, "Name of the row set, e.g. gptoss-tulu3-fixed8192-v1")->required();
-  b->add_option("-o,--output", build->build.output, "The rows file to write (Parquet)")->required();
+  b->add_option("--name", build->build.name, "Name of the row set, e.g. gptoss-tulu3-fixed8192-v1")
+      ->required()
+      ->check(kNotEmpty);
+  b->add_option("-o,--output", build->build.output, "The rows file to write (Parquet)")->required()->check(kNotEmpty);
   b->add_option("--eos", build->build.eos_token,
                 "EOS token between conversations (default: eos_token of tokenizer_config.json beside the tokenizer)")
       ->check(kNotEmpty);

@@ -116,6 +116,7 @@ void check_options(const RowsBuildOptions& options) {
   if (options.output.empty()) throw RowsBuildError("-o: expected the rows file to write");
   check_utf8("--name", options.name);
   check_utf8("--tokenizer-name", options.tokenizer_label);
+  check_utf8("--eos", options.eos_token);
   check_utf8("-o " + options.output, options.output);
   std::error_code ec;
   for (std::size_t i = 0; i < options.inputs.size(); ++i) {

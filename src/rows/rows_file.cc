@@ -173,7 +173,8 @@ namespace {
 // Checks the file's columns; returns the problem text, or "" when the layout is right.
 void check_layout(const std::string& path, DuckDbSession& duckdb) {
   DuckDbStream columns = duckdb.stream("SELECT * FROM read_parquet(" + sql_string(path) + ") LIMIT 0");
-  for (const char* needed : {"row", "input_ids", "loss_mask"}) {
+  for (const Column& column : kColumns) {
+    const char* needed = column.name;
     bool found = false;
     for (std::uint64_t i = 0; i < columns.column_count(); ++i) {
       if (columns.column_name(i) != needed) continue;
@@ -181,17 +182,14 @@ void check_layout(const std::string& path, DuckDbSession& duckdb) {
       duckdb_logical_type type = columns.column_type(i);
       std::string spelled = type_name(type);
       duckdb_destroy_logical_type(&type);
-      std::string expected;
-      for (const Column& column : kColumns) {
-        if (std::string(column.name) == needed) expected = column.type;
-      }
+      std::string expected = column.type;
       if (spelled != expected) {
         throw RowsFileError(fmt::format("{}: column {}: expected {}, found {}", path, needed, expected, spelled));
       }
     }
     if (!found) {
-      throw RowsFileError(fmt::format("{}: no column '{}' (expected a rows file: row, input_ids, loss_mask, ...; "
-                                      "data/README.md)",
+      throw RowsFileError(fmt::format("{}: no column '{}' (expected a rows file: row, input_ids, loss_mask, "
+                                      "conversation_ids, first_token_offset, stream_row; data/README.md)",
                                       path, needed));
     }
   }
@@ -236,14 +234,18 @@ RowsFileSummary read_rows_file(const std::string& path, DuckDbSession& duckdb,
   };
   RowsHasher hasher;
   std::vector<std::int64_t> lengths;
+  std::int64_t last_stream_row = -1;
   try {
     check_layout(path, duckdb);
     summary.build = read_build_metadata(path, duckdb);
-    DuckDbStream rows = duckdb.stream("SELECT row, input_ids, loss_mask FROM read_parquet(" + sql_string(path) + ")");
+    DuckDbStream rows =
+        duckdb.stream("SELECT row, input_ids, loss_mask, stream_row FROM read_parquet(" + sql_string(path) + ")");
     for (DuckDbChunk chunk = rows.next(); chunk.handle(); chunk = rows.next()) {
       duckdb_vector numbers = duckdb_data_chunk_get_vector(chunk.handle(), 0);
       duckdb_vector ids = duckdb_data_chunk_get_vector(chunk.handle(), 1);
       duckdb_vector masks = duckdb_data_chunk_get_vector(chunk.handle(), 2);
+      duckdb_vector stream_rows = duckdb_data_chunk_get_vector(chunk.handle(), 3);
+      auto* stream_row_data = static_cast<std::int32_t*>(duckdb_vector_get_data(stream_rows));
       auto* number_data = static_cast<std::int32_t*>(duckdb_vector_get_data(numbers));
       auto* id_lists = static_cast<duckdb_list_entry*>(duckdb_vector_get_data(ids));
       auto* mask_lists = static_cast<duckdb_list_entry*>(duckdb_vector_get_data(masks));
@@ -259,6 +261,14 @@ RowsFileSummary read_rows_file(const std::string& path, DuckDbSession& duckdb,
                   std::to_string(row),
                   is_valid(duckdb_vector_get_validity(numbers), i) ? std::to_string(number_data[i]) : "null");
         }
+        // Rows are cut in stream order and some are skipped: stream_row rises by at least 1 a row.
+        bool stream_ok = is_valid(duckdb_vector_get_validity(stream_rows), i) && stream_row_data[i] >= row &&
+                         stream_row_data[i] > last_stream_row;
+        if (!stream_ok) {
+          problem("stream_row", fmt::format("{}: stream_row must rise by at least 1 a row and be at least row", at), "",
+                  is_valid(duckdb_vector_get_validity(stream_rows), i) ? std::to_string(stream_row_data[i]) : "null");
+        }
+        if (is_valid(duckdb_vector_get_validity(stream_rows), i)) last_stream_row = stream_row_data[i];
         if (!is_valid(duckdb_vector_get_validity(ids), i) || !is_valid(duckdb_vector_get_validity(masks), i)) {
           throw RowsFileError(fmt::format("{}: {}: input_ids or loss_mask is null", path, at));
         }
@@ -323,11 +333,14 @@ RowsFileSummary read_rows_file(const std::string& path, DuckDbSession& duckdb,
     compare("row_tokens", summary.row_tokens);
     compare("padding_tokens", summary.padding_tokens);
     compare("supervised_tokens", summary.supervised_tokens);
+    if (summary.rows > 0) compare("skipped_rows", last_stream_row + 1 - summary.rows);
+    const nlohmann::json& used = summary.build.value("conversations_used", nlohmann::json());
+    const nlohmann::json& available = summary.build.value("conversations_available", nlohmann::json());
+    if (used.is_number() && available.is_number() && used.get<double>() > available.get<double>()) {
+      problem("metadata.conversations_used", "more conversations used than available", available.dump(), used.dump());
+    }
   }
-  if (problems_found > kShownProblems) {
-    summary.problems.push_back({path, {}, "", "rows.file",
-                                fmt::format("{} more problems not shown", problems_found - kShownProblems), "", ""});
-  }
+  summary.problems_not_shown = problems_found > kShownProblems ? problems_found - kShownProblems : 0;
   return summary;
 }
 

@@ -6,6 +6,7 @@
 //   conversation_ids    VARCHAR[]   ids of the conversations with tokens in the row, in order
 //   first_token_offset  INTEGER     where the row starts in its first conversation's tokens
 //   stream_row          INTEGER     index among all rows cut, skipped rows included
+// (every column required, with these types)
 // and the build's parameters as JSON under the Parquet key-value metadata key "openrecipes.rows".
 #pragma once
 
@@ -65,8 +66,9 @@ struct RowsFileSummary {
   nlohmann::json build;              ///< the "openrecipes.rows" metadata; null when absent
   /// Content that breaks the format's rules: row numbers out of order, a mask value other than
   /// 0/1, a row without a supervised token, ids and mask of different lengths, metadata that
-  /// disagrees with the content. Field: the column; file: the rows file.
+  /// disagrees with the content. Field: the column; file: the rows file. At most 20 are kept.
   Problems problems;
+  std::size_t problems_not_shown = 0;  ///< found beyond the 20 kept
 };
 
 /// Reads the rows file at `path` and recomputes its figures. `on_row(rows_read)` is called as

@@ -86,6 +86,16 @@ TEST(RowsFile, AFileOfAnotherLayoutIsRefusedByColumn) {
   duckdb.execute("COPY (SELECT 0 :: INTEGER AS row, [1, 2] AS input_ids) TO " + sql_string(missing) +
                  " (FORMAT parquet)");
   EXPECT_NE(read_error(missing).find(missing + ": no column 'loss_mask'"), std::string::npos);
+  std::string no_stream = dir + "/no_stream.parquet";
+  duckdb.execute("COPY (SELECT * EXCLUDE (stream_row) FROM read_parquet(" + sql_string(built().output) + ")) TO " +
+                 sql_string(no_stream) + " (FORMAT parquet)");
+  EXPECT_NE(read_error(no_stream).find("no column 'stream_row'"), std::string::npos);
+  std::string shifted = dir + "/shifted.parquet";
+  duckdb.execute("COPY (SELECT * REPLACE (CASE WHEN row = 2 THEN 0 ELSE stream_row END AS stream_row) FROM "
+                 "read_parquet(" + sql_string(built().output) + ")) TO " + sql_string(shifted) + " (FORMAT parquet)");
+  RowsFileSummary shifted_summary = read_rows_file(shifted, duckdb);
+  ASSERT_FALSE(shifted_summary.problems.empty());
+  EXPECT_EQ(shifted_summary.problems[0].field, "stream_row");
   std::string text = dir + "/text.parquet";
   std::ofstream(text) << "row,input_ids\n";
   EXPECT_NE(read_error(text).find(text + ": not a readable rows file"), std::string::npos) << read_error(text);
@@ -99,8 +109,8 @@ TEST(RowsFile, EditedRowsDisagreeWithTheirMetadata) {
   std::string edited = dir + "/edited.parquet";
   DuckDbSession duckdb;
   duckdb.execute(
-      "COPY (SELECT row, CASE WHEN row = 3 THEN list_reverse(input_ids) ELSE input_ids END AS input_ids, "
-      "CASE WHEN row = 5 THEN [2 :: UTINYINT] || loss_mask[2:] ELSE loss_mask END AS loss_mask FROM read_parquet(" +
+      "COPY (SELECT * REPLACE (CASE WHEN row = 3 THEN list_reverse(input_ids) ELSE input_ids END AS input_ids, "
+      "CASE WHEN row = 5 THEN [2 :: UTINYINT] || loss_mask[2:] ELSE loss_mask END AS loss_mask) FROM read_parquet(" +
       sql_string(built().output) + ")) TO " + sql_string(edited) + " (FORMAT parquet, KV_METADATA {'" +
       kRowsMetadataKey + "': " + sql_string(built().metadata().dump()) + "})");
   RowsFileSummary summary = read_rows_file(edited, duckdb);
@@ -114,8 +124,9 @@ TEST(RowsFile, ShortRowsCountAsPaddingAndRowsWithoutTargetsAreProblems) {
   std::string dir = testing::fresh_dir("rows_file_padding");
   std::string path = dir + "/padded.parquet";
   DuckDbSession duckdb;
-  duckdb.execute("COPY (SELECT * FROM (VALUES (0, [5, 6, 7], [0 :: UTINYINT, 1, 1]), (1, [8], [0 :: UTINYINT])) "
-                 "AS t(row, input_ids, loss_mask)) TO " + sql_string(path) + " (FORMAT parquet)");
+  duckdb.execute("COPY (SELECT *, ['c'] AS conversation_ids, 0 AS first_token_offset, row AS stream_row FROM (VALUES "
+                 "(0, [5, 6, 7], [0 :: UTINYINT, 1, 1]), (1, [8], [0 :: UTINYINT])) AS t(row, input_ids, loss_mask)) TO " +
+                 sql_string(path) + " (FORMAT parquet)");
   RowsFileSummary summary = read_rows_file(path, duckdb);
   EXPECT_EQ(summary.rows, 2);
   EXPECT_EQ(summary.row_tokens, 3);

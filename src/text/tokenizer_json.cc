@@ -101,7 +101,8 @@ class Handler : public nlohmann::json_sax<json> {
   }
 
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
-    throw std::runtime_error(fmt::format("not valid JSON at byte {}: {}", position, e.what()));
+    // The library's message quotes the bytes it last read, which may be binary: keep its id only.
+    throw std::runtime_error(fmt::format("not valid JSON at byte {} (JSON error {})", position, e.id));
   }
 
  private:
