@@ -352,5 +352,70 @@ TEST(Cli, DuplicateGpuTypeIsReported) {
   fs::remove_all(root);
 }
 
+TEST(Cli, ClassifyClassesTheSeedPairsAndFailsUnknownArguments) {
+  const std::string base = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml";
+  CliRun flex = run("classify recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml " + base);
+  EXPECT_EQ(flex.exit_code, 0) << flex.output;
+  EXPECT_TRUE(std::regex_search(flex.output, std::regex("same-math swap +moe_token_dispatcher_type +\\(absent\\) +flex")))
+      << flex.output;
+  EXPECT_NE(flex.output.find("verdict         same-math swaps covered by passed component tests: dispatcher\n"),
+            std::string::npos) << flex.output;
+
+  CliRun rc2 = run("classify --format json recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml " + base);
+  EXPECT_EQ(rc2.exit_code, 0) << rc2.output;
+  nlohmann::json result = nlohmann::json::parse(rc2.output);
+  EXPECT_EQ(result["verdict"]["id"], "execution_only");
+  EXPECT_EQ(result["verdict"]["passes"], true);
+  EXPECT_EQ(result["candidate"]["kind"], "recipe");
+  EXPECT_EQ(result["rules"], "rules/arguments.yaml");
+  ASSERT_EQ(result["differences"].size(), 3u);
+  const nlohmann::json& run_length = result["differences"][2];
+  EXPECT_EQ(run_length["name"], "num_rollout");
+  EXPECT_EQ(run_length["class"], "benign");
+  EXPECT_EQ(run_length["reference"], "14");
+  EXPECT_EQ(run_length["candidate"], "20");
+  EXPECT_EQ(run_length["candidate_spelling"], "--num-rollout");
+  EXPECT_EQ(run_length["reference_line"], 136);  // the line in the recipe file
+  for (const char* key : {"class", "kind", "name", "rule", "reference", "candidate", "reference_line",
+                          "candidate_line", "reason"}) {
+    EXPECT_TRUE(run_length.contains(key)) << key;
+  }
+  EXPECT_TRUE(result["component_tests"].is_array());
+  EXPECT_TRUE(result["notes"].is_array());
+
+  // A command file with an argument no rule knows fails; so does a bare command's untested swap.
+  fs::path dir = testing::fresh_dir("classify");
+  std::ofstream(dir / "reference.sh") << "python3 train.py --tensor-model-parallel-size 2 --seed 1\n";
+  std::ofstream(dir / "unknown.sh") << "python3 train.py --tensor-model-parallel-size 4 --seed 1 --made-up 3\n";
+  std::ofstream(dir / "swap.sh") << "python3 train.py --tensor-model-parallel-size 2 --seed 1 --attention-backend fused\n";
+  CliRun unknown = run("classify --format json '" + (dir / "unknown.sh").string() + "' '" +
+                       (dir / "reference.sh").string() + "'");
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
+  nlohmann::json failed = nlohmann::json::parse(unknown.output);
+  EXPECT_EQ(failed["verdict"]["id"], "unknown_arguments");
+  EXPECT_EQ(failed["verdict"]["passes"], false);
+  EXPECT_EQ(failed["differences"][0]["class"], "unknown");
+  EXPECT_EQ(failed["differences"][0]["rule"], nullptr);
+  CliRun swap = run("classify '" + (dir / "swap.sh").string() + "' '" + (dir / "reference.sh").string() + "'");
+  EXPECT_EQ(swap.exit_code, 1) << swap.output;
+  EXPECT_NE(swap.output.find("verdict         needs component tests: attention\n"), std::string::npos) << swap.output;
+
+  // Usage errors exit 2; a missing file or a broken rules file exits 1 naming file and line.
+  EXPECT_EQ(run("classify " + base).exit_code, 2);
+  EXPECT_EQ(run("classify " + base + " " + base + " --format xml").exit_code, 2);
+  CliRun missing = run("classify no/such.sh " + base);
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.output.find("no/such.sh:0:0: no such file"), std::string::npos) << missing.output;
+  fs::path root = copy_catalog("classify_rules");
+  fs::create_directories(root / "rules");
+  std::ofstream(root / "rules/arguments.yaml") << "arguments:\n- name: seed\n  class: sometimes\n"
+                                                  "  spellings: [--seed]\n  reason: seed\nenvironment: []\n";
+  CliRun broken = run("classify '" + (dir / "unknown.sh").string() + "' '" + (dir / "reference.sh").string() + "'",
+                      root.string());
+  EXPECT_EQ(broken.exit_code, 1);
+  EXPECT_NE(broken.output.find("rules/arguments.yaml:3:3: arguments[0].class:"), std::string::npos) << broken.output;
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace openrecipes

@@ -1,0 +1,131 @@
+// Training commands under canonical names: Megatron-LM, slime and Megatron-Bridge spellings of a
+// setting read as one, with switches, negations, `--flag=value` and multi-word values.
+#include "runs/training_command.h"
+
+#include <gtest/gtest.h>
+
+namespace openrecipes {
+namespace {
+
+// A few rules of each kind, as rules/arguments.yaml writes them.
+ArgumentRules small_rules() {
+  auto rule = [](std::string name, std::vector<std::string> spellings, ArgumentTakes takes,
+                 std::vector<std::string> negations = {}) {
+    ArgumentRule r;
+    r.name = std::move(name);
+    r.argument_class = ArgumentClass::kExecution;
+    r.spellings = std::move(spellings);
+    r.negations = std::move(negations);
+    r.takes = takes;
+    r.reason = "test";
+    return r;
+  };
+  return ArgumentRules(
+      "rules.yaml",
+      {rule("tensor_model_parallel_size",
+            {"--tensor-model-parallel-size", "model.tensor_model_parallel_size"},
+            ArgumentTakes::kValue),
+       rule("sequence_parallel", {"--sequence-parallel", "model.sequence_parallel"},
+            ArgumentTakes::kSwitch),
+       rule("apply_rope_fusion", {"model.apply_rope_fusion"}, ArgumentTakes::kSwitch,
+            {"--no-rope-fusion"}),
+       rule("global_batch_size", {"--global-batch-size", "train.global_batch_size"},
+            ArgumentTakes::kValue),
+       rule("moe_aux_loss_coeff", {"--moe-aux-loss-coeff"}, ArgumentTakes::kValues),
+       rule("mixed_precision", {"mixed_precision"}, ArgumentTakes::kValue)},
+      {});
+}
+
+std::string value_of(const TrainingCommand& command, const std::string& name) {
+  const TrainingArgument* argument = command.find(name);
+  return argument ? argument->value : "(absent)";
+}
+
+TEST(TrainingCommand, MegatronAndBridgeSpellingsReadAsOneSetting) {
+  ArgumentRules rules = small_rules();
+  TrainingCommand megatron = read_training_command(
+      "torchrun --nproc_per_node=8 pretrain_gpt.py --tensor-model-parallel-size 2 "
+      "--sequence-parallel "
+      "--no-rope-fusion --global-batch-size=128",
+      rules);
+  TrainingCommand bridge = read_training_command(
+      "torchrun --nproc_per_node=8 run_recipe.py model.tensor_model_parallel_size=2 "
+      "model.sequence_parallel=True "
+      "'model.apply_rope_fusion=false' +train.global_batch_size=128 mixed_precision=bf16_mixed",
+      rules);
+  for (const TrainingCommand* command : {&megatron, &bridge}) {
+    EXPECT_EQ(value_of(*command, "tensor_model_parallel_size"), "2");
+    EXPECT_EQ(value_of(*command, "sequence_parallel"), "true");
+    EXPECT_EQ(value_of(*command, "apply_rope_fusion"), "false");
+    EXPECT_EQ(value_of(*command, "global_batch_size"), "128");
+  }
+  EXPECT_EQ(megatron.find("tensor_model_parallel_size")->spelling, "--tensor-model-parallel-size");
+  EXPECT_EQ(bridge.find("tensor_model_parallel_size")->spelling,
+            "model.tensor_model_parallel_size");
+  EXPECT_EQ(value_of(bridge, "mixed_precision"), "bf16_mixed");
+  EXPECT_EQ(megatron.program, "torchrun pretrain_gpt.py");
+}
+
+TEST(TrainingCommand, TheLastOccurrenceWinsAsInArgparse) {
+  TrainingCommand command = read_training_command(
+      "train --tensor-model-parallel-size 2 --tensor-model-parallel-size 4", small_rules());
+  ASSERT_EQ(command.arguments.size(), 1u);
+  EXPECT_EQ(command.arguments[0].value, "4");
+}
+
+TEST(TrainingCommand, MultiWordValuesAndUnknownFlags) {
+  TrainingCommand command = read_training_command(
+      "train --moe-aux-loss-coeff 0.01 0.001 --made-up 3 --made-up-switch --sequence-parallel "
+      "model.unknown_key=1",
+      small_rules());
+  EXPECT_EQ(value_of(command, "moe_aux_loss_coeff"), "0.01 0.001");
+  const TrainingArgument* made_up = command.find("--made-up");
+  ASSERT_NE(made_up, nullptr);
+  EXPECT_FALSE(made_up->known);
+  EXPECT_EQ(made_up->value, "3");
+  EXPECT_EQ(value_of(command, "--made-up-switch"), "true");
+  EXPECT_EQ(value_of(command, "sequence_parallel"), "true");
+  const TrainingArgument* key = command.find("model.unknown_key");
+  ASSERT_NE(key, nullptr);
+  EXPECT_FALSE(key->known);
+  EXPECT_EQ(key->value, "1");
+}
+
+TEST(TrainingCommand, TheCommandWithTheMostOptionsIsTheTrainingCommand) {
+  TrainingCommand command = read_training_command(
+      "export NCCL_DEBUG=WARN A=1\n"
+      "ARGS=(--sequence-parallel --global-batch-size 64)\n"
+      "mkdir -p /out --verbose\n"
+      "A=2 CUDA_DEVICE_MAX_CONNECTIONS=1 python3 train.py \"${ARGS[@]}\" ${MODEL_ARGS[@]} \\\n"
+      "  --tensor-model-parallel-size 8 | tee log.txt\n",
+      small_rules());
+  EXPECT_EQ(command.program, "python3 train.py");
+  EXPECT_EQ(command.line, 4);
+  EXPECT_EQ(value_of(command, "global_batch_size"), "64");
+  EXPECT_EQ(command.find("global_batch_size")->line, 2);
+  EXPECT_EQ(command.find("tensor_model_parallel_size")->line, 5);
+  EXPECT_EQ(command.external_arrays, std::vector<std::string>{"MODEL_ARGS"});
+  ASSERT_EQ(command.environment.size(), 3u);  // sorted by name; the command's own A=2 wins
+  EXPECT_EQ(command.environment[0].name, "A");
+  EXPECT_EQ(command.environment[0].value, "2");
+  EXPECT_EQ(command.environment[1].name, "CUDA_DEVICE_MAX_CONNECTIONS");
+  EXPECT_EQ(command.environment[2].name, "NCCL_DEBUG");
+}
+
+TEST(TrainingCommand, AnUndefinedArrayIsNeverAFlagsValue) {
+  TrainingCommand command = read_training_command(
+      "train --made-up ${MODEL_ARGS[@]} --tensor-model-parallel-size 1", small_rules());
+  EXPECT_EQ(value_of(command, "--made-up"), "true");
+  EXPECT_EQ(command.external_arrays, std::vector<std::string>{"MODEL_ARGS"});
+}
+
+TEST(TrainingCommand, ATextWithoutACommandIsEmpty) {
+  TrainingCommand command = read_training_command("# nothing here\nexport A=1\n", small_rules());
+  EXPECT_TRUE(command.arguments.empty());
+  EXPECT_TRUE(command.program.empty());
+  EXPECT_EQ(command.line, 0);
+  ASSERT_EQ(command.environment.size(), 1u);
+}
+
+}  // namespace
+}  // namespace openrecipes
