@@ -300,6 +300,35 @@ TEST(Cli, ConvergeComparesTwoRunsAndFailsOnADifference) {
   EXPECT_EQ(run("converge " + candidate + " " + candidate + " --min-correlation 2").exit_code, 2);
 }
 
+TEST(Cli, CheckComposesTheCorrectnessBlock) {
+  const std::string qwen = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8";
+  CliRun flex = run("check " + qwen + "-flex.yaml --reference " + qwen + ".yaml");
+  EXPECT_EQ(flex.exit_code, 0) << flex.output;
+  EXPECT_NE(flex.output.find("configuration    pass  recomputed  same-math swaps covered by passed component tests: "
+                             "dispatcher"),
+            std::string::npos) << flex.output;
+  EXPECT_NE(flex.output.find("correctness:\n  result: pass\n"), std::string::npos);
+  // The other way round, the base recipe swaps the dispatcher back with no component test of its own.
+  CliRun base = run("check " + qwen + ".yaml --reference " + qwen + "-flex.yaml --format json");
+  EXPECT_EQ(base.exit_code, 1);
+  nlohmann::json parsed = nlohmann::json::parse(base.output);
+  EXPECT_EQ(parsed["result"], "fail");
+  EXPECT_EQ(parsed["parts"][2]["name"], "component tests");
+  EXPECT_FALSE(parsed["parts"][2]["passed"]);
+  // Convergence recomputed from the logs: a curve that is not the reference's fails the check.
+  const std::string gpt = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+  const std::string logs = "tests/fixtures/logs/";
+  CliRun converged = run("check " + gpt + " --candidate-log " + logs + "megatron_lm_gpt_oss_20b_8xh200.log --reference-log " +
+                         logs + "megatron_lm_gpt_oss_20b_reference_arm.log");
+  EXPECT_EQ(converged.exit_code, 0) << converged.output;
+  EXPECT_NE(converged.output.find("convergence      pass  recomputed"), std::string::npos) << converged.output;
+  CliRun diverged = run("check " + gpt + " --candidate-log " + logs + "megatron_lm_gpt_oss_20b_8xh200.log --reference-log " +
+                        logs + "slime_qwen35_122b_flex_32xh200.log");
+  EXPECT_EQ(diverged.exit_code, 1);
+  EXPECT_NE(diverged.output.find("  result: fail"), std::string::npos);
+  EXPECT_EQ(run("check " + gpt + " --candidate-log x.log").exit_code, 2);
+}
+
 TEST(Cli, UnknownCommandIsNamed) {
   EXPECT_EQ(run("bogus").exit_code, 2);
 }

@@ -9,6 +9,7 @@
 
 #include "cli/active_params_command.h"
 #include "cli/build_command.h"
+#include "cli/check_command.h"
 #include "cli/classify_command.h"
 #include "cli/cli_options.h"
 #include "cli/converge_command.h"
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   add_classify_command(app, global, exit_code);
   add_score_command(app, global, exit_code);
   add_converge_command(app, global, exit_code);
+  add_check_command(app, global, exit_code);
   // Name an unknown command (or an unknown subcommand of one that has them, like `rows`) instead
   // of CLI11's "A subcommand is required".
   const CLI::App* level = &app;

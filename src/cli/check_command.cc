@@ -1,0 +1,120 @@
+#include "cli/check_command.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "cli/recipe_file.h"
+#include "runs/argument_rules.h"
+#include "runs/correctness_check.h"
+#include "runs/training_command.h"
+#include "validate/recipe_validator.h"
+
+namespace openrecipes::cli {
+namespace {
+
+struct CheckOptions {
+  std::string recipe;
+  std::string reference;
+  std::string candidate_log;
+  std::string reference_log;
+  std::string format = "text";
+};
+
+// The reference's command: a recipe's `run`, or a file holding the command as text.
+std::optional<std::string> reference_command(const std::string& path, Problems& problems) {
+  std::optional<std::string> text = read_text_file(path, kMaxCatalogFileBytes, problems);
+  if (!text) return std::nullopt;
+  std::string extension = std::filesystem::path(path).extension().string();
+  if (extension != ".yaml" && extension != ".yml") return text;
+  std::optional<YamlDocument> document = parse_yaml(*text, path, problems);
+  if (!document) return std::nullopt;
+  const YamlNode* run = document->root.find("run");
+  if (!run || run->kind != YamlNode::Kind::kScalar) {
+    problems.push_back({path, document->position_of("run"), "run", "check.reference", "the reference recipe has no run command",
+                        "the command as run", "nothing"});
+    return std::nullopt;
+  }
+  return run->scalar;
+}
+
+void print_problems(const Problems& problems) {
+  for (const Problem& problem : problems) fmt::print(stderr, "{}\n", format_problem_line(problem));
+}
+
+int run_check(const GlobalOptions& global, const CheckOptions& options) {
+  if (options.candidate_log.empty() != options.reference_log.empty()) {
+    fmt::print(stderr, "openrecipes check: give both --candidate-log and --reference-log, or neither\n");
+    return kExitUsage;
+  }
+  Problems problems;
+  std::optional<RecipeFile> recipe = read_recipe_file(global, options.recipe, problems);
+  if (!recipe) {
+    print_problems(problems);
+    return problems.empty() ? kExitUsage : kExitProblems;
+  }
+  CorrectnessInputs inputs;
+  inputs.validation = validate_recipe_file(recipe->catalog, options.recipe).problems;
+  if (!options.reference.empty()) {
+    std::optional<ArgumentRules> rules = load_argument_rules(recipe->catalog.catalog.root, problems);
+    std::optional<std::string> reference = rules ? reference_command(options.reference, problems) : std::nullopt;
+    if (!reference) {
+      print_problems(problems);
+      return kExitProblems;
+    }
+    inputs.reference = options.reference;
+    inputs.classification = classify_commands(read_training_command(recipe->recipe.run, *rules),
+                                              read_training_command(*reference, *rules), *rules,
+                                              recipe->recipe.correctness.component_tests);
+  }
+  if (!options.candidate_log.empty()) {
+    try {
+      inputs.convergence =
+          compare_convergence(read_loss_series(options.candidate_log), read_loss_series(options.reference_log));
+    } catch (const LossSeriesError& error) {
+      fmt::print(stderr, "openrecipes check: {}\n", error.what());
+      return kExitProblems;
+    }
+  }
+  CorrectnessCheck check = check_correctness(recipe->recipe, inputs);
+  if (options.format == "json") {
+    nlohmann::json parts = nlohmann::json::array();
+    for (const CorrectnessPart& part : check.parts) {
+      parts.push_back({{"name", part.name}, {"passed", part.passed}, {"recomputed", part.recomputed}, {"detail", part.detail}});
+    }
+    nlohmann::json validation = nlohmann::json::array();
+    for (const Problem& problem : inputs.validation) validation.push_back(problem_to_json(problem));
+    nlohmann::json out = {{"recipe", options.recipe},
+                          {"result", check.passed() ? "pass" : "fail"},
+                          {"summary", check.summary()},
+                          {"parts", parts},
+                          {"validation_problems", validation}};
+    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+  } else {
+    for (const Problem& problem : inputs.validation) fmt::print("{}\n", format_problem_line(problem));
+    for (const CorrectnessPart& part : check.parts) {
+      fmt::print("{:<16} {:<5} {:<11} {}\n", part.name, part.passed ? "pass" : "FAIL",
+                 part.recomputed ? "recomputed" : "as stated", part.detail);
+    }
+    fmt::print("{}", correctness_block_yaml(recipe->recipe, inputs, check));
+  }
+  return check.passed() ? kExitOk : kExitProblems;
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
+  auto options = std::make_shared<CheckOptions>();
+  CLI::App* command = app.add_subcommand(
+      "check", "Compose a recipe's correctness evidence (validate, classify against the reference, component tests, "
+               "convergence) into its correctness block; exit 1 unless all pass");
+  command->add_option("RECIPE", options->recipe, "The recipe to check")->required();
+  command->add_option("--reference", options->reference, "The reference: a recipe, or a file holding its command");
+  command->add_option("--candidate-log", options->candidate_log, "The measured run's log (or loss CSV/JSON)");
+  command->add_option("--reference-log", options->reference_log, "The reference arm's log (or loss CSV/JSON)");
+  command->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  command->callback([&global, &exit_code, options] { exit_code = run_check(global, *options); });
+}
+
+}  // namespace openrecipes::cli
