@@ -286,6 +286,7 @@ TEST(Cli, ScorePrintsTheResultBlockAndChecksTheRecipe) {
   EXPECT_EQ(run("score " + log).exit_code, 2);  // no GPU count
   EXPECT_EQ(run("score tests/fixtures/rows/conversations.jsonl --gpus 8").exit_code, 1);
   EXPECT_EQ(run("score " + log + " --gpus 8 --window 5 25").exit_code, 1);  // steps 20-25 missing
+  EXPECT_EQ(run("score " + log + " --gpus 8 --window 19 5").exit_code, 2);
 }
 
 TEST(Cli, ConvergeComparesTwoRunsAndFailsOnADifference) {
@@ -298,6 +299,10 @@ TEST(Cli, ConvergeComparesTwoRunsAndFailsOnADifference) {
   EXPECT_EQ(nlohmann::json::parse(fail.output)["result"], "fail");
   EXPECT_EQ(run("converge " + candidate + " no/such.log").exit_code, 1);
   EXPECT_EQ(run("converge " + candidate + " " + candidate + " --min-correlation 2").exit_code, 2);
+  for (const char* flag : {"--min-correlation", "--final-loss-tolerance", "--max-outlier-ratio", "--outlier-sigmas",
+                           "--high-loss-tolerance", "--skip-first"}) {
+    EXPECT_EQ(run("converge " + candidate + " " + candidate + " " + flag + " nan").exit_code, 2) << flag;
+  }
 }
 
 TEST(Cli, CheckComposesTheCorrectnessBlock) {

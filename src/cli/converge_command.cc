@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 
 #include "runs/convergence.h"
@@ -51,23 +52,31 @@ void add_converge_command(CLI::App& app, const GlobalOptions&, int& exit_code) {
       ->required();
   command->add_option("REFERENCE", options->reference, "The reference arm, in any of the same forms")->required();
   ConvergenceThresholds& t = options->thresholds;
-  auto fraction = CLI::Range(0.0, 1.0);
+  // NaN passes CLI11's range checks (every comparison is false) and would switch a criterion off.
+  const CLI::Validator finite(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        double value = std::strtod(text.c_str(), &end);
+        return *end == '\0' && std::isfinite(value) ? "" : "expected a finite number, found '" + text + "'";
+      },
+      "NUMBER");
+  auto fraction = CLI::Range(0.0, 1.0) & finite;
   command->add_option("--skip-first", t.skip_first_fraction, "Leading fraction of steps not scored")
       ->capture_default_str()->check(fraction);
   command->add_option("--min-correlation", t.correlation, "Minimum Pearson correlation")->capture_default_str()
-      ->check(CLI::Range(-1.0, 1.0));
+      ->check(finite)->check(CLI::Range(-1.0, 1.0));
   command->add_option("--high-loss-tolerance", t.high_loss_tolerance, "Relative tolerance where the reference loss > 2.0")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()->check(finite)->check(CLI::NonNegativeNumber);
   command->add_option("--medium-loss-tolerance", t.medium_loss_tolerance, "Relative tolerance where it is > 0.5")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()->check(finite)->check(CLI::NonNegativeNumber);
   command->add_option("--low-loss-tolerance", t.low_loss_tolerance, "Relative tolerance elsewhere")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()->check(finite)->check(CLI::NonNegativeNumber);
   command->add_option("--max-outlier-ratio", t.max_outlier_ratio, "Most scored points allowed out of tolerance or beyond sigma")
       ->capture_default_str()->check(fraction);
   command->add_option("--final-loss-tolerance", t.final_loss_tolerance, "Largest relative difference of the last losses")
-      ->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->capture_default_str()->check(finite)->check(CLI::NonNegativeNumber);
   command->add_option("--outlier-sigmas", t.outlier_sigmas, "Residual outlier threshold in standard deviations")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()->check(finite)->check(CLI::PositiveNumber);
   command->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   command->callback([&exit_code, options] { exit_code = run_converge(*options); });
 }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "catalog/json_depth.h"
 #include "catalog/yaml_document.h"
 #include "text/loss_mask.h"
 
@@ -30,6 +31,9 @@ int run_render(const RenderOptions& options) {
     Problems problems;
     std::optional<std::string> text = read_text_file(options.conversation, 256u << 20, problems);
     if (!text) throw std::invalid_argument(problems.front().message);
+    if (std::optional<std::size_t> at = json_too_deep(*text)) {
+      throw std::invalid_argument(fmt::format("nesting deeper than {} levels at byte {}", kMaxJsonDepth, *at));
+    }
     try {
       conversation = conversation_from_json(nlohmann::ordered_json::parse(*text));
     } catch (const nlohmann::json::exception& error) {

@@ -52,6 +52,10 @@ int run_score(const GlobalOptions& global, const ScoreOptions& options) {
   if (options.global_batch) block.setup.global_batch = *options.global_batch;
   if (options.row_tokens) block.setup.row_tokens = *options.row_tokens;
   if (options.window.size() == 2) block.setup.window_first = options.window[0], block.setup.window_last = options.window[1];
+  if (options.window.size() == 2 && options.window[1] <= options.window[0]) {
+    fmt::print(stderr, "openrecipes score: --window {} {}: expected first < last\n", options.window[0], options.window[1]);
+    return kExitUsage;
+  }
   if (block.setup.gpus < 1) {
     fmt::print(stderr, "openrecipes score: give --recipe RECIPE.yaml or --gpus N\n");
     return kExitUsage;
@@ -63,12 +67,25 @@ int run_score(const GlobalOptions& global, const ScoreOptions& options) {
       block.usd_per_gpu_hour = gpu->usd_per_gpu_hour;
       block.peak_flop_per_s = gpu->peak_bf16_dense_flop_per_s;
     } else if (!gpu_type.empty()) {
-      fmt::print(stderr, "openrecipes score: --gpu {}: not in gpus.yaml\n", gpu_type);
+      std::string known;
+      for (const Gpu& gpu : catalog->gpus) known += (known.empty() ? "" : ", ") + gpu.type;
+      if (options.gpu.empty()) {
+        fmt::print(stderr, "{}:{}:{}: gpu.type: {} is not in gpus.yaml (expected one of {})\n", options.recipe,
+                   recipe->document.position_of("gpu.type").line, recipe->document.position_of("gpu.type").column,
+                   gpu_type, known);
+        return kExitProblems;
+      }
+      fmt::print(stderr, "openrecipes score: --gpu {}: not in gpus.yaml (expected one of {})\n", gpu_type, known);
       return kExitUsage;
     }
     if (const Model* model = catalog->find_model(model_name)) {
       block.active_params = model->active_params;
     } else if (!model_name.empty()) {
+      if (options.model.empty()) {
+        fmt::print(stderr, "{}:{}:{}: model: {} is not in models.yaml\n", options.recipe,
+                   recipe->document.position_of("model").line, recipe->document.position_of("model").column, model_name);
+        return kExitProblems;
+      }
       fmt::print(stderr, "openrecipes score: --model {}: not in models.yaml\n", model_name);
       return kExitUsage;
     }

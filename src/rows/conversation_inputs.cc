@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/json_depth.h"
+
 namespace openrecipes {
 namespace {
 
@@ -206,6 +208,10 @@ std::uint64_t parquet_text_bytes(const MessageColumns& c, std::uint64_t i) {
 
 void parse_source_conversation(SourceConversation& conversation) {
   if (conversation.json.empty()) return;
+  if (std::optional<std::size_t> at = json_too_deep(conversation.json)) {
+    throw InputError(fmt::format("{}: nesting deeper than {} levels at byte {} of the line", conversation.where,
+                                 kMaxJsonDepth, *at));
+  }
   nlohmann::ordered_json value;
   try {
     value = nlohmann::ordered_json::parse(conversation.json);

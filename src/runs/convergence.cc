@@ -55,11 +55,23 @@ ConvergenceResult compare_convergence(const LossSeries& candidate, const LossSer
     steps.push_back(step);
   }
   if (!all.empty()) {
+    // Walk the gaps between present steps (never the whole range: steps may be far apart).
     std::vector<std::int64_t> gaps;
-    for (std::int64_t step = *all.begin(); step <= *all.rbegin(); ++step) {
-      if (!all.count(step)) gaps.push_back(step);
+    std::int64_t missing = 0, previous = *all.begin();
+    for (std::int64_t step : all) {
+      if (step > previous + 1) {
+        missing += step - previous - 1;
+        for (std::int64_t s = previous + 1; s < step && gaps.size() < 10; ++s) gaps.push_back(s);
+      }
+      previous = step;
     }
-    if (!gaps.empty()) result.failures.push_back(fmt::format("steps missing from both runs: {}", step_list(gaps)));
+    if (missing > 0) {
+      std::string listed = step_list(gaps);
+      if (missing > static_cast<std::int64_t>(gaps.size())) {
+        listed += fmt::format(" and {} more", missing - static_cast<std::int64_t>(gaps.size()));
+      }
+      result.failures.push_back(fmt::format("steps missing from both runs: {}", listed));
+    }
   }
   if (!missing_candidate.empty()) {
     result.failures.push_back(fmt::format("steps missing from the candidate ({}): {}", candidate.path,

@@ -118,6 +118,16 @@ TEST(Convergence, AMissingStepOrANanFailsInsteadOfPassingSilently) {
   EXPECT_TRUE(failed_with(compare_convergence(gap, gap_reference), "steps missing from both runs: 3"));
 }
 
+TEST(Convergence, StepsFarApartAreCountedNotListedOneByOne) {
+  std::vector<double> reference = curve(1.0);
+  LossSeries candidate = series(reference, "c"), far = series(reference, "r");
+  candidate.loss[4000000000] = 1.0;
+  far.loss[4000000000] = 1.0;
+  ConvergenceResult result = compare_convergence(candidate, far);
+  EXPECT_TRUE(failed_with(result, "steps missing from both runs: 20, 21, 22, 23, 24, 25, 26, 27, 28, 29 and 3999999970 more"))
+      << (result.failures.empty() ? "" : result.failures[0]);
+}
+
 TEST(Convergence, ConstantOrTooShortSeriesFail) {
   ConvergenceResult flat = compare_convergence(series(std::vector<double>(20, 1.0), "c"),
                                                series(std::vector<double>(20, 1.0), "r"));

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "catalog/json_depth.h"
 #include "catalog/yaml_document.h"
 #include "runs/training_log.h"
 
@@ -35,7 +36,8 @@ double json_loss(const nlohmann::json& value, const std::string& where) {
     if (text == "Infinity" || text == "inf") return std::numeric_limits<double>::infinity();
     if (text == "-Infinity" || text == "-inf") return -std::numeric_limits<double>::infinity();
   }
-  throw LossSeriesError(fmt::format("{}: expected a number, found {}", where, value.dump()));
+  std::string found = value.is_string() ? "\"" + value.get<std::string>().substr(0, 40) + "\"" : value.type_name();
+  throw LossSeriesError(fmt::format("{}: expected a number, found {}", where, found));
 }
 
 void insert(LossSeries& series, std::int64_t step, double loss, const std::string& where) {
@@ -70,6 +72,9 @@ LossSeries from_json(const std::string& path, const std::string& text) {
     }
     if (!matched) patched += c;
   }
+  if (std::optional<std::size_t> at = json_too_deep(patched)) {
+    throw LossSeriesError(fmt::format("{}: nesting deeper than {} levels at byte {}", path, kMaxJsonDepth, *at));
+  }
   try {
     value = nlohmann::json::parse(patched);
   } catch (const nlohmann::json::parse_error& error) {
@@ -81,16 +86,22 @@ LossSeries from_json(const std::string& path, const std::string& text) {
       insert(series, static_cast<std::int64_t>(i), json_loss(value[i], fmt::format("{}: [{}]", path, i)), path);
     }
   } else if (value.is_object()) {
+    bool golden = false;
+    for (const auto& [key, entry] : value.items()) golden |= entry.is_object();
     for (const auto& [key, entry] : value.items()) {
-      std::string where = fmt::format("{}: \"{}\"", path, key);
+      std::string where = fmt::format("{}: \"{}\"", path, key.substr(0, 40));
+      bool numeric = !key.empty() && key.find_first_not_of("-0123456789") == std::string::npos;
+      // Megatron-Bridge's golden values: per step {"lm loss": ..., "iteration-time": ...}, beside
+      // scalar memory figures (alloc, max_alloc) that are not steps.
+      if (golden && !numeric && !entry.is_object()) continue;
+      if (!numeric) throw LossSeriesError(where + ": expected a step number as the key");
       if (entry.is_object()) {
-        // Megatron-Bridge's golden values: per step {"lm loss": ..., "iteration-time": ...}; other
-        // keys (alloc, max_alloc) are scalars and not steps.
         series.source = "golden values JSON";
         if (!entry.contains("lm loss")) throw LossSeriesError(where + ": no \"lm loss\"");
         insert(series, parse_step(key, where), json_loss(entry.at("lm loss"), where + ".\"lm loss\""), path);
-      } else if (!key.empty() && std::isdigit(static_cast<unsigned char>(key[0]))) {
-        series.source = series.source == "JSON" ? "JSON {step: loss}" : series.source;
+      } else {
+        if (golden) throw LossSeriesError(where + ": expected {\"lm loss\": ...} as the other steps");
+        series.source = "JSON {step: loss}";
         insert(series, parse_step(key, where), json_loss(entry, where), path);
       }
     }

@@ -32,6 +32,13 @@ const char* kLogGpuHoursNote =
     "GPUs x (first step start to last step end) from the log's timestamps; startup is not in it, so use GPUs x "
     "(scheduler admission to finish) when you have it";
 
+std::string note(const ResultBlock& b) {
+  return b.score.gpu_hours_floored
+             ? "the window's own GPU time (window tokens / tokens/s per GPU): the log's timestamps gave less; use GPUs x "
+               "(scheduler admission to finish)"
+             : kLogGpuHoursNote;
+}
+
 }  // namespace
 
 std::string result_block_yaml(const ResultBlock& b) {
@@ -55,10 +62,9 @@ std::string result_block_yaml(const ResultBlock& b) {
   out += "  runs: 1\n";
   out += "  profiler: false\n";
   if (b.score.log_gpu_hours) {
-    // Never below the window's own GPU time (seed 000's rule), which rounding could cross.
-    double hours = std::max(*b.score.log_gpu_hours, window_gpu_hours(b.score.window_tokens, b.score.tokens_per_s_per_gpu));
-    out += fmt::format("  gpu_hours: {:.2f}\n", std::ceil(hours * 100 - 1e-9) / 100);
-    out += fmt::format("  gpu_hours_note: {}\n", kLogGpuHoursNote);
+    // Rounded up: a stated figure may not fall below the window's own GPU time.
+    out += fmt::format("  gpu_hours: {:.2f}\n", std::ceil(*b.score.log_gpu_hours * 100 - 1e-9) / 100);
+    out += fmt::format("  gpu_hours_note: {}\n", note(b));
   } else {
     out += "  # gpu_hours: the log has no timestamps; GPUs x (scheduler admission to finish)\n";
   }
@@ -78,7 +84,7 @@ nlohmann::ordered_json result_block_json(const ResultBlock& b) {
                                 {"mean_step_time_s", b.score.mean_step_time_s},
                                 {"gpus", b.setup.gpus},
                                 {"gpu_hours", b.score.log_gpu_hours ? nlohmann::ordered_json(*b.score.log_gpu_hours) : nullptr},
-                                {"gpu_hours_note", b.score.log_gpu_hours ? kLogGpuHoursNote : ""}};
+                                {"gpu_hours_note", b.score.log_gpu_hours ? note(b) : ""}};
   return out;
 }
 

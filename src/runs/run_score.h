@@ -39,10 +39,12 @@ struct RunScore {
   /// GPUs x (first step start to last step end) from the log's timestamps, hours; nullopt when
   /// the log has none. Startup before the first step is not in it (Slurm's times are).
   std::optional<double> log_gpu_hours;
+  bool gpu_hours_floored = false;  ///< the timestamps gave less than the window's own GPU time
   std::optional<double> first_timestamp_s;  ///< of the first step line, seconds since the epoch
 };
 
-/// Scores `log` under `setup`. Step-time CV uses the sample standard deviation (n - 1), as a
+/// Scores `log` under `setup` (a window of at least 2 steps; step times from 1 us to 1 day;
+/// window tokens at most 1e15). Step-time CV uses the sample standard deviation (n - 1), as a
 /// measurement of a spread from 15 samples; docs/run-evidence.md defines every figure.
 /// Throws ScoreError.
 RunScore score_run(const TrainingLog& log, const ScoreSetup& setup);

@@ -59,6 +59,25 @@ TEST(RunScore, MissingOrUntimedWindowStepsAreErrors) {
   EXPECT_THROW(score_run(log_of(zero), {8, 128, 8192, 5, 19}), ScoreError);
   EXPECT_THROW(score_run(log_of(std::vector<double>(20, 1.0)), {0, 128, 8192, 5, 19}), ScoreError);
   EXPECT_THROW(score_run(log_of(std::vector<double>(20, 1.0)), {8, 128, 8192, 9, 5}), ScoreError);
+  EXPECT_THROW(score_run(log_of(std::vector<double>(20, 1.0)), {8, 128, 8192, 5, 5}), ScoreError);  // no CV
+  // Window tokens that would overflow, and a step of more than a day, are refused.
+  EXPECT_THROW(score_run(log_of(std::vector<double>(20, 1.0)), {8, 1 << 30, 1 << 30, 5, 19}), ScoreError);
+  std::vector<double> day(20, 10.0);
+  day[6] = 1e9;
+  EXPECT_THROW(score_run(log_of(day), {8, 128, 8192, 5, 19}), ScoreError);
+}
+
+TEST(RunScore, GpuHoursAreNeverBelowTheWindowsOwnGpuTime) {
+  // Every line stamped with the same second: the timestamps say 0 h; the window took 15 x 10 s.
+  std::string text;
+  for (int i = 1; i <= 20; ++i) {
+    text += " [2026-10-13 09:00:00] iteration " + std::to_string(i) + "/ 20 | elapsed time per iteration (ms): 10000.0 |"
+            " lm loss: 1.0 |\n";
+  }
+  RunScore score = score_run(parse_training_log(text, "same.log"), {8, 128, 8192, 5, 19});
+  ASSERT_TRUE(score.log_gpu_hours);
+  EXPECT_TRUE(score.gpu_hours_floored);
+  EXPECT_DOUBLE_EQ(*score.log_gpu_hours, 8 * 150.0 / 3600);
 }
 
 }  // namespace

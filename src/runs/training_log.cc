@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -17,22 +18,36 @@ namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// The number starting at `text[at]` (after spaces), as strtod reads it (E notation, nan, inf).
-std::optional<double> number_at(std::string_view text, std::size_t at) {
+// Step numbers beyond this are not a training run's; longer digit runs read as kMaxStep + 1.
+constexpr std::int64_t kMaxStep = 100'000'000;
+
+// A number the log printed that is not one: names the file, line and field, and what is there.
+[[noreturn]] void bad_number(const std::string& path, int line, std::string_view field, std::string_view text) {
+  std::string found;
+  for (char c : text.substr(0, 24)) found += (c >= 0x20 && c < 0x7f) ? c : '?';
+  throw TrainingLogError(fmt::format("{}:{}: {}: expected a number, found '{}'", path, line, field, found));
+}
+
+// The number starting at `text[at]` (after spaces), as strtod reads it (E notation, nan, inf),
+// which must end at one of `ends` (or the line's end); else bad_number.
+double number_at(std::string_view text, std::size_t at, std::string_view ends, const std::string& path, int line,
+                 std::string_view field) {
   while (at < text.size() && text[at] == ' ') ++at;
-  if (at >= text.size()) return std::nullopt;
-  std::string piece(text.substr(at, std::min<std::size_t>(40, text.size() - at)));
+  std::string piece(text.substr(at, std::min<std::size_t>(64, text.size() - at)));
   char* end = nullptr;
   double value = std::strtod(piece.c_str(), &end);
-  if (end == piece.c_str()) return std::nullopt;
+  std::size_t used = static_cast<std::size_t>(end - piece.c_str());
+  if (used == 0 || (used < piece.size() && ends.find(piece[used]) == std::string_view::npos)) {
+    bad_number(path, line, field, piece);
+  }
   return value;
 }
 
-// The number after `label` in `line`, or nullopt when the label is absent.
-std::optional<double> labelled_number(std::string_view line, std::string_view label) {
+// The number after `label` in a Megatron line, or nullopt when the label is absent.
+std::optional<double> labelled_number(std::string_view line, std::string_view label, const std::string& path, int number) {
   std::size_t at = line.find(label);
   if (at == std::string_view::npos) return std::nullopt;
-  return number_at(line, at + label.size());
+  return number_at(line, at + label.size(), " |", path, number, label.substr(0, label.size() - 1));
 }
 
 // The first `[YYYY-MM-DD HH:MM:SS...]` of a line.
@@ -52,12 +67,14 @@ std::optional<std::pair<std::int64_t, std::int64_t>> iteration_of(std::string_vi
     std::size_t digits = k;
     while (k < line.size() && is_digit(line[k])) ++k;
     if (k > digits && k < line.size() && line[k] == '/') {
+      if (k - digits > 9) return std::pair(kMaxStep + 1, kMaxStep + 1);
       std::int64_t n = std::strtoll(std::string(line.substr(digits, k - digits)).c_str(), nullptr, 10);
       ++k;
       while (k < line.size() && line[k] == ' ') ++k;
       std::size_t total = k;
       while (k < line.size() && is_digit(line[k])) ++k;
       if (k > total) {
+        if (k - total > 9) return std::pair(n, kMaxStep + 1);
         return std::pair(n, std::strtoll(std::string(line.substr(total, k - total)).c_str(), nullptr, 10));
       }
     }
@@ -76,18 +93,31 @@ std::optional<std::pair<std::int64_t, std::size_t>> slime_record(std::string_vie
     std::size_t digits = ++k;
     while (k < line.size() && is_digit(line[k])) ++k;
     if (k == digits || line.substr(k, 3) != ": {") continue;
+    if (k - digits > 9) return std::pair(kMaxStep + 1, k + 2);
     return std::pair(std::strtoll(std::string(line.substr(digits, k - digits)).c_str(), nullptr, 10), k + 2);
   }
   return std::nullopt;
 }
 
-// The value of `'key': value` in a Python dict literal printed on one line.
-std::optional<double> dict_number(std::string_view line, std::size_t from, std::string_view key) {
+// The value of `'key': value` in a Python dict literal printed on one line, or nullopt when the
+// key is absent.
+std::optional<double> dict_number(std::string_view line, std::size_t from, std::string_view key, const std::string& path,
+                                  int number) {
   std::string quoted = fmt::format("'{}': ", key);
   std::size_t at = line.find(quoted, from);
   if (at == std::string_view::npos) return std::nullopt;
-  return number_at(line, at + quoted.size());
+  return number_at(line, at + quoted.size(), ",} ", path, number, key);
 }
+
+
+// slime's time figures, in the order preferred.
+constexpr std::array<const char*, 3> kSlimeTimeKeys = {"perf/step_time", "perf/train_time", "perf/actor_train_time"};
+
+// One `perf N:` line's time figures (indexed as kSlimeTimeKeys).
+struct SlimePerf {
+  std::array<std::optional<double>, 3> seconds;
+  int line = 0;
+};
 
 void add_step(std::map<std::int64_t, StepRecord>& steps, StepRecord record, const std::string& path) {
   auto [it, inserted] = steps.emplace(record.step, record);
@@ -149,8 +179,7 @@ TrainingLog parse_training_log(std::string_view text, const std::string& path) {
   TrainingLog log;
   log.path = path;
   std::map<std::int64_t, StepRecord> megatron, slime_steps;
-  std::map<std::int64_t, std::pair<double, int>> slime_perf;  // rollout -> (seconds, line)
-  std::string slime_time_key;
+  std::map<std::int64_t, SlimePerf> slime_perf;
   bool bridge = false;
   int line_number = 0;
   for (std::size_t start = 0; start < text.size();) {
@@ -164,8 +193,13 @@ TrainingLog parse_training_log(std::string_view text, const std::string& path) {
       StepRecord record;
       record.step = iteration->first - 1;
       record.line = line_number;
-      if (auto ms = labelled_number(line, "elapsed time per iteration (ms):")) record.step_time_s = *ms / 1000.0;
-      record.loss = labelled_number(line, "lm loss:");
+      if (iteration->first > kMaxStep + 1 || iteration->second > kMaxStep) {
+        throw TrainingLogError(fmt::format("{}:{}: iteration: expected at most {}", path, line_number, kMaxStep));
+      }
+      if (auto ms = labelled_number(line, "elapsed time per iteration (ms):", path, line_number)) {
+        record.step_time_s = *ms / 1000.0;
+      }
+      record.loss = labelled_number(line, "lm loss:", path, line_number);
       record.timestamp_s = bracketed_timestamp(line);
       if (record.step < 0) {
         throw TrainingLogError(fmt::format("{}:{}: iteration {}: expected 1 or more", path, line_number, iteration->first));
@@ -175,22 +209,22 @@ TrainingLog parse_training_log(std::string_view text, const std::string& path) {
       continue;
     }
     if (auto step = slime_record(line, "step")) {
+      if (step->first > kMaxStep) {
+        throw TrainingLogError(fmt::format("{}:{}: step: expected at most {}", path, line_number, kMaxStep));
+      }
       StepRecord record;
       record.step = step->first;
       record.line = line_number;
-      record.loss = dict_number(line, step->second, "train/loss");
+      record.loss = dict_number(line, step->second, "train/loss", path, line_number);
       record.timestamp_s = bracketed_timestamp(line);
       add_step(slime_steps, record, path);
       continue;
     }
     if (auto perf = slime_record(line, "perf")) {
-      // The whole step when printed; the training part alone otherwise.
-      for (const char* key : {"perf/step_time", "perf/train_time", "perf/actor_train_time"}) {
-        if (auto seconds = dict_number(line, perf->second, key)) {
-          slime_perf.emplace(perf->first, std::pair(*seconds, line_number));
-          if (slime_time_key.empty()) slime_time_key = key;
-          break;
-        }
+      auto& times = slime_perf[perf->first];
+      times.line = line_number;
+      for (std::size_t k = 0; k < kSlimeTimeKeys.size(); ++k) {
+        times.seconds[k] = dict_number(line, perf->second, kSlimeTimeKeys[k], path, line_number);
       }
     }
   }
@@ -200,10 +234,25 @@ TrainingLog parse_training_log(std::string_view text, const std::string& path) {
     for (auto& [step, record] : megatron) log.steps.push_back(record);
   } else if (!slime_steps.empty()) {
     log.format = LogFormat::kSlime;
-    log.step_time_source = slime_time_key.empty() ? "none" : slime_time_key + " of `perf N:` (one step per rollout)";
+    // One time figure for every step: the whole step when every perf line prints it, else the
+    // training part alone, never a mix.
+    std::optional<std::size_t> key;
+    for (std::size_t k = 0; k < kSlimeTimeKeys.size() && !key && !slime_perf.empty(); ++k) {
+      bool everywhere = true;
+      for (const auto& [rollout, perf] : slime_perf) everywhere &= perf.seconds[k].has_value();
+      if (everywhere) key = k;
+    }
+    if (!slime_perf.empty() && !key) {
+      throw TrainingLogError(fmt::format("{}: the `perf N:` lines do not all print one of perf/step_time, "
+                                         "perf/train_time or perf/actor_train_time",
+                                         path));
+    }
+    log.step_time_source = key ? fmt::format("{} of `perf N:` (one step per rollout)", kSlimeTimeKeys[*key]) : "none";
     for (auto& [step, record] : slime_steps) {
       // slime times a rollout; with the protocol's rollout batch = global batch it is one step.
-      if (auto perf = slime_perf.find(step); perf != slime_perf.end()) record.step_time_s = perf->second.first;
+      if (auto perf = slime_perf.find(step); perf != slime_perf.end() && key) {
+        record.step_time_s = perf->second.seconds[*key];
+      }
       log.steps.push_back(record);
     }
   } else {

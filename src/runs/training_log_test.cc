@@ -64,6 +64,29 @@ TEST(TrainingLog, UnknownFormatsAndConflictingStepsFailClearly) {
   EXPECT_THROW(read_training_log(fixture("missing.log")), TrainingLogError);
 }
 
+TEST(TrainingLog, NumbersThatDoNotParseAreErrorsNamingTheLineAndField) {
+  auto error = [](const std::string& text) -> std::string {
+    try {
+      parse_training_log(text, "bad.log");
+    } catch (const TrainingLogError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error(" iteration 1/ 2 | elapsed time per iteration (ms): 5.0 | lm loss: 1,031742E+00 |\n"),
+            "bad.log:1: lm loss: expected a number, found '1,031742E+00 |'");
+  EXPECT_NE(error(" iteration 1/ 2 | elapsed time per iteration (ms): 5.0x | lm loss: 1.0 |\n").find("bad.log:1: elapsed time"),
+            std::string::npos);
+  EXPECT_NE(error(" iteration 99999999999999999999/ 20 | lm loss: 1.0 |\n").find("bad.log:1: iteration: expected at most"),
+            std::string::npos);
+  EXPECT_NE(error("step 0: {'train/loss': 1.0x}\n").find("bad.log:1: train/loss"), std::string::npos);
+  // slime: one time figure for all steps, never a mix.
+  EXPECT_NE(error("step 0: {'train/loss': 1.0}\nstep 1: {'train/loss': 1.0}\n"
+                  "perf 0: {'perf/step_time': 2.0}\nperf 1: {'perf/train_time': 2.0}\n")
+                .find("do not all print one of"),
+            std::string::npos);
+}
+
 TEST(TrainingLog, NanLossesAreKept) {
   TrainingLog log = parse_training_log(" iteration 1/ 2 | elapsed time per iteration (ms): 5.0 | lm loss: nan |\n", "n.log");
   ASSERT_TRUE(log.steps[0].loss);

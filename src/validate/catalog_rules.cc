@@ -8,6 +8,7 @@
 
 #include "catalog/author.h"
 #include "figures/layout_label.h"
+#include "runs/convergence.h"
 #include "validate/recipe_rules.h"
 
 namespace openrecipes {
@@ -143,6 +144,23 @@ void check_status(const RuleContext& c) {
   }
 }
 
+void check_stated_convergence(const RuleContext& c) {
+  // A convergence stated as passed must meet validate_convergence's thresholds (runs/convergence.h).
+  const Convergence& k = c.recipe.correctness.convergence;
+  if (k.result != "pass") return;
+  const ConvergenceThresholds thresholds;
+  if (k.correlation < thresholds.correlation) {
+    c.report("convergence", "correctness.convergence.correlation",
+             "convergence is stated as passed with a correlation below the threshold",
+             fmt::format("at least {}", thresholds.correlation), fmt::format("{}", k.correlation));
+  }
+  if (k.final_loss_difference > thresholds.final_loss_tolerance) {
+    c.report("convergence", "correctness.convergence.final_loss_difference",
+             "convergence is stated as passed with a final loss difference above the tolerance",
+             fmt::format("at most {}", thresholds.final_loss_tolerance), fmt::format("{}", k.final_loss_difference));
+  }
+}
+
 bool is_calendar_date(const std::string& text) {
   int year = 0, month = 0, day = 0;
   if (std::sscanf(text.c_str(), "%4d-%2d-%2d", &year, &month, &day) != 3) return false;
@@ -172,6 +190,7 @@ void check_catalog_rules(const RuleContext& context) {
   check_catalog_refs(context);
   check_patches(context);
   check_status(context);
+  check_stated_convergence(context);
   check_dates(context);
 }
 

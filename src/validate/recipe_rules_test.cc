@@ -181,6 +181,10 @@ const std::vector<RuleCase> kCases = {
      true, ""},
     {"LeapDayPasses", kGptOss, {{"measured: 2026-10-13", "measured: 2028-02-29"}}, "dates", false, ""},
     // status
+    {"PassedConvergenceWithLowCorrelationFails", kGptOss, {{"correlation: 0.999999", "correlation: 0.5"}},
+     "convergence", true, ""},
+    {"PassedConvergenceWithFinalLossApartFails", kGptOss,
+     {{"final_loss_difference: 9.5e-05", "final_loss_difference: 0.4"}}, "convergence", true, ""},
     {"VerifiedWithPointwiseFailuresFails", kGptOss, {{"pointwise_failures: 0", "pointwise_failures: 1"}},
      "status", true, ""},
     {"VerifiedWithFailedComponentTestFails", kQwenFlex, {{"    result: pass\n    detail", "    result: fail\n    detail"}},
