@@ -332,6 +332,7 @@ TEST(Cli, CheckComposesTheCorrectnessBlock) {
   EXPECT_EQ(diverged.exit_code, 1);
   EXPECT_NE(diverged.output.find("  result: fail"), std::string::npos);
   EXPECT_EQ(run("check " + gpt + " --candidate-log x.log").exit_code, 2);
+  EXPECT_EQ(run("check " + gpt + " --reference " + logs + "megatron_lm_gpt_oss_20b_8xh200.log").exit_code, 1);
 }
 
 TEST(Cli, UnknownCommandIsNamed) {
@@ -449,6 +450,56 @@ TEST(Cli, ClassifyClassesTheSeedPairsAndFailsUnknownArguments) {
   EXPECT_EQ(broken.exit_code, 1);
   EXPECT_NE(broken.output.find("rules/arguments.yaml:3:3: arguments[0].class:"), std::string::npos) << broken.output;
   fs::remove_all(root);
+}
+
+TEST(Cli, ClassifyNamesMalformedOrMissingCommandsAndNotesTheOthers) {
+  const std::string reference = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml";
+  fs::path dir = testing::fresh_dir("classify_problems");
+  std::ofstream(dir / "unterminated.sh") << "python3 train.py \\\n  --lr \"1e-5 --seed 1\n";
+  std::ofstream(dir / "empty.sh") << "";
+  std::ofstream(dir / "binary.sh") << std::string("\xff\xfe\x00x", 4);
+  std::ofstream(dir / "two.sh") << "python3 a.py --seed 1\npython3 a.py --seed 2\n";
+  std::ofstream(dir / "ref.sh") << "mkdir -p /out --verbose\npython3 train.py --seed 1 --lr 1e-5\n";
+  auto classify = [&](const std::string& file, const std::string& against) {
+    return run("classify '" + (dir / file).string() + "' '" + against + "'");
+  };
+  CliRun unterminated = classify("unterminated.sh", reference);
+  EXPECT_EQ(unterminated.exit_code, 1);
+  EXPECT_NE(unterminated.output.find("unterminated.sh:2:1: the \" quote opened here is never closed"),
+            std::string::npos) << unterminated.output;
+  CliRun empty = classify("empty.sh", reference);
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_NE(empty.output.find("empty.sh:0:0: no command found"), std::string::npos) << empty.output;
+  CliRun binary = classify("binary.sh", reference);
+  EXPECT_EQ(binary.exit_code, 1);
+  EXPECT_NE(binary.output.find("binary.sh:1:1: not text"), std::string::npos) << binary.output;
+  EXPECT_EQ(binary.output.find("\xff"), std::string::npos);
+  CliRun two = classify("two.sh", (dir / "ref.sh").string());
+  EXPECT_EQ(two.exit_code, 1);
+  EXPECT_NE(two.output.find("several training commands (lines 1, 2)"), std::string::npos) << two.output;
+  CliRun noted = classify("ref.sh", (dir / "ref.sh").string());
+  EXPECT_EQ(noted.exit_code, 0) << noted.output;
+  EXPECT_NE(noted.output.find("candidate: compared the command at line 2"), std::string::npos) << noted.output;
+}
+
+TEST(Cli, ClassifyComparesTheRecipesEnv) {
+  const std::string reference = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml";
+  fs::path dir = testing::fresh_dir("classify_env");
+  std::string recipe = testing::read_source_file(reference);
+  std::string changed = testing::replace_all(recipe, "  TORCHINDUCTOR_COMPILE_THREADS: '1'\n",
+                                             "  TORCHINDUCTOR_COMPILE_THREADS: '1'\n  NCCL_ALGO: Tree\n");
+  changed = testing::replace_all(changed, "  CUDA_DEVICE_MAX_CONNECTIONS: '1'\n", "  CUDA_DEVICE_MAX_CONNECTIONS: '2'\n");
+  ASSERT_NE(changed, recipe);
+  std::ofstream(dir / "env.yaml") << changed;
+  CliRun result = run("classify --format json '" + (dir / "env.yaml").string() + "' " + reference);
+  nlohmann::json json = nlohmann::json::parse(result.output);
+  bool algo = false;
+  for (const nlohmann::json& d : json["differences"]) algo |= d["name"] == "NCCL_ALGO" && d["candidate"] == "Tree";
+  EXPECT_TRUE(algo) << result.output;
+  bool conflict = false;
+  for (const nlohmann::json& note : json["notes"])
+    conflict |= note.get<std::string>().find("candidate: env CUDA_DEVICE_MAX_CONNECTIONS") == 0;
+  EXPECT_TRUE(conflict) << result.output;
 }
 
 }  // namespace

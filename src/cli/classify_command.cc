@@ -30,6 +30,7 @@ struct Operand {
   std::string command;
   int first_line = 1;  // the file line of the command's line 1
   std::optional<std::vector<ComponentTest>> component_tests;  // recipes only
+  std::vector<TrainingVariable> env;                          // recipes: `env:`, at file lines
 };
 
 bool is_recipe_path(const std::string& path) {
@@ -74,6 +75,11 @@ std::optional<Operand> read_operand(const std::string& path, Problems& problems)
   operand.command = run->scalar;
   // A block scalar's text starts on the line after its `|`.
   operand.first_line = run->position.line + (run->style == '|' || run->style == '>' ? 1 : 0);
+  if (const YamlNode* env = field_mapping(document->root, "env")) {
+    for (const YamlEntry& entry : env->entries) {
+      operand.env.push_back({entry.key, entry.value.scalar, entry.key_position.line});
+    }
+  }
   operand.component_tests.emplace();
   if (const YamlNode* correctness = field_mapping(document->root, "correctness")) {
     if (const YamlNode* tests = correctness->find("component_tests")) {
@@ -202,8 +208,45 @@ nlohmann::json optional_json(const std::optional<std::string>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
-nlohmann::json line_json(int line, const Operand& operand) {
-  return line > 0 ? nlohmann::json(line + operand.first_line - 1) : nlohmann::json(nullptr);
+nlohmann::json line_json(int line) {
+  return line > 0 ? nlohmann::json(line) : nlohmann::json(nullptr);
+}
+
+// The operand's training command with every line a line of its file, its recipe `env:` merged in.
+// Problems (malformed shell, no command, not text) go to `problems` at their file line; conflicts
+// between a recipe's env and its run go to `notes`.
+TrainingCommand read_command(const Operand& operand, const std::string& side,
+                             const ArgumentRules& rules, Problems& problems,
+                             std::vector<std::string>& notes) {
+  TrainingCommand command = read_training_command(operand.command, rules);
+  auto shift = [&](int& line) {
+    if (line > 0) line += operand.first_line - 1;
+  };
+  shift(command.line);
+  for (TrainingArgument& argument : command.arguments) shift(argument.line);
+  for (TrainingVariable& variable : command.environment) shift(variable.line);
+  for (int& line : command.other_commands) shift(line);
+  for (CommandProblem& problem : command.problems) {
+    shift(problem.line);
+    problems.push_back({operand.source,
+                        {problem.line, problem.line > 0 ? 1 : 0},
+                        "",
+                        "classify.command",
+                        problem.message,
+                        "",
+                        ""});
+  }
+  for (const std::string& message : merge_recipe_environment(command, operand.env))
+    notes.push_back(fmt::format("{}: {}", side, message));
+  if (!command.other_commands.empty() && command.problems.empty()) {
+    notes.push_back(fmt::format(
+        "{}: compared the command at line {}, the launcher with the most flags and overrides; "
+        "the command{} at line{} {} also {} flags or overrides",
+        side, command.line, command.other_commands.size() > 1 ? "s" : "",
+        command.other_commands.size() > 1 ? "s" : "", fmt::join(command.other_commands, ", "),
+        command.other_commands.size() > 1 ? "have" : "has"));
+  }
+  return command;
 }
 
 nlohmann::json to_json(const Operand& candidate, const Operand& reference,
@@ -222,8 +265,8 @@ nlohmann::json to_json(const Operand& candidate, const Operand& reference,
         {"rule", d.rule.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.rule)},
         {"reference", optional_json(diff.reference)},
         {"candidate", optional_json(diff.candidate)},
-        {"reference_line", line_json(diff.reference_line, reference)},
-        {"candidate_line", line_json(diff.candidate_line, candidate)},
+        {"reference_line", line_json(diff.reference_line)},
+        {"candidate_line", line_json(diff.candidate_line)},
         {"reason", d.reason},
     };
     if (diff.kind == DifferenceKind::kArgument) {
@@ -286,9 +329,15 @@ int run_classify(const GlobalOptions& global, const ClassifyOptions& options) {
   std::optional<Operand> reference = read_operand(options.reference, problems);
   if (!rules || !candidate || !reference) return print_problems(problems, options.format);
 
-  Classification result = classify_commands(read_training_command(candidate->command, *rules),
-                                            read_training_command(reference->command, *rules),
-                                            *rules, candidate->component_tests);
+  std::vector<std::string> notes;
+  TrainingCommand candidate_command =
+      read_command(*candidate, "candidate", *rules, problems, notes);
+  TrainingCommand reference_command =
+      read_command(*reference, "reference", *rules, problems, notes);
+  if (!problems.empty()) return print_problems(problems, options.format);
+  Classification result =
+      classify_commands(candidate_command, reference_command, *rules, candidate->component_tests);
+  result.notes.insert(result.notes.end(), notes.begin(), notes.end());
   if (options.format == "json") {
     fmt::print("{}\n", to_json(*candidate, *reference, rules->file(), result)
                            .dump(2, ' ', false, nlohmann::json::error_handler_t::replace));

@@ -47,8 +47,14 @@ ClassifiedDifference classify(const CommandDifference& difference, const Argumen
         out.reason = fmt::format("no rule in {} names it", rules.file());
         return out;
       }
-      out.argument_class = rule->argument_class;
       out.rule = rule->name;
+      if (difference.unevaluated && rule->argument_class != ArgumentClass::kBenign) {
+        out.reason =
+            "not evaluated: a value holds $(...), $((...)) or a variable the text does not "
+            "define, kept as written; compare the values by hand";
+        return out;
+      }
+      out.argument_class = rule->argument_class;
       out.reason = rule->reason;
       out.component = rule->component;
       return out;

@@ -17,7 +17,9 @@
 namespace openrecipes {
 
 /// One difference with its class. Unknown (no class) when no rule names the argument or
-/// variable, when the programs differ, or when only one side expands an array defined elsewhere.
+/// variable, when the programs differ, when only one side expands an array defined elsewhere, or
+/// when a value is not evaluated (`$(...)`, `$((...))`, an undefined `$NAME`) and the rule's
+/// class is not benign: the values may be equal, and the reader cannot tell.
 struct ClassifiedDifference {
   CommandDifference difference;
   std::optional<ArgumentClass> argument_class;  ///< nullopt: unknown, which fails the check

@@ -281,5 +281,15 @@ TEST(ArgumentClassifier, TheRc2RecipeIsExecutionOnlyApartFromTheRunLength) {
   EXPECT_TRUE(result.passes());
 }
 
+TEST(ArgumentClassifier, AnUnevaluatedValueIsNotEvaluatedRatherThanAChange) {
+  Classification result =
+      classify_edit("--tensor-model-parallel-size 2", "--tensor-model-parallel-size $((1+1))");
+  ASSERT_EQ(result.differences.size(), 1u);
+  EXPECT_FALSE(result.differences[0].argument_class.has_value());
+  EXPECT_NE(result.differences[0].reason.find("not evaluated"), std::string::npos);
+  EXPECT_EQ(result.verdict, Verdict::kUnknownArguments);
+  EXPECT_TRUE(classify_edit("--seed 1234", "--seed ${SEED:-1234}").differences.empty());
+}
+
 }  // namespace
 }  // namespace openrecipes

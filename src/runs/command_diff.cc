@@ -46,6 +46,7 @@ std::vector<CommandDifference> diff_training_commands(const TrainingCommand& can
     difference.kind = DifferenceKind::kArgument;
     difference.name = name;
     difference.known = (!mine || mine->known) && (!theirs || theirs->known);
+    difference.unevaluated = (mine && mine->unevaluated) || (theirs && theirs->unevaluated);
     if (mine) {
       difference.candidate = mine->value;
       difference.candidate_spelling = mine->spelling;

@@ -29,7 +29,8 @@ struct CommandDifference {
   std::string candidate_spelling;
   int reference_line = 0;  ///< 1-based line in each side's command text; 0 when absent
   int candidate_line = 0;
-  bool known = true;  ///< arguments: a rule owns the spelling on every side that has it
+  bool known = true;         ///< arguments: a rule owns the spelling on every side that has it
+  bool unevaluated = false;  ///< arguments: a side's value holds an expansion kept as written
 };
 
 /// Whether two values set the same thing: equal text, or both numbers of equal value

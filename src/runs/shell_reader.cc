@@ -1,5 +1,8 @@
 #include "runs/shell_reader.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <set>
@@ -27,19 +30,116 @@ int count_lines(std::string_view text) {
 
 // One piece of a word as written: literal text, or an expansion of a variable or array.
 struct Segment {
-  enum class Kind { kText, kVariable, kArrayAll, kArrayJoined, kArrayElement };
+  enum class Kind { kText, kVariable, kArrayAll, kArrayJoined, kArrayElement, kDefault };
   Kind kind = Kind::kText;
   std::string text;       // kText: the text; otherwise the variable's name
-  std::size_t index = 0;  // kArrayElement
+  std::size_t index = 0;  // kArrayElement; kArrayAll and kArrayJoined: the slice's offset
   bool quoted = false;    // written inside quotes or escaped: never split into words
   std::string source;     // the expansion as written, kept when the text does not define the name
+  std::optional<std::size_t> length;  // kArrayAll and kArrayJoined: the slice's length
+  std::string op;                     // kDefault: `:-`, `-`, `:+`, `+`, `:=` or `=`
+  std::string word;                   // kDefault: the word after the operator, as written
 };
+
+Segment make_segment(Segment::Kind kind, std::string text, bool quoted, std::string source) {
+  Segment segment;
+  segment.kind = kind;
+  segment.text = std::move(text);
+  segment.quoted = quoted;
+  segment.source = std::move(source);
+  return segment;
+}
 
 struct RawWord {
   std::vector<Segment> segments;
-  bool has_quotes = false;  // `""` is an empty word; nothing at all is no word
+  bool has_quotes = false;   // `""` is an empty word; nothing at all is no word
+  bool unevaluated = false;  // holds text bash would expand that is kept as written
   int line = 1;
 };
+
+// The value of an ANSI-C quoted string `$'...'` (without its quotes), decoded as bash does.
+std::string decode_ansi_c(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\' || i + 1 == text.size()) {
+      out += text[i];
+      continue;
+    }
+    char c = text[++i];
+    auto digits = [&](std::size_t most, int base) {
+      unsigned value = 0;
+      std::size_t n = 0;
+      while (n < most && i + 1 < text.size()) {
+        char d = text[i + 1];
+        int v = std::isdigit(static_cast<unsigned char>(d)) ? d - '0'
+                : base == 16 && std::isxdigit(static_cast<unsigned char>(d))
+                    ? std::tolower(static_cast<unsigned char>(d)) - 'a' + 10
+                    : -1;
+        if (v < 0 || v >= base) break;
+        value = value * static_cast<unsigned>(base) + static_cast<unsigned>(v);
+        ++i;
+        ++n;
+      }
+      return std::pair<unsigned, std::size_t>{value, n};
+    };
+    switch (c) {
+      case 'a':
+        out += '\a';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'e':
+      case 'E':
+        out += '\x1B';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'v':
+        out += '\v';
+        break;
+      case 'x': {
+        auto [value, n] = digits(2, 16);
+        out += n ? std::string(1, static_cast<char>(value)) : "\\x";
+        break;
+      }
+      case '0':
+      case '1':
+      case '2':
+      case '3':
+      case '4':
+      case '5':
+      case '6':
+      case '7': {
+        --i;
+        auto [value, n] = digits(3, 8);
+        out += static_cast<char>(value & 0xFF);
+        break;
+      }
+      case '\\':
+      case '\'':
+      case '"':
+      case '?':
+        out += c;
+        break;
+      default:
+        out += '\\';
+        out += c;
+        break;
+    }
+  }
+  return out;
+}
 
 struct Token {
   enum class Kind { kWord, kEnd, kArrayOpen, kArrayClose };
@@ -54,10 +154,19 @@ struct Token {
 // expansion can happen later, in order, with the variables defined by then.
 class Lexer {
  public:
-  explicit Lexer(std::string_view text) : text_(text) {}
+  Lexer(std::string_view text, std::vector<ShellWarning>& warnings)
+      : text_(text), warnings_(warnings) {}
 
   std::vector<Token> run() {
     while (i_ < text_.size()) step();
+    if (in_array_) {
+      warn(array_line_,
+           fmt::format("the array {}=( is never closed with ): bash rejects the script",
+                       array_name_));
+    }
+    if (!heredoc_delimiter_.empty()) {
+      warn(line_, fmt::format("the here-document is never ended by a {} line", heredoc_delimiter_));
+    }
     finish_word();
     end_command();
     return std::move(tokens_);
@@ -71,6 +180,12 @@ class Lexer {
       i_ += 2;
       ++line_;
       return;
+    }
+    if (c == '\\' && (next == ' ' || next == '\t' || next == '\r') &&
+        only_blanks_to_line_end(i_ + 1)) {
+      warn(line_,
+           "a \\ followed by blanks does not continue the line: the command ends here (remove "
+           "the blanks after the \\)");
     }
     if (c == '\n') {
       finish_word();
@@ -86,7 +201,18 @@ class Lexer {
       return;
     }
     if (c == '#' && !in_word_) {
+      std::size_t start = i_;
       while (i_ < text_.size() && text_[i_] != '\n') ++i_;
+      std::string_view comment = text_.substr(start, i_ - start);
+      while (!comment.empty() &&
+             (comment.back() == ' ' || comment.back() == '\t' || comment.back() == '\r'))
+        comment.remove_suffix(1);
+      bool in_command = in_array_ || (!tokens_.empty() && tokens_.back().kind != Token::Kind::kEnd);
+      if (in_command && !comment.empty() && comment.back() == '\\') {
+        warn(line_,
+             "a comment ending in \\ does not continue the command: it ends on this line and "
+             "the next line is a command of its own");
+      }
       return;
     }
     if (in_array_ && c == ')') {
@@ -124,7 +250,10 @@ class Lexer {
       start_word();
       word_.has_quotes = true;
       std::size_t close = text_.find('\'', i_ + 1);
-      if (close == std::string_view::npos) close = text_.size();
+      if (close == std::string_view::npos) {
+        warn(line_, "the ' quote opened here is never closed: bash rejects the script");
+        close = text_.size();
+      }
       add_literal(text_.substr(i_ + 1, close - i_ - 1), true);
       i_ = close + 1;
       return;
@@ -142,10 +271,7 @@ class Lexer {
     }
     if (c == '`') {
       start_word();
-      std::size_t close = text_.find('`', i_ + 1);
-      close = close == std::string_view::npos ? text_.size() : close + 1;
-      add_literal(text_.substr(i_, close - i_), false);
-      i_ = close;
+      read_backquoted(false);
       return;
     }
     if (c == '<' && !in_word_ && read_placeholder()) return;
@@ -170,7 +296,7 @@ class Lexer {
         word_.segments.back().quoted == quoted) {
       word_.segments.back().text += text;
     } else {
-      word_.segments.push_back({Segment::Kind::kText, text, 0, quoted, ""});
+      word_.segments.push_back(make_segment(Segment::Kind::kText, text, quoted, ""));
     }
   }
 
@@ -215,11 +341,38 @@ class Lexer {
     in_word_ = false;
     tokens_.push_back({Token::Kind::kArrayOpen, {}, name, append, word_.line});
     in_array_ = true;
+    array_name_ = name;
+    array_line_ = word_.line;
     ++i_;
     return true;
   }
 
+  void warn(int line, std::string message) { warnings_.push_back({line, std::move(message)}); }
+
+  bool only_blanks_to_line_end(std::size_t from) const {
+    for (std::size_t j = from; j < text_.size() && text_[j] != '\n'; ++j) {
+      if (text_[j] != ' ' && text_[j] != '\t' && text_[j] != '\r') return false;
+    }
+    return true;
+  }
+
+  // `` `...` ``: a command substitution, kept as written.
+  void read_backquoted(bool quoted) {
+    std::size_t close = text_.find('`', i_ + 1);
+    if (close == std::string_view::npos) {
+      warn(line_,
+           "the ` command substitution opened here is never closed: bash rejects the script");
+      close = text_.size();
+    } else {
+      ++close;
+    }
+    word_.unevaluated = true;
+    add_literal(text_.substr(i_, close - i_), quoted);
+    i_ = close;
+  }
+
   void read_double_quoted() {
+    int open_line = line_;
     ++i_;  // the opening quote
     while (i_ < text_.size() && text_[i_] != '"') {
       char c = text_[i_];
@@ -233,20 +386,20 @@ class Lexer {
       } else if (c == '$') {
         read_dollar(true);
       } else if (c == '`') {
-        std::size_t close = text_.find('`', i_ + 1);
-        close = close == std::string_view::npos ? text_.size() : close + 1;
-        add_literal(text_.substr(i_, close - i_), true);
-        i_ = close;
+        read_backquoted(true);
       } else {
         add_literal(text_.substr(i_, 1), true);
         ++i_;
       }
     }
+    if (i_ >= text_.size()) {
+      warn(open_line, "the \" quote opened here is never closed: bash rejects the script");
+    }
     ++i_;  // the closing quote
   }
 
-  // The index of the `close` that matches the `open` at `from`, skipping quoted text; the end of
-  // the text when it is never closed.
+  // The index of the `close` that matches the `open` at `from`, skipping quoted text; npos when it
+  // is never closed.
   std::size_t matching(std::size_t from, char open, char close) const {
     int depth = 0;
     for (std::size_t j = from; j < text_.size(); ++j) {
@@ -255,7 +408,7 @@ class Lexer {
         ++j;
       } else if (c == '\'') {
         j = text_.find('\'', j + 1);
-        if (j == std::string_view::npos) return text_.size() - 1;
+        if (j == std::string_view::npos) return std::string_view::npos;
       } else if (c == '"') {
         for (++j; j < text_.size() && text_[j] != '"'; ++j) {
           if (text_[j] == '\\') ++j;
@@ -266,32 +419,83 @@ class Lexer {
         return j;
       }
     }
+    return std::string_view::npos;
+  }
+
+  // matching(), or the end of the text with a warning when the expansion is never closed.
+  std::size_t closing(std::size_t from, char open, char close, std::string_view what) {
+    std::size_t at = matching(from, open, close);
+    if (at != std::string_view::npos) return at;
+    warn(line_, fmt::format("the {} opened here is never closed: bash rejects the script", what));
     return text_.size() - 1;
   }
 
   void read_dollar(bool quoted) {
     char next = i_ + 1 < text_.size() ? text_[i_ + 1] : '\0';
     if (next == '(') {  // command substitution or arithmetic: kept as written
-      std::size_t close = matching(i_ + 1, '(', ')');
+      std::size_t close = closing(i_ + 1, '(', ')', "$( expansion");
+      word_.unevaluated = true;
       add_literal(text_.substr(i_, close + 1 - i_), quoted);
       i_ = close + 1;
       return;
     }
+    if (next == '\'' && !quoted) {  // ANSI-C quoting
+      word_.has_quotes = true;
+      std::size_t close = i_ + 2;
+      while (close < text_.size() && text_[close] != '\'') close += text_[close] == '\\' ? 2 : 1;
+      if (close >= text_.size()) {
+        warn(line_, "the $' quote opened here is never closed: bash rejects the script");
+        close = text_.size();
+      }
+      std::string_view body = text_.substr(i_ + 2, std::min(close, text_.size()) - i_ - 2);
+      add_text(decode_ansi_c(body), true);
+      line_ += count_lines(body);
+      i_ = close + 1;
+      return;
+    }
     if (next == '{') {
-      std::size_t close = matching(i_ + 1, '{', '}');
+      std::size_t close = closing(i_ + 1, '{', '}', "${ expansion");
       std::string source(text_.substr(i_, close + 1 - i_));
       std::string inner = source.size() >= 3 ? source.substr(2, source.size() - 3) : "";
       i_ = close + 1;
       line_ += count_lines(source);
-      Segment segment{Segment::Kind::kVariable, inner, 0, quoted, source};
+      Segment segment = make_segment(Segment::Kind::kVariable, inner, quoted, source);
       std::size_t bracket = inner.find('[');
       if (is_name(inner)) {
         word_.segments.push_back(segment);
         return;
       }
+      std::size_t name_end = 0;
+      while (name_end < inner.size() && is_name_char(inner[name_end])) ++name_end;
+      if (name_end > 0 && is_name_start(inner[0]) && name_end < inner.size()) {
+        for (const char* op : {":-", ":+", ":=", "-", "+", "="}) {
+          if (inner.compare(name_end, std::string_view(op).size(), op) != 0) continue;
+          segment.kind = Segment::Kind::kDefault;
+          segment.text = inner.substr(0, name_end);
+          segment.op = op;
+          segment.word = inner.substr(name_end + segment.op.size());
+          word_.segments.push_back(segment);
+          return;
+        }
+      }
+      std::optional<std::pair<std::size_t, std::optional<std::size_t>>> slice;
+      if (std::size_t at = inner.find("]:");
+          at != std::string::npos && bracket != std::string::npos && at > bracket) {
+        slice = parse_slice(inner.substr(at + 2));
+        if (slice) inner = inner.substr(0, at + 1);
+      }
       if (bracket != std::string::npos && inner.back() == ']' &&
           is_name(inner.substr(0, bracket))) {
         std::string index = inner.substr(bracket + 1, inner.size() - bracket - 2);
+        if (slice && index != "@" && index != "*") {
+          word_.unevaluated = true;
+          add_text(source, quoted);
+          return;
+        }
+        if (slice) {
+          segment.index = slice->first;
+          segment.length = slice->second;
+        }
         segment.text = inner.substr(0, bracket);
         if (index == "@") {
           segment.kind = Segment::Kind::kArrayAll;
@@ -308,19 +512,38 @@ class Lexer {
         word_.segments.push_back(segment);
         return;
       }
-      add_text(source, quoted);  // ${NAME:-default} and the like: not expanded
+      word_.unevaluated = true;  // ${#NAME}, ${NAME/a/b} and the like: not expanded
+      add_text(source, quoted);
       return;
     }
     if (is_name_start(next)) {
       std::size_t end = i_ + 1;
       while (end < text_.size() && is_name_char(text_[end])) ++end;
       std::string name(text_.substr(i_ + 1, end - i_ - 1));
-      word_.segments.push_back({Segment::Kind::kVariable, name, 0, quoted, "$" + name});
+      word_.segments.push_back(make_segment(Segment::Kind::kVariable, name, quoted, "$" + name));
       i_ = end;
       return;
     }
     add_text("$", quoted);
     ++i_;
+  }
+
+  // `OFFSET` or `OFFSET:LENGTH` of a slice, both plain non-negative numbers.
+  static std::optional<std::pair<std::size_t, std::optional<std::size_t>>> parse_slice(
+      const std::string& text) {
+    auto number = [](const std::string& digits) -> std::optional<std::size_t> {
+      if (digits.empty() || digits.size() > 8 ||
+          digits.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
+      return std::stoul(digits);
+    };
+    std::size_t colon = text.find(':');
+    std::optional<std::size_t> offset = number(text.substr(0, colon));
+    if (!offset) return std::nullopt;
+    if (colon == std::string::npos) return std::pair{*offset, std::optional<std::size_t>()};
+    std::optional<std::size_t> length = number(text.substr(colon + 1));
+    if (!length) return std::nullopt;
+    return std::pair{*offset, length};
   }
 
   // `<slime entry module>`: a placeholder for text the reader fills in, not a redirection. Words
@@ -396,11 +619,15 @@ class Lexer {
       ++line_;
       if (line == delimiter) return;
     }
+    warn(line_, fmt::format("the here-document is never ended by a {} line", delimiter));
   }
 
   std::string_view text_;
+  std::vector<ShellWarning>& warnings_;
   std::size_t i_ = 0;
   int line_ = 1;
+  std::string array_name_;
+  int array_line_ = 1;
   std::vector<Token> tokens_;
   RawWord word_;
   bool in_word_ = false;
@@ -414,6 +641,10 @@ class Lexer {
 // order, and each command's words are expanded with what is defined by then.
 class Interpreter {
  public:
+  explicit Interpreter(std::vector<ShellWarning> warnings) {
+    script_.warnings = std::move(warnings);
+  }
+
   ShellScript run(const std::vector<Token>& tokens) {
     std::vector<const Token*> command;
     for (std::size_t t = 0; t < tokens.size(); ++t) {
@@ -435,6 +666,8 @@ class Interpreter {
       }
     }
     execute(command);
+    std::stable_sort(script_.warnings.begin(), script_.warnings.end(),
+                     [](const ShellWarning& a, const ShellWarning& b) { return a.line < b.line; });
     return std::move(script_);
   }
 
@@ -476,7 +709,10 @@ class Interpreter {
     script_.variables[name] = value;
     script_.arrays.erase(name);
     if (exported) exported_.insert(name);
-    if (exported_.count(name)) script_.exports.push_back({name, value, line});
+    if (exported_.count(name)) {
+      script_.exports.push_back({name, value, line});
+      environment_[name] = {name, value, line};
+    }
   }
 
   void execute(const std::vector<const Token*>& command) {
@@ -513,8 +749,10 @@ class Interpreter {
           } else if (exports && is_name(w.text)) {
             exported_.insert(w.text);
             auto it = script_.variables.find(w.text);
-            if (it != script_.variables.end())
+            if (it != script_.variables.end()) {
               script_.exports.push_back({w.text, it->second, w.line});
+              environment_[w.text] = {w.text, it->second, w.line};
+            }
           }
         }
       }
@@ -526,6 +764,7 @@ class Interpreter {
           script_.variables.erase(w.text);
           script_.arrays.erase(w.text);
           exported_.erase(w.text);
+          environment_.erase(w.text);
         }
       }
       return;
@@ -533,8 +772,16 @@ class Interpreter {
     ShellCommand out;
     out.assignments = std::move(prefix);
     out.line = command[k]->word.line;
+    out.environment = environment_;
     for (std::size_t j = k; j < command.size(); ++j) {
       for (ShellWord& word : expand(command[j]->word, true)) out.words.push_back(std::move(word));
+    }
+    if (!out.words.empty() && out.words[0].text.size() > 2 &&
+        out.words[0].text.rfind("--", 0) == 0 && out.words[0].opaque_array.empty()) {
+      script_.warnings.push_back(
+          {out.line, fmt::format("the command starts with the flag {}: a broken \\ continuation "
+                                 "on a line before cut it from its program",
+                                 out.words[0].text)});
     }
     script_.commands.push_back(std::move(out));
   }
@@ -545,12 +792,13 @@ class Interpreter {
     if (word.segments.size() == 1 && word.segments[0].kind == Segment::Kind::kArrayAll &&
         !script_.arrays.count(word.segments[0].text) &&
         !script_.variables.count(word.segments[0].text)) {
-      return {{word.segments[0].source, word.line, word.segments[0].text}};
+      return {{word.segments[0].source, word.line, word.segments[0].text, false}};
     }
     struct Field {
       std::string text;
       bool real = false;  // holds something, even an empty quoted string
       int line = 0;
+      bool unevaluated = false;
     };
     std::vector<Field> fields(1, Field{"", false, word.line});
     auto append = [&](const std::string& text, int line) {
@@ -581,6 +829,10 @@ class Interpreter {
         append_split(text, line);
       }
     };
+    auto kept = [&](const Segment& segment) {  // an expansion kept as written
+      append(segment.source, 0);
+      fields.back().unevaluated = true;
+    };
     for (const Segment& segment : word.segments) {
       auto array = script_.arrays.find(segment.text);
       bool is_array = segment.kind != Segment::Kind::kText && array != script_.arrays.end();
@@ -596,7 +848,28 @@ class Interpreter {
             if (!array->second.empty())
               add(array->second[0].text, segment.quoted, array->second[0].line);
           } else {
-            append(segment.source, 0);
+            kept(segment);
+          }
+          break;
+        }
+        case Segment::Kind::kDefault: {
+          std::optional<std::string> value;
+          if (auto variable = script_.variables.find(segment.text);
+              variable != script_.variables.end()) {
+            value = variable->second;
+          } else if (is_array) {
+            value = array->second.empty() ? "" : array->second[0].text;
+          }
+          bool colon = segment.op[0] == ':';
+          bool set = value && (!colon || !value->empty());
+          char op = segment.op.back();
+          bool use_word = op == '+' ? set : !set;
+          if (!use_word) {
+            if (op != '+') add(*value, segment.quoted, 0);
+          } else if (segment.word.find_first_of("$'\"`\\") != std::string::npos) {
+            kept(segment);  // a word with expansions or quotes of its own
+          } else {
+            add(segment.word, segment.quoted, 0);
           }
           break;
         }
@@ -609,14 +882,20 @@ class Interpreter {
           } else if (segment.index == 0 && script_.variables.count(segment.text)) {
             add(script_.variables.at(segment.text), segment.quoted, 0);
           } else {
-            append(segment.source, 0);
+            kept(segment);
           }
           break;
         case Segment::Kind::kArrayJoined:
         case Segment::Kind::kArrayAll:
           if (is_array) {
-            const std::vector<ShellWord>& elements = array->second;
-            bool joined = segment.kind == Segment::Kind::kArrayJoined || !split;
+            const std::vector<ShellWord>& all = array->second;
+            std::size_t first = std::min(segment.index, all.size());
+            std::size_t last =
+                segment.length ? std::min(all.size(), first + *segment.length) : all.size();
+            std::vector<ShellWord> elements(all.begin() + static_cast<std::ptrdiff_t>(first),
+                                            all.begin() + static_cast<std::ptrdiff_t>(last));
+            // "${A[*]}" is one word; unquoted, ${A[*]} splits like ${A[@]}.
+            bool joined = (segment.kind == Segment::Kind::kArrayJoined && segment.quoted) || !split;
             for (std::size_t e = 0; e < elements.size(); ++e) {
               if (e > 0) {
                 if (joined) {
@@ -627,30 +906,35 @@ class Interpreter {
               }
               add(elements[e].text, segment.quoted || joined, elements[e].line);
             }
-          } else if (script_.variables.count(segment.text)) {  // ${NAME[@]} of a plain variable
+          } else if (script_.variables.count(segment.text) &&
+                     segment.index == 0) {  // ${NAME[@]} of a plain variable
             add(script_.variables.at(segment.text), segment.quoted, 0);
           } else {
-            append(segment.source, 0);
+            kept(segment);
           }
           break;
       }
     }
     std::vector<ShellWord> words;
     for (const Field& field : fields) {
-      if (field.real) words.push_back({field.text, field.line, ""});
+      if (field.real)
+        words.push_back({field.text, field.line, "", field.unevaluated || word.unevaluated});
     }
-    if (words.empty() && word.has_quotes) words.push_back({"", word.line, ""});
+    if (words.empty() && word.has_quotes) words.push_back({"", word.line, "", word.unevaluated});
     return words;
   }
 
   ShellScript script_;
   std::set<std::string> exported_;
+  std::map<std::string, ShellExport> environment_;  // exported and set, as of now
 };
 
 }  // namespace
 
 ShellScript read_shell_script(std::string_view text) {
-  return Interpreter{}.run(Lexer{text}.run());
+  std::vector<ShellWarning> warnings;
+  std::vector<Token> tokens = Lexer{text, warnings}.run();
+  return Interpreter{std::move(warnings)}.run(tokens);
 }
 
 }  // namespace openrecipes

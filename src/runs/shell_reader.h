@@ -2,7 +2,10 @@
 // continuations, comments, simple commands and their separators, redirections, `export`, variable
 // assignments and bash arrays (`NAME=(...)`, possibly over several lines), with the variables and
 // arrays the text itself defines expanded where they are used. Nothing is run: a command
-// substitution `$(...)` stays as written, and so does a variable the text does not define.
+// substitution `$(...)`, an arithmetic expansion `$((...))` and a variable the text does not
+// define stay as written, and the word is marked unevaluated. Text bash would reject or read
+// otherwise than it looks (an unterminated quote or array, a broken `\`-newline continuation) is
+// reported as a warning with its line.
 #pragma once
 
 #include <map>
@@ -20,13 +23,8 @@ struct ShellWord {
       1;  ///< 1-based line of the text where it is written (an array element: its definition)
   std::string opaque_array;  ///< set for `${NAME[@]}` of an array the text does not define: NAME
                              ///< (text keeps `${NAME[@]}`)
-};
-
-/// One simple command: the `NAME=value` words before the program, then the program and its words.
-struct ShellCommand {
-  std::vector<std::pair<std::string, std::string>> assignments;  ///< the command's own environment
-  std::vector<ShellWord> words;                                  ///< program first
-  int line = 1;                                                  ///< line of the first word
+  bool unevaluated = false;  ///< holds an expansion kept as written (`$(...)`, `$((...))`, `` `...`
+                             ///< ``, an undefined `$NAME`, an unsupported `${...}` form)
 };
 
 /// A variable the script exports: `export NAME=value`, or `NAME=value` and `export NAME`.
@@ -36,6 +34,20 @@ struct ShellExport {
   int line = 1;
 };
 
+/// One simple command: the `NAME=value` words before the program, then the program and its words.
+struct ShellCommand {
+  std::vector<std::pair<std::string, std::string>> assignments;  ///< the command's own environment
+  std::vector<ShellWord> words;                                  ///< program first
+  int line = 1;                                                  ///< line of the first word
+  std::map<std::string, ShellExport> environment;  ///< exported variables in effect when it runs
+};
+
+/// Text bash would reject, or read otherwise than it looks.
+struct ShellWarning {
+  int line = 1;  ///< 1-based line where the construct starts
+  std::string message;
+};
+
 /// What the script does, in order.
 struct ShellScript {
   std::vector<ShellCommand>
@@ -43,16 +55,22 @@ struct ShellScript {
   std::vector<ShellExport> exports;  ///< in order; a later one of a name overrides an earlier one
   std::map<std::string, std::string> variables;          ///< shell variables at the end of the text
   std::map<std::string, std::vector<ShellWord>> arrays;  ///< arrays at the end of the text
+  std::vector<ShellWarning> warnings;                    ///< malformed text, in order of line
 };
 
 /// Reads `text` as a bash script. Words split on unquoted blanks; `'...'` is literal; `"..."`
 /// expands variables; `\` escapes one character and `\`-newline joins lines; `#` at the start of a
 /// word comments out the rest of the line; newline, `;`, `&`, `|`, `&&`, `||`, `(` and `)` end a
-/// command. `$NAME`, `${NAME}`, `${NAME[@]}`, `${NAME[*]}` and `${NAME[N]}` expand when the text
-/// has defined NAME before (unquoted expansions split into words as bash does); otherwise they
-/// stay as written, and an undefined `${NAME[@]}` alone in a word is marked opaque. Redirections
-/// (`> file`, `2>&1`, here-documents) are dropped. A `<...>` placeholder (`<slime entry module>`)
-/// is kept as one word. Never fails: syntax it does not know stays words.
+/// command. `$NAME`, `${NAME}`, `${NAME[@]}`, `${NAME[*]}`, `${NAME[N]}` and the slice
+/// `${NAME[@]:OFFSET[:LENGTH]}` expand when the text has defined NAME before (unquoted expansions
+/// split into words as bash does); `${NAME:-default}`, `${NAME-default}`, `${NAME:+alt}` and
+/// `${NAME+alt}` expand by bash's rules (an undefined NAME is unset); `$'...'` decodes its escapes.
+/// Otherwise expansions stay as written and mark the word unevaluated, and an undefined
+/// `${NAME[@]}` alone in a word is marked opaque. Redirections (`> file`, `2>&1`, here-documents)
+/// are dropped. A `<...>` placeholder (`<slime entry module>`) is kept as one word. Never fails:
+/// syntax it does not know stays words; malformed text (an unterminated quote, `$(`, `${` or
+/// array, a `\` followed by blanks at the end of a line, a comment ending in `\`, a command that
+/// starts with a `--flag`) adds a warning.
 ShellScript read_shell_script(std::string_view text);
 
 }  // namespace openrecipes

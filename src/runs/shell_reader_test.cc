@@ -101,7 +101,7 @@ TEST(ShellReader, VariablesTheTextDefinesExpandOthersStayAsWritten) {
   ASSERT_EQ(script.commands.size(), 1u);
   EXPECT_EQ(texts(script.commands[0]),
             (Words{"run", "--load", "/data/ckpt", "--save", "/data/ckpt/out", "--a", "1", "--b",
-                   "2", "--a 1 --b 2", "--data", "$SFT_DATA", "--x", "${UNSET:-d}"}));
+                   "2", "--a 1 --b 2", "--data", "$SFT_DATA", "--x", "d"}));
 }
 
 TEST(ShellReader, AnArrayDefinedElsewhereStaysOneOpaqueWord) {
@@ -145,6 +145,77 @@ TEST(ShellReader, UnsetForgetsAndBrokenSyntaxStaysWords) {
   ShellScript script = read_shell_script("A=1\nunset A\nrun $A 'open quote\n");
   ASSERT_EQ(script.commands.size(), 1u);
   EXPECT_EQ(texts(script.commands[0]), (Words{"run", "$A", "open quote\n"}));
+}
+
+std::vector<int> warning_lines(const ShellScript& script) {
+  std::vector<int> out;
+  for (const ShellWarning& warning : script.warnings) out.push_back(warning.line);
+  return out;
+}
+
+TEST(ShellReader, WellFormedTextHasNoWarnings) {
+  EXPECT_TRUE(
+      read_shell_script("A=(x\n y)\nrun --a \"b c\" 'd' \\\n  --e $(f) `g`\n").warnings.empty());
+}
+
+TEST(ShellReader, UnterminatedQuotesAndArraysAreWarnings) {
+  EXPECT_EQ(warning_lines(read_shell_script("run \\\n  --lr \"1e-5 --seed 1\n")),
+            std::vector<int>{2});
+  EXPECT_EQ(warning_lines(read_shell_script("run\nrun --x 'abc\n")), std::vector<int>{2});
+  EXPECT_EQ(warning_lines(read_shell_script("PAR=(--a 1\nrun ${PAR[@]} --lr 1\n")),
+            std::vector<int>{1});
+  EXPECT_EQ(warning_lines(read_shell_script("run --x $(echo 1\n")), std::vector<int>{1});
+  EXPECT_EQ(warning_lines(read_shell_script("run --x ${A\n")), std::vector<int>{1});
+}
+
+TEST(ShellReader, BrokenContinuationsAreWarnings) {
+  ShellScript blanks = read_shell_script("run \\  \n  --a 1\n");
+  ASSERT_EQ(blanks.commands.size(), 2u);  // as bash reads it
+  EXPECT_EQ(warning_lines(blanks), (std::vector<int>{1, 2}));
+  ShellScript comment = read_shell_script("run \\\n  --a 1 \\\n  # --b 2 \\\n  --c 3\n");
+  ASSERT_EQ(comment.commands.size(), 2u);
+  EXPECT_EQ(warning_lines(comment), (std::vector<int>{3, 4}));
+  EXPECT_TRUE(read_shell_script("# a comment \\\nrun --a 1\n").warnings.empty());
+}
+
+TEST(ShellReader, ArraysSplitAndSliceAsBashDoes) {
+  ShellScript script = read_shell_script(
+      "PAR=(x --a 1 --b 2)\n"
+      "run ${PAR[*]} \"${PAR[*]}\" \"${PAR[@]:1}\" ${PAR[@]:3:2}\n");
+  ASSERT_EQ(script.commands.size(), 1u);
+  EXPECT_EQ(texts(script.commands[0]), (Words{"run", "x", "--a", "1", "--b", "2", "x --a 1 --b 2",
+                                              "--a", "1", "--b", "2", "--b", "2"}));
+}
+
+TEST(ShellReader, DefaultsAndAnsiCQuotingExpand) {
+  ShellScript script = read_shell_script(
+      "SET=4\nEMPTY=\n"
+      "run ${TP:-1} ${SET:-9} ${EMPTY:-e} ${EMPTY-e} ${SET:+on} ${TP:+on} $'a\\tb' $'\\x41' "
+      "${TP:-$X}\n");
+  ASSERT_EQ(script.commands.size(), 1u);
+  const ShellCommand& command = script.commands[0];
+  EXPECT_EQ(texts(command), (Words{"run", "1", "4", "e", "on", "a\tb", "A",
+                                   "${TP:-$X}"}));  // empty unquoted: no word
+  EXPECT_FALSE(command.words[1].unevaluated);
+  EXPECT_TRUE(command.words.back().unevaluated);
+}
+
+TEST(ShellReader, UnevaluatedExpansionsAreMarked) {
+  ShellScript script = read_shell_script("A=1\nrun $A $((2-1)) $(echo 1) `echo 1` $UNDEFINED x\n");
+  ASSERT_EQ(script.commands.size(), 1u);
+  std::vector<bool> marked;
+  for (const ShellWord& word : script.commands[0].words) marked.push_back(word.unevaluated);
+  EXPECT_EQ(marked, (std::vector<bool>{false, false, true, true, true, true, false}));
+}
+
+TEST(ShellReader, EachCommandRunsWithTheEnvironmentInEffectThen) {
+  ShellScript script =
+      read_shell_script("export A=1 B=2\nunset B\nrun --x\nexport C=3\nexport A=4\nrun --y\n");
+  ASSERT_EQ(script.commands.size(), 2u);
+  ASSERT_EQ(script.commands[0].environment.size(), 1u);
+  EXPECT_EQ(script.commands[0].environment.at("A").value, "1");
+  EXPECT_EQ(script.commands[1].environment.at("A").value, "4");
+  EXPECT_EQ(script.commands[1].environment.at("C").line, 4);
 }
 
 }  // namespace

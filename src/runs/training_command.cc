@@ -13,25 +13,58 @@ bool is_flag(const ShellWord& word) {
   return word.opaque_array.empty() && word.text.size() > 2 && word.text.rfind("--", 0) == 0;
 }
 
+// A Hydra key: `section.key`, lower case, digits, `_` and `.`.
+bool is_key(std::string_view key) {
+  if (key.empty() || !std::islower(static_cast<unsigned char>(key[0]))) return false;
+  return std::all_of(key.begin(), key.end(), [](char c) {
+    return std::islower(static_cast<unsigned char>(c)) ||
+           std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+  });
+}
+
 // `section.key=value` (Megatron-Bridge, Hydra) or `key=value`, with Hydra's `+`/`++` prefixes.
 bool is_override(const ShellWord& word) {
   if (!word.opaque_array.empty()) return false;
   std::string_view text = word.text;
-  while (!text.empty() && text.front() == '+') text.remove_prefix(1);
-  std::size_t eq = text.find('=');
-  if (eq == std::string_view::npos || eq == 0 || !std::islower(static_cast<unsigned char>(text[0])))
-    return false;
-  for (std::size_t i = 0; i < eq; ++i) {
-    char c = text[i];
-    if (!(std::islower(static_cast<unsigned char>(c)) ||
-          std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '.')) {
-      return false;
-    }
+  if (text.rfind("++", 0) == 0) {
+    text.remove_prefix(2);
+  } else if (text.rfind('+', 0) == 0) {
+    text.remove_prefix(1);
   }
-  return true;
+  std::size_t eq = text.find('=');
+  return eq != std::string_view::npos && is_key(text.substr(0, eq));
 }
 
-bool is_option(const ShellWord& word) { return is_flag(word) || is_override(word); }
+// Hydra's deletion of a key: `~section.key` or `~section.key=value`.
+bool is_deletion(const ShellWord& word) {
+  if (!word.opaque_array.empty() || word.text.size() < 2 || word.text[0] != '~') return false;
+  std::string_view text = std::string_view(word.text).substr(1);
+  return is_key(text.substr(0, text.find('=')));
+}
+
+bool is_option(const ShellWord& word) {
+  return is_flag(word) || is_override(word) || is_deletion(word);
+}
+
+// Programs that launch training: a command run by one of them is preferred over a helper
+// command (`mkdir -p`, `huggingface-cli download --repo ...`).
+bool is_launcher(const ShellCommand& command) {
+  if (command.words.empty()) return false;
+  std::string program = command.words[0].text;
+  if (std::size_t slash = program.rfind('/'); slash != std::string::npos)
+    program = program.substr(slash + 1);
+  if (program.rfind("python", 0) == 0) return true;
+  for (const char* launcher :
+       {"torchrun", "deepspeed", "accelerate", "ray", "srun", "mpirun", "uv"}) {
+    if (program == launcher) return true;
+  }
+  return false;
+}
+
+bool same_words(const ShellCommand& a, const ShellCommand& b) {
+  return std::equal(a.words.begin(), a.words.end(), b.words.begin(), b.words.end(),
+                    [](const ShellWord& x, const ShellWord& y) { return x.text == y.text; });
+}
 
 // A switch's value as `true`/`false` (Bridge writes `True`, Hydra `true`); anything else as
 // written.
@@ -43,17 +76,90 @@ std::string switch_value(const std::string& value) {
   return value;
 }
 
-const ShellCommand* training_command_of(const ShellScript& script) {
-  const ShellCommand* best = nullptr;
-  std::size_t best_options = 0;
+// The training command (see training_command_from_script), or nullptr with a problem in `out`.
+const ShellCommand* training_command_of(const ShellScript& script, TrainingCommand& out) {
+  std::vector<const ShellCommand*> with_options, launched;
   for (const ShellCommand& command : script.commands) {
-    std::size_t options = std::count_if(command.words.begin(), command.words.end(), is_option);
-    if (!best || options >= best_options) {
-      best = &command;
-      best_options = options;
+    if (std::none_of(command.words.begin(), command.words.end(), is_option)) continue;
+    with_options.push_back(&command);
+    if (is_launcher(command)) launched.push_back(&command);
+  }
+  if (with_options.empty()) {
+    if (script.commands.size() == 1) return &script.commands[0];
+    out.problems.push_back(
+        {0, script.commands.empty()
+                ? "no command found"
+                : fmt::format("no command found: none of its {} lines read as commands has a flag "
+                              "or override (is it a log?)",
+                              script.commands.size())});
+    return nullptr;
+  }
+  if (launched.empty() && with_options.size() > 1) {
+    out.problems.push_back(
+        {with_options.front()->line,
+         fmt::format("no command found: {} commands have flags or overrides and none is "
+                     "run by a launcher such as python or torchrun (is it a log?)",
+                     with_options.size())});
+    return nullptr;
+  }
+  const std::vector<const ShellCommand*>& pool = launched.empty() ? with_options : launched;
+  auto options = [](const ShellCommand* command) {
+    return std::count_if(command->words.begin(), command->words.end(), is_option);
+  };
+  const ShellCommand* best = nullptr;
+  std::vector<const ShellCommand*> tied;
+  for (const ShellCommand* command : pool) {
+    if (!best || options(command) > options(best)) {
+      best = command;
+      tied.clear();
+    } else if (options(command) == options(best) && !same_words(*command, *best)) {
+      tied.push_back(command);
     }
   }
+  for (const ShellCommand* command : with_options) {
+    if (command != best) out.other_commands.push_back(command->line);
+  }
+  if (!tied.empty()) {
+    std::vector<int> lines{best->line};
+    for (const ShellCommand* command : tied) lines.push_back(command->line);
+    std::sort(lines.begin(), lines.end());
+    out.problems.push_back(
+        {lines.front(),
+         fmt::format("several training commands (lines {}) with as many flags and overrides: "
+                     "cannot tell which one is the run; keep one",
+                     fmt::join(lines, ", "))});
+    return nullptr;
+  }
   return best;
+}
+
+// The position of the first byte that is not UTF-8, or npos.
+std::size_t invalid_utf8_at(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    std::size_t length = c < 0x80           ? 1
+                         : (c >> 5) == 0x6  ? 2
+                         : (c >> 4) == 0xE  ? 3
+                         : (c >> 3) == 0x1E ? 4
+                                            : 0;
+    if (length == 0 || (length == 2 && c < 0xC2) || i + length > text.size()) return i;
+    for (std::size_t k = 1; k < length; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return i;
+    }
+    if (length == 3 || length == 4) {  // overlong forms, surrogates, beyond U+10FFFF
+      unsigned char d = static_cast<unsigned char>(text[i + 1]);
+      if ((c == 0xE0 && d < 0xA0) || (c == 0xED && d > 0x9F) || (c == 0xF0 && d < 0x90) ||
+          (c == 0xF4 && d > 0x8F) || c > 0xF4)
+        return i;
+    }
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
+int line_at(std::string_view text, std::size_t at) {
+  return 1 + static_cast<int>(
+                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
 }
 
 }  // namespace
@@ -68,12 +174,17 @@ const TrainingArgument* TrainingCommand::find(std::string_view name) const {
 TrainingCommand training_command_from_script(const ShellScript& script,
                                              const ArgumentRules& rules) {
   TrainingCommand out;
+  for (const ShellWarning& warning : script.warnings)
+    out.problems.push_back({warning.line, warning.message});
   std::map<std::string, TrainingVariable> environment;
-  for (const ShellExport& e : script.exports) environment[e.name] = {e.name, e.value, e.line};
-  const ShellCommand* command = training_command_of(script);
+  const ShellCommand* command = training_command_of(script, out);
   std::map<std::string, TrainingArgument> arguments;
+  if (!command && script.commands.empty()) {  // the environment the text leaves
+    for (const ShellExport& e : script.exports) environment[e.name] = {e.name, e.value, e.line};
+  }
   if (command) {
     out.line = command->line;
+    for (const auto& [name, e] : command->environment) environment[name] = {name, e.value, e.line};
     for (const auto& [name, value] : command->assignments)
       environment[name] = {name, value, command->line};
     const std::vector<ShellWord>& words = command->words;
@@ -89,7 +200,14 @@ TrainingCommand training_command_from_script(const ShellScript& script,
       }
       TrainingArgument argument;
       argument.line = word.line;
-      if (is_flag(word)) {
+      if (is_deletion(word)) {
+        std::string_view key = std::string_view(word.text).substr(1);
+        argument.spelling = std::string(key.substr(0, key.find('=')));
+        argument.value = "~deleted";
+        SpellingMatch match = rules.find_spelling(argument.spelling);
+        argument.known = match.rule != nullptr;
+        argument.name = match.rule ? match.rule->name : argument.spelling;
+      } else if (is_flag(word)) {
         std::size_t eq = word.text.find('=');
         argument.spelling = word.text.substr(0, eq);
         SpellingMatch match = rules.find_spelling(argument.spelling);
@@ -108,9 +226,14 @@ TrainingCommand training_command_from_script(const ShellScript& script,
           argument.value = match.negated ? "false" : "true";
         } else if (takes == ArgumentTakes::kValues) {
           std::vector<std::string> values;
-          while (value_word(i + 1) && !is_override(words[i + 1])) values.push_back(words[++i].text);
+          while (value_word(i + 1) && !is_override(words[i + 1]) && !is_deletion(words[i + 1])) {
+            argument.unevaluated |= words[i + 1].unevaluated;
+            values.push_back(words[++i].text);
+          }
           argument.value = fmt::format("{}", fmt::join(values, " "));
-        } else if (value_word(i + 1) && (match.rule || !is_override(words[i + 1]))) {
+        } else if (value_word(i + 1) && (match.rule || !is_override(words[i + 1])) &&
+                   !is_deletion(words[i + 1])) {
+          argument.unevaluated = words[i + 1].unevaluated;
           argument.value = words[++i].text;
         } else {
           argument.value = match.rule ? "" : "true";  // an unknown flag alone reads as a switch
@@ -118,6 +241,7 @@ TrainingCommand training_command_from_script(const ShellScript& script,
       } else if (is_override(word)) {
         std::string_view text = word.text;
         while (!text.empty() && text.front() == '+') text.remove_prefix(1);
+        argument.unevaluated = word.unevaluated;
         std::size_t eq = text.find('=');
         argument.spelling = std::string(text.substr(0, eq));
         argument.value = std::string(text.substr(eq + 1));
@@ -139,8 +263,43 @@ TrainingCommand training_command_from_script(const ShellScript& script,
   return out;
 }
 
+std::optional<CommandProblem> text_problem(std::string_view text) {
+  if (std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+    return CommandProblem{line_at(text, nul), "not text: a NUL byte (a binary file?)"};
+  if (std::size_t bad = invalid_utf8_at(text); bad != std::string_view::npos)
+    return CommandProblem{line_at(text, bad), "not text: invalid UTF-8 (a binary file?)"};
+  return std::nullopt;
+}
+
 TrainingCommand read_training_command(std::string_view text, const ArgumentRules& rules) {
+  if (std::optional<CommandProblem> problem = text_problem(text)) {
+    TrainingCommand out;
+    out.problems.push_back(std::move(*problem));
+    return out;
+  }
   return training_command_from_script(read_shell_script(text), rules);
+}
+
+bool has_command(const TrainingCommand& command) { return command.line > 0; }
+
+std::vector<std::string> merge_recipe_environment(TrainingCommand& command,
+                                                  const std::vector<TrainingVariable>& recipe_env) {
+  std::vector<std::string> messages;
+  for (const TrainingVariable& variable : recipe_env) {
+    auto it = std::find_if(command.environment.begin(), command.environment.end(),
+                           [&](const TrainingVariable& v) { return v.name == variable.name; });
+    if (it == command.environment.end()) {
+      command.environment.push_back(variable);
+    } else if (it->value != variable.value) {
+      messages.push_back(fmt::format(
+          "env {}: the recipe's env sets {} (line {}) but its run sets {} (line {}); the run's "
+          "value is in effect and is the one compared",
+          variable.name, variable.value, variable.line, it->value, it->line));
+    }
+  }
+  std::sort(command.environment.begin(), command.environment.end(),
+            [](const TrainingVariable& a, const TrainingVariable& b) { return a.name < b.name; });
+  return messages;
 }
 
 }  // namespace openrecipes

@@ -4,6 +4,7 @@
 // `model.tensor_model_parallel_size=2` are the same setting with the same value.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,8 @@ struct TrainingArgument {
   std::string value;     ///< switches: `true` or `false`; several words: joined by one space
   int line = 0;          ///< 1-based line of the spelling in the command text
   bool known = false;    ///< a rule owns the spelling
+  bool unevaluated = false;  ///< the value holds an expansion the reader keeps as written
+                             ///< (`$(...)`, `$((...))`, an undefined `$NAME`)
 };
 
 /// One environment variable the command runs with.
@@ -27,6 +30,14 @@ struct TrainingVariable {
   std::string name;
   std::string value;
   int line = 0;
+};
+
+/// Why a text's training command cannot be compared: the text is not text, holds no command,
+/// holds several that could each be the training command, or is shell bash would reject or read
+/// otherwise than it looks (shell_reader.h's warnings).
+struct CommandProblem {
+  int line = 0;  ///< 1-based line in the text; 0 for the text as a whole
+  std::string message;
 };
 
 /// The training command of a script.
@@ -40,20 +51,46 @@ struct TrainingCommand {
   std::vector<std::string>
       external_arrays;  ///< arrays expanded but not defined in the text (`MODEL_ARGS`), in order
   int line = 0;         ///< line of the command's first word; 0 when the text has none
+  std::vector<int> other_commands;       ///< lines of the other commands with flags or overrides
+  std::vector<CommandProblem> problems;  ///< empty when the command can be compared
 
   /// The argument named `name`, or nullptr.
   const TrainingArgument* find(std::string_view name) const;
 };
 
-/// Picks the training command out of `script` (the simple command with the most flags and
-/// overrides; the last of equals) and reads its words with `rules`: `--flag value`, `--flag=value`,
-/// switches (`true`, or `false` for a negation such as `--no-rope-fusion`), multi-word values, and
-/// `section.key=value` overrides (a Bridge switch's `True`/`False` read as `true`/`false`). A flag
-/// no rule knows reads the next word as its value unless that word is a flag, an override or an
-/// undefined array. Never fails; a script without a command gives an empty TrainingCommand.
+/// Picks the training command out of `script` and reads its words with `rules`: `--flag value`,
+/// `--flag=value`, switches (`true`, or `false` for a negation such as `--no-rope-fusion`),
+/// multi-word values, `section.key=value` overrides (a Bridge switch's `True`/`False` read as
+/// `true`/`false`) with Hydra's `+key=value` and `++key=value`, and Hydra's deletion `~key` (value
+/// `~deleted`). A flag no rule knows reads the next word as its value unless that word is a flag,
+/// an override or an undefined array. The environment is what is exported when the command runs,
+/// then its own `NAME=value` words.
+///
+/// The training command: among the simple commands with at least one flag or override, those
+/// whose program is a launcher (`python`, `python3`, `torchrun`, `deepspeed`, `accelerate`, `ray`,
+/// `srun`, `mpirun`, `uv`) when there are any, and of those the one with the most flags and
+/// overrides. A tie between commands that are not word for word the same is a problem (which one
+/// runs cannot be told); so is a text with no command at all, with several commands none of which
+/// has a flag or override, or with several that have some and no launcher (a log, not a
+/// command). A text with one command and no options
+/// uses that command. Each shell warning is a problem. The other commands with options are listed
+/// in other_commands. Never throws.
 TrainingCommand training_command_from_script(const ShellScript& script, const ArgumentRules& rules);
 
-/// read_shell_script, then training_command_from_script.
+/// A problem when `text` is not text a shell reads: a NUL byte or invalid UTF-8 (with its line).
+std::optional<CommandProblem> text_problem(std::string_view text);
+
+/// text_problem, then read_shell_script and training_command_from_script. A caller checks
+/// `problems` before comparing: each names a line of `text` (0: the text as a whole).
 TrainingCommand read_training_command(std::string_view text, const ArgumentRules& rules);
+
+/// Whether the text held a training command (it may still have problems).
+bool has_command(const TrainingCommand& command);
+
+/// Adds a recipe's `env:` mapping to the command's environment. The run's own exports and
+/// `NAME=value` words are set after the recipe's environment, so theirs win; each variable both set
+/// to different values gives a message naming both lines (lines as each side gives them).
+std::vector<std::string> merge_recipe_environment(TrainingCommand& command,
+                                                  const std::vector<TrainingVariable>& recipe_env);
 
 }  // namespace openrecipes

@@ -127,5 +127,93 @@ TEST(TrainingCommand, ATextWithoutACommandIsEmpty) {
   ASSERT_EQ(command.environment.size(), 1u);
 }
 
+TEST(TrainingCommand, MalformedShellIsAProblemWithItsLine) {
+  TrainingCommand command = read_training_command(
+      "python3 train.py \\\n  --tensor-model-parallel-size 1 --global-batch-size \"8\n",
+      small_rules());
+  ASSERT_EQ(command.problems.size(), 1u);
+  EXPECT_EQ(command.problems[0].line, 2);
+  EXPECT_TRUE(read_training_command("python3 train.py --global-batch-size 8\n", small_rules())
+                  .problems.empty());
+}
+
+TEST(TrainingCommand, NoCommandAndNotTextAreProblems) {
+  for (std::string text : {std::string(""), std::string("# only a comment\n"),
+                           std::string("iteration 1 | loss 2.0\niteration 2 | loss 1.9\n"),
+                           std::string("(Actor pid=1) step 0\n(Actor pid=1) step 1\n")}) {
+    TrainingCommand command = read_training_command(text, small_rules());
+    EXPECT_FALSE(has_command(command)) << text;
+    ASSERT_EQ(command.problems.size(), 1u) << text;
+    EXPECT_NE(command.problems[0].message.find("no command found"), std::string::npos) << text;
+  }
+  TrainingCommand binary = read_training_command(std::string("run\n\xff\xfe--x\n"), small_rules());
+  ASSERT_EQ(binary.problems.size(), 1u);
+  EXPECT_EQ(binary.problems[0].line, 2);
+  EXPECT_EQ(binary.problems[0].message, "not text: invalid UTF-8 (a binary file?)");
+  TrainingCommand nul = read_training_command(std::string("run\0", 4), small_rules());
+  ASSERT_EQ(nul.problems.size(), 1u);
+  EXPECT_EQ(nul.problems[0].message, "not text: a NUL byte (a binary file?)");
+  EXPECT_TRUE(has_command(read_training_command("python3 train.py\n", small_rules())));
+}
+
+TEST(TrainingCommand, TheLauncherIsPreferredAndTiesAreProblems) {
+  TrainingCommand command = read_training_command(
+      "huggingface-cli download --repo a --local-dir b --revision c\n"
+      "torchrun train.py --tensor-model-parallel-size 2\n",
+      small_rules());
+  EXPECT_TRUE(command.problems.empty());
+  EXPECT_EQ(command.program, "torchrun train.py");
+  EXPECT_EQ(command.other_commands, std::vector<int>{1});
+  TrainingCommand tie = read_training_command(
+      "torchrun train.py --tensor-model-parallel-size 2\n"
+      "torchrun train.py --tensor-model-parallel-size 4\n",
+      small_rules());
+  ASSERT_EQ(tie.problems.size(), 1u);
+  EXPECT_NE(tie.problems[0].message.find("several training commands (lines 1, 2)"),
+            std::string::npos);
+  EXPECT_TRUE(read_training_command("python3 t.py --seed 1\npython3 t.py --seed 1\n", small_rules())
+                  .problems.empty());  // the same command twice
+}
+
+TEST(TrainingCommand, OnlyTheEnvironmentInEffectWhenItRunsCounts) {
+  TrainingCommand command = read_training_command(
+      "export A=1 B=2 C=3\nunset B\npython3 train.py --global-batch-size 8\nexport D=4\n",
+      small_rules());
+  ASSERT_EQ(command.environment.size(), 2u);
+  EXPECT_EQ(command.environment[0].name, "A");
+  EXPECT_EQ(command.environment[1].name, "C");
+}
+
+TEST(TrainingCommand, HydraAdditionsAndDeletionsAreArguments) {
+  TrainingCommand command = read_training_command(
+      "python run.py +model.new=1 ++train.global_batch_size=64 ~model.tensor_model_parallel_size\n",
+      small_rules());
+  EXPECT_EQ(command.program, "python run.py");
+  EXPECT_EQ(value_of(command, "model.new"), "1");
+  EXPECT_EQ(value_of(command, "global_batch_size"), "64");
+  EXPECT_EQ(value_of(command, "tensor_model_parallel_size"), "~deleted");
+}
+
+TEST(TrainingCommand, UnevaluatedValuesAreMarked) {
+  TrainingCommand command = read_training_command(
+      "python3 t.py --tensor-model-parallel-size $((2-1)) --global-batch-size ${GBS:-8}\n",
+      small_rules());
+  EXPECT_TRUE(command.find("tensor_model_parallel_size")->unevaluated);
+  EXPECT_FALSE(command.find("global_batch_size")->unevaluated);
+  EXPECT_EQ(value_of(command, "global_batch_size"), "8");
+}
+
+TEST(TrainingCommand, ARecipeEnvMergesAndConflictsAreReported) {
+  TrainingCommand command =
+      read_training_command("export A=1 B=2\npython3 t.py --global-batch-size 8\n", small_rules());
+  std::vector<std::string> conflicts =
+      merge_recipe_environment(command, {{"A", "1", 10}, {"B", "3", 11}, {"C", "4", 12}});
+  ASSERT_EQ(command.environment.size(), 3u);
+  EXPECT_EQ(command.environment[1].value, "2");  // the run's export wins
+  EXPECT_EQ(command.environment[2].name, "C");
+  ASSERT_EQ(conflicts.size(), 1u);
+  EXPECT_NE(conflicts[0].find("env B"), std::string::npos) << conflicts[0];
+}
+
 }  // namespace
 }  // namespace openrecipes
