@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "catalog/yaml_fields.h"
-#include "validate/schema_check.h"
+#include "validate/catalog_loader.h"
 
 namespace openrecipes {
 namespace {
@@ -167,16 +167,8 @@ std::optional<ArgumentRules> argument_rules_from_yaml(const YamlDocument& docume
 std::optional<ArgumentRules> load_argument_rules_file(const std::string& rules_path,
                                                       const std::string& schema_path,
                                                       Problems& problems) {
-  std::optional<SchemaChecker> schema = SchemaChecker::load(schema_path, problems);
-  std::optional<std::string> text = read_text_file(rules_path, kMaxCatalogFileBytes, problems);
-  if (!schema || !text) return std::nullopt;
-  std::optional<YamlDocument> document = parse_yaml(*text, rules_path, problems);
+  std::optional<YamlDocument> document = load_checked_file(rules_path, schema_path, problems);
   if (!document) return std::nullopt;
-  Problems found = schema->check(*document);
-  if (!found.empty()) {
-    problems.insert(problems.end(), found.begin(), found.end());
-    return std::nullopt;
-  }
   return argument_rules_from_yaml(*document, problems);
 }
 

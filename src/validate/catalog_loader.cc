@@ -13,12 +13,9 @@ namespace fs = std::filesystem;
 
 }  // namespace
 
-std::optional<YamlDocument> load_checked_catalog_file(const fs::path& root, const std::string& name,
-                                                      Problems& problems) {
-  std::string schema_name = name.substr(0, name.find('.')) + ".schema.yaml";
-  std::optional<SchemaChecker> schema =
-      SchemaChecker::load((root / "schema" / schema_name).string(), problems);
-  std::string path = (root / name).string();
+std::optional<YamlDocument> load_checked_file(const std::string& path, const std::string& schema_path,
+                                              Problems& problems) {
+  std::optional<SchemaChecker> schema = SchemaChecker::load(schema_path, problems);
   std::optional<std::string> text = read_text_file(path, kMaxCatalogFileBytes, problems);
   if (!schema || !text) return std::nullopt;
   std::optional<YamlDocument> document = parse_yaml(*text, path, problems);
@@ -29,6 +26,12 @@ std::optional<YamlDocument> load_checked_catalog_file(const fs::path& root, cons
     return std::nullopt;
   }
   return document;
+}
+
+std::optional<YamlDocument> load_checked_catalog_file(const fs::path& root, const std::string& name,
+                                                      Problems& problems) {
+  std::string schema_name = name.substr(0, name.find('.')) + ".schema.yaml";
+  return load_checked_file((root / name).string(), (root / "schema" / schema_name).string(), problems);
 }
 
 namespace {

@@ -16,6 +16,12 @@ struct LoadedCatalog {
   SchemaChecker recipe_schema;
 };
 
+/// Reads the YAML file at `path` strictly and checks it against the schema at `schema_path`.
+/// Returns nullopt, adding problems, when either is missing, is not valid YAML, or the file does
+/// not conform.
+std::optional<YamlDocument> load_checked_file(const std::string& path, const std::string& schema_path,
+                                              Problems& problems);
+
 /// Reads `<root>/<name>` (e.g. `site.yaml`) and checks it against
 /// `<root>/schema/<stem>.schema.yaml`. Returns nullopt, adding problems, when either is missing,
 /// is not valid YAML, or the file does not conform.
