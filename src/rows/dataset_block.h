@@ -16,7 +16,4 @@ std::string dataset_block_yaml(const RowsBuildResult& result);
 /// The same fields as JSON: {"rows_sha256": ..., "build": {...}}, plus the build's counts.
 nlohmann::ordered_json dataset_block_json(const RowsBuildResult& result);
 
-/// `text` as a YAML scalar: plain when a reader cannot mistake it, else a double-quoted string.
-std::string yaml_scalar(const std::string& text);
-
 }  // namespace openrecipes

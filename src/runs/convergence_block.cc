@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "rows/dataset_block.h"
+#include "catalog/yaml_scalar.h"
 
 namespace openrecipes {
 namespace {
