@@ -4,7 +4,7 @@
 #                                    real tokenizer files (deps/npm, pinned by its lockfile) and
 #                                    DuckDB's libduckdb for Parquet (deps/duckdb, scripts/fetch-duckdb.sh)
 #   scripts/install-deps.sh --test   also what the tests use: Debian's Chromium and playwright-core
-#                                    from npm (tests/browser, pinned by its lockfile)
+#                                    from npm (tests/browser, pinned by its lockfile), Slurm and munge
 # Every third-party library comes from here; nothing is vendored in the repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +26,8 @@ packages=(
 )
 test_packages=(
   chromium                 # the browser the site tests drive
+  slurm-wlm munge          # tests/slurm: a one-node Slurm cluster for `openrecipes measure` (the test starts
+                           # and stops its own daemons; in a container apt starts none)
 )
 
 with_tests=false

@@ -13,6 +13,7 @@
 #include "cli/classify_command.h"
 #include "cli/cli_options.h"
 #include "cli/converge_command.h"
+#include "cli/measure_command.h"
 #include "cli/render_command.h"
 #include "cli/rows_command.h"
 #include "cli/score_command.h"
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   add_rows_command(app, global, exit_code);
   add_classify_command(app, global, exit_code);
   add_score_command(app, global, exit_code);
+  add_measure_command(app, global, exit_code);
   add_converge_command(app, global, exit_code);
   add_check_command(app, global, exit_code);
   // Name an unknown command (or an unknown subcommand of one that has them, like `rows`) instead

@@ -39,6 +39,20 @@ std::string note(const ResultBlock& b) {
              : kLogGpuHoursNote;
 }
 
+const char* kSchedulerGpuHoursNote = "GPUs x (scheduler admission to finish), including startup";
+
+// The block's GPU-hours and their note: the scheduler's when given, else the log's.
+std::optional<std::pair<double, std::string>> gpu_hours(const ResultBlock& b) {
+  if (b.scheduler_gpu_hours) {
+    double floor = window_gpu_hours(b.score.window_tokens, b.score.tokens_per_s_per_gpu);
+    if (*b.scheduler_gpu_hours >= floor) return std::pair{*b.scheduler_gpu_hours, std::string(kSchedulerGpuHoursNote)};
+    return std::pair{floor, std::string("the window's own GPU time (window tokens / tokens/s per GPU): the scheduler's "
+                                        "times gave less")};
+  }
+  if (b.score.log_gpu_hours) return std::pair{*b.score.log_gpu_hours, note(b)};
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string result_block_yaml(const ResultBlock& b) {
@@ -61,10 +75,10 @@ std::string result_block_yaml(const ResultBlock& b) {
   out += fmt::format("  window_tokens: {}\n", b.score.window_tokens);
   out += "  runs: 1\n";
   out += "  profiler: false\n";
-  if (b.score.log_gpu_hours) {
+  if (auto hours = gpu_hours(b)) {
     // Rounded up: a stated figure may not fall below the window's own GPU time.
-    out += fmt::format("  gpu_hours: {:.2f}\n", std::ceil(*b.score.log_gpu_hours * 100 - 1e-9) / 100);
-    out += fmt::format("  gpu_hours_note: {}\n", note(b));
+    out += fmt::format("  gpu_hours: {:.2f}\n", std::ceil(hours->first * 100 - 1e-9) / 100);
+    out += fmt::format("  gpu_hours_note: {}\n", hours->second);
   } else {
     out += "  # gpu_hours: the log has no timestamps; GPUs x (scheduler admission to finish)\n";
   }
@@ -83,8 +97,8 @@ nlohmann::ordered_json result_block_json(const ResultBlock& b) {
                                 {"window_seconds", b.score.window_seconds},
                                 {"mean_step_time_s", b.score.mean_step_time_s},
                                 {"gpus", b.setup.gpus},
-                                {"gpu_hours", b.score.log_gpu_hours ? nlohmann::ordered_json(*b.score.log_gpu_hours) : nullptr},
-                                {"gpu_hours_note", b.score.log_gpu_hours ? note(b) : ""}};
+                                {"gpu_hours", gpu_hours(b) ? nlohmann::ordered_json(gpu_hours(b)->first) : nullptr},
+                                {"gpu_hours_note", gpu_hours(b) ? gpu_hours(b)->second : ""}};
   return out;
 }
 

@@ -23,11 +23,15 @@ struct ResultBlock {
   std::optional<double> usd_per_gpu_hour;       ///< gpus.yaml's rate, for the cost
   std::optional<double> peak_flop_per_s;        ///< gpus.yaml's peak, for the MFU
   std::optional<std::int64_t> active_params;    ///< N, for the MFU
+  /// GPUs x (scheduler admission to finish) in hours, from the scheduler's own start and end
+  /// times (`openrecipes measure`); when set it is the block's gpu_hours instead of the log's,
+  /// never below the window's own GPU time.
+  std::optional<double> scheduler_gpu_hours;
 };
 
 /// `result:` lines in the recipe's layout (seed 002): tokens/s per GPU to 2 decimals, cost to the
-/// cent, CV to 2 decimals, MFU to 4, the window, GPU-hours from the log's timestamps when it has
-/// them (with a note that startup is not in them). Figures the inputs cannot give are left out,
+/// cent, CV to 2 decimals, MFU to 4, the window, GPU-hours from the scheduler when given, else from
+/// the log's timestamps when it has them (with a note that startup is not in them). Figures the inputs cannot give are left out,
 /// with a comment saying what to add.
 std::string result_block_yaml(const ResultBlock& block);
 

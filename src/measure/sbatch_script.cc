@@ -1,0 +1,132 @@
+#include "measure/sbatch_script.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+
+#include "measure/measure_error.h"
+#include "measure/stack_versions.h"
+
+namespace openrecipes {
+namespace {
+
+constexpr const char* kRunEnd = "OPENRECIPES_RUN_END";
+constexpr const char* kVersionsEnd = "OPENRECIPES_VERSIONS_END";
+
+bool is_shell_name(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+// `srun` for one task on the first node, in the image when there is one.
+std::string srun_prefix(const SbatchOptions& options) {
+  std::string prefix = "srun --nodes=1 --ntasks=1";
+  if (!options.container_image.empty())
+    prefix += " --container-image=" + shell_quote(options.container_image);
+  return prefix;
+}
+
+// A quoted heredoc into a variable: nothing in `body` is expanded.
+std::string heredoc_variable(const std::string& name, const std::string& body, const char* end) {
+  if (body.find(std::string("\n") + end) != std::string::npos || body.rfind(end, 0) == 0) {
+    throw MeasureError(fmt::format("run: holds the line {}, which the script uses to end it", end));
+  }
+  std::string text = body;
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  return fmt::format("{}=$(cat <<'{}'\n{}{}\n)\n", name, end, text, end);
+}
+
+}  // namespace
+
+std::string job_log_path(const std::string& out_dir, long long job_id) {
+  return fmt::format("{}/slurm-{}.log", out_dir, job_id);
+}
+
+std::string job_versions_path(const std::string& out_dir, long long job_id) {
+  return fmt::format("{}/versions-{}.txt", out_dir, job_id);
+}
+
+std::string shell_quote(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+SbatchScript write_sbatch_script(const Recipe& recipe, const SbatchOptions& options) {
+  SbatchScript script;
+  const RecipeGpu& gpu = recipe.gpu;
+  if (gpu.per_node < 1 || gpu.count < 1 || gpu.count % gpu.per_node != 0) {
+    throw MeasureError(
+        fmt::format("gpu: count {} is not a whole number of nodes of per_node {} GPUs", gpu.count,
+                    gpu.per_node));
+  }
+  if (options.out_dir.find_first_of(" \t\n\r'\"") != std::string::npos) {
+    throw MeasureError(
+        fmt::format("--out {}: a folder for Slurm's #SBATCH --output may not hold blanks or quotes",
+                    options.out_dir));
+  }
+  for (const auto& [name, value] : options.env) {
+    if (!is_shell_name(name))
+      throw MeasureError(
+          fmt::format("--env {}={}: {} is not a shell variable name", name, value, name));
+  }
+  script.nodes = gpu.count / gpu.per_node;
+  script.step_count = force_step_count(recipe.run, options.steps);
+  const ForcedStepCount& steps = script.step_count;
+
+  std::string& s = script.text;
+  s += "#!/bin/bash\n";
+  s += fmt::format("#SBATCH --job-name=openrecipes-measure\n");
+  s += fmt::format("#SBATCH --nodes={}\n", script.nodes);
+  s += "#SBATCH --ntasks-per-node=1\n";
+  if (options.gpu_request) s += fmt::format("#SBATCH --gpus-per-node={}\n", gpu.per_node);
+  s += "#SBATCH --exclusive\n";
+  s += fmt::format("#SBATCH --output={}/slurm-%j.log\n", options.out_dir);
+  if (!options.partition.empty()) s += fmt::format("#SBATCH --partition={}\n", options.partition);
+  if (!options.account.empty()) s += fmt::format("#SBATCH --account={}\n", options.account);
+  s += fmt::format(
+      "#\n# openrecipes measure: {} once under the protocol ({} steps, profiler off, scored over "
+      "steps 5-19).\n",
+      options.recipe_name, options.steps);
+  s += fmt::format("# {}: {} ({} as the recipe's run states it).\n", steps.flag, options.steps,
+                   steps.recipe_value);
+  if (!options.gpu_request)
+    s += "# No GPU request (--no-gpu-request): only for a cluster without GPUs.\n";
+  s += "\n# The recipe's environment, then --env.\n";
+  for (const auto& [name, value] : recipe.env) {
+    s += fmt::format("export {}={}\n", name,
+                     value.find('$') != std::string::npos ? value : shell_quote(value));
+  }
+  for (const auto& [name, value] : options.env)
+    s += fmt::format("export {}={}\n", name, shell_quote(value));
+  s += fmt::format("\nversions_file={}\n",
+                   shell_quote(options.out_dir) + "/versions-\"$SLURM_JOB_ID\".txt");
+  s += "echo \"openrecipes measure: job $SLURM_JOB_ID on $SLURM_JOB_NUM_NODES node(s), started "
+       "$(date -u +%FT%TZ)\"\n";
+  s += "\n# Step 1: the stack's versions (Python, PyTorch, CUDA, NCCL, Transformer Engine, "
+       "Megatron-LM, framework).\n";
+  s += heredoc_variable("versions_program", stack_versions_program(), kVersionsEnd);
+  s += fmt::format(
+      "{} python3 -c \"$versions_program\" >\"$versions_file\" || echo \"openrecipes measure: the "
+      "version dump failed\"\n",
+      srun_prefix(options));
+  s += fmt::format("\n# Step 2: the recipe's run, {} steps.\n", options.steps);
+  s += heredoc_variable("run_command", steps.run, kRunEnd);
+  s += fmt::format("{} bash -c \"$run_command\"\n", srun_prefix(options));
+  s += "status=$?\n";
+  s += "echo \"openrecipes measure: the run ended with exit status $status at $(date -u "
+       "+%FT%TZ)\"\n";
+  s += "exit $status\n";
+  return script;
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,55 @@
+// The batch script `openrecipes measure` submits, written from a recipe: one job of
+// gpu.count / gpu.per_node nodes with the recipe's GPUs per node, the recipe's environment, a
+// first step that dumps the stack's versions beside the log, then the recipe's `run` with the
+// protocol's step count. Pure: text in, text out.
+#pragma once
+
+#include <string>
+
+#include "catalog/recipe.h"
+#include "measure/step_count.h"
+
+namespace openrecipes {
+
+/// The protocol's run length (seed 000: 20 steps, scored over steps 5-19).
+inline constexpr int kProtocolSteps = 20;
+
+/// Where the job runs and what it adds to the recipe. Paths are absolute: the job's working
+/// folder need not be the submitter's.
+struct SbatchOptions {
+  std::string recipe_name;  ///< the recipe's file name, for the script's header comment
+  std::string
+      out_dir;  ///< folder for the log (`slurm-JOBID.log`) and versions (`versions-JOBID.txt`)
+  std::string partition;        ///< `--partition`; empty for the cluster's default
+  std::string account;          ///< `--account`; empty for the user's default
+  std::string container_image;  ///< pyxis `srun --container-image`; empty to run on the host
+  NamedValues env;              ///< `--env NAME=VALUE`, set after (so over) the recipe's env
+  bool gpu_request =
+      true;  ///< `--gpus-per-node`; off only where the cluster has no GPUs (the tests)
+  int steps = kProtocolSteps;
+};
+
+/// The script and what it changed.
+struct SbatchScript {
+  std::string text;
+  int nodes = 0;
+  ForcedStepCount step_count;
+};
+
+/// The log path Slurm writes for `job_id` under `out_dir` (the script's `--output`).
+std::string job_log_path(const std::string& out_dir, long long job_id);
+/// The versions file the job's first step writes under `out_dir`.
+std::string job_versions_path(const std::string& out_dir, long long job_id);
+
+/// `text` as one shell word that the shell reads back as exactly `text` (single quotes).
+std::string shell_quote(const std::string& text);
+
+/// Writes the script. Recipe env values holding `$` are shell expressions, as the recipe's own
+/// `run` writes them (`$([ ... ] && echo 1 || echo 0)`), and are written as they are; every
+/// other value, and every --env value, is single-quoted. The run command runs once, on the
+/// job's first node (inside the image when one is given); its launcher (slime's Ray, torchrun)
+/// spreads it over the nodes. Throws MeasureError when gpu.count is not a multiple of
+/// gpu.per_node, an --env name is not a shell name, or force_step_count refuses the command.
+SbatchScript write_sbatch_script(const Recipe& recipe, const SbatchOptions& options);
+
+}  // namespace openrecipes

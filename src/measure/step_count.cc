@@ -1,0 +1,67 @@
+#include "measure/step_count.h"
+
+#include <fmt/format.h>
+
+#include <regex>
+
+#include "catalog/run_command.h"
+#include "measure/measure_error.h"
+
+namespace openrecipes {
+
+std::string training_framework_name(TrainingFramework framework) {
+  switch (framework) {
+    case TrainingFramework::kSlime:
+      return "slime";
+    case TrainingFramework::kMegatronLm:
+      return "Megatron-LM";
+    case TrainingFramework::kMegatronBridge:
+      return "Megatron-Bridge";
+  }
+  return "";
+}
+
+ForcedStepCount force_step_count(std::string_view run, int steps) {
+  RunCommand command = parse_run_command(run);
+  if (const RunArgument* profiler = command.find_any({"--profile", "--use-pytorch-profiler"})) {
+    throw MeasureError(fmt::format(
+        "run, line {}: {} turns the profiler on; the protocol measures with it off (remove it)",
+        profiler->line + 1, profiler->name));
+  }
+  ForcedStepCount forced;
+  const RunArgument* argument =
+      command.find_any({"--num-rollout", "--train-iters", "train.train_iters"});
+  if (!argument || !argument->value) {
+    throw MeasureError(
+        fmt::format("run: no step count to set to the protocol's {} (expected --num-rollout N for "
+                    "slime, --train-iters N for "
+                    "Megatron-LM or train.train_iters=N for Megatron-Bridge in the command itself)",
+                    steps));
+  }
+  forced.flag = argument->name;
+  forced.recipe_value = *argument->value;
+  forced.framework = argument->name == "--num-rollout"       ? TrainingFramework::kSlime
+                     : argument->name == "train.train_iters" ? TrainingFramework::kMegatronBridge
+                                                             : TrainingFramework::kMegatronLm;
+  // A flag word, then '=' or blanks (a `\`-newline continuation included), then its value word.
+  // Every match with its last group (the value) replaced by the step count.
+  auto replace_values = [&](const std::string& text, const std::regex& pattern) {
+    std::string out;
+    std::size_t copied = 0;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), pattern);
+         it != std::sregex_iterator(); ++it) {
+      const std::smatch& match = *it;
+      std::size_t value_at = static_cast<std::size_t>(match.position(match.size() - 1));
+      out += text.substr(copied, value_at - copied) + std::to_string(steps);
+      copied = value_at + static_cast<std::size_t>(match.length(match.size() - 1));
+    }
+    return out + text.substr(copied);
+  };
+  static const std::regex kFlagValue(
+      R"((^|[\s])(--num-rollout|--train-iters)(=|(?:[ \t]|\\\n)+)([^\s\\;|&]+))");
+  static const std::regex kHydraValue(R"((^|[\s])(train\.train_iters=)([^\s\\;|&]+))");
+  forced.run = replace_values(replace_values(std::string(run), kFlagValue), kHydraValue);
+  return forced;
+}
+
+}  // namespace openrecipes

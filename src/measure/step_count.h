@@ -1,0 +1,32 @@
+// The protocol's step count forced into a recipe's `run` command: slime's `--num-rollout`
+// (one rollout is one step under the protocol), Megatron-LM's `--train-iters`, Megatron-Bridge's
+// `train.train_iters=`. The file's own count is not trusted; the measured run takes exactly the
+// protocol's.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace openrecipes {
+
+/// The training framework whose step-count argument the run command uses.
+enum class TrainingFramework { kSlime, kMegatronLm, kMegatronBridge };
+
+/// "slime", "Megatron-LM" or "Megatron-Bridge".
+std::string training_framework_name(TrainingFramework framework);
+
+/// A run command with its step count set.
+struct ForcedStepCount {
+  std::string run;   ///< the command, every step-count argument's value replaced
+  std::string flag;  ///< the argument: `--num-rollout`, `--train-iters` or `train.train_iters`
+  std::string recipe_value;  ///< the value the recipe gave (the last one, as argparse takes it)
+  TrainingFramework framework = TrainingFramework::kMegatronLm;
+};
+
+/// Sets every `--num-rollout N`, `--num-rollout=N`, `--train-iters N`, `--train-iters=N` and
+/// `train.train_iters=N` of `run` to `steps`. Throws MeasureError when the command states none
+/// (the count may hide in a model script: then add the argument to the recipe's command) or turns
+/// the profiler on (`--profile`, `--use-pytorch-profiler`), which the protocol forbids.
+ForcedStepCount force_step_count(std::string_view run, int steps);
+
+}  // namespace openrecipes
