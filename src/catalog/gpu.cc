@@ -15,6 +15,12 @@ std::vector<Gpu> gpus_from_yaml(const YamlNode& root) {
     g.memory_gb = static_cast<int>(field_int(item, "memory_gb"));
     g.peak_bf16_dense_flop_per_s = field_number(item, "peak_bf16_dense_flop_per_s");
     g.peak_source = field_string(item, "peak_source");
+    g.peak_fp8_dense_flop_per_s = field_number(item, "peak_fp8_dense_flop_per_s");
+    g.peak_fp8_source = field_string(item, "peak_fp8_source");
+    g.nvlink_gb_per_s = field_number(item, "nvlink_gb_per_s");
+    g.nvlink_source = field_string(item, "nvlink_source");
+    g.network_gb_per_s = field_number(item, "network_gb_per_s");
+    g.network_source = field_string(item, "network_source");
     g.per_node = static_cast<int>(field_int(item, "per_node"));
     g.instance = field_string(item, "instance");
     g.usd_per_gpu_hour = field_number(item, "usd_per_gpu_hour");

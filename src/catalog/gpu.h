@@ -1,4 +1,5 @@
-// A GPU type of the catalog (gpus.yaml): memory, peak FLOP/s and the rate that prices a recipe.
+// A GPU type of the catalog (gpus.yaml): memory, peak FLOP/s, link bandwidths and the rate that
+// prices a recipe.
 #pragma once
 
 #include <string>
@@ -15,6 +16,12 @@ struct Gpu {
   int memory_gb = 0;
   double peak_bf16_dense_flop_per_s = 0;  ///< FLOP/s, the MFU denominator
   std::string peak_source;
+  double peak_fp8_dense_flop_per_s = 0;  ///< FLOP/s, the speed model's rate for FP8 linear layers
+  std::string peak_fp8_source;
+  double nvlink_gb_per_s = 0;  ///< GB/s (1e9 bytes/s) per GPU, one direction, within a node
+  std::string nvlink_source;
+  double network_gb_per_s = 0;  ///< GB/s per GPU, one direction, between nodes (instance total / GPUs)
+  std::string network_source;
   int per_node = 0;
   std::string instance;
   double usd_per_gpu_hour = 0;  ///< USD per GPU-hour, the cost numerator

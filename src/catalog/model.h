@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "catalog/yaml_document.h"
+#include "params/model_shape.h"
 
 namespace openrecipes {
 
@@ -50,6 +51,7 @@ struct Model {
   std::string revision;
   Architecture architecture;
   std::int64_t active_params = 0;  ///< N, counted from models/<slug>/config.json when loaded
+  ModelShape shape;  ///< sizes from models/<slug>/config.json when loaded (the planner's input)
   std::string tokenizer;
   std::string loss_mask;
   std::string notes;

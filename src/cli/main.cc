@@ -14,6 +14,8 @@
 #include "cli/cli_options.h"
 #include "cli/converge_command.h"
 #include "cli/measure_command.h"
+#include "cli/plan_command.h"
+#include "cli/recommend_command.h"
 #include "cli/render_command.h"
 #include "cli/rows_command.h"
 #include "cli/score_command.h"
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
   add_measure_command(app, global, exit_code);
   add_converge_command(app, global, exit_code);
   add_check_command(app, global, exit_code);
+  add_plan_command(app, global, exit_code);
+  add_recommend_command(app, global, exit_code);
   // Name an unknown command (or an unknown subcommand of one that has them, like `rows`) instead
   // of CLI11's "A subcommand is required".
   const CLI::App* level = &app;

@@ -299,11 +299,7 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
 }
 
 std::optional<ActiveParamCount> count_active_params_of_file(const std::string& path, Problems& problems) {
-  std::error_code ec;
-  std::string file = std::filesystem::is_directory(path, ec) ? path + "/config.json" : path;
-  std::optional<std::string> text = read_text_file(file, kMaxCatalogFileBytes, problems);
-  if (!text) return std::nullopt;
-  std::optional<HfConfig> config = HfConfig::parse(*text, file, problems);
+  std::optional<HfConfig> config = HfConfig::read_file(path, problems);
   if (!config) return std::nullopt;
   return count_active_params(*config, problems);
 }

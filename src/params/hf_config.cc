@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 namespace openrecipes {
 
 std::optional<HfConfig> HfConfig::parse(const std::string& text, const std::string& file,
@@ -145,6 +147,14 @@ std::vector<std::int64_t> HfConfig::integers(const std::string& key) const {
     out.push_back(value.get<std::int64_t>());
   }
   return out;
+}
+
+std::optional<HfConfig> HfConfig::read_file(const std::string& path, Problems& problems) {
+  std::error_code ec;
+  std::string file = std::filesystem::is_directory(path, ec) ? path + "/config.json" : path;
+  std::optional<std::string> text = read_text_file(file, kMaxCatalogFileBytes, problems);
+  if (!text) return std::nullopt;
+  return parse(*text, file, problems);
 }
 
 }  // namespace openrecipes

@@ -19,6 +19,9 @@ class HfConfig {
  public:
   /// Parses `text` (the contents of `file`). Returns nullopt with problems on bad JSON.
   static std::optional<HfConfig> parse(const std::string& text, const std::string& file, Problems& problems);
+  /// Reads and parses `path`: a config.json, or a folder holding one. A missing, unreadable or
+  /// oversized file (over 1 MiB) is a problem, as is bad JSON.
+  static std::optional<HfConfig> read_file(const std::string& path, Problems& problems);
 
   /// `model_type` of the text part (falls back to the top level's).
   std::string model_type() const;

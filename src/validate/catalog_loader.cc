@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "params/active_params.h"
+#include "params/model_shape.h"
 
 namespace openrecipes {
 namespace {
@@ -72,9 +72,12 @@ std::optional<LoadedCatalog> load_catalog(const fs::path& root, Problems& proble
   check_unique(*gpus, "gpus", catalog.gpus, "slug", &Gpu::slug, problems);
   check_unique(*authors, "authors", catalog.authors, "name", &Author::name, problems);
   for (Model& model : catalog.models) {
-    std::optional<ActiveParamCount> count =
-        count_active_params_of_file((root / "models" / model.slug / "config.json").string(), problems);
-    if (count) model.active_params = count->active_params;
+    std::optional<ModelShape> shape =
+        model_shape_from_file((root / "models" / model.slug / "config.json").string(), model.name, problems);
+    if (shape) {
+      model.active_params = shape->active_params;
+      model.shape = std::move(*shape);
+    }
   }
   if (problems.size() != before) return std::nullopt;
   return LoadedCatalog{std::move(catalog), std::move(*recipe_schema)};

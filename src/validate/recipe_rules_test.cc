@@ -99,7 +99,7 @@ const std::vector<RuleCase> kCases = {
      "layout.label", true, ""},
     // mesh.ep
     {"EpNotDividingExpertsFails", kGptOss, {{"  ep: 4", "  ep: 3"}}, "mesh.ep", true, ""},
-    {"EpLargerThanExpertRanksFails", kGptOss, {{"  ep: 4", "  ep: 8"}}, "mesh.ep", true, ""},
+    {"EpLargerThanExpertRanksFails", kGptOss, {{"  ep: 4", "  ep: 8"}}, "mesh.expert_dp", true, ""},
     {"EpOneStillDividesPasses", kGptOss, {{"  ep: 4", "  ep: 1"}}, "mesh.ep", false, ""},
     // mesh.pp
     {"PpNotDividingLayersFails", kGptOss, {{"  pp: 2", "  pp: 5"}}, "mesh.pp", true, ""},
@@ -107,8 +107,8 @@ const std::vector<RuleCase> kCases = {
      {{"layer_split: null", "layer_split: {first: 11, last: 11}"}}, "mesh.pp", false, ""},
     {"LayerSplitMissingLayersFails", kQwenRc2,
      {{"layer_split: null", "layer_split: {first: 11, last: 10}"}}, "mesh.pp", true, ""},
-    {"VppNotDividingStageLayersFails", kQwenRc2, {{"  vpp: 1", "  vpp: 5"}}, "mesh.pp", true, ""},
-    {"VppDividingStageLayersPasses", kQwenRc2, {{"  vpp: 1", "  vpp: 3"}}, "mesh.pp", false, ""},
+    {"VppNotDividingStageLayersFails", kQwenRc2, {{"  vpp: 1", "  vpp: 5"}}, "mesh.vpp", true, ""},
+    {"VppDividingStageLayersPasses", kQwenRc2, {{"  vpp: 1", "  vpp: 3"}}, "mesh.vpp", false, ""},
     // mesh.max_tokens
     {"MaxTokensBelowRowFails", kGptOss, {{"max_tokens_per_gpu: 8192", "max_tokens_per_gpu: 4096"}},
      "mesh.max_tokens", true, ""},

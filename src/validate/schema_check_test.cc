@@ -6,6 +6,7 @@
 #include <fstream>
 #include <set>
 
+#include "plan/layout_rules.h"
 #include "test_support.h"
 
 namespace openrecipes {
@@ -67,9 +68,15 @@ TEST(Schemas, ListEveryCrossFieldRuleWithAnId) {
     EXPECT_FALSE(rule.at("rule").get<std::string>().empty());
   }
   for (const char* id : {"path", "layout.dp", "figures.cost", "figures.mfu", "figures.window",
-                         "figures.window_tokens", "mesh.ep", "mesh.pp", "mesh.max_tokens",
-                         "run.layout", "status", "patches", "figures.gpu_hours", "layout.label"}) {
+                         "figures.window_tokens", "run.layout", "status", "patches", "figures.gpu_hours",
+                         "layout.label"}) {
     EXPECT_TRUE(ids.count(id)) << id;
+  }
+  // Every layout rule the planner applies is listed (validate reports them under these ids).
+  for (LayoutRule rule : all_layout_rules()) {
+    if (rule != LayoutRule::kSizes) {
+      EXPECT_TRUE(ids.count(layout_rule_id(rule))) << layout_rule_id(rule);
+    }
   }
 }
 

@@ -1,0 +1,82 @@
+// The planner's view of a model: the sizes that set its memory, FLOPs and communication, read
+// from a Hugging Face config.json (a catalog model's is models/<slug>/config.json).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "catalog/problem.h"
+#include "params/active_params.h"
+#include "params/hf_config.h"
+
+namespace openrecipes {
+
+/// Sizes of one model. Parameter counts are per layer and come from the active-parameter counter
+/// (src/params), so that the planner and `active-params` share one set of formulas.
+struct ModelShape {
+  std::string name;        ///< catalog name, or the config's model_type for a bare config
+  std::string model_type;  ///< Hugging Face model_type
+  int layers = 0;          ///< decoder layers, MTP layers excluded
+  int hidden_size = 0;
+  std::int64_t vocab_size = 0;
+  bool tied_embeddings = false;
+  int mtp_layers = 0;  ///< multi-token-prediction layers (memory only; the protocol trains without MTP loss)
+
+  // Softmax attention (full and sliding-window layers).
+  int attention_heads = 0;
+  int kv_heads = 0;  ///< query groups; TP must divide it
+  int head_dim = 0;
+  int attention_layers = 0;       ///< layers with softmax attention (full or sliding)
+  int sliding_window_layers = 0;  ///< of those, layers with a sliding window
+  int sliding_window = 0;         ///< tokens; 0 when none
+
+  // Gated DeltaNet (linear attention) layers; zero when the model has none.
+  int linear_attention_layers = 0;
+  int linear_key_heads = 0, linear_value_heads = 0;
+  int linear_key_head_dim = 0, linear_value_head_dim = 0;
+
+  // MLP.
+  int dense_mlp_layers = 0;  ///< layers with a dense MLP
+  int dense_ffn_hidden_size = 0;
+  int moe_layers = 0;  ///< layers with routed experts
+  int experts = 0;     ///< routed experts per MoE layer; EP must divide it
+  int experts_per_token = 0;
+  int expert_ffn_hidden_size = 0;
+  int shared_expert_ffn_hidden_size = 0;
+
+  // Parameters per layer (from the counter).
+  std::int64_t attention_params = 0;         ///< per softmax-attention layer
+  std::int64_t linear_attention_params = 0;  ///< per Gated DeltaNet layer
+  std::int64_t dense_mlp_params = 0;         ///< per dense-MLP layer
+  std::int64_t expert_params = 0;            ///< one routed expert
+  std::int64_t shared_expert_params = 0;     ///< per MoE layer, with its gate
+  std::int64_t router_params = 0;            ///< per MoE layer
+  std::int64_t embedding_params = 0;         ///< input embedding (vocab x hidden)
+  std::int64_t output_params = 0;            ///< output layer (vocab x hidden); 0 when tied
+
+  std::int64_t active_params = 0;  ///< N, active parameters per token (issue 4's convention)
+
+  /// True when the model has routed experts.
+  bool is_moe() const { return experts > 0; }
+  /// All weights of the model (embedding, every layer, every expert, output layer), MTP excluded.
+  /// Norms and biases are left out (under 0.01% of any catalog model).
+  std::int64_t total_params() const;
+  /// Weights of one average decoder layer outside the routed experts (attention, dense or shared
+  /// MLP, router), averaged over the layer kinds; for memory per pipeline stage.
+  double dense_params_per_layer() const;
+  /// Routed-expert weights of one average decoder layer (experts x one expert, averaged over layers).
+  double expert_params_per_layer() const;
+};
+
+/// Reads the shape from a parsed config. Returns nullopt with problems (file, line, field) when
+/// the counter rejects the config (see count_active_params) or a size the planner needs is missing.
+std::optional<ModelShape> model_shape_from_config(const HfConfig& config, const std::string& name,
+                                                  Problems& problems);
+
+/// Reads `path` (a config.json or a folder holding one) and returns its shape, as above; a missing
+/// or unreadable file is a problem too. `name` names the model in output (empty: the model_type).
+std::optional<ModelShape> model_shape_from_file(const std::string& path, const std::string& name,
+                                                Problems& problems);
+
+}  // namespace openrecipes

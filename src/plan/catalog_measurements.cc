@@ -1,0 +1,35 @@
+#include "plan/catalog_measurements.h"
+
+namespace openrecipes {
+
+ClusterShape cluster_of(const Gpu& gpu, int gpus, int per_node) {
+  ClusterShape cluster;
+  cluster.gpu = gpu;
+  cluster.gpus = gpus;
+  cluster.per_node = per_node > 0 ? per_node : gpu.per_node;
+  return cluster;
+}
+
+std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes) {
+  std::vector<MeasuredLayout> measured;
+  for (const CatalogRecipe& entry : recipes) {
+    const Recipe& r = entry.recipe;
+    const Model* model = catalog.find_model(r.model);
+    const Gpu* gpu = catalog.find_gpu(r.gpu.type);
+    if (r.status != "verified" || !model || !gpu) continue;
+    MeasuredLayout m;
+    m.name = entry.catalog_path;
+    m.model = model->shape;
+    m.cluster = cluster_of(*gpu, r.gpu.count, r.gpu.per_node);
+    m.workload.row_tokens = r.workload.row_tokens;
+    m.workload.global_batch = r.workload.global_batch;
+    m.workload.precision = r.workload.precision == "fp8" ? Precision::kFp8 : Precision::kBf16;
+    m.layout = r.layout;
+    if (m.layout.ep > 1 && m.layout.dispatcher.empty()) m.layout.dispatcher = "alltoall";
+    m.tokens_per_s_per_gpu = r.result.tokens_per_s_per_gpu;
+    measured.push_back(std::move(m));
+  }
+  return measured;
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,96 @@
+// The planner's search on the catalog's real models: what it ranks obeys every rule and fits, it
+// is ordered, it says why it rejected the rest, and the catalog's own recipes are legal and fit.
+#include "plan/layout_search.h"
+
+#include <gtest/gtest.h>
+
+#include "plan/catalog_measurements.h"
+#include "plan/layout_text.h"
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+using testing::bundled_catalog;
+
+ClusterShape h200(int gpus) { return cluster_of(*bundled_catalog().catalog.find_gpu("H200"), gpus); }
+
+const ModelShape& shape(const std::string& name) { return bundled_catalog().catalog.find_model(name)->shape; }
+
+TEST(LayoutSearch, EveryCatalogRecipeIsLegalAndPredictedToFit) {
+  CatalogCheck checked = check_catalog(testing::source_dir(), {}, testing::source_dir());
+  std::vector<MeasuredLayout> measured = measured_layouts(checked.loaded->catalog, checked.recipes);
+  ASSERT_EQ(measured.size(), 4u);
+  for (const MeasuredLayout& m : measured) {
+    EXPECT_TRUE(check_layout(m.model, m.cluster, m.workload, m.layout).empty()) << m.name;
+    Layout l = m.layout;
+    l.dp = implied_data_parallel(m.cluster, l);
+    MemoryEstimate memory = estimate_memory(m.model, m.cluster, m.workload, l);
+    EXPECT_TRUE(memory.fits) << m.name << ": " << memory.memory_bytes / 1e9 << " GB";
+  }
+}
+
+TEST(LayoutSearch, RanksOnlyLegalFittingLayoutsBestFirst) {
+  SearchOptions options;
+  options.top = 20;
+  LayoutSearchResult result = search_layouts(shape("gpt-oss-20b"), h200(8), PlanWorkload{}, options);
+  ASSERT_FALSE(result.ranked.empty());
+  EXPECT_LE(result.ranked.size(), 20u);
+  EXPECT_GE(result.candidates, result.legal);
+  EXPECT_GE(result.legal, result.fitting);
+  EXPECT_EQ(result.legal, result.fitting + result.rejected_by_memory);
+  for (std::size_t i = 0; i < result.ranked.size(); ++i) {
+    const LayoutPrediction& p = result.ranked[i];
+    EXPECT_TRUE(check_layout(shape("gpt-oss-20b"), h200(8), PlanWorkload{}, p.layout).empty()) << p.layout.label;
+    EXPECT_TRUE(p.memory.fits) << p.layout.label;
+    EXPECT_EQ(p.layout.dp * p.layout.tp * p.layout.pp * p.layout.cp, 8) << p.layout.label;
+    EXPECT_FALSE(p.layout.label.empty());
+    if (i > 0) {
+      EXPECT_GE(result.ranked[i - 1].speed.tokens_per_s_per_gpu, p.speed.tokens_per_s_per_gpu);
+    }
+  }
+}
+
+TEST(LayoutSearch, SaysWhichRuleRejectedWhat) {
+  SearchOptions options;
+  LayoutSearchResult result = search_layouts(shape("Qwen3.5-122B-A10B"), h200(32), PlanWorkload{}, options);
+  bool heads = false;
+  for (const RuleRejections& r : result.rejected) {
+    EXPECT_GT(r.count, 0);
+    EXPECT_EQ(r.example_violation.rule, r.rule);  // the example breaks the rule it is filed under
+    EXPECT_EQ(first_broken_rule(shape("Qwen3.5-122B-A10B"), h200(32), PlanWorkload{}, r.example), r.rule);
+    if (r.rule == LayoutRule::kTpHeads) {
+      heads = true;
+      EXPECT_GT(r.example.tp, 2);  // 2 KV heads: TP 4 and 8 are rejected
+    }
+  }
+  EXPECT_TRUE(heads);
+  // Without recompute the catalog's layout does not fit: the memory model rejects something.
+  EXPECT_GT(result.rejected_by_memory, 0);
+}
+
+TEST(LayoutSearch, NoLayoutFitsWhenTheModelCannotFit) {
+  // Qwen3.5-122B-A10B's weights and optimizer state alone exceed one GPU.
+  LayoutSearchResult result = search_layouts(shape("Qwen3.5-122B-A10B"), h200(1), PlanWorkload{}, SearchOptions{});
+  EXPECT_TRUE(result.ranked.empty());
+  EXPECT_GT(result.rejected_by_memory, 0);
+  ASSERT_TRUE(result.memory_example);
+  EXPECT_FALSE(result.memory_example->memory.fits);
+}
+
+TEST(LayoutSearch, SameLayoutIgnoresLabelsButNotSettings) {
+  std::string error;
+  Layout a = *parse_layout_text("TP1 PP4 EP8", 8192, error);
+  Layout b = a;
+  b.label = "anything";
+  EXPECT_TRUE(same_layout(a, b));
+  b.recompute = Recompute{"full", "uniform", 2};
+  EXPECT_FALSE(same_layout(a, b));
+  a.recompute = Recompute{"full", "uniform", 2};
+  EXPECT_TRUE(same_layout(a, b));
+  b.dispatcher = "flex";
+  EXPECT_FALSE(same_layout(a, b));
+}
+
+}  // namespace
+}  // namespace openrecipes

@@ -1,0 +1,252 @@
+#include "plan/memory_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "plan/layout_rules.h"
+#include "plan/pipeline_stages.h"
+
+namespace openrecipes {
+namespace {
+
+constexpr double kBf16Bytes = 2;
+constexpr double kFp32Bytes = 4;
+/// FP32 master weight + Adam m + Adam v, per parameter (Megatron-LM theoretical_memory_usage.py:
+/// "18 bytes per parameter" = 2 weight + 4 gradient + 12 optimizer, the 12 sharded by the
+/// distributed optimizer).
+constexpr double kOptimizerBytesPerParam = 3 * kFp32Bytes;
+
+/// Stored activation bytes per token of one layer kind, split by how the mesh shards them.
+/// Sources: Korthikanti et al. 2022 (arXiv:2205.05198), sec. 4.1, eq. 1-2: per layer
+/// s*b*h*(34 + 5*a*s/h) bytes, of which 10*s*b*h (LayerNorm inputs, the inputs of the first
+/// linear of each block, dropout masks) stay replicated across TP without sequence parallelism.
+/// Here: flash attention (no 5*a*s^2*b softmax term), dropout 0 (no masks), GQA, SwiGLU, explicit
+/// head widths; plus the MoE terms Korthikanti does not have (see moe_block).
+struct TokenBytes {
+  double sequence = 0;         ///< per token; divided by TP only with SP (norm inputs, block inputs, router)
+  double tensor = 0;           ///< per token; divided by TP (head- or ffn-sharded)
+  double per_copy = 0;         ///< per routed token copy on an expert rank (widths already / ETP)
+  double selective_tensor = 0; ///< the part of `tensor` selective recompute drops
+  double selective_copy = 0;   ///< the part of `per_copy` selective recompute drops
+
+  TokenBytes& operator+=(const TokenBytes& o) {
+    sequence += o.sequence;
+    tensor += o.tensor;
+    per_copy += o.per_copy;
+    selective_tensor += o.selective_tensor;
+    selective_copy += o.selective_copy;
+    return *this;
+  }
+  TokenBytes scaled(double f) const {
+    return {sequence * f, tensor * f, per_copy * f, selective_tensor * f, selective_copy * f};
+  }
+};
+
+/// Softmax attention block. Korthikanti's attention block is 11*s*b*h (+5*a*s^2*b): QKV input
+/// 2h, Q and K 4h, V 2h, output-projection input 2h, dropout mask h. With flash attention and GQA:
+///   sequence: norm input 2h + QKV input 2h
+///   tensor:   Q, K, V kept by flash attention 2*(a*d + 2*g*d) + its output (the output
+///             projection's input) 2*a*d + softmax log-sum-exp FP32 4*a (dropped by selective
+///             recompute of core attention).
+/// For MHA with d = h/a this is 4h + 8h + 4a against Korthikanti's 2h (norm) + 11h.
+TokenBytes attention_block(const ModelShape& m) {
+  const double h = m.hidden_size, a = m.attention_heads, g = m.kv_heads, d = m.head_dim;
+  TokenBytes t;
+  t.sequence = 2 * kBf16Bytes * h;
+  t.tensor = kBf16Bytes * (a * d + 2 * g * d) + kBf16Bytes * a * d + kFp32Bytes * a;
+  t.selective_tensor = kFp32Bytes * a;
+  return t;
+}
+
+/// Gated DeltaNet (linear attention) block, from the Qwen3-Next / Qwen3.5 layer (in_proj_qkvz,
+/// in_proj_ba, causal conv1d on q/k/v, chunked gated delta rule, gated RMSNorm, out_proj), with
+/// kk = key heads x key dim and vv = value heads x value dim:
+///   sequence: norm input 2h + in_proj input 2h
+///   tensor:   conv1d input 2*(2kk + vv) + conv output (the kernel's q, k, v) 2*(2kk + vv)
+///             + gate z 2vv + kernel output (gated-norm input) 2vv + out_proj input 2vv
+///             + decay and beta 2 x 2 per value head.
+/// The kernel's per-chunk states are recomputed in backward (fla's chunk_gated_delta_rule).
+TokenBytes linear_attention_block(const ModelShape& m) {
+  const double h = m.hidden_size;
+  const double kk = static_cast<double>(m.linear_key_heads) * m.linear_key_head_dim;
+  const double vv = static_cast<double>(m.linear_value_heads) * m.linear_value_head_dim;
+  TokenBytes t;
+  t.sequence = 2 * kBf16Bytes * h;
+  t.tensor = 2 * kBf16Bytes * (2 * kk + vv) + 3 * kBf16Bytes * vv + 2 * kBf16Bytes * m.linear_value_heads;
+  return t;
+}
+
+/// Gated (SwiGLU) MLP of width f. Korthikanti's MLP is 19*s*b*h for f = 4h (fc1 input 2h, GeLU
+/// input 8h, fc2 input 8h, mask h); gated: fc1 output 2*2f (the activation's input) and the
+/// activation output (fc2 input) 2f = 6f, the last dropped by selective recompute.
+TokenBytes gated_mlp_tensor(double ffn) {
+  TokenBytes t;
+  t.tensor = 3 * kBf16Bytes * ffn;
+  t.selective_tensor = kBf16Bytes * ffn;
+  return t;
+}
+
+/// Dense MLP block: norm input 2h + fc1 input 2h (sequence) + gated_mlp_tensor.
+TokenBytes dense_mlp_block(const ModelShape& m) {
+  TokenBytes t = gated_mlp_tensor(m.dense_ffn_hidden_size);
+  t.sequence = 2 * kBf16Bytes * m.hidden_size;
+  return t;
+}
+
+/// MoE block. What Korthikanti's dense formula misses, added here:
+///   sequence: norm input 2h + norm output 2h (the input of the router, the shared expert and the
+///             dispatcher) + router scores FP32 4*E
+///   tensor:   shared expert 6*fs (as gated_mlp_tensor)
+///   per routed copy (k per token): the dispatched copy of the hidden state (the grouped fc1
+///             input) 2h + fc1 output 2*2*fe/ETP + activation output 2*fe/ETP + its routing
+///             probability FP32 4 (applied in the activation).
+TokenBytes moe_block(const ModelShape& m, int etp) {
+  const double h = m.hidden_size, fe = m.expert_ffn_hidden_size;
+  TokenBytes t = gated_mlp_tensor(m.shared_expert_ffn_hidden_size);
+  t.sequence = 2 * kBf16Bytes * h + kFp32Bytes * m.experts;
+  t.per_copy = kBf16Bytes * h + 3 * kBf16Bytes * fe / etp + kFp32Bytes;
+  t.selective_copy = kBf16Bytes * fe / etp;
+  return t;
+}
+
+/// The average decoder layer's TokenBytes: every block kind weighted by its share of the layers
+/// (ModelShape counts layers per kind, not their order).
+TokenBytes average_layer(const ModelShape& m, int etp) {
+  TokenBytes t;
+  if (m.layers <= 0) return t;
+  const double layers = m.layers;
+  if (m.attention_layers > 0) t += attention_block(m).scaled(m.attention_layers / layers);
+  if (m.linear_attention_layers > 0) t += linear_attention_block(m).scaled(m.linear_attention_layers / layers);
+  if (m.dense_mlp_layers > 0) t += dense_mlp_block(m).scaled(m.dense_mlp_layers / layers);
+  if (m.moe_layers > 0) t += moe_block(m, etp).scaled(m.moe_layers / layers);
+  return t;
+}
+
+/// Bytes one average layer stores per micro-batch on one GPU.
+struct LayerBytes {
+  double full = 0;       ///< every activation stored (no recompute)
+  double selective = 0;  ///< selective recompute: core attention and the activation functions dropped
+  double input = 0;      ///< full recompute: only the layer's input hidden state
+};
+
+/// `tokens` = tokens of the micro-batch on this CP rank. Sequence terms on tokens / TP with SP
+/// (tokens without); tensor terms on tokens / TP; routed copies: k x tokens x ETP / TP per expert
+/// rank on average (the stage's tokens x k copies, each on ETP ranks, spread over the stage's
+/// DP x CP x TP ranks; Megatron-Core's alltoall dispatcher gathers over the expert-TP group).
+LayerBytes layer_bytes(const ModelShape& m, const Layout& l, double tokens) {
+  const double tp = std::max(l.tp, 1);
+  const int etp = std::max(l.etp, 1);
+  const double sequence_tokens = l.sequence_parallel ? tokens / tp : tokens;
+  const double copies = m.experts_per_token * tokens * etp / tp;
+  const TokenBytes t = average_layer(m, etp);
+  LayerBytes b;
+  b.full = sequence_tokens * t.sequence + tokens / tp * t.tensor + copies * t.per_copy;
+  b.selective = b.full - tokens / tp * t.selective_tensor - copies * t.selective_copy;
+  b.input = sequence_tokens * kBf16Bytes * m.hidden_size;
+  return b;
+}
+
+/// Activations one stage holds at its peak. Per micro-batch, for each of the VPP chunks of
+/// `chunk` layers (Megatron-Core's recompute options, megatron/core/transformer/transformer_block.py):
+///   none:            chunk x full
+///   selective:       chunk x selective
+///   full/uniform k:  ceil(chunk / k) x input (each k-layer unit keeps its input)
+///   full/block n:    min(n, chunk) x input + the rest x full
+/// times the in-flight micro-batches, plus, with full recompute, the one unit being recomputed
+/// during a backward (k layers' full activations for uniform, one layer's for block).
+double stage_activation_bytes(const PipelineStage& stage, const Layout& l, const LayerBytes& b) {
+  const int vpp = std::max(l.vpp, 1);
+  const double chunk = static_cast<double>(stage.layers) / vpp;
+  double per_microbatch = vpp * chunk * b.full;
+  double recompute_unit = 0;
+  if (l.recompute && l.recompute->granularity == "selective") {
+    per_microbatch = vpp * chunk * b.selective;
+  } else if (l.recompute && l.recompute->granularity == "full") {
+    const double n = std::max(l.recompute->num_layers.value_or(1), 1);
+    if (l.recompute->method == "block") {
+      const double kept = std::min(n, chunk);
+      per_microbatch = vpp * (kept * b.input + (chunk - kept) * b.full);
+      recompute_unit = kept > 0 ? b.full : 0;
+    } else {
+      per_microbatch = vpp * std::ceil(chunk / n) * b.input;
+      recompute_unit = std::min(n, chunk) * b.full;
+    }
+  }
+  return stage.in_flight_microbatches * per_microbatch + recompute_unit;
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
+                               const Layout& layout, const MemoryOptions& options) {
+  const double tp = std::max(layout.tp, 1);
+  const double ep = std::max(layout.ep, 1);
+  const double etp = std::max(layout.etp, 1);
+  const double cp = std::max(layout.cp, 1);
+  const int rows = std::max(layout.rows_per_microbatch, 1);
+  const int dp = std::max(implied_data_parallel(cluster, layout), 1);
+  const int expert_dp = std::max(implied_expert_data_parallel(cluster, layout), 1);
+  const int microbatches = static_cast<int>(std::max<std::int64_t>(workload.global_batch / (dp * rows), 1));
+  const double optimizer_on_gpu =
+      1.0 - std::clamp(layout.offload ? layout.offload->optimizer_fraction : 0.0, 0.0, 1.0);
+
+  // Tokens of one micro-batch on one GPU before TP/SP: the rows split over CP.
+  const double tokens = static_cast<double>(rows) * static_cast<double>(workload.row_tokens) / cp;
+  const LayerBytes per_layer = layer_bytes(model, layout, tokens);
+
+  // MTP layers (last stage; weights only, the protocol trains without the MTP loss): each
+  // approximated as one average dense layer plus its 2h x h projection of [embedding; hidden];
+  // it shares the main model's embedding and output layer (DeepSeek-V3 sec. 2.2, Megatron-Core MTP).
+  const double h = model.hidden_size;
+  const double mtp_params = model.mtp_layers * (model.dense_params_per_layer() + 2 * h * h);
+  // A tied output layer is a second copy of the embedding on the last stage when PP > 1.
+  const double output_params = model.tied_embeddings ? (layout.pp > 1 ? static_cast<double>(model.embedding_params) : 0.0)
+                                                     : static_cast<double>(model.output_params);
+
+  MemoryEstimate estimate;
+  for (const PipelineStage& stage : pipeline_stages(model, layout, microbatches)) {
+    StageMemory s;
+    s.stage = stage.index;
+    s.layers = stage.layers;
+    s.in_flight_microbatches = stage.in_flight_microbatches;
+
+    double dense_params = stage.layers * model.dense_params_per_layer();
+    if (stage.has_embedding) dense_params += static_cast<double>(model.embedding_params);
+    if (stage.has_output) dense_params += output_params + mtp_params;
+    const double dense_per_gpu = dense_params / tp;
+    const double expert_per_gpu = stage.layers * model.expert_params_per_layer() / (ep * etp);
+    const double params_per_gpu = dense_per_gpu + expert_per_gpu;
+
+    // Megatron-LM theoretical_memory_usage.py, compute_weight_and_optimizer_memory: BF16 weight
+    // 2 B + FP32 main gradient 4 B per parameter; the distributed optimizer's 12 B sharded over
+    // the data-parallel group with CP (dense) or the expert data-parallel group (experts).
+    s.weights_bytes = kBf16Bytes * params_per_gpu;
+    s.gradients_bytes = kFp32Bytes * params_per_gpu;
+    s.optimizer_bytes = optimizer_on_gpu * kOptimizerBytesPerParam *
+                        (dense_per_gpu / (dp * cp) + expert_per_gpu / expert_dp);
+    s.activations_bytes = stage_activation_bytes(stage, layout, per_layer);
+    // One micro-batch's logits: BF16 logits + FP32 copy for the loss, vocabulary split over TP
+    // (a fused cross-entropy keeps less).
+    if (stage.has_output) {
+      s.logits_bytes = tokens * static_cast<double>(model.vocab_size) / tp * (kBf16Bytes + kFp32Bytes);
+    }
+    s.total_bytes = s.weights_bytes + s.gradients_bytes + s.optimizer_bytes + s.activations_bytes + s.logits_bytes;
+    if (estimate.stages.empty() || s.total_bytes > estimate.peak.total_bytes) estimate.peak = s;
+    estimate.stages.push_back(s);
+  }
+  estimate.memory_bytes = estimate.peak.total_bytes;
+  estimate.capacity_bytes = cluster.gpu.memory_gb * 1e9;
+  estimate.usable_bytes = estimate.capacity_bytes * (1.0 - options.headroom_fraction);
+  estimate.fits = estimate.memory_bytes <= estimate.usable_bytes;
+  estimate.left_out = {
+      "NCCL communicator buffers",
+      "CUDA graphs",
+      "caching-allocator fragmentation",
+      "CUDA context, cuBLAS/cuDNN workspaces and kernel temporaries",
+      "MoE routing imbalance above the average k x tokens per expert rank",
+      "pipeline send/receive buffers and gradients of activations during backward",
+  };
+  return estimate;
+}
+
+}  // namespace openrecipes

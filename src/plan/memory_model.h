@@ -1,0 +1,56 @@
+// Memory per GPU of a layout, for the most loaded pipeline stage: weights, gradients and
+// optimizer state, and the activations the pipeline schedule keeps in flight.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "catalog/recipe.h"
+#include "params/model_shape.h"
+#include "plan/plan_inputs.h"
+
+namespace openrecipes {
+
+/// Settings of the memory model.
+struct MemoryOptions {
+  /// Fraction of the GPU's memory kept free for what the model leaves out (NCCL buffers, CUDA
+  /// graphs, the caching allocator's fragmentation, the CUDA context).
+  double headroom_fraction = 0.10;
+};
+
+/// One pipeline stage's memory per GPU, bytes.
+struct StageMemory {
+  int stage = 0;             ///< PP rank
+  int layers = 0;            ///< decoder layers on it
+  double in_flight_microbatches = 0;
+  double weights_bytes = 0;      ///< BF16 weights (dense / TP, experts / (EP x ETP))
+  double gradients_bytes = 0;    ///< FP32 main gradients
+  double optimizer_bytes = 0;    ///< FP32 master weights + Adam moments, sharded over (expert) DP
+  double activations_bytes = 0;  ///< stored activations of the in-flight micro-batches
+  double logits_bytes = 0;       ///< output layer logits and loss buffers (last stage)
+  double total_bytes = 0;
+};
+
+/// The estimate for a layout.
+struct MemoryEstimate {
+  StageMemory peak;                 ///< the most loaded stage
+  std::vector<StageMemory> stages;  ///< every stage, PP rank order
+  double memory_bytes = 0;          ///< peak.total_bytes
+  double capacity_bytes = 0;        ///< the GPU's memory (memory_gb x 1e9)
+  double usable_bytes = 0;          ///< capacity x (1 - headroom)
+  bool fits = false;                ///< memory_bytes <= usable_bytes
+  std::vector<std::string> left_out;  ///< what the model does not count
+};
+
+/// Estimates memory per GPU for a legal `layout` (check_layout passes). Weights, gradients and
+/// optimizer: Megatron-LM theoretical_memory_usage.py (BF16 weights, FP32 gradients, FP32 master
+/// weights and two Adam moments sharded by the distributed optimizer over DP x CP for dense
+/// weights and over expert DP for experts). Activations: Korthikanti et al. 2022 (arXiv:2205.05198)
+/// with flash attention (no s^2 term), SP and CP dividing the sequence, and the MoE terms those
+/// formulas miss (the top-k routed copies of each token and the expert MLP activations, sharded by
+/// ETP), times the stage's in-flight micro-batches; recompute keeps only the inputs of the
+/// recomputed layers plus one recompute unit's activations.
+MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
+                               const Layout& layout, const MemoryOptions& options = {});
+
+}  // namespace openrecipes

@@ -1,0 +1,297 @@
+#include "plan/memory_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <optional>
+
+#include "catalog/catalog.h"
+#include "plan/layout_rules.h"
+#include "validate/catalog_loader.h"
+
+namespace openrecipes {
+namespace {
+
+std::string source(const std::string& relative) { return std::string(OPENRECIPES_SOURCE_DIR) + "/" + relative; }
+
+/// A tiny dense model worked out by hand: 4 layers, hidden 1024, 8 heads of 128 (MHA), SwiGLU
+/// MLP of 4096, vocabulary 32,000, untied.
+///   attention 4 x 1024^2 = 4,194,304; MLP 3 x 1024 x 4096 = 12,582,912 per layer;
+///   embedding = output = 32,000 x 1024 = 32,768,000;
+///   all: 4 x 16,777,216 + 2 x 32,768,000 = 132,644,864 parameters.
+ModelShape tiny_dense() {
+  ModelShape m;
+  m.name = "tiny";
+  m.layers = 4;
+  m.hidden_size = 1024;
+  m.vocab_size = 32000;
+  m.attention_heads = 8;
+  m.kv_heads = 8;
+  m.head_dim = 128;
+  m.attention_layers = 4;
+  m.dense_mlp_layers = 4;
+  m.dense_ffn_hidden_size = 4096;
+  m.attention_params = 4 * 1024 * 1024;
+  m.dense_mlp_params = 3 * 1024 * 4096;
+  m.embedding_params = 32000 * 1024;
+  m.output_params = 32000 * 1024;
+  return m;
+}
+
+/// The tiny model with its MLPs replaced by 8 experts of 512, top-2, no shared expert.
+ModelShape tiny_moe() {
+  ModelShape m = tiny_dense();
+  m.dense_mlp_layers = 0;
+  m.dense_ffn_hidden_size = 0;
+  m.dense_mlp_params = 0;
+  m.moe_layers = 4;
+  m.experts = 8;
+  m.experts_per_token = 2;
+  m.expert_ffn_hidden_size = 512;
+  m.expert_params = 3 * 1024 * 512;
+  m.router_params = 1024 * 8;
+  return m;
+}
+
+Gpu gpu(const std::string& type, int memory_gb) {
+  Gpu g;
+  g.type = type;
+  g.memory_gb = memory_gb;
+  g.per_node = 8;
+  return g;
+}
+
+ClusterShape cluster(int gpus, int memory_gb = 80) { return {gpu(memory_gb == 141 ? "H200" : "H100", memory_gb), gpus, 8}; }
+
+Layout layout(int tp, int pp, int ep = 1, int etp = 1) {
+  Layout l;
+  l.tp = tp;
+  l.pp = pp;
+  l.ep = ep;
+  l.etp = etp;
+  l.sequence_parallel = tp > 1;
+  l.max_tokens_per_gpu = 8192;
+  l.rows_per_microbatch = 1;
+  return l;
+}
+
+Recompute recompute(const std::string& granularity, const std::string& method, std::optional<int> layers) {
+  return Recompute{granularity, method, layers};
+}
+
+constexpr double kTokens = 8192;
+
+TEST(MemoryModel, TinyDenseByHand) {
+  // 8 x H100, TP1 PP1: DP 8, 16 micro-batches of one 8,192-token row, 1 in flight.
+  const ModelShape m = tiny_dense();
+  const ClusterShape c = cluster(8);
+  const Layout l = layout(1, 1);
+  ASSERT_TRUE(check_layout(m, c, PlanWorkload{}, l).empty());
+  const MemoryEstimate e = estimate_memory(m, c, PlanWorkload{}, l);
+  ASSERT_EQ(e.stages.size(), 1u);
+  const StageMemory& s = e.peak;
+  EXPECT_EQ(s.layers, 4);
+  EXPECT_DOUBLE_EQ(s.in_flight_microbatches, 1);
+  EXPECT_DOUBLE_EQ(s.weights_bytes, 2.0 * 132'644'864);
+  EXPECT_DOUBLE_EQ(s.gradients_bytes, 4.0 * 132'644'864);
+  EXPECT_DOUBLE_EQ(s.optimizer_bytes, 12.0 * 132'644'864 / 8);
+  // Per token per layer (bytes), h = 1024, a = g = 8, d = 128, f = 4096:
+  //   attention: norm input 2h + QKV input 2h = 4,096; Q, K, V 2 x 3 x 1024 = 6,144; output
+  //              2 x 1024 = 2,048; log-sum-exp 4 x 8 = 32
+  //   MLP:       norm input 2h + fc1 input 2h = 4,096; fc1 output 2 x 2 x 4096 = 16,384;
+  //              SwiGLU output 2 x 4096 = 8,192
+  //   sum 40,992 (Korthikanti's 34h = 34,816 for a 4h GeLU MLP; SwiGLU of 4h is wider).
+  EXPECT_DOUBLE_EQ(s.activations_bytes, 40'992.0 * kTokens * 4);
+  EXPECT_DOUBLE_EQ(s.logits_bytes, kTokens * 32000 * 6);
+  EXPECT_DOUBLE_EQ(s.total_bytes,
+                   s.weights_bytes + s.gradients_bytes + s.optimizer_bytes + s.activations_bytes + s.logits_bytes);
+  EXPECT_DOUBLE_EQ(e.memory_bytes, s.total_bytes);
+  EXPECT_DOUBLE_EQ(e.capacity_bytes, 80e9);
+  EXPECT_DOUBLE_EQ(e.usable_bytes, 72e9);
+  EXPECT_TRUE(e.fits);
+  EXPECT_GE(e.left_out.size(), 5u);
+}
+
+TEST(MemoryModel, DoublingTensorParallelHalvesShardedTerms) {
+  // 16 GPUs at TP2 keep DP at 8, so every term halves (SP divides the norm and block inputs too).
+  const ModelShape m = tiny_dense();
+  const MemoryEstimate one = estimate_memory(m, cluster(8), PlanWorkload{}, layout(1, 1));
+  const Layout tp2 = layout(2, 1);
+  ASSERT_TRUE(check_layout(m, cluster(16), PlanWorkload{}, tp2).empty());
+  const MemoryEstimate two = estimate_memory(m, cluster(16), PlanWorkload{}, tp2);
+  EXPECT_DOUBLE_EQ(two.peak.weights_bytes, one.peak.weights_bytes / 2);
+  EXPECT_DOUBLE_EQ(two.peak.gradients_bytes, one.peak.gradients_bytes / 2);
+  EXPECT_DOUBLE_EQ(two.peak.optimizer_bytes, one.peak.optimizer_bytes / 2);
+  EXPECT_DOUBLE_EQ(two.peak.activations_bytes, one.peak.activations_bytes / 2);
+  EXPECT_DOUBLE_EQ(two.peak.logits_bytes, one.peak.logits_bytes / 2);
+
+  // Without SP the 8,192 B/token of norm and block inputs stay whole on every TP rank.
+  Layout no_sp = tp2;
+  no_sp.sequence_parallel = false;
+  const MemoryEstimate replicated = estimate_memory(m, cluster(16), PlanWorkload{}, no_sp);
+  EXPECT_DOUBLE_EQ(replicated.peak.activations_bytes, (8'192.0 + 32'800.0 / 2) * kTokens * 4);
+}
+
+TEST(MemoryModel, DataParallelShardsOnlyTheOptimizer) {
+  const ModelShape m = tiny_dense();
+  const MemoryEstimate dp8 = estimate_memory(m, cluster(8), PlanWorkload{}, layout(1, 1));
+  const MemoryEstimate dp16 = estimate_memory(m, cluster(16), PlanWorkload{}, layout(1, 1));
+  EXPECT_DOUBLE_EQ(dp16.peak.weights_bytes, dp8.peak.weights_bytes);
+  EXPECT_DOUBLE_EQ(dp16.peak.gradients_bytes, dp8.peak.gradients_bytes);
+  EXPECT_DOUBLE_EQ(dp16.peak.activations_bytes, dp8.peak.activations_bytes);
+  EXPECT_DOUBLE_EQ(dp16.peak.logits_bytes, dp8.peak.logits_bytes);
+  EXPECT_DOUBLE_EQ(dp16.peak.optimizer_bytes, dp8.peak.optimizer_bytes / 2);
+}
+
+TEST(MemoryModel, RecomputeLowersActivations) {
+  const ModelShape m = tiny_dense();
+  const ClusterShape c = cluster(8);
+  Layout l = layout(1, 1);
+  const double none = estimate_memory(m, c, PlanWorkload{}, l).peak.activations_bytes;
+  l.recompute = recompute("selective", "", std::nullopt);
+  const double selective = estimate_memory(m, c, PlanWorkload{}, l).peak.activations_bytes;
+  // Selective drops the log-sum-exp (32 B) and the SwiGLU output (8,192 B) per token and layer.
+  EXPECT_DOUBLE_EQ(selective, (40'992.0 - 32 - 8'192) * kTokens * 4);
+  l.recompute = recompute("full", "uniform", 1);
+  const double uniform = estimate_memory(m, c, PlanWorkload{}, l).peak.activations_bytes;
+  // Four 2h inputs plus one layer recomputed during its backward.
+  EXPECT_DOUBLE_EQ(uniform, 4 * 2'048.0 * kTokens + 40'992.0 * kTokens);
+  l.recompute = recompute("full", "uniform", 2);
+  const double uniform2 = estimate_memory(m, c, PlanWorkload{}, l).peak.activations_bytes;
+  EXPECT_DOUBLE_EQ(uniform2, 2 * 2'048.0 * kTokens + 2 * 40'992.0 * kTokens);
+  l.recompute = recompute("full", "block", 1);
+  const double block = estimate_memory(m, c, PlanWorkload{}, l).peak.activations_bytes;
+  // One layer keeps its input, three keep everything, plus the recomputed layer.
+  EXPECT_DOUBLE_EQ(block, 2'048.0 * kTokens + 3 * 40'992.0 * kTokens + 40'992.0 * kTokens);
+  EXPECT_LT(selective, none);
+  EXPECT_LT(uniform, selective);
+  EXPECT_LT(uniform, block);
+}
+
+TEST(MemoryModel, MorePipelineStagesRaiseTheFirstStagesInFlightCount) {
+  const ModelShape m = tiny_dense();
+  const MemoryEstimate pp2 = estimate_memory(m, cluster(8), PlanWorkload{}, layout(1, 2));
+  const MemoryEstimate pp4 = estimate_memory(m, cluster(8), PlanWorkload{}, layout(1, 4));
+  ASSERT_EQ(pp2.stages.size(), 2u);
+  ASSERT_EQ(pp4.stages.size(), 4u);
+  EXPECT_DOUBLE_EQ(pp2.stages[0].in_flight_microbatches, 2);
+  EXPECT_DOUBLE_EQ(pp4.stages[0].in_flight_microbatches, 4);
+  EXPECT_DOUBLE_EQ(pp4.stages[3].in_flight_microbatches, 1);
+  // PP4's first stage holds one layer x 4 micro-batches, PP2's two layers x 2.
+  EXPECT_DOUBLE_EQ(pp4.stages[0].activations_bytes, pp2.stages[0].activations_bytes);
+  EXPECT_GT(pp4.stages[3].logits_bytes, 0);
+  EXPECT_EQ(pp4.stages[0].logits_bytes, 0);
+}
+
+TEST(MemoryModel, ExpertParallelismShardsExpertWeights) {
+  const ModelShape m = tiny_moe();
+  // Per layer: attention 4,194,304 + router 8,192 dense; experts 8 x 1,572,864 = 12,582,912.
+  const double dense = 4 * (4'194'304.0 + 8'192) + 2 * 32'768'000.0;
+  const double experts = 4 * 12'582'912.0;
+  const MemoryEstimate ep1 = estimate_memory(m, cluster(8), PlanWorkload{}, layout(1, 1, 1));
+  const MemoryEstimate ep2 = estimate_memory(m, cluster(8), PlanWorkload{}, layout(1, 1, 2));
+  const Layout etp2 = layout(1, 1, 2, 2);
+  ASSERT_TRUE(check_layout(m, cluster(8), PlanWorkload{}, etp2).empty());
+  const MemoryEstimate ep2etp2 = estimate_memory(m, cluster(8), PlanWorkload{}, etp2);
+  EXPECT_DOUBLE_EQ(ep1.peak.weights_bytes, 2 * (dense + experts));
+  EXPECT_DOUBLE_EQ(ep2.peak.weights_bytes, 2 * (dense + experts / 2));
+  EXPECT_DOUBLE_EQ(ep2etp2.peak.weights_bytes, 2 * (dense + experts / 4));
+  // Expert optimizer state is sharded over expert DP = 8 / (EP x ETP); dense over DP = 8.
+  EXPECT_DOUBLE_EQ(ep1.peak.optimizer_bytes, 12 * dense / 8 + 12 * experts / 8);
+  EXPECT_DOUBLE_EQ(ep2.peak.optimizer_bytes, 12 * dense / 8 + 12 * (experts / 2) / 4);
+  // MoE activations per token per layer at TP 1, ETP 1: attention 12,320; norm input and output
+  // 4,096 + router scores 4 x 8 = 32; two routed copies of 2h + 6 x 512 + 4 = 5,124 each.
+  EXPECT_DOUBLE_EQ(ep1.peak.activations_bytes, (12'320.0 + 4'128 + 2 * 5'124) * kTokens * 4);
+  // ETP 2 doubles the copies an expert rank sees (gathered over ETP) and halves their widths.
+  EXPECT_DOUBLE_EQ(ep2etp2.peak.activations_bytes,
+                   (12'320.0 + 4'128 + 2 * 2 * (2'048 + 3'072.0 / 2 + 4)) * kTokens * 4);
+}
+
+TEST(MemoryModel, HeadroomAndOffload) {
+  const ModelShape m = tiny_dense();
+  MemoryOptions tight;
+  tight.headroom_fraction = 0.99;
+  const MemoryEstimate e = estimate_memory(m, cluster(8), PlanWorkload{}, layout(1, 1), tight);
+  EXPECT_DOUBLE_EQ(e.usable_bytes, 80e9 * (1 - 0.99));
+  EXPECT_FALSE(e.fits);
+  Layout offloaded = layout(1, 1);
+  offloaded.offload = Offload{0.5, false};
+  const MemoryEstimate half = estimate_memory(m, cluster(8), PlanWorkload{}, offloaded);
+  EXPECT_DOUBLE_EQ(half.peak.optimizer_bytes, 12.0 * 132'644'864 / 8 / 2);
+}
+
+ModelShape real_model(const std::string& slug) {
+  Problems problems;
+  std::optional<ModelShape> m = model_shape_from_file(source("models/" + slug + "/config.json"), slug, problems);
+  EXPECT_TRUE(m.has_value()) << slug;
+  return m.value_or(ModelShape{});
+}
+
+void print(const std::string& what, const MemoryEstimate& e) {
+  const StageMemory& s = e.peak;
+  std::printf("%s: %.1f GB of %.1f usable, stage %d (%d layers, %.2f in flight): weights %.1f, gradients %.1f, "
+              "optimizer %.1f, activations %.1f, logits %.1f GB\n",
+              what.c_str(), e.memory_bytes / 1e9, e.usable_bytes / 1e9, s.stage, s.layers, s.in_flight_microbatches,
+              s.weights_bytes / 1e9, s.gradients_bytes / 1e9, s.optimizer_bytes / 1e9, s.activations_bytes / 1e9,
+              s.logits_bytes / 1e9);
+}
+
+MemoryEstimate checked(const ModelShape& m, const ClusterShape& c, const Layout& l, const std::string& what) {
+  EXPECT_TRUE(check_layout(m, c, PlanWorkload{}, l).empty()) << what;
+  MemoryEstimate e = estimate_memory(m, c, PlanWorkload{}, l);
+  print(what, e);
+  return e;
+}
+
+TEST(MemoryModel, GptOss20bMeasuredLayoutsFit) {
+  const ModelShape m = real_model("gpt-oss-20b");
+  // recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml: no recompute, one 8,192-token row.
+  EXPECT_TRUE(checked(m, cluster(8, 141), layout(1, 2, 4), "gpt-oss-20b 8xH200 TP1 PP2 EP4").fits);
+  // Megatron-Bridge's gpt-oss-20b recipe on 8 x H100: TP1 PP1 EP8 with full recompute.
+  Layout bridge = layout(1, 1, 8);
+  bridge.recompute = recompute("full", "uniform", 1);
+  EXPECT_TRUE(checked(m, cluster(8, 80), bridge, "gpt-oss-20b 8xH100 TP1 PP1 EP8 full/uniform/1").fits);
+}
+
+TEST(MemoryModel, Qwen35NeedsRecomputeOnH200) {
+  const ModelShape m = real_model("qwen3.5-122b-a10b");
+  Layout l = layout(1, 4, 8);
+  l.recompute = recompute("full", "uniform", 1);
+  EXPECT_TRUE(checked(m, cluster(32, 141), l, "Qwen3.5-122B 32xH200 TP1 PP4 EP8 full/uniform/1").fits);
+  l.recompute = recompute("full", "uniform", 2);
+  EXPECT_TRUE(checked(m, cluster(32, 141), l, "Qwen3.5-122B 32xH200 TP1 PP4 EP8 full/uniform/2").fits);
+  l.recompute.reset();
+  const MemoryEstimate none = checked(m, cluster(32, 141), l, "Qwen3.5-122B 32xH200 TP1 PP4 EP8 no recompute");
+  EXPECT_FALSE(none.fits);
+  EXPECT_GT(none.memory_bytes, none.capacity_bytes);  // over the whole 141 GB, not only the headroom
+  EXPECT_EQ(none.peak.stage, 0);                      // four micro-batches in flight on the first stage
+}
+
+TEST(MemoryModel, EveryCatalogRecipeIsLegalAndFits) {
+  Problems problems;
+  std::optional<LoadedCatalog> loaded = load_catalog(OPENRECIPES_SOURCE_DIR, problems);
+  ASSERT_TRUE(loaded.has_value());
+  const std::vector<std::string> files = list_recipe_files(OPENRECIPES_SOURCE_DIR, problems);
+  ASSERT_FALSE(files.empty());
+  for (const std::string& file : files) {
+    std::optional<YamlDocument> doc = load_checked_file(source(file), source("schema/recipe.schema.yaml"), problems);
+    ASSERT_TRUE(doc.has_value()) << file;
+    const Recipe recipe = recipe_from_yaml(doc->root);
+    const Model* model = loaded->catalog.find_model(recipe.model);
+    const Gpu* gpu_type = loaded->catalog.find_gpu(recipe.gpu.type);
+    ASSERT_NE(model, nullptr) << file;
+    ASSERT_NE(gpu_type, nullptr) << file;
+    const ClusterShape c{*gpu_type, recipe.gpu.count, recipe.gpu.per_node};
+    PlanWorkload w;
+    w.row_tokens = recipe.workload.row_tokens;
+    w.global_batch = recipe.workload.global_batch;
+    EXPECT_TRUE(check_layout(model->shape, c, w, recipe.layout).empty()) << file;
+    const MemoryEstimate e = estimate_memory(model->shape, c, w, recipe.layout);
+    print(file, e);
+    EXPECT_TRUE(e.fits) << file;
+  }
+  EXPECT_TRUE(problems.empty());
+}
+
+}  // namespace
+}  // namespace openrecipes

@@ -1,0 +1,31 @@
+// How a layout places the decoder layers on its pipeline stages, and how many micro-batches each
+// stage keeps in flight under Megatron-Core's 1F1B schedule (interleaved when VPP > 1).
+#pragma once
+
+#include <vector>
+
+#include "catalog/recipe.h"
+#include "params/model_shape.h"
+
+namespace openrecipes {
+
+/// One pipeline stage: its layers and what else it holds.
+struct PipelineStage {
+  int index = 0;              ///< 0-based stage (PP rank)
+  int layers = 0;             ///< decoder layers on this stage (all its virtual chunks together)
+  bool has_embedding = false; ///< first stage: the input embedding
+  bool has_output = false;    ///< last stage: the output layer, the loss and the MTP layers
+  /// Micro-batches whose activations the stage holds at its peak, in units of the stage's full
+  /// layers: 1F1B holds PP - index; the interleaved schedule holds
+  /// PP - index + (PP - 1) / VPP chunks' worth, as Megatron-LM's theoretical_memory_usage.py
+  /// scales it (factor 1 + (PP - 1) / (PP x VPP) on the first stage). Capped by the micro-batches
+  /// per DP rank.
+  double in_flight_microbatches = 1;
+};
+
+/// The stages of `layout` for `model`: even split (layers / PP), or layer_split's first and last
+/// with the rest even. `microbatches` is micro-batches per DP rank per step (global batch /
+/// (DP x rows per micro-batch)). The layout must be legal (check_layout).
+std::vector<PipelineStage> pipeline_stages(const ModelShape& model, const Layout& layout, int microbatches);
+
+}  // namespace openrecipes

@@ -1,0 +1,158 @@
+#include "plan/plan_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "plan/layout_text.h"
+#include "site/number_format.h"
+
+namespace openrecipes {
+namespace {
+
+double gb(double bytes) { return bytes / 1e9; }
+
+}  // namespace
+
+nlohmann::json layout_to_json(const Layout& l) {
+  nlohmann::json j = {{"label", l.label},
+                      {"tp", l.tp},
+                      {"pp", l.pp},
+                      {"vpp", l.vpp},
+                      {"cp", l.cp},
+                      {"ep", l.ep},
+                      {"etp", l.etp},
+                      {"dp", l.dp},
+                      {"sequence_parallel", l.sequence_parallel},
+                      {"rows_per_microbatch", l.rows_per_microbatch},
+                      {"max_tokens_per_gpu", l.max_tokens_per_gpu},
+                      {"recompute", recompute_text(l.recompute)},
+                      {"dispatcher", l.dispatcher.empty() ? nlohmann::json(nullptr) : nlohmann::json(l.dispatcher)}};
+  j["layer_split"] = l.layer_split ? nlohmann::json{{"first", l.layer_split->first}, {"last", l.layer_split->last}}
+                                   : nlohmann::json(nullptr);
+  return j;
+}
+
+nlohmann::json prediction_to_json(const LayoutPrediction& p, bool details) {
+  nlohmann::json j = {{"layout", layout_to_json(p.layout)},
+                      {"tokens_per_s_per_gpu", p.speed.tokens_per_s_per_gpu},
+                      {"step_time_s", p.speed.step_time_s},
+                      {"mfu", p.speed.mfu},
+                      {"usd_per_million_tokens", p.speed.usd_per_million_tokens},
+                      {"memory_bytes", p.memory.memory_bytes},
+                      {"usable_memory_bytes", p.memory.usable_bytes},
+                      {"fits", p.memory.fits}};
+  if (details) {
+    nlohmann::json stages = nlohmann::json::array();
+    for (const StageMemory& s : p.memory.stages) {
+      stages.push_back({{"stage", s.stage},
+                        {"layers", s.layers},
+                        {"in_flight_microbatches", s.in_flight_microbatches},
+                        {"weights_bytes", s.weights_bytes},
+                        {"gradients_bytes", s.gradients_bytes},
+                        {"optimizer_bytes", s.optimizer_bytes},
+                        {"activations_bytes", s.activations_bytes},
+                        {"logits_bytes", s.logits_bytes},
+                        {"total_bytes", s.total_bytes}});
+    }
+    nlohmann::json terms = nlohmann::json::array();
+    for (const StepTimeTerm& t : p.speed.terms) {
+      terms.push_back({{"name", t.name}, {"seconds", t.seconds}, {"detail", t.detail}});
+    }
+    j["memory_stages"] = stages;
+    j["peak_stage"] = p.memory.peak.stage;
+    j["memory_left_out"] = p.memory.left_out;
+    j["step_time_terms"] = terms;
+    j["flop_per_step_per_gpu"] = p.speed.flop_per_step_per_gpu;
+  }
+  return j;
+}
+
+nlohmann::json calibration_to_json(const SpeedCalibration& c) {
+  const SpeedParameters& p = c.parameters;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const CalibrationRow& r : c.rows) {
+    rows.push_back({{"recipe", r.name},
+                    {"measured_tokens_per_s_per_gpu", r.measured_tokens_per_s_per_gpu},
+                    {"fitted_tokens_per_s_per_gpu", r.fitted_tokens_per_s_per_gpu},
+                    {"leave_one_out_tokens_per_s_per_gpu", r.leave_one_out_tokens_per_s_per_gpu},
+                    {"leave_one_out_error", r.leave_one_out_error}});
+  }
+  return {{"parameters",
+           {{"matmul_efficiency", p.matmul_efficiency},
+            {"attention_efficiency", p.attention_efficiency},
+            {"communication_efficiency", p.communication_efficiency},
+            {"layer_overhead_s", p.layer_overhead_s},
+            {"recompute_unit_overhead_s", p.recompute_unit_overhead_s},
+            {"flex_dispatcher_factor", p.flex_dispatcher_factor}}},
+          {"fitted", c.fitted},
+          {"recipes", rows}};
+}
+
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    if (widths.size() < row.size()) widths.resize(row.size(), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      bool r = i < right.size() && right[i];
+      std::string pad(widths[i] - row[i].size(), ' ');
+      line += (i == 0 ? "" : "  ") + (r ? pad + row[i] : row[i] + (i + 1 == row.size() ? "" : pad));
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string calibration_text(const SpeedCalibration& c) {
+  std::vector<std::vector<std::string>> rows = {
+      {"recipe", "measured", "fitted", "leave-one-out", "LOO error"}};
+  for (const CalibrationRow& r : c.rows) {
+    rows.push_back({r.name, format_thousands(r.measured_tokens_per_s_per_gpu, 1),
+                    format_thousands(r.fitted_tokens_per_s_per_gpu, 1),
+                    format_thousands(r.leave_one_out_tokens_per_s_per_gpu, 1),
+                    fmt::format("{:+.1f}%", 100 * r.leave_one_out_error)});
+  }
+  const SpeedParameters& p = c.parameters;
+  std::string out = "tokens/s per GPU, measured and predicted by the speed model\n";
+  out += aligned_table(rows, {false, true, true, true, true});
+  out += fmt::format(
+      "\nparameters: matmul_efficiency {:.3f}, attention_efficiency {:.3f}, communication_efficiency {:.3f}, "
+      "layer_overhead_s {:.3g}, recompute_unit_overhead_s {:.3g}, flex_dispatcher_factor {:.3f}\n",
+      p.matmul_efficiency, p.attention_efficiency, p.communication_efficiency, p.layer_overhead_s,
+      p.recompute_unit_overhead_s, p.flex_dispatcher_factor);
+  out += fmt::format("fitted on the catalog: {}; the rest keep their priors\n",
+                     c.fitted.empty() ? std::string("none") : fmt::format("{}", fmt::join(c.fitted, ", ")));
+  return out;
+}
+
+std::string prediction_explanation_text(const LayoutPrediction& p) {
+  std::string out;
+  const MemoryEstimate& m = p.memory;
+  out += fmt::format("memory per GPU: {:.1f} GB on stage {} (of {:.1f} GB usable: {})\n", gb(m.memory_bytes),
+                     m.peak.stage, gb(m.usable_bytes), m.fits ? "fits" : "does not fit");
+  std::vector<std::vector<std::string>> rows = {{"stage", "layers", "in flight", "weights", "gradients", "optimizer",
+                                                 "activations", "logits", "total GB"}};
+  for (const StageMemory& s : m.stages) {
+    rows.push_back({fmt::format("{}", s.stage), fmt::format("{}", s.layers), fmt::format("{:.2f}", s.in_flight_microbatches),
+                    fmt::format("{:.1f}", gb(s.weights_bytes)), fmt::format("{:.1f}", gb(s.gradients_bytes)),
+                    fmt::format("{:.1f}", gb(s.optimizer_bytes)), fmt::format("{:.1f}", gb(s.activations_bytes)),
+                    fmt::format("{:.1f}", gb(s.logits_bytes)), fmt::format("{:.1f}", gb(s.total_bytes))});
+  }
+  out += aligned_table(rows, {true, true, true, true, true, true, true, true, true});
+  if (!m.left_out.empty()) out += fmt::format("left out of memory: {}\n", fmt::join(m.left_out, "; "));
+  out += fmt::format("\nstep time: {:.3f} s -> {} tokens/s per GPU, MFU {}, {} per 1M tokens\n", p.speed.step_time_s,
+                     format_thousands(p.speed.tokens_per_s_per_gpu, 1), format_fraction_percent(p.speed.mfu, 1),
+                     format_usd(p.speed.usd_per_million_tokens));
+  std::vector<std::vector<std::string>> terms = {{"term", "seconds", "how"}};
+  for (const StepTimeTerm& t : p.speed.terms) terms.push_back({t.name, fmt::format("{:.4f}", t.seconds), t.detail});
+  out += aligned_table(terms, {false, true, false});
+  return out;
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,38 @@
+// Writers for the planner's results: JSON objects for scripts and aligned text for people.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "plan/layout_prediction.h"
+#include "plan/speed_calibration.h"
+
+namespace openrecipes {
+
+/// A layout's sizes and settings as JSON: label, tp, pp, vpp, cp, ep, etp, dp, sequence_parallel,
+/// layer_split, rows_per_microbatch, max_tokens_per_gpu, recompute (text form), dispatcher.
+nlohmann::json layout_to_json(const Layout& layout);
+
+/// A prediction as JSON: layout, tokens_per_s_per_gpu, step_time_s, mfu, usd_per_million_tokens,
+/// memory_bytes, usable_memory_bytes, fits, and with `details` the per-stage memory and the step
+/// time terms.
+nlohmann::json prediction_to_json(const LayoutPrediction& prediction, bool details);
+
+/// The calibration as JSON: parameters, fitted names, and per recipe the measured, fitted and
+/// leave-one-out figures.
+nlohmann::json calibration_to_json(const SpeedCalibration& calibration);
+
+/// The calibration as a text table, one row per recipe, then the parameters.
+std::string calibration_text(const SpeedCalibration& calibration);
+
+/// One layout explained: the memory of every stage by kind and the step-time terms, as text.
+std::string prediction_explanation_text(const LayoutPrediction& prediction);
+
+/// Right-aligned and left-aligned columns: rows of cells, the first row a header; `right[i]` says
+/// whether column i is right-aligned.
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right);
+
+}  // namespace openrecipes

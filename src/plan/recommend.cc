@@ -1,0 +1,259 @@
+#include "plan/recommend.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "plan/layout_search.h"
+#include "plan/layout_text.h"
+
+namespace openrecipes {
+namespace {
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// Families match by name, case aside; a bare config has none, so its model_type's leading word
+// (qwen3_moe -> qwen, gpt_oss -> gpt) is compared with the family's.
+bool same_family(const RecommendRequest& request, const RecipeCandidate& candidate) {
+  std::string want = lower(request.family);
+  std::string have = lower(candidate.family);
+  if (!want.empty()) return want == have;
+  std::string type = lower(request.model.model_type);
+  std::string stem = type.substr(0, type.find_first_of("_0123456789-"));
+  std::string family_stem = have.substr(0, have.find_first_of("_0123456789-"));
+  return !stem.empty() && stem == family_stem;
+}
+
+double size_distance(const ModelShape& a, const ModelShape& b) {
+  if (a.active_params <= 0 || b.active_params <= 0) return std::numeric_limits<double>::infinity();
+  double d = std::fabs(std::log(static_cast<double>(a.active_params) / static_cast<double>(b.active_params)));
+  return d + (a.is_moe() == b.is_moe() ? 0 : 10);  // MoE recipes suit MoE models first
+}
+
+struct Start {
+  const RecipeCandidate* candidate = nullptr;
+  RecipeMatch match = RecipeMatch::kNearestSize;
+};
+
+// Higher tokens/s first, then the earlier path: the site's order within a pair (rank_recipes).
+bool better(const RecipeCandidate& a, const RecipeCandidate& b) {
+  double ta = a.recipe->recipe.result.tokens_per_s_per_gpu, tb = b.recipe->recipe.result.tokens_per_s_per_gpu;
+  if (ta != tb) return ta > tb;
+  return a.recipe->catalog_path < b.recipe->catalog_path;
+}
+
+std::optional<Start> pick_start(const RecommendRequest& request, const std::vector<RecipeCandidate>& candidates) {
+  std::optional<Start> best;
+  double best_distance = std::numeric_limits<double>::infinity();
+  for (const RecipeCandidate& c : candidates) {
+    if (!c.recipe || c.recipe->recipe.status != "verified") continue;
+    const Recipe& r = c.recipe->recipe;
+    RecipeMatch match = r.model == request.model_name
+                            ? (r.gpu.type == request.cluster.gpu.type ? RecipeMatch::kSameModelAndGpu
+                                                                        : RecipeMatch::kSameModelOtherGpu)
+                            : same_family(request, c) ? RecipeMatch::kSameFamily
+                                                      : RecipeMatch::kNearestSize;
+    double distance = size_distance(request.model, c.model);
+    bool take = !best || match < best->match ||
+                (match == best->match &&
+                 (match <= RecipeMatch::kSameModelOtherGpu ? better(c, *best->candidate)
+                                                           : distance < best_distance ||
+                                                                 (distance == best_distance && better(c, *best->candidate))));
+    if (take) {
+      best = Start{&c, match};
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+std::string match_text(RecipeMatch match) {
+  switch (match) {
+    case RecipeMatch::kSameModelAndGpu: return "same model and GPU type";
+    case RecipeMatch::kSameModelOtherGpu: return "same model on another GPU type";
+    case RecipeMatch::kSameFamily: return "same model family";
+    case RecipeMatch::kNearestSize: return "nearest model size in the catalog";
+  }
+  return "";
+}
+
+std::string recompute_value(const std::optional<Recompute>& r) { return recompute_text(r); }
+
+// Adds an override classed by the catalog's argument rules.
+void add_override(std::vector<SettingOverride>& out, const ArgumentRules& rules, const std::string& setting,
+                  const std::string& from, const std::string& to, const std::string& why = "") {
+  if (from == to) return;
+  SettingOverride o{setting, from, to, "execution", why};
+  if (const ArgumentRule* rule = rules.find(setting)) {
+    o.argument_class = std::string(class_id(rule->argument_class));
+    if (o.reason.empty()) o.reason = rule->reason;
+  }
+  out.push_back(std::move(o));
+}
+
+std::vector<SettingOverride> overrides_between(const Recipe& base, const Layout& to, const RecommendRequest& request,
+                                               const ArgumentRules& rules) {
+  const Layout& from = base.layout;
+  std::vector<SettingOverride> out;
+  auto n = [](auto v) { return fmt::format("{}", v); };
+  add_override(out, rules, "world_size", n(base.gpu.count), n(request.cluster.gpus),
+               "hardware count and topology: an execution mapping (seed 001)");
+  if (base.gpu.type != request.cluster.gpu.type) {
+    add_override(out, rules, "gpu_type", base.gpu.type, request.cluster.gpu.type,
+                 "hardware type: an execution mapping (seed 001); its numerics still need the 20-step check");
+  }
+  if (base.model != request.model_name) {
+    out.push_back({"model", base.model, request.model_name, "convergence",
+                   "another model is another experiment: the recipe gives a starting layout only"});
+  }
+  add_override(out, rules, "tensor_model_parallel_size", n(from.tp), n(to.tp));
+  add_override(out, rules, "pipeline_model_parallel_size", n(from.pp), n(to.pp));
+  add_override(out, rules, "virtual_pipeline_model_parallel_size", n(from.vpp), n(to.vpp));
+  add_override(out, rules, "context_parallel_size", n(from.cp), n(to.cp));
+  add_override(out, rules, "expert_model_parallel_size", n(from.ep), n(to.ep));
+  add_override(out, rules, "expert_tensor_parallel_size", n(from.etp), n(to.etp));
+  add_override(out, rules, "sequence_parallel", from.sequence_parallel ? "true" : "false",
+               to.sequence_parallel ? "true" : "false");
+  auto split = [](const Layout& l) {
+    return l.layer_split ? fmt::format("{},{}", l.layer_split->first, l.layer_split->last) : std::string("even");
+  };
+  add_override(out, rules, "decoder_first_pipeline_num_layers", split(from), split(to));
+  add_override(out, rules, "micro_batch_size", n(from.rows_per_microbatch), n(to.rows_per_microbatch));
+  add_override(out, rules, "max_tokens_per_gpu", n(from.max_tokens_per_gpu), n(to.max_tokens_per_gpu));
+  add_override(out, rules, "recompute_granularity", recompute_value(from.recompute), recompute_value(to.recompute));
+  if (from.dispatcher != to.dispatcher && to.ep > 1) {  // without EP the dispatcher does not route
+    add_override(out, rules, "moe_token_dispatcher_type", from.dispatcher.empty() ? "none" : from.dispatcher,
+                 to.dispatcher.empty() ? "none" : to.dispatcher);
+  }
+  add_override(out, rules, "seq_length", n(base.workload.row_tokens), n(request.workload.row_tokens));
+  add_override(out, rules, "global_batch_size", n(base.workload.global_batch), n(request.workload.global_batch));
+  return out;
+}
+
+}  // namespace
+
+std::string goal_name(TrainingGoal goal) {
+  switch (goal) {
+    case TrainingGoal::kSft: return "sft";
+    case TrainingGoal::kPretrain: return "pretrain";
+    case TrainingGoal::kPeft: return "peft";
+  }
+  return "sft";
+}
+
+std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
+                                               const std::vector<RecipeCandidate>& candidates,
+                                               const ArgumentRules& rules, const SpeedParameters& speed,
+                                               const MemoryOptions& memory, std::string& why_none) {
+  std::optional<Start> start = pick_start(request, candidates);
+  if (!start) {
+    why_none = "the catalog has no verified recipe to start from";
+    return std::nullopt;
+  }
+  const Recipe& base = start->candidate->recipe->recipe;
+  Recommendation rec;
+  rec.base = start->candidate->recipe;
+  rec.match = start->match;
+  rec.match_text = match_text(start->match);
+
+  // Resize: keep the recipe's sizes, DP implied by the new GPU count. A longer row keeps the
+  // recipe's tokens per GPU by raising CP (seed 001: configure CP for long context).
+  Layout layout = base.layout;
+  if (layout.ep > 1 && layout.dispatcher.empty()) layout.dispatcher = "alltoall";
+  const std::int64_t per_gpu = std::max<std::int64_t>(base.layout.max_tokens_per_gpu, 1);
+  const std::int64_t rows_tokens = static_cast<std::int64_t>(layout.rows_per_microbatch) * request.workload.row_tokens;
+  while (rows_tokens > per_gpu * layout.cp && layout.cp < 64) layout.cp *= 2;
+  layout.max_tokens_per_gpu = (rows_tokens + layout.cp - 1) / layout.cp;
+  layout.sequence_parallel = layout.tp > 1;
+  if (!request.model.is_moe()) {
+    layout.ep = 1;
+    layout.etp = 1;
+    layout.dispatcher.clear();
+  }
+  std::vector<LayoutViolation> violations = check_layout(request.model, request.cluster, request.workload, layout);
+  bool fits = false;
+  if (violations.empty()) {
+    rec.prediction = predict_layout(request.model, request.cluster, request.workload, layout, speed, memory);
+    fits = rec.prediction.memory.fits;
+  }
+  if (!violations.empty() || !fits) {
+    SearchOptions options;
+    options.top = 1;
+    options.speed = speed;
+    options.memory = memory;
+    LayoutSearchResult found = search_layouts(request.model, request.cluster, request.workload, options);
+    if (found.ranked.empty()) {
+      why_none = fmt::format("no legal layout of {} on {} x {} is predicted to fit in memory", request.model_name,
+                             request.cluster.gpus, request.cluster.gpu.type);
+      return std::nullopt;
+    }
+    rec.resized_by_search = true;
+    rec.prediction = found.ranked.front();
+    layout = rec.prediction.layout;
+  }
+  rec.layout = rec.prediction.layout;
+  rec.overrides = overrides_between(base, rec.layout, request, rules);
+
+  // Every resizing rule, checked on the layout recommended, then the memory verdict.
+  std::vector<LayoutViolation> final_violations = check_layout(request.model, request.cluster, request.workload, rec.layout);
+  for (LayoutRule rule : all_layout_rules()) {
+    ResizeCheck check{layout_rule_id(rule), layout_rule_text(rule), true, ""};
+    for (const LayoutViolation& v : final_violations) {
+      if (v.rule == rule) {
+        check.passed = false;
+        check.detail = fmt::format("{} (expected {}, found {})", v.message, v.expected, v.found);
+      }
+    }
+    rec.checks.push_back(std::move(check));
+  }
+  const MemoryEstimate& m = rec.prediction.memory;
+  rec.checks.push_back({"memory", "predicted memory per GPU fits with headroom", m.fits,
+                        fmt::format("{:.1f} GB of {:.1f} GB usable ({:.0f}% headroom of {:.0f} GB)", m.memory_bytes / 1e9,
+                                    m.usable_bytes / 1e9, memory.headroom_fraction * 100, m.capacity_bytes / 1e9)});
+
+  // Seed 001's advice, as it applies here.
+  rec.advice.push_back(
+      "On OOM, reduce the micro-batch tokens first (max_tokens_per_gpu / micro_batch_size), then add recompute, "
+      "then raise PP or EP; each is an execution change.");
+  rec.advice.push_back(fmt::format("Keep TP within one node (at most {} GPUs here) unless the GPUs share an "
+                                   "NVL72-class NVLink domain; enable SP whenever TP > 1.",
+                                   request.cluster.per_node));
+  if (request.workload.row_tokens > 8192) {
+    rec.advice.push_back(fmt::format("Rows of {} tokens: CP {} keeps {} tokens per GPU; raise CP before TP for longer "
+                                     "context.",
+                                     request.workload.row_tokens, rec.layout.cp, rec.layout.max_tokens_per_gpu));
+  }
+  rec.advice.push_back("DP is implicit: W / (TP x PP x CP). Micro-batch size and gradient accumulation are execution "
+                       "fingerprints only at a fixed global batch and row order.");
+  bool convergence_change = false, swap = false;
+  for (const SettingOverride& o : rec.overrides) {
+    convergence_change |= o.argument_class == "convergence";
+    swap |= o.argument_class == "same_math_swap";
+  }
+  if (convergence_change) {
+    rec.advice.push_back("A convergence-changing override makes this a new experiment: run the reference and the new "
+                         "recipe for 20 steps and compare their losses (openrecipes converge) before trusting it.");
+  } else {
+    rec.advice.push_back("No override changes the convergence contract; still run the 20-step loss comparison on the new "
+                         "layout (seed 000, step 4).");
+  }
+  if (swap) {
+    rec.advice.push_back("A same-math swap (other kernels for the same math) needs a passed component test at the "
+                         "model's shape before the recipe can be listed (seed 000).");
+  }
+  if (request.goal == TrainingGoal::kPretrain) {
+    rec.advice.push_back("Goal pretrain: the catalog's recipes are SFT under the protocol; the layout carries over, the "
+                         "objective, data and schedule are a new convergence contract.");
+  } else if (request.goal == TrainingGoal::kPeft) {
+    rec.advice.push_back("Goal PEFT: the catalog has no PEFT recipes; frozen weights need no optimizer state or "
+                         "gradients, so smaller parallelism (TP 1, PP 1) usually fits (seed 001); the memory verdict "
+                         "above is for full fine-tuning and so errs high.");
+  }
+  return rec;
+}
+
+}  // namespace openrecipes

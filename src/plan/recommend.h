@@ -1,0 +1,87 @@
+// `recommend`: the best measured catalog recipe for a model and GPU, else the nearest one, resized
+// to the requested GPUs by seed 001's rules, with every override classed (rules/arguments.yaml) and
+// the memory model's verdict.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/ranking.h"
+#include "params/model_shape.h"
+#include "plan/layout_prediction.h"
+#include "plan/layout_rules.h"
+#include "plan/plan_inputs.h"
+#include "runs/argument_rules.h"
+
+namespace openrecipes {
+
+/// The training goal (seed 001: pretrain, SFT or PEFT). The catalog's recipes are SFT.
+enum class TrainingGoal { kSft, kPretrain, kPeft };
+
+/// What is asked for.
+struct RecommendRequest {
+  std::string model_name;  ///< the catalog name, or the config's name
+  std::string family;      ///< the catalog family (models.yaml), or empty for a bare config
+  ModelShape model;
+  ClusterShape cluster;
+  PlanWorkload workload;  ///< row_tokens is the requested sequence length
+  TrainingGoal goal = TrainingGoal::kSft;
+};
+
+/// A catalog recipe a recommendation can start from.
+struct RecipeCandidate {
+  const CatalogRecipe* recipe = nullptr;
+  std::string family;  ///< its model's family
+  ModelShape model;    ///< its model's shape
+};
+
+/// How the starting recipe relates to the request, best first.
+enum class RecipeMatch { kSameModelAndGpu, kSameModelOtherGpu, kSameFamily, kNearestSize };
+
+/// One setting the recommendation changes from its starting recipe.
+struct SettingOverride {
+  std::string setting;  ///< canonical argument name (rules/arguments.yaml), e.g. tensor_model_parallel_size
+  std::string from;
+  std::string to;
+  std::string argument_class;  ///< execution, convergence, same_math_swap or benign (class_id)
+  std::string reason;          ///< the rule's reason, or why the setting changes
+};
+
+/// One resizing rule and whether the recommended layout obeys it.
+struct ResizeCheck {
+  std::string rule;  ///< layout_rule_id, or "memory"
+  std::string text;  ///< the rule in words
+  bool passed = false;
+  std::string detail;  ///< for a failure: the violation (expected, found)
+};
+
+/// The recommendation.
+struct Recommendation {
+  const CatalogRecipe* base = nullptr;
+  RecipeMatch match = RecipeMatch::kNearestSize;
+  std::string match_text;  ///< in words, e.g. "same model and GPU type"
+  Layout layout;           ///< the resized layout
+  bool resized_by_search = false;  ///< the recipe's layout could not be kept; the planner chose one
+  std::vector<SettingOverride> overrides;
+  std::vector<ResizeCheck> checks;
+  LayoutPrediction prediction;  ///< memory verdict and predicted speed of `layout`
+  std::vector<std::string> advice;
+};
+
+/// Picks the start: the best-ranked recipe (rank_recipes) of the same model and GPU type, else of
+/// the same model on another GPU type, else of the same family, else the recipe whose model's N
+/// is nearest (log ratio). Resizes its layout to the request: the recipe's sizes with DP implied;
+/// CP raised for longer rows so a GPU holds no more tokens than the recipe's max_tokens_per_gpu;
+/// when that layout breaks a rule or does not fit, the planner's best fitting layout
+/// (search_layouts). Returns nullopt with `why_none` when the catalog has no verified recipe or no
+/// layout fits.
+std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
+                                               const std::vector<RecipeCandidate>& candidates,
+                                               const ArgumentRules& rules, const SpeedParameters& speed,
+                                               const MemoryOptions& memory, std::string& why_none);
+
+/// "sft", "pretrain" or "peft".
+std::string goal_name(TrainingGoal goal);
+
+}  // namespace openrecipes

@@ -1,0 +1,156 @@
+// Recommendations from the bundled catalog: the best recipe when the pair is listed, the nearest
+// otherwise, resized with every override classed by rules/arguments.yaml.
+#include "plan/recommend.h"
+
+#include <gtest/gtest.h>
+
+#include "plan/catalog_measurements.h"
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+struct Fixture {
+  CatalogCheck checked = check_catalog(testing::source_dir(), {}, testing::source_dir());
+  std::vector<RecipeCandidate> candidates;
+  std::optional<ArgumentRules> rules;
+  SpeedParameters speed;
+  Fixture() {
+    for (const CatalogRecipe& recipe : checked.recipes) {
+      const Model* m = checked.loaded->catalog.find_model(recipe.recipe.model);
+      candidates.push_back({&recipe, m->family, m->shape});
+    }
+    Problems problems;
+    rules = load_argument_rules(testing::source_dir(), problems);
+    speed = calibrate_speed_model(measured_layouts(checked.loaded->catalog, checked.recipes)).parameters;
+  }
+  RecommendRequest request(const std::string& model, const std::string& gpu, int gpus) const {
+    const Catalog& c = checked.loaded->catalog;
+    RecommendRequest r;
+    r.model_name = model;
+    r.family = c.find_model(model)->family;
+    r.model = c.find_model(model)->shape;
+    r.cluster = cluster_of(*c.find_gpu(gpu), gpus);
+    return r;
+  }
+  Recommendation recommend(const RecommendRequest& r) const {
+    std::string why;
+    std::optional<Recommendation> rec = recommend_recipe(r, candidates, *rules, speed, MemoryOptions{}, why);
+    EXPECT_TRUE(rec) << why;
+    return rec.value_or(Recommendation{});
+  }
+};
+
+const Fixture& fixture() {
+  static const Fixture f;
+  return f;
+}
+
+const SettingOverride* find(const Recommendation& rec, const std::string& setting) {
+  for (const SettingOverride& o : rec.overrides) {
+    if (o.setting == setting) return &o;
+  }
+  return nullptr;
+}
+
+TEST(Recommend, TheListedPairGetsItsBestRecipeUnchanged) {
+  Recommendation rec = fixture().recommend(fixture().request("Qwen3.5-122B-A10B", "H200", 32));
+  ASSERT_TRUE(rec.base);
+  EXPECT_EQ(rec.base->catalog_path, "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml");  // 2,451.44
+  EXPECT_EQ(rec.match, RecipeMatch::kSameModelAndGpu);
+  EXPECT_TRUE(rec.overrides.empty());
+  EXPECT_FALSE(rec.resized_by_search);
+  for (const ResizeCheck& c : rec.checks) EXPECT_TRUE(c.passed) << c.rule << ": " << c.detail;
+}
+
+TEST(Recommend, MoreGpusRaiseDataParallelOnlyAndThatIsExecution) {
+  Recommendation rec = fixture().recommend(fixture().request("Qwen3.5-122B-A10B", "H200", 64));
+  EXPECT_FALSE(rec.resized_by_search);
+  EXPECT_EQ(rec.layout.dp, 16);
+  EXPECT_EQ(rec.layout.label, "TP1 PP4 EP8 DP16");
+  const SettingOverride* world = find(rec, "world_size");
+  ASSERT_TRUE(world);
+  EXPECT_EQ(world->from, "32");
+  EXPECT_EQ(world->to, "64");
+  for (const SettingOverride& o : rec.overrides) EXPECT_EQ(o.argument_class, "execution") << o.setting;
+}
+
+TEST(Recommend, FewerGpusThanTheExpertMeshNeedsTheSearchAndSaysWhatChanged) {
+  // 4 GPUs cannot hold PP 2 x EP 4: the recipe's layout breaks mesh.expert_dp.
+  Recommendation rec = fixture().recommend(fixture().request("gpt-oss-20b", "H200", 4));
+  EXPECT_TRUE(rec.resized_by_search);
+  EXPECT_TRUE(rec.prediction.memory.fits);
+  EXPECT_EQ(rec.layout.dp * rec.layout.tp * rec.layout.pp * rec.layout.cp, 4);
+  for (const ResizeCheck& c : rec.checks) EXPECT_TRUE(c.passed) << c.rule << ": " << c.detail;
+  ASSERT_TRUE(find(rec, "world_size"));
+  EXPECT_GT(rec.overrides.size(), 1u);  // the sizes that changed are named
+  for (const SettingOverride& o : rec.overrides) {
+    EXPECT_TRUE(o.argument_class == "execution" || o.argument_class == "same_math_swap") << o.setting;
+  }
+}
+
+TEST(Recommend, SaysSoWhenNoLayoutFits) {
+  // Qwen3.5-122B-A10B's weights, FP32 gradients and optimizer state need more than 16 H200s.
+  std::string why;
+  std::optional<Recommendation> rec =
+      recommend_recipe(fixture().request("Qwen3.5-122B-A10B", "H200", 16), fixture().candidates, *fixture().rules,
+                       fixture().speed, MemoryOptions{}, why);
+  EXPECT_FALSE(rec);
+  EXPECT_NE(why.find("fit in memory"), std::string::npos) << why;
+}
+
+TEST(Recommend, AnotherGpuTypeStartsFromTheSameModel) {
+  Recommendation rec = fixture().recommend(fixture().request("gpt-oss-20b", "H100", 8));
+  EXPECT_EQ(rec.match, RecipeMatch::kSameModelOtherGpu);
+  EXPECT_EQ(rec.base->recipe.model, "gpt-oss-20b");
+  const SettingOverride* gpu = find(rec, "gpu_type");
+  ASSERT_TRUE(gpu);
+  EXPECT_EQ(gpu->to, "H100");
+  EXPECT_TRUE(rec.prediction.memory.fits);  // on 80 GB, with recompute if it needs it
+}
+
+TEST(Recommend, LongerRowsRaiseContextParallelAndChangeConvergence) {
+  RecommendRequest r = fixture().request("gpt-oss-20b", "H200", 8);
+  r.workload.row_tokens = 32768;
+  Recommendation rec = fixture().recommend(r);
+  const SettingOverride* seq = find(rec, "seq_length");
+  ASSERT_TRUE(seq);
+  EXPECT_EQ(seq->argument_class, "convergence");
+  EXPECT_EQ(seq->to, "32768");
+  if (!rec.resized_by_search) {
+    EXPECT_EQ(rec.layout.cp, 4);  // 32,768 / 8,192 tokens per GPU
+  }
+  bool warned = false;
+  for (const std::string& a : rec.advice) warned |= a.find("new experiment") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST(Recommend, AModelOutsideTheCatalogStartsFromItsFamilyOrNearestSize) {
+  Problems problems;
+  std::optional<ModelShape> qwen3 =
+      model_shape_from_file(testing::source_dir() + "/tests/fixtures/configs/qwen3-30b-a3b.json", "", problems);
+  ASSERT_TRUE(qwen3);
+  RecommendRequest r = fixture().request("gpt-oss-20b", "H200", 8);
+  r.model_name = "qwen3-30b-a3b";
+  r.family = "";
+  r.model = *qwen3;
+  Recommendation rec = fixture().recommend(r);
+  EXPECT_EQ(rec.match, RecipeMatch::kSameFamily);  // qwen3_moe -> Qwen
+  EXPECT_EQ(rec.base->recipe.model, "Qwen3.5-122B-A10B");
+  const SettingOverride* model = find(rec, "model");
+  ASSERT_TRUE(model);
+  EXPECT_EQ(model->argument_class, "convergence");
+  for (const ResizeCheck& c : rec.checks) EXPECT_TRUE(c.passed) << c.rule << ": " << c.detail;
+
+  std::optional<ModelShape> llama =
+      model_shape_from_file(testing::source_dir() + "/tests/fixtures/configs/llama-3.1-8b.json", "", problems);
+  ASSERT_TRUE(llama);
+  r.model_name = "llama-3.1-8b";
+  r.model = *llama;
+  rec = fixture().recommend(r);
+  EXPECT_EQ(rec.match, RecipeMatch::kNearestSize);
+  EXPECT_EQ(rec.layout.ep, 1);  // dense: no expert parallelism
+}
+
+}  // namespace
+}  // namespace openrecipes
