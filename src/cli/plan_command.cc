@@ -85,34 +85,11 @@ int run_plan(const GlobalOptions& global, const PlanOptions& options) {
   const SpeedParameters& speed = context->calibration.parameters;
 
   if (!options.layout.empty()) {
-    std::string error;
-    std::optional<Layout> layout = parse_layout_text(options.layout, workload.row_tokens, error);
-    std::optional<std::optional<Recompute>> recompute = parse_recompute_text(options.recompute, error);
-    std::optional<LayerSplit> split;
-    if (layout && recompute && !options.layer_split.empty()) split = parse_layer_split_text(options.layer_split, error);
-    if (!layout || !recompute || (!options.layer_split.empty() && !split)) {
-      fmt::print(stderr, "openrecipes plan: {}\n", error);
-      return kExitUsage;
-    }
-    layout->recompute = *recompute;
-    layout->layer_split = split;
-    if (!options.dispatcher.empty()) layout->dispatcher = options.dispatcher;
-    int stated_dp = layout->dp;
-    std::vector<LayoutViolation> violations = check_layout(model->shape, cluster, workload, *layout);
-    int dp = implied_data_parallel(cluster, *layout);
-    if (stated_dp > 0 && dp > 0 && stated_dp != dp) {
-      fmt::print(stderr, "openrecipes plan: --layout DP{}: DP is implied by W / (TP x PP x CP) = {}\n", stated_dp, dp);
-      return kExitUsage;
-    }
-    if (!violations.empty()) {
-      fmt::print(stderr, "openrecipes plan: {} on {} x {} is not a legal layout of {}:\n", options.layout, cluster.gpus,
-                 cluster.gpu.type, model->name);
-      for (const LayoutViolation& v : violations) {
-        fmt::print(stderr, "  {}: {}: {} (expected {}, found {})\n", layout_rule_id(v.rule), v.field, v.message,
-                   v.expected, v.found);
-      }
-      return kExitProblems;
-    }
+    std::optional<Layout> layout = parse_layout_arguments(
+        {options.layout, options.recompute, options.layer_split, options.dispatcher}, model->shape, cluster,
+        workload.row_tokens, "plan");
+    if (!layout) return kExitUsage;
+    if (!report_layout_violations(model->shape, cluster, workload, *layout, "plan")) return kExitProblems;
     LayoutPrediction p = predict_layout(model->shape, cluster, workload, *layout, speed, memory);
     const MeasuredLayout* measured = measured_match(context->measured, model->name, cluster, workload, p.layout);
     if (options.format == "json") {

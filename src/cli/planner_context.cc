@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "plan/layout_text.h"
+
 namespace openrecipes::cli {
 namespace {
 
@@ -85,6 +87,54 @@ std::optional<Precision> resolve_precision(const std::string& text, const std::s
   if (text == "fp8") return Precision::kFp8;
   fmt::print(stderr, "openrecipes {}: --precision {}: expected bf16 or fp8\n", command, text);
   return std::nullopt;
+}
+
+std::optional<Layout> parse_layout_arguments(const LayoutArguments& arguments, const ModelShape& model,
+                                             const ClusterShape& cluster, std::int64_t row_tokens,
+                                             const std::string& command) {
+  std::string error;
+  std::optional<Layout> layout = parse_layout_text(arguments.layout, row_tokens, error);
+  if (!layout) {
+    fmt::print(stderr, "openrecipes {}: --layout: {}\n", command, error);
+    return std::nullopt;
+  }
+  std::optional<std::optional<Recompute>> recompute = parse_recompute_text(arguments.recompute, error);
+  if (!recompute) {
+    fmt::print(stderr, "openrecipes {}: --recompute: {}\n", command, error);
+    return std::nullopt;
+  }
+  layout->recompute = *recompute;
+  if (!arguments.layer_split.empty()) {
+    std::optional<LayerSplit> split = parse_layer_split_text(arguments.layer_split, error);
+    if (!split) {
+      fmt::print(stderr, "openrecipes {}: --layer-split: {}\n", command, error);
+      return std::nullopt;
+    }
+    layout->layer_split = split;
+  }
+  if (!arguments.dispatcher.empty()) layout->dispatcher = arguments.dispatcher;
+  if (model.is_moe() && layout->dispatcher.empty()) layout->dispatcher = "alltoall";
+  if (!model.is_moe()) layout->dispatcher.clear();
+  int dp = implied_data_parallel(cluster, *layout);
+  if (layout->dp > 0 && dp > 0 && layout->dp != dp) {
+    fmt::print(stderr, "openrecipes {}: --layout DP{}: DP is implied by W / (TP x PP x CP) = {}\n", command,
+               layout->dp, dp);
+    return std::nullopt;
+  }
+  return layout;
+}
+
+bool report_layout_violations(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
+                              const Layout& layout, const std::string& command) {
+  std::vector<LayoutViolation> violations = check_layout(model, cluster, workload, layout);
+  if (violations.empty()) return true;
+  fmt::print(stderr, "openrecipes {}: {} on {} x {} is not a legal layout of {}:\n", command, layout_text(layout),
+             cluster.gpus, cluster.gpu.type, model.name);
+  for (const LayoutViolation& v : violations) {
+    fmt::print(stderr, "  {}: {}: {} (expected {}, found {})\n", layout_rule_id(v.rule), v.field, v.message,
+               v.expected, v.found);
+  }
+  return false;
 }
 
 }  // namespace openrecipes::cli

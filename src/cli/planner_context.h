@@ -11,6 +11,7 @@
 #include "cli/cli_options.h"
 #include "params/model_shape.h"
 #include "plan/catalog_measurements.h"
+#include "plan/layout_rules.h"
 #include "plan/speed_calibration.h"
 #include "runs/argument_rules.h"
 #include "validate/recipe_validator.h"
@@ -50,5 +51,25 @@ const Gpu* resolve_gpu(const Catalog& catalog, const std::string& text, const st
 
 /// Parses --precision: "bf16" or "fp8". Prints an error and returns nullopt otherwise.
 std::optional<Precision> resolve_precision(const std::string& text, const std::string& command);
+
+/// A layout as given on the command line (`plan --layout`, `export --layout`).
+struct LayoutArguments {
+  std::string layout;  ///< "TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1"
+  std::string recompute = "none";
+  std::string layer_split;  ///< "FIRST,LAST" or empty
+  std::string dispatcher;   ///< empty: alltoall for a MoE model
+};
+
+/// Parses the arguments into a layout for `model` (the dispatcher is cleared for a dense model).
+/// Prints the error and returns nullopt for text that is not a layout. A DP given in --layout must
+/// equal the implied W / (TP x PP x CP).
+std::optional<Layout> parse_layout_arguments(const LayoutArguments& arguments, const ModelShape& model,
+                                             const ClusterShape& cluster, std::int64_t row_tokens,
+                                             const std::string& command);
+
+/// Prints every rule `layout` breaks (rule id, field, message, expected, found) to stderr; true
+/// when it breaks none.
+bool report_layout_violations(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
+                              const Layout& layout, const std::string& command);
 
 }  // namespace openrecipes::cli

@@ -35,6 +35,7 @@ void check_path(const RuleContext& c) {
                                      model ? model->slug : "<model slug>",
                                      gpu ? gpu->slug : "<gpu slug>", stem);
   if (c.file.catalog_path.empty()) {
+    if (c.recipe.status == "planned") return;  // a draft outside recipes/ (status.planned)
     c.report_at({1, 1}, "path", "", "the file is not inside the catalog's recipes/ folder",
                 expected, c.file.display_path);
     return;
@@ -76,7 +77,7 @@ void check_catalog_refs(const RuleContext& c) {
   if (!model) {
     c.report("catalog.model", "model", "the model is not in models.yaml", names_of_models(c.catalog),
              c.recipe.model);
-  } else {
+  } else if (c.recipe.status != "planned") {  // a planned draft has no result yet
     const ActiveParams& params = c.recipe.result.active_params;
     if (params.count != model->active_params) {
       c.report("catalog.active_params", "result.active_params.count",
@@ -144,6 +145,15 @@ void check_status(const RuleContext& c) {
   }
 }
 
+// A planned draft (openrecipes export) is predicted, not measured: it may not be listed.
+void check_planned(const RuleContext& c) {
+  if (c.recipe.status != "planned" || c.file.catalog_path.empty()) return;
+  c.report("status.planned", "status",
+           "planned drafts are not listed until measured: run it under the protocol and fill in result and "
+           "correctness",
+           "verified or unverified", "planned");
+}
+
 void check_stated_convergence(const RuleContext& c) {
   // A convergence stated as passed must meet validate_convergence's thresholds (runs/convergence.h).
   const Convergence& k = c.recipe.correctness.convergence;
@@ -190,6 +200,8 @@ void check_catalog_rules(const RuleContext& context) {
   check_catalog_refs(context);
   check_patches(context);
   check_status(context);
+  check_planned(context);
+  if (context.recipe.status == "planned") return;  // no result or correctness to check yet
   check_stated_convergence(context);
   check_dates(context);
 }

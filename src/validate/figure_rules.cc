@@ -67,6 +67,8 @@ void check_window(const RuleContext& c) {
 }  // namespace
 
 void check_figure_rules(const RuleContext& context) {
+  // A planned draft has no measured result (and maybe no rows yet): nothing to recompute.
+  if (context.recipe.status == "planned") return;
   if (const Gpu* gpu = context.catalog.find_gpu(context.recipe.gpu.type)) {
     check_cost_and_mfu(context, *gpu);
   }

@@ -1,0 +1,162 @@
+#include "export/megatron_bridge_recipe.h"
+
+#include <fmt/format.h>
+
+#include <regex>
+
+namespace openrecipes {
+namespace {
+
+// A value as a Python literal: a number as written when Python reads it as one, else a string.
+std::string python_value(const std::string& value) {
+  static const std::regex kNumber(R"(-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?)");
+  if (std::regex_match(value, kNumber)) return value;
+  if (value == "true" || value == "True") return "True";
+  if (value == "false" || value == "False") return "False";
+  std::string out = "\"";
+  for (char ch : value) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    if (ch == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += ch;
+  }
+  return out + "\"";
+}
+
+// The Megatron-Bridge field of a Megatron-LM flag: the rule's first `section.key` spelling.
+std::string bridge_field(const ArgumentRules& rules, const std::string& flag, bool& negated) {
+  SpellingMatch match = rules.find_spelling(flag);
+  negated = match.negated;
+  if (!match.rule) return "";
+  for (const std::string& spelling : match.rule->spellings) {
+    if (spelling.rfind("--", 0) != 0 && spelling.find('.') != std::string::npos) return spelling;
+  }
+  return "";
+}
+
+// One assignment (or a comment when the rules have no field) for a command argument.
+std::string assignment(const ArgumentRules& rules, const CommandArgument& argument) {
+  bool negated = false;
+  std::string field = bridge_field(rules, argument.flag, negated);
+  std::string words = argument.flag;
+  for (const std::string& value : argument.values) words += " " + value;
+  if (field.empty()) return fmt::format("    # {}: no Megatron-Bridge field in rules/arguments.yaml\n", words);
+  std::string value;
+  if (argument.values.empty()) {
+    value = negated ? "False" : "True";
+  } else if (argument.values.size() == 1) {
+    value = python_value(argument.values[0]);
+  } else {
+    std::vector<std::string> items;
+    for (const std::string& item : argument.values) items.push_back(python_value(item));
+    value = fmt::format("[{}]", fmt::join(items, ", "));
+  }
+  return fmt::format("    cfg.{} = {}\n", field, value);
+}
+
+std::string optional_int(bool present, int value) { return present ? fmt::format("{}", value) : "None"; }
+
+std::string docstring_text(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '\\' || ch == '"') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string bridge_function_name(const std::string& model_name) {
+  return model_identifier(model_name) + "_sft_config";
+}
+
+std::string megatron_bridge_recipe(const ExportSource& source, const ArgumentRules& rules,
+                                   const LayoutPrediction* prediction) {
+  const Layout& l = source.layout;
+  std::string headline = fmt::format("{} {}", source.model_name, layout_headline(source));
+  std::string out = "\"\"\"Megatron-Bridge SFT recipe draft: " + docstring_text(headline) + ".\n\n";
+  out += docstring_text(fmt::format("Exported by openrecipes export from {}.\nSettings: {}.\n", source.origin,
+                                    source.settings_source));
+  if (prediction) {
+    out += docstring_text(fmt::format(
+        "\nPlanned, not measured: openrecipes plan predicts {:.2f} tokens/s per GPU, a step time of {:.3f} s,\n"
+        "{:.1f} GB per GPU ({}), MFU {:.4f} and {:.2f} USD per 1M tokens (calibrated speed model;\n"
+        "not measured). Run it under the protocol before trusting these figures.\n",
+        prediction->speed.tokens_per_s_per_gpu, prediction->speed.step_time_s, prediction->memory.memory_bytes / 1e9,
+        prediction->memory.fits ? "fits" : "does not fit", prediction->speed.mfu,
+        prediction->speed.usd_per_million_tokens));
+  }
+  out += "\"\"\"\n\n";
+  out += "from megatron.bridge import AutoBridge\n";
+  out += "from megatron.bridge.recipes.common import _sft_common\n";
+  out += "from megatron.bridge.training.config import ConfigContainer\n\n\n";
+
+  out += fmt::format("def {}() -> ConfigContainer:\n", bridge_function_name(source.model_name));
+  out += "    \"\"\"SFT config for " + docstring_text(headline) + ".\"\"\"\n";
+  out += "    cfg = _sft_common()\n\n";
+  out += "    # Model\n";
+  std::string repo = source.hf_repo.empty() ? "<org>/<model>" : source.hf_repo;
+  out += fmt::format("    cfg.model = AutoBridge.from_hf_pretrained({}).get_model_config()\n", python_value(repo));
+  out += fmt::format("    cfg.model.seq_length = {}\n\n", source.workload.row_tokens);
+
+  out += "    # Parallelism\n";
+  out += fmt::format("    cfg.model.tensor_model_parallel_size = {}\n", l.tp);
+  out += fmt::format("    cfg.model.pipeline_model_parallel_size = {}\n", l.pp);
+  out += fmt::format("    cfg.model.virtual_pipeline_model_parallel_size = {}\n", optional_int(l.vpp > 1, l.vpp));
+  out += fmt::format("    cfg.model.context_parallel_size = {}\n", l.cp);
+  out += fmt::format("    cfg.model.expert_model_parallel_size = {}\n", l.ep);
+  out += fmt::format("    cfg.model.expert_tensor_parallel_size = {}\n", l.etp);
+  out += fmt::format("    cfg.model.sequence_parallel = {}\n", l.sequence_parallel && l.tp > 1 ? "True" : "False");
+  out += fmt::format("    cfg.model.num_layers_in_first_pipeline_stage = {}\n",
+                     optional_int(l.layer_split.has_value(), l.layer_split ? l.layer_split->first : 0));
+  out += fmt::format("    cfg.model.num_layers_in_last_pipeline_stage = {}\n",
+                     optional_int(l.layer_split.has_value(), l.layer_split ? l.layer_split->last : 0));
+  out += fmt::format("    cfg.model.recompute_granularity = {}\n",
+                     l.recompute ? python_value(l.recompute->granularity) : "None");
+  out += fmt::format("    cfg.model.recompute_method = {}\n",
+                     l.recompute && !l.recompute->method.empty() ? python_value(l.recompute->method) : "None");
+  out += fmt::format("    cfg.model.recompute_num_layers = {}\n",
+                     optional_int(l.recompute && l.recompute->num_layers, l.recompute && l.recompute->num_layers
+                                                                              ? *l.recompute->num_layers
+                                                                              : 0));
+  if (source.shape.is_moe()) {
+    out += fmt::format("    cfg.model.moe_token_dispatcher_type = {}\n",
+                       l.dispatcher.empty() ? "None" : python_value(l.dispatcher));
+  }
+  if (l.offload) {
+    out += "    cfg.optimizer.optimizer_cpu_offload = True\n";
+    out += fmt::format("    cfg.optimizer.optimizer_offload_fraction = {}\n", l.offload->optimizer_fraction);
+    out += fmt::format("    cfg.optimizer.overlap_cpu_optimizer_d2h_h2d = {}\n",
+                       l.offload->overlap_d2h_h2d ? "True" : "False");
+  }
+  out += "    cfg.ddp.use_distributed_optimizer = True\n\n";
+
+  out += "    # Training\n";
+  out += fmt::format("    cfg.training.max_steps = {}\n", kProtocolSteps);
+  out += fmt::format("    cfg.training.global_batch_size = {}\n", source.workload.global_batch);
+  out += fmt::format("    cfg.training.micro_batch_size = {}\n", l.rows_per_microbatch);
+  out += fmt::format("    cfg.dataset.seq_length = {}\n\n", source.workload.row_tokens);
+
+  out += "    # Optimizer, schedule and seed\n";
+  for (const CommandArgument& argument : source.training_arguments) out += assignment(rules, argument);
+  out += "\n    # Mixed precision\n";
+  out += fmt::format("    cfg.mixed_precision = {}\n",
+                     source.workload.precision == Precision::kFp8 ? "\"bf16_with_fp8_current_scaling_mixed\""
+                                                                  : "\"bf16_mixed\"");
+  if (!source.other_arguments.empty()) {
+    out += "\n    # The recipe's other settings\n";
+    for (const CommandArgument& argument : source.other_arguments) out += assignment(rules, argument);
+  }
+  if (!source.env.empty()) {
+    out += "\n    # Environment (set it in the launcher):";
+    for (const auto& [name, value] : source.env) out += fmt::format(" {}={}", name, value);
+    out += "\n";
+  }
+  out += "\n    return cfg\n";
+  return out;
+}
+
+}  // namespace openrecipes

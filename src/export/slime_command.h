@@ -1,0 +1,18 @@
+// A slime command (seed 002/003's form) for an export source.
+#pragma once
+
+#include <string>
+
+#include "export/export_source.h"
+
+namespace openrecipes {
+
+/// The slime command for `source`. From a recipe whose training command is slime's, the recipe's
+/// own `run`, normalised (trailing blanks and blank lines dropped, one final newline): that is
+/// what ran. Otherwise a command in seed 003's form: the MODEL_ARGS array, the exports, then
+/// `python3 -m <slime entry module>` with its arguments one per line in the seeds' order
+/// (placement, checkpoint, data, rollout and batch, SFT loss, layout, dynamic batch, optimizer,
+/// the rest). Paths are variables ($HF_CKPT, $TORCH_DIST, $SFT_DATA).
+std::string slime_command(const ExportSource& source);
+
+}  // namespace openrecipes

@@ -1,0 +1,98 @@
+// `openrecipes export` as a user runs it: a recipe to each framework, a layout to a planned draft
+// that validates, -o written atomically, and bad input named with exit 1 (2 for usage).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+CliRun run(const std::string& arguments) {
+  std::string command = "cd '" + testing::source_dir() + "' && '" OPENRECIPES_BINARY "' " + arguments + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+const char* kGptOss = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+
+TEST(ExportCli, RecipeToEachFrameworkMatchesTheGoldenFiles) {
+  for (const char* target : {"slime", "megatron-lm", "megatron-bridge"}) {
+    CliRun result = run(std::string("export ") + kGptOss + " --to " + target);
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    std::string extension = std::string(target) == "megatron-bridge" ? ".py" : ".sh";
+    std::ifstream golden(testing::source_dir() + "/tests/golden/export/gpt-oss-20b_attune-tp1-pp2-ep4." + target +
+                         extension);
+    std::ostringstream expected;
+    expected << golden.rdbuf();
+    EXPECT_EQ(result.output, expected.str()) << target;
+  }
+}
+
+TEST(ExportCli, LayoutGivesAPlannedDraftThatValidates) {
+  fs::path out = fs::path(testing::fresh_dir("export_cli")) / "draft.yaml";
+  CliRun result = run("export --model gpt-oss-20b --gpu H200 --gpus 16 --layout 'TP1 PP2 EP8' --to slime -o '" +
+                      out.string() + "'");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  std::ifstream in(out);
+  std::ostringstream text;
+  text << in.rdbuf();
+  EXPECT_NE(text.str().find("status: planned"), std::string::npos);
+  EXPECT_NE(text.str().find("source: openrecipes plan (calibrated speed model; not measured)"), std::string::npos);
+  EXPECT_EQ(text.str().find("verified"), std::string::npos);
+  CliRun validate = run("validate '" + out.string() + "'");
+  EXPECT_EQ(validate.exit_code, 0) << validate.output;
+  for (const auto& entry : fs::directory_iterator(out.parent_path())) {
+    EXPECT_EQ(entry.path().filename(), "draft.yaml");  // no temporary left behind
+  }
+}
+
+TEST(ExportCli, LayoutToBridgeSaysPlanned) {
+  CliRun result = run("export --model gpt-oss-20b --gpu H200 --gpus 16 --layout 'TP1 PP2 EP8' --to megatron-bridge");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_NE(result.output.find("def gpt_oss_20b_sft_config() -> ConfigContainer:"), std::string::npos);
+  EXPECT_NE(result.output.find("Planned, not measured"), std::string::npos);
+}
+
+TEST(ExportCli, IllegalLayoutNamesEachRule) {
+  CliRun result = run("export --model gpt-oss-20b --gpu H200 --gpus 16 --layout 'TP3 PP2 EP5' --to slime");
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(result.output.find("mesh.tp_heads"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("mesh.ep"), std::string::npos) << result.output;
+}
+
+TEST(ExportCli, BadInputIsNamed) {
+  CliRun model = run("export --model no-such-model --gpu H200 --gpus 8 --layout TP1 --to slime");
+  EXPECT_EQ(model.exit_code, 1);
+  EXPECT_NE(model.output.find("gpt-oss-20b"), std::string::npos) << model.output;
+  CliRun gpu = run("export --model gpt-oss-20b --gpu Z100 --gpus 8 --layout TP1 --to slime");
+  EXPECT_EQ(gpu.exit_code, 1);
+  EXPECT_NE(gpu.output.find("H200"), std::string::npos) << gpu.output;
+  CliRun target = run(std::string("export ") + kGptOss + " --to deepspeed");
+  EXPECT_EQ(target.exit_code, 2);
+  EXPECT_NE(target.output.find("megatron-bridge"), std::string::npos) << target.output;
+  CliRun missing = run("export no/such/recipe.yaml --to slime");
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  CliRun neither = run("export --to slime");
+  EXPECT_EQ(neither.exit_code, 2) << neither.output;
+}
+
+}  // namespace
+}  // namespace openrecipes

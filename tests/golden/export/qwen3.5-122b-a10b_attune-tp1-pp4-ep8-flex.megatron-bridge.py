@@ -1,0 +1,69 @@
+"""Megatron-Bridge SFT recipe draft: Qwen3.5-122B-A10B TP1 PP4 EP8 DP8 on 32 x H200.
+
+Exported by openrecipes export from recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml.
+Settings: recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml's run command.
+"""
+
+from megatron.bridge import AutoBridge
+from megatron.bridge.recipes.common import _sft_common
+from megatron.bridge.training.config import ConfigContainer
+
+
+def qwen35_122b_a10b_sft_config() -> ConfigContainer:
+    """SFT config for Qwen3.5-122B-A10B TP1 PP4 EP8 DP8 on 32 x H200."""
+    cfg = _sft_common()
+
+    # Model
+    cfg.model = AutoBridge.from_hf_pretrained("Qwen/Qwen3.5-122B-A10B").get_model_config()
+    cfg.model.seq_length = 8192
+
+    # Parallelism
+    cfg.model.tensor_model_parallel_size = 1
+    cfg.model.pipeline_model_parallel_size = 4
+    cfg.model.virtual_pipeline_model_parallel_size = None
+    cfg.model.context_parallel_size = 1
+    cfg.model.expert_model_parallel_size = 8
+    cfg.model.expert_tensor_parallel_size = 1
+    cfg.model.sequence_parallel = False
+    cfg.model.num_layers_in_first_pipeline_stage = None
+    cfg.model.num_layers_in_last_pipeline_stage = None
+    cfg.model.recompute_granularity = "full"
+    cfg.model.recompute_method = "uniform"
+    cfg.model.recompute_num_layers = 1
+    cfg.model.moe_token_dispatcher_type = "flex"
+    cfg.ddp.use_distributed_optimizer = True
+
+    # Training
+    cfg.training.max_steps = 20
+    cfg.training.global_batch_size = 128
+    cfg.training.micro_batch_size = 1
+    cfg.dataset.seq_length = 8192
+
+    # Optimizer, schedule and seed
+    cfg.optimizer.optimizer = "adam"
+    cfg.optimizer.lr = 1e-5
+    cfg.scheduler.lr_decay_style = "cosine"
+    cfg.optimizer.min_lr = 1e-6
+    cfg.scheduler.lr_warmup_fraction = 0.1
+    cfg.optimizer.weight_decay = 0.1
+    cfg.optimizer.adam_beta1 = 0.9
+    cfg.optimizer.adam_beta2 = 0.98
+
+    # Mixed precision
+    cfg.mixed_precision = "bf16_mixed"
+
+    # The recipe's other settings
+    cfg.model.calculate_per_token_loss = True
+    cfg.optimizer.use_precision_aware_optimizer = True
+    cfg.model.attention_dropout = 0.0
+    cfg.model.hidden_dropout = 0.0
+    cfg.ddp.grad_reduce_in_fp32 = True
+    cfg.model.attention_softmax_in_fp32 = True
+    cfg.model.attention_backend = "flash"
+    cfg.model.cross_entropy_loss_fusion = True
+    cfg.model.cross_entropy_fusion_impl = "te"
+    cfg.dist.distributed_timeout_minutes = 30
+
+    # Environment (set it in the launcher): CUDA_DEVICE_MAX_CONNECTIONS=1 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True TORCHINDUCTOR_COMPILE_THREADS=1 NCCL_NVLS_ENABLE=$([ "$NVLINK_COUNT" -gt 0 ] && echo 1 || echo 0)
+
+    return cfg
