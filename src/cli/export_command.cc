@@ -17,6 +17,7 @@
 #include "export/slime_command.h"
 #include "plan/layout_prediction.h"
 #include "plan/layout_rules.h"
+#include "plan/layout_text.h"
 #include "runs/argument_rules.h"
 
 namespace openrecipes::cli {
@@ -107,6 +108,12 @@ int export_layout(const GlobalOptions& global, const ExportOptions& options, con
   }
   LayoutPrediction prediction =
       predict_layout(choice->shape, cluster, workload, *layout, context->calibration.parameters);
+  if (!prediction.memory.fits) {
+    fmt::print(stderr,
+               "openrecipes export: warning: {} is predicted to need {:.1f} GB per GPU, more than the {:.1f} GB usable; "
+               "the draft says fits: false\n",
+               layout_text(*layout), prediction.memory.memory_bytes / 1e9, prediction.memory.usable_bytes / 1e9);
+  }
   ExportSource source =
       export_source_from_layout(choice->shape, model, cluster, workload, *layout, settings, settings_path, rules);
   if (options.to == "slime") {
@@ -128,6 +135,13 @@ int run_export(const GlobalOptions& global, const ExportOptions& options) {
   if (options.recipe.empty() == options.layout.empty()) {
     fmt::print(stderr, "openrecipes export: give a recipe file or --layout (expected one, found {})\n",
                options.recipe.empty() ? "neither" : "both");
+    return kExitUsage;
+  }
+  std::error_code same_ec;
+  if (!options.output.empty() && !options.recipe.empty() && fs::exists(options.output, same_ec) &&
+      fs::equivalent(options.output, options.recipe, same_ec)) {
+    fmt::print(stderr, "openrecipes export: -o {}: that is the recipe being exported (expected another file)\n",
+               options.output);
     return kExitUsage;
   }
   std::optional<fs::path> root = resolve_root(global);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "cli/planner_context.h"
@@ -61,6 +62,10 @@ int run_calibration(const PlannerContext& context, const PlanOptions& options) {
 }
 
 int run_plan(const GlobalOptions& global, const PlanOptions& options) {
+  if (!std::isfinite(options.headroom)) {
+    fmt::print(stderr, "openrecipes plan: --headroom: expected a fraction from 0 to 0.9\n");
+    return kExitUsage;
+  }
   std::optional<PlannerContext> context = load_planner_context(global, "plan");
   if (!context) return kExitProblems;
   if (options.calibration && options.model.empty()) return run_calibration(*context, options);
@@ -234,8 +239,9 @@ int run_plan(const GlobalOptions& global, const PlanOptions& options) {
                format_count(result.rejected_by_memory));
     if (result.memory_example) {
       const LayoutPrediction& e = *result.memory_example;
-      fmt::print("  closest to fitting: {} {} needs {:.1f} GB of {:.1f} GB usable\n", layout_text(e.layout),
-                 recompute_text(e.layout.recompute), e.memory.memory_bytes / 1e9, e.memory.usable_bytes / 1e9);
+      fmt::print("  closest to fitting: {} {} needs {:.2f} GB, {:.2f} GB over the {:.2f} GB usable\n",
+                 layout_text(e.layout), recompute_text(e.layout.recompute), e.memory.memory_bytes / 1e9,
+                 (e.memory.memory_bytes - e.memory.usable_bytes) / 1e9, e.memory.usable_bytes / 1e9);
     }
   }
   std::vector<std::string> left_out;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <memory>
 
 #include "cli/planner_context.h"
@@ -25,6 +26,10 @@ struct RecommendOptions {
 };
 
 int run_recommend(const GlobalOptions& global, const RecommendOptions& options) {
+  if (!std::isfinite(options.headroom)) {
+    fmt::print(stderr, "openrecipes recommend: --headroom: expected a fraction from 0 to 0.9\n");
+    return kExitUsage;
+  }
   std::optional<PlannerContext> context = load_planner_context(global, "recommend");
   if (!context) return kExitProblems;
   std::optional<ModelChoice> model = resolve_model(context->catalog(), options.model, "recommend");
@@ -91,7 +96,11 @@ int run_recommend(const GlobalOptions& global, const RecommendOptions& options) 
   fmt::print("start from: {} ({})\n", rec->base->catalog_path, rec->match_text);
   fmt::print("  measured: {} tokens/s per GPU on {} x {}, {} {}\n", format_thousands(base.result.tokens_per_s_per_gpu, 2),
              base.gpu.count, base.gpu.type, base.layout.label, recompute_text(base.layout.recompute));
-  fmt::print("recommended layout: {} {}{}{}\n", p.layout.label, recompute_text(p.layout.recompute),
+  std::string split = p.layout.layer_split
+                          ? fmt::format(" split {},{}", p.layout.layer_split->first, p.layout.layer_split->last)
+                          : "";
+  fmt::print("recommended layout: {} MBS{}{} recompute {}{}{}\n", p.layout.label, p.layout.rows_per_microbatch, split,
+             recompute_text(p.layout.recompute),
              p.layout.dispatcher.empty() ? "" : " dispatcher " + p.layout.dispatcher,
              rec->resized_by_search ? " (the recipe's layout breaks a rule or does not fit here; the planner chose this)"
                                     : "");
@@ -113,8 +122,15 @@ int run_recommend(const GlobalOptions& global, const RecommendOptions& options) 
   }
   fmt::print("\nadvice:\n");
   for (const std::string& a : rec->advice) fmt::print("  - {}\n", a);
-  fmt::print("\nnext: openrecipes export {} --to slime|megatron-lm|megatron-bridge, with the overrides above\n",
-             rec->base->catalog_path);
+  fmt::print("\nnext: openrecipes export --model {} --gpu {} --gpus {} --layout \"{}\" --recompute {}{}{} "
+             "--to slime|megatron-lm|megatron-bridge\n",
+             options.model, request.cluster.gpu.type, request.cluster.gpus, layout_text(p.layout),
+             recompute_text(p.layout.recompute) +
+                 (request.workload.row_tokens != 8192 ? fmt::format(" --seq-length {}", request.workload.row_tokens) : ""),
+             p.layout.layer_split ? fmt::format(" --layer-split {},{}", p.layout.layer_split->first,
+                                                p.layout.layer_split->last)
+                                  : "",
+             p.layout.dispatcher.empty() ? "" : " --dispatcher " + p.layout.dispatcher);
   return kExitOk;
 }
 

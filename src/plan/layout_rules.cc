@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "figures/figures.h"
 
 namespace openrecipes {
@@ -142,6 +144,23 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
       })) {
     return;
   }
+  if (l.recompute && l.recompute->granularity == "full" && l.recompute->num_layers) {
+    // Megatron-LM counts recompute_num_layers within one virtual chunk of a stage: the smallest
+    // stage bounds it.
+    int smallest = l.layer_split ? std::min({l.layer_split->first, l.layer_split->last,
+                                             l.pp > 2 ? (m.layers - l.layer_split->first - l.layer_split->last) / (l.pp - 2)
+                                                      : l.layer_split->first})
+                                 : m.layers / l.pp;
+    int chunk = std::max(1, smallest / l.vpp);
+    if ((*l.recompute->num_layers < 1 || *l.recompute->num_layers > chunk) &&
+        !report(LayoutRule::kRecompute, [&] {
+          return Details{"layout.recompute.num_layers",
+                         "full recompute's num_layers counts layers of one pipeline stage's virtual chunk",
+                         fmt::format("1 to {}", chunk), fmt::format("{}", *l.recompute->num_layers)};
+        })) {
+      return;
+    }
+  }
   if (l.max_tokens_per_gpu * l.cp < w.row_tokens) {
     report(LayoutRule::kRowFits, [&] {
       return Details{"layout.max_tokens_per_gpu", "a row split over CP must fit in max_tokens_per_gpu",
@@ -159,7 +178,8 @@ const std::vector<LayoutRule>& all_layout_rules() {
       LayoutRule::kSizes,           LayoutRule::kDenseMesh,       LayoutRule::kTpHeads,
       LayoutRule::kTpNode,          LayoutRule::kSequenceParallel, LayoutRule::kExperts,
       LayoutRule::kExpertMesh,      LayoutRule::kPipelineLayers,  LayoutRule::kVirtualPipeline,
-      LayoutRule::kContextParallel, LayoutRule::kGlobalBatch,     LayoutRule::kRowFits,
+      LayoutRule::kContextParallel, LayoutRule::kGlobalBatch,     LayoutRule::kRecompute,
+      LayoutRule::kRowFits,
   };
   return kRules;
 }
@@ -178,6 +198,7 @@ std::string layout_rule_id(LayoutRule rule) {
     case LayoutRule::kContextParallel: return "mesh.cp";
     case LayoutRule::kGlobalBatch: return "mesh.batch";
     case LayoutRule::kRowFits: return "mesh.max_tokens";
+    case LayoutRule::kRecompute: return "mesh.recompute";
   }
   return "layout";
 }
@@ -196,6 +217,7 @@ std::string layout_rule_text(LayoutRule rule) {
     case LayoutRule::kContextParallel: return "the row splits into 2 x CP equal chunks";
     case LayoutRule::kGlobalBatch: return "DP x rows per micro-batch divides the global batch";
     case LayoutRule::kRowFits: return "a row fits a micro-batch (max_tokens_per_gpu x CP >= row tokens)";
+    case LayoutRule::kRecompute: return "full recompute's num_layers fits in a stage's virtual chunk";
   }
   return "";
 }

@@ -27,6 +27,7 @@ enum class LayoutRule {
   kContextParallel,   ///< mesh.cp: the row splits into 2 x CP equal chunks
   kGlobalBatch,       ///< mesh.batch: DP x rows per micro-batch divides the global batch
   kRowFits,           ///< mesh.max_tokens: max_tokens_per_gpu x CP >= row tokens
+  kRecompute,         ///< mesh.recompute: full recompute's num_layers fits in a stage's virtual chunk
 };
 
 /// Every rule, in the order they are checked.

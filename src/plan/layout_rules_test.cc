@@ -146,6 +146,19 @@ TEST(LayoutRules, ARowFitsAMicroBatch) {
   EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, l), LayoutRule::kRowFits);
 }
 
+TEST(LayoutRules, FullRecomputeLayersFitInAStageChunk) {
+  Layout l = layout("PP4 EP8");  // 12 layers per stage
+  l.recompute = Recompute{"full", "uniform", 12};
+  EXPECT_EQ(first_broken_rule(shape(kQwen), h200(32), PlanWorkload{}, l), std::nullopt);
+  l.recompute = Recompute{"full", "uniform", 13};
+  EXPECT_EQ(first_broken_rule(shape(kQwen), h200(32), PlanWorkload{}, l), LayoutRule::kRecompute);
+  l.vpp = 3;  // 4 layers per virtual chunk
+  l.recompute = Recompute{"full", "block", 5};
+  EXPECT_EQ(first_broken_rule(shape(kQwen), h200(32), PlanWorkload{}, l), LayoutRule::kRecompute);
+  l.recompute = Recompute{"selective", "", {}};
+  EXPECT_EQ(first_broken_rule(shape(kQwen), h200(32), PlanWorkload{}, l), std::nullopt);
+}
+
 TEST(LayoutRules, CheckLayoutReportsEveryBrokenRule) {
   Layout l = layout("TP2 PP5 EP3");
   l.sequence_parallel = false;

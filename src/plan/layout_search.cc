@@ -31,11 +31,11 @@ std::vector<std::optional<LayerSplit>> layer_splits(int layers, int pp) {
   return splits;
 }
 
-// Layers per virtual chunk of the largest stage: the most a recompute unit can span.
+// Layers per virtual chunk of the smallest stage: the most a recompute unit can span (mesh.recompute).
 int chunk_layers(const ModelShape& model, const Layout& l) {
-  int stage = l.layer_split ? std::max({l.layer_split->first, l.layer_split->last,
+  int stage = l.layer_split ? std::min({l.layer_split->first, l.layer_split->last,
                                         l.pp > 2 ? (model.layers - l.layer_split->first - l.layer_split->last) / (l.pp - 2)
-                                                 : 0})
+                                                 : l.layer_split->first})
                             : model.layers / l.pp;
   return std::max(1, stage / std::max(l.vpp, 1));
 }

@@ -29,8 +29,9 @@ bool same_family(const RecommendRequest& request, const RecipeCandidate& candida
 }
 
 double size_distance(const ModelShape& a, const ModelShape& b) {
-  if (a.active_params <= 0 || b.active_params <= 0) return std::numeric_limits<double>::infinity();
-  double d = std::fabs(std::log(static_cast<double>(a.active_params) / static_cast<double>(b.active_params)));
+  // All weights, not N: memory, and so the layout, follows the total.
+  if (a.total_params() <= 0 || b.total_params() <= 0) return std::numeric_limits<double>::infinity();
+  double d = std::fabs(std::log(static_cast<double>(a.total_params()) / static_cast<double>(b.total_params())));
   return d + (a.is_moe() == b.is_moe() ? 0 : 10);  // MoE recipes suit MoE models first
 }
 
@@ -118,16 +119,20 @@ std::vector<SettingOverride> overrides_between(const Recipe& base, const Layout&
   add_override(out, rules, "expert_tensor_parallel_size", n(from.etp), n(to.etp));
   add_override(out, rules, "sequence_parallel", from.sequence_parallel ? "true" : "false",
                to.sequence_parallel ? "true" : "false");
-  auto split = [](const Layout& l) {
-    return l.layer_split ? fmt::format("{},{}", l.layer_split->first, l.layer_split->last) : std::string("even");
-  };
-  add_override(out, rules, "decoder_first_pipeline_num_layers", split(from), split(to));
+  auto first = [](const Layout& l) { return l.layer_split ? fmt::format("{}", l.layer_split->first) : "even"; };
+  auto last = [](const Layout& l) { return l.layer_split ? fmt::format("{}", l.layer_split->last) : "even"; };
+  add_override(out, rules, "decoder_first_pipeline_num_layers", first(from), first(to));
+  add_override(out, rules, "decoder_last_pipeline_num_layers", last(from), last(to));
   add_override(out, rules, "micro_batch_size", n(from.rows_per_microbatch), n(to.rows_per_microbatch));
   add_override(out, rules, "max_tokens_per_gpu", n(from.max_tokens_per_gpu), n(to.max_tokens_per_gpu));
   add_override(out, rules, "recompute_granularity", recompute_value(from.recompute), recompute_value(to.recompute));
   if (from.dispatcher != to.dispatcher && to.ep > 1) {  // without EP the dispatcher does not route
     add_override(out, rules, "moe_token_dispatcher_type", from.dispatcher.empty() ? "none" : from.dispatcher,
                  to.dispatcher.empty() ? "none" : to.dispatcher);
+  }
+  if (request.goal != TrainingGoal::kSft) {
+    out.push_back({"objective", "sft", goal_name(request.goal), "convergence",
+                   "another training goal is another objective, data and schedule: a new convergence contract"});
   }
   add_override(out, rules, "seq_length", n(base.workload.row_tokens), n(request.workload.row_tokens));
   add_override(out, rules, "global_batch_size", n(base.workload.global_batch), n(request.workload.global_batch));
