@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "figures/figures.h"
+#include "plan/pipeline_stages.h"
 
 namespace openrecipes {
 namespace {
@@ -147,11 +148,7 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
   if (l.recompute && l.recompute->granularity == "full" && l.recompute->num_layers) {
     // Megatron-LM counts recompute_num_layers within one virtual chunk of a stage: the smallest
     // stage bounds it.
-    int smallest = l.layer_split ? std::min({l.layer_split->first, l.layer_split->last,
-                                             l.pp > 2 ? (m.layers - l.layer_split->first - l.layer_split->last) / (l.pp - 2)
-                                                      : l.layer_split->first})
-                                 : m.layers / l.pp;
-    int chunk = std::max(1, smallest / l.vpp);
+    int chunk = smallest_chunk_layers(m, l);
     if ((*l.recompute->num_layers < 1 || *l.recompute->num_layers > chunk) &&
         !report(LayoutRule::kRecompute, [&] {
           return Details{"layout.recompute.num_layers",

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "plan/pipeline_stages.h"
+
 namespace openrecipes {
 namespace {
 
@@ -29,15 +31,6 @@ std::vector<std::optional<LayerSplit>> layer_splits(int layers, int pp) {
   }
   if (splits.empty()) splits.push_back(std::nullopt);  // nothing works: let mesh.pp say so
   return splits;
-}
-
-// Layers per virtual chunk of the smallest stage: the most a recompute unit can span (mesh.recompute).
-int chunk_layers(const ModelShape& model, const Layout& l) {
-  int stage = l.layer_split ? std::min({l.layer_split->first, l.layer_split->last,
-                                        l.pp > 2 ? (model.layers - l.layer_split->first - l.layer_split->last) / (l.pp - 2)
-                                                 : l.layer_split->first})
-                            : model.layers / l.pp;
-  return std::max(1, stage / std::max(l.vpp, 1));
 }
 
 class TopLayouts {
@@ -150,7 +143,7 @@ LayoutSearchResult search_layouts(const ModelShape& model, const ClusterShape& c
                   Layout selective = l;
                   selective.recompute = Recompute{"selective", "", {}};
                   evaluate(selective);
-                  const int chunk = chunk_layers(model, l);
+                  const int chunk = smallest_chunk_layers(model, l);
                   for (int unit : {1, 2, 4}) {
                     if (unit > chunk) break;
                     Layout uniform = l;

@@ -28,4 +28,9 @@ struct PipelineStage {
 /// (DP x rows per micro-batch)). The layout must be legal (check_layout).
 std::vector<PipelineStage> pipeline_stages(const ModelShape& model, const Layout& layout, int microbatches);
 
+/// Layers in one virtual chunk (stage layers / VPP) of the layout's smallest stage, at least 1:
+/// the most layers a full-recompute unit can span (rule mesh.recompute; the planner's recompute
+/// choices).
+int smallest_chunk_layers(const ModelShape& model, const Layout& layout);
+
 }  // namespace openrecipes
