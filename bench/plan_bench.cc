@@ -9,7 +9,7 @@
 
 #include "plan/catalog_measurements.h"
 #include "plan/layout_search.h"
-#include "validate/catalog_loader.h"
+#include "catalog/catalog_loader.h"
 
 namespace openrecipes {
 namespace {

@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # Installs the dependencies, then configures and builds OpenRecipes into build/ (binary:
-# build/openrecipes). `scripts/build.sh --test` also installs what the tests need.
+# build/openrecipes). `scripts/build.sh --test` also installs what the tests need and builds as
+# CI does: warnings are errors (-Wall -Wextra -Wshadow -Werror) and the benchmarks are compiled.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh "$@"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo
+options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENRECIPES_WERROR=OFF -DOPENRECIPES_BENCH=OFF)
+if [ "${1:-}" = "--test" ]; then
+  options=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENRECIPES_WERROR=ON -DOPENRECIPES_BENCH=ON)
+fi
+# ccache, where installed, makes rebuilds after a branch switch cheap; nothing needs it.
+if command -v ccache >/dev/null; then options+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+cmake -S . -B build "${options[@]}"
 cmake --build build -j"$(nproc)"

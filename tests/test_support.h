@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "catalog/problem.h"
-#include "validate/catalog_loader.h"
+#include "base/problem.h"
+#include "catalog/catalog_loader.h"
 #include "validate/recipe_validator.h"
 
 namespace openrecipes::testing {

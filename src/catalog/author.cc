@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "catalog/yaml_fields.h"
+#include "base/yaml_fields.h"
 
 namespace openrecipes {
 

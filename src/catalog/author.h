@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "catalog/yaml_document.h"
+#include "base/yaml_document.h"
 
 namespace openrecipes {
 

@@ -9,7 +9,7 @@
 #include "catalog/author.h"
 #include "catalog/gpu.h"
 #include "catalog/model.h"
-#include "catalog/problem.h"
+#include "base/problem.h"
 
 namespace openrecipes {
 

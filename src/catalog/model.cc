@@ -1,6 +1,6 @@
 #include "catalog/model.h"
 
-#include "catalog/yaml_fields.h"
+#include "base/yaml_fields.h"
 
 namespace openrecipes {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "catalog/yaml_document.h"
+#include "base/yaml_document.h"
 #include "params/model_shape.h"
 
 namespace openrecipes {

@@ -1,15 +1,15 @@
 #include "catalog/recipe.h"
 
-#include "catalog/yaml_fields.h"
+#include "base/yaml_fields.h"
 
 namespace openrecipes {
 namespace {
 
 const YamlNode& mapping_or_empty(const YamlNode& node, std::string_view key) {
   static const YamlNode kEmpty = [] {
-    YamlNode node;
-    node.kind = YamlNode::Kind::kMapping;
-    return node;
+    YamlNode empty;
+    empty.kind = YamlNode::Kind::kMapping;
+    return empty;
   }();
   const YamlNode* child = field_mapping(node, key);
   return child ? *child : kEmpty;

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "catalog/yaml_document.h"
+#include "base/yaml_document.h"
 
 namespace openrecipes {
 

@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "params/active_params.h"
-#include "site/number_format.h"
-#include "validate/catalog_loader.h"
+#include "base/number_format.h"
+#include "catalog/catalog_loader.h"
 
 namespace openrecipes::cli {
 namespace {

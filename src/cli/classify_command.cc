@@ -8,8 +8,8 @@
 #include <memory>
 #include <optional>
 
-#include "catalog/yaml_document.h"
-#include "catalog/yaml_fields.h"
+#include "base/yaml_document.h"
+#include "base/yaml_fields.h"
 #include "runs/argument_classifier.h"
 
 namespace openrecipes::cli {

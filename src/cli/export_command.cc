@@ -16,8 +16,8 @@
 #include "export/planned_recipe.h"
 #include "export/slime_command.h"
 #include "plan/layout_prediction.h"
-#include "plan/layout_rules.h"
-#include "plan/layout_text.h"
+#include "layout/layout_rules.h"
+#include "layout/layout_text.h"
 #include "runs/argument_rules.h"
 
 namespace openrecipes::cli {

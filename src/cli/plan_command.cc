@@ -8,9 +8,9 @@
 
 #include "cli/planner_context.h"
 #include "plan/layout_search.h"
-#include "plan/layout_text.h"
+#include "layout/layout_text.h"
 #include "plan/plan_report.h"
-#include "site/number_format.h"
+#include "base/number_format.h"
 
 namespace openrecipes::cli {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "plan/layout_text.h"
+#include "layout/layout_text.h"
 
 namespace openrecipes::cli {
 namespace {

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "catalog/problem.h"
+#include "base/problem.h"
 #include "cli/cli_options.h"
 #include "params/model_shape.h"
 #include "plan/catalog_measurements.h"
-#include "plan/layout_rules.h"
+#include "layout/layout_rules.h"
 #include "plan/speed_calibration.h"
 #include "runs/argument_rules.h"
 #include "validate/recipe_validator.h"

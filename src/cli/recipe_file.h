@@ -6,11 +6,11 @@
 #include <string>
 #include <utility>
 
-#include "catalog/problem.h"
+#include "base/problem.h"
 #include "catalog/recipe.h"
-#include "catalog/yaml_document.h"
+#include "base/yaml_document.h"
 #include "cli/cli_options.h"
-#include "validate/catalog_loader.h"
+#include "catalog/catalog_loader.h"
 
 namespace openrecipes::cli {
 

@@ -6,10 +6,10 @@
 #include <memory>
 
 #include "cli/planner_context.h"
-#include "plan/layout_text.h"
+#include "layout/layout_text.h"
 #include "plan/plan_report.h"
 #include "plan/recommend.h"
-#include "site/number_format.h"
+#include "base/number_format.h"
 
 namespace openrecipes::cli {
 namespace {

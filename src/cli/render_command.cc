@@ -7,8 +7,8 @@
 #include <memory>
 #include <sstream>
 
-#include "catalog/json_depth.h"
-#include "catalog/yaml_document.h"
+#include "base/json_depth.h"
+#include "base/yaml_document.h"
 #include "text/loss_mask.h"
 
 namespace openrecipes::cli {

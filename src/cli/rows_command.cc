@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "catalog/recipe.h"
-#include "catalog/yaml_document.h"
+#include "base/yaml_document.h"
 #include "cli/progress_line.h"
 #include "cli/recipe_file.h"
 #include "rows/dataset_block.h"
@@ -13,7 +13,7 @@
 #include "rows/recipe_rows_check.h"
 #include "rows/rows_builder.h"
 #include "rows/rows_file.h"
-#include "site/number_format.h"
+#include "base/number_format.h"
 
 namespace openrecipes::cli {
 namespace {

@@ -68,7 +68,7 @@ int run_score(const GlobalOptions& global, const ScoreOptions& options) {
       block.peak_flop_per_s = gpu->peak_bf16_dense_flop_per_s;
     } else if (!gpu_type.empty()) {
       std::string known;
-      for (const Gpu& gpu : catalog->gpus) known += (known.empty() ? "" : ", ") + gpu.type;
+      for (const Gpu& listed : catalog->gpus) known += (known.empty() ? "" : ", ") + listed.type;
       if (options.gpu.empty()) {
         fmt::print(stderr, "{}:{}:{}: gpu.type: {} is not in gpus.yaml (expected one of {})\n", options.recipe,
                    recipe->document.position_of("gpu.type").line, recipe->document.position_of("gpu.type").column,

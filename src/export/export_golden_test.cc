@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "catalog/yaml_document.h"
+#include "base/yaml_document.h"
 #include "export/export_source.h"
 #include "export/megatron_bridge_recipe.h"
 #include "export/megatron_lm_command.h"

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "figures/layout_label.h"
-#include "plan/layout_rules.h"
+#include "layout/layout_rules.h"
 #include "runs/shell_reader.h"
 #include "runs/training_command.h"
 

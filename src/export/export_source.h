@@ -11,7 +11,7 @@
 #include "catalog/catalog.h"
 #include "catalog/recipe.h"
 #include "params/model_shape.h"
-#include "plan/plan_inputs.h"
+#include "layout/plan_inputs.h"
 #include "runs/argument_rules.h"
 
 namespace openrecipes {

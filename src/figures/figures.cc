@@ -29,13 +29,4 @@ double window_gpu_hours(std::int64_t window_tokens, double tokens_per_s_per_gpu)
   return static_cast<double>(window_tokens) / tokens_per_s_per_gpu / 3600.0;
 }
 
-double round_to(double value, int decimals) {
-  double scale = std::pow(10.0, decimals);
-  return std::round(value * scale) / scale;
-}
-
-bool equals_rounded(double stated, double exact, int decimals) {
-  return std::fabs(stated - round_to(exact, decimals)) < 0.5 * std::pow(10.0, -decimals - 3);
-}
-
 }  // namespace openrecipes

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "base/number_format.h"  // round_to, equals_rounded: the catalog's rounding
+
 namespace openrecipes {
 
 /// Data-parallel size: GPUs / (TP x PP x CP). Returns nullopt when the product does not divide
@@ -32,11 +34,5 @@ std::int64_t window_tokens(int first_step, int last_step, std::int64_t global_ba
 /// / 3600. Follows from the score's definition, tokens/s per GPU = window tokens / (window seconds
 /// x GPUs). A run's gpu_hours can never be less.
 double window_gpu_hours(std::int64_t window_tokens, double tokens_per_s_per_gpu);
-
-/// `value` rounded half away from zero to `decimals` places (2 for cents, 4 for MFU).
-double round_to(double value, int decimals);
-
-/// True when `stated` equals `exact` rounded to `decimals` places (within floating-point noise).
-bool equals_rounded(double stated, double exact, int decimals);
 
 }  // namespace openrecipes

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "catalog/problem.h"
+#include "base/problem.h"
 #include "params/hf_config.h"
 
 namespace openrecipes {

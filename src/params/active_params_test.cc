@@ -75,8 +75,8 @@ INSTANTIATE_TEST_SUITE_P(
         // Qwen3-Next-80B-A3B: 12 x gated attention 27,262,976 + 36 x Gated DeltaNet 33,718,272
         // + 48 x (10 x 3,145,728 + shared 3,145,728 + gate 2,048 + router 1,048,576) + 311,164,928.
         KnownCount{"tests/fixtures/configs/qwen3-next-80b-a3b.json", 3'563'552'768}),
-    [](const auto& info) {
-      std::string name = info.param.config;
+    [](const auto& test) {
+      std::string name = test.param.config;
       name = name.substr(0, name.rfind('.'));
       if (name.ends_with("/config")) name.resize(name.size() - 7);
       name = name.substr(name.rfind('/') + 1);
@@ -160,7 +160,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"UnknownType", "\"llama\"", "\"rwkv\"", "model_type", "unsupported model_type"},
         BadConfig{"NotJson", "{", "[", "", "not valid JSON"},
         BadConfig{"DuplicateKey", "\"vocab_size\": 128256", "\"vocab_size\": 128256, \"vocab_size\": 2", "vocab_size", "duplicate key"}),
-    [](const auto& info) { return info.param.name; });
+    [](const auto& test) { return test.param.name; });
 
 TEST(ActiveParams, InconsistentSizesAreRefused) {
   auto refuse = [](const std::string& path, const std::string& from, const std::string& to, const std::string& field) {

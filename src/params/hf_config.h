@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "catalog/problem.h"
-#include "catalog/yaml_document.h"
+#include "base/problem.h"
+#include "base/yaml_document.h"
 
 namespace openrecipes {
 

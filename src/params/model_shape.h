@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "catalog/problem.h"
+#include "base/problem.h"
 #include "params/active_params.h"
 #include "params/hf_config.h"
 

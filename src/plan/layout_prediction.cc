@@ -1,7 +1,7 @@
 #include "plan/layout_prediction.h"
 
 #include "figures/layout_label.h"
-#include "plan/layout_rules.h"
+#include "layout/layout_rules.h"
 
 namespace openrecipes {
 

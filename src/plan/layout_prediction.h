@@ -5,7 +5,7 @@
 #include "catalog/recipe.h"
 #include "params/model_shape.h"
 #include "plan/memory_model.h"
-#include "plan/plan_inputs.h"
+#include "layout/plan_inputs.h"
 #include "plan/speed_model.h"
 
 namespace openrecipes {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "plan/pipeline_stages.h"
+#include "layout/pipeline_stages.h"
 
 namespace openrecipes {
 namespace {

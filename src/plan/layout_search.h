@@ -9,8 +9,8 @@
 
 #include "params/model_shape.h"
 #include "plan/layout_prediction.h"
-#include "plan/layout_rules.h"
-#include "plan/plan_inputs.h"
+#include "layout/layout_rules.h"
+#include "layout/plan_inputs.h"
 
 namespace openrecipes {
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "plan/catalog_measurements.h"
-#include "plan/layout_text.h"
+#include "layout/layout_text.h"
 #include "test_support.h"
 
 namespace openrecipes {

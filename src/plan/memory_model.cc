@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "plan/layout_rules.h"
-#include "plan/pipeline_stages.h"
+#include "layout/layout_rules.h"
+#include "layout/pipeline_stages.h"
 
 namespace openrecipes {
 namespace {

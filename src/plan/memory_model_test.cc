@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "catalog/catalog.h"
-#include "plan/layout_rules.h"
-#include "validate/catalog_loader.h"
+#include "layout/layout_rules.h"
+#include "catalog/catalog_loader.h"
 
 namespace openrecipes {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "plan/layout_text.h"
-#include "site/number_format.h"
+#include "layout/layout_text.h"
+#include "base/number_format.h"
 
 namespace openrecipes {
 namespace {

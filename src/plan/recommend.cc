@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "plan/layout_search.h"
-#include "plan/layout_text.h"
+#include "layout/layout_text.h"
 
 namespace openrecipes {
 namespace {

@@ -10,8 +10,8 @@
 #include "catalog/ranking.h"
 #include "params/model_shape.h"
 #include "plan/layout_prediction.h"
-#include "plan/layout_rules.h"
-#include "plan/plan_inputs.h"
+#include "layout/layout_rules.h"
+#include "layout/plan_inputs.h"
 #include "runs/argument_rules.h"
 
 namespace openrecipes {

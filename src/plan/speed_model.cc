@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "figures/figures.h"
-#include "plan/layout_rules.h"
-#include "plan/pipeline_stages.h"
+#include "layout/layout_rules.h"
+#include "layout/pipeline_stages.h"
 
 namespace openrecipes {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "catalog/recipe.h"
 #include "params/model_shape.h"
-#include "plan/plan_inputs.h"
+#include "layout/plan_inputs.h"
 
 namespace openrecipes {
 

@@ -1,4 +1,5 @@
 #include "rows/conversation_inputs.h"
+#include "rows/duckdb_stream.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "catalog/json_depth.h"
+#include "base/json_depth.h"
 
 namespace openrecipes {
 namespace {
@@ -71,7 +72,7 @@ ParquetLayout check_parquet_layout(const std::string& path, DuckDbSession& duckd
   bool has_messages = false;
   std::string found_columns;
   try {
-    DuckDbStream columns = duckdb.stream("SELECT * FROM read_parquet(" + sql_string(path) + ") LIMIT 0");
+    DuckDbStream columns = stream_query(duckdb, "SELECT * FROM read_parquet(" + sql_string(path) + ") LIMIT 0");
     for (std::uint64_t i = 0; i < columns.column_count(); ++i) {
       std::string name = columns.column_name(i);
       found_columns += (i ? ", " : "") + name;
@@ -134,7 +135,7 @@ void for_each_parquet_row(const std::string& path, DuckDbSession& duckdb, Take t
                                 layout.has_id ? "CAST(id AS VARCHAR)" : "NULL::VARCHAR", sql_string(path));
   std::uint64_t row = 0;
   try {
-    DuckDbStream rows = duckdb.stream(sql);
+    DuckDbStream rows = stream_query(duckdb, sql);
     for (DuckDbChunk chunk = rows.next(); chunk.handle(); chunk = rows.next()) {
       duckdb_vector ids = duckdb_data_chunk_get_vector(chunk.handle(), 0);
       duckdb_vector lists = duckdb_data_chunk_get_vector(chunk.handle(), 1);

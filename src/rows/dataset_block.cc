@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "catalog/yaml_scalar.h"
+#include "base/yaml_scalar.h"
 
 namespace openrecipes {
 

@@ -2,6 +2,8 @@
 
 #include <duckdb.h>
 
+#include "rows/duckdb_stream.h"
+
 #include <string>
 
 namespace openrecipes {
@@ -92,7 +94,7 @@ std::string type_name(duckdb_logical_type type) {
   }
 }
 
-DuckDbSession::DuckDbSession(unsigned threads) {
+DuckDbSession::DuckDbSession(unsigned threads) : handles_(std::make_unique<Handles>()) {
   duckdb_config config = nullptr;
   if (duckdb_create_config(&config) == DuckDBError) throw DuckDbError("cannot create a DuckDB config");
   if (threads > 0) duckdb_set_config(config, "threads", std::to_string(threads).c_str());
@@ -102,34 +104,34 @@ DuckDbSession::DuckDbSession(unsigned threads) {
   duckdb_set_config(config, "autoinstall_known_extensions", "false");
   duckdb_set_config(config, "autoload_known_extensions", "false");
   char* error = nullptr;
-  duckdb_state state = duckdb_open_ext(nullptr, &database_, config, &error);
+  duckdb_state state = duckdb_open_ext(nullptr, &handles_->database, config, &error);
   duckdb_destroy_config(&config);
   if (state == DuckDBError) {
     std::string message = error ? error : "cannot open an in-memory DuckDB database";
     duckdb_free(error);
     throw DuckDbError(message);
   }
-  if (duckdb_connect(database_, &connection_) == DuckDBError) {
-    duckdb_close(&database_);
+  if (duckdb_connect(handles_->database, &handles_->connection) == DuckDBError) {
+    duckdb_close(&handles_->database);
     throw DuckDbError("cannot connect to the in-memory DuckDB database");
   }
 }
 
 DuckDbSession::~DuckDbSession() {
-  if (connection_) duckdb_disconnect(&connection_);
-  if (database_) duckdb_close(&database_);
+  if (handles_->connection) duckdb_disconnect(&handles_->connection);
+  if (handles_->database) duckdb_close(&handles_->database);
 }
 
 void DuckDbSession::execute(const std::string& sql) {
   duckdb_result result;
-  duckdb_state state = duckdb_query(connection_, sql.c_str(), &result);
+  duckdb_state state = duckdb_query(handles_->connection, sql.c_str(), &result);
   std::string error = state == DuckDBError ? duckdb_result_error(&result) : "";
   duckdb_destroy_result(&result);
   if (state == DuckDBError) throw DuckDbError(error);
 }
 
 std::string DuckDbSession::query_text(const std::string& sql) {
-  DuckDbStream rows = stream(sql);
+  DuckDbStream rows = stream_query(*this, sql);
   DuckDbChunk chunk = rows.next();
   if (chunk.size() == 0 || duckdb_data_chunk_get_column_count(chunk.handle()) == 0) {
     throw DuckDbError("the query returned no rows: " + sql);
@@ -145,9 +147,9 @@ std::string DuckDbSession::query_text(const std::string& sql) {
   return std::string(duckdb_string_t_data(&strings[0]), duckdb_string_t_length(strings[0]));
 }
 
-DuckDbStream DuckDbSession::stream(const std::string& sql) {
+DuckDbStream stream_query(DuckDbSession& session, const std::string& sql) {
   auto impl = std::make_unique<DuckDbStream::Impl>();
-  if (duckdb_prepare(connection_, sql.c_str(), &impl->statement) == DuckDBError) {
+  if (duckdb_prepare(session.handles().connection, sql.c_str(), &impl->statement) == DuckDBError) {
     throw DuckDbError(duckdb_prepare_error(impl->statement));
   }
   if (duckdb_execute_prepared_streaming(impl->statement, &impl->result) == DuckDBError) {

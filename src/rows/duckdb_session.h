@@ -1,8 +1,8 @@
-// A DuckDB in-memory database and connection through DuckDB's C API (duckdb.h), used to read and
-// write Parquet: Debian has no Parquet library, DuckDB's reader and writer are well kept.
+// A DuckDB in-memory database and connection, used to read and write Parquet: Debian has no
+// Parquet library, DuckDB's reader and writer are well kept. This header keeps duckdb.h out of
+// every other layer; the C API's handles and result streams are in rows/duckdb_stream.h, which
+// only src/rows/*.cc includes.
 #pragma once
-
-#include <duckdb.h>
 
 #include <cstdint>
 #include <memory>
@@ -20,46 +20,6 @@ class DuckDbError : public std::runtime_error {
   explicit DuckDbError(const std::string& message) : std::runtime_error(message.substr(0, message.find('\n'))) {}
 };
 
-/// One chunk of a query result (up to 2,048 rows, DuckDB's vector size); owned, freed on
-/// destruction. `handle()` is the C API's duckdb_data_chunk.
-class DuckDbChunk {
- public:
-  explicit DuckDbChunk(duckdb_data_chunk chunk) : chunk_(chunk) {}
-  DuckDbChunk(DuckDbChunk&& other) noexcept : chunk_(other.chunk_) { other.chunk_ = nullptr; }
-  DuckDbChunk& operator=(DuckDbChunk&& other) noexcept;
-  DuckDbChunk(const DuckDbChunk&) = delete;
-  DuckDbChunk& operator=(const DuckDbChunk&) = delete;
-  ~DuckDbChunk();
-  duckdb_data_chunk handle() const { return chunk_; }
-  /// Rows in the chunk.
-  std::uint64_t size() const;
-
- private:
-  duckdb_data_chunk chunk_;
-};
-
-/// A streaming query result; `next()` returns chunks in result order until it returns an empty
-/// optional-like null chunk. Throws DuckDbError when execution fails midway (a corrupt page).
-class DuckDbStream {
- public:
-  DuckDbStream(DuckDbStream&&) noexcept;
-  ~DuckDbStream();
-  /// The next chunk, or a chunk with a null handle at the end.
-  DuckDbChunk next();
-  /// Columns of the result.
-  std::uint64_t column_count();
-  /// Name of column `index`.
-  std::string column_name(std::uint64_t index);
-  /// Type of column `index`, owned by the caller (duckdb_destroy_logical_type).
-  duckdb_logical_type column_type(std::uint64_t index);
-
- private:
-  friend class DuckDbSession;
-  struct Impl;
-  explicit DuckDbStream(std::unique_ptr<Impl> impl);
-  std::unique_ptr<Impl> impl_;
-};
-
 /// An in-memory database with one connection.
 class DuckDbSession {
  public:
@@ -75,29 +35,14 @@ class DuckDbSession {
   /// Runs `sql` and returns the first column of the first row as text (null as ""). Throws
   /// DuckDbError, or when the result is empty.
   std::string query_text(const std::string& sql);
-  /// Runs `sql` as a streaming query (results are produced as they are read, so memory stays at
-  /// a few chunks whatever the file size). Throws DuckDbError when the query cannot start.
-  DuckDbStream stream(const std::string& sql);
 
-  duckdb_connection connection() const { return connection_; }
+  /// The C API's database and connection (defined in rows/duckdb_stream.h).
+  struct Handles;
+  Handles& handles() const { return *handles_; }
 
  private:
-  duckdb_database database_ = nullptr;
-  duckdb_connection connection_ = nullptr;
+  std::unique_ptr<Handles> handles_;
 };
-
-/// A logical type's SQL spelling, e.g. `INTEGER[]` or `STRUCT(role VARCHAR, content VARCHAR)[]`.
-std::string type_name(duckdb_logical_type type);
-
-/// The string at `row` of a VARCHAR vector's data.
-inline std::string_view string_at(duckdb_string_t* strings, std::uint64_t row) {
-  return {duckdb_string_t_data(&strings[row]), duckdb_string_t_length(strings[row])};
-}
-
-/// Whether `row` of a vector is non-null (`validity` may be null: all valid).
-inline bool is_valid(std::uint64_t* validity, std::uint64_t row) {
-  return !validity || duckdb_validity_row_is_valid(validity, row);
-}
 
 /// `text` as an SQL string literal ('...' with quotes doubled), for file names in queries.
 std::string sql_string(std::string_view text);

@@ -117,8 +117,8 @@ RecipeRowsCheck check_rows_against_recipe(const RowsFileSummary& rows, const Yam
   } else {
     from_meta("tokenizer_sha256", b + "tokenizer", tokenizer_sha256);
   }
-  std::stable_sort(out.problems.begin(), out.problems.end(), [](const Problem& a, const Problem& b) {
-    return std::pair(a.position.line, a.position.column) < std::pair(b.position.line, b.position.column);
+  std::stable_sort(out.problems.begin(), out.problems.end(), [](const Problem& left, const Problem& right) {
+    return std::pair(left.position.line, left.position.column) < std::pair(right.position.line, right.position.column);
   });
   return out;
 }

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "catalog/problem.h"
+#include "base/problem.h"
 #include "catalog/recipe.h"
-#include "catalog/yaml_document.h"
+#include "base/yaml_document.h"
 #include "rows/rows_file.h"
 
 namespace openrecipes {

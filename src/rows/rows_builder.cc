@@ -10,15 +10,16 @@
 #include <mutex>
 #include <thread>
 
-#include "catalog/utf8.h"
-#include "catalog/yaml_document.h"
+#include "base/utf8.h"
+#include "base/yaml_document.h"
 #include "rows/conversation_inputs.h"
 #include "rows/duckdb_session.h"
 #include "rows/row_packer.h"
 #include "rows/rows_file.h"
 #include "rows/rows_hash.h"
 #include "rows/seeded_shuffle.h"
-#include "site/number_format.h"
+#include "rows/duckdb_stream.h"
+#include "base/number_format.h"
 #include "text/loss_mask.h"
 #include "text/sha256.h"
 #include "text/tokenizer.h"

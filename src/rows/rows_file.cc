@@ -9,6 +9,7 @@
 
 #include "rows/remove_on_signal.h"
 #include "rows/rows_hash.h"
+#include "rows/duckdb_stream.h"
 #include "text/sha256.h"
 
 namespace openrecipes {
@@ -91,7 +92,7 @@ RowsFileWriter::RowsFileWriter(DuckDbSession& duckdb) : impl_(std::make_unique<I
   } catch (const DuckDbError& error) {
     throw RowsFileError(std::string("cannot create the rows table: ") + error.what());
   }
-  if (duckdb_appender_create(duckdb.connection(), nullptr, "rows", &impl_->appender) == DuckDBError) {
+  if (duckdb_appender_create(duckdb.handles().connection, nullptr, "rows", &impl_->appender) == DuckDBError) {
     throw RowsFileError(std::string("cannot append rows: ") + duckdb_appender_error(impl_->appender));
   }
 }
@@ -172,7 +173,7 @@ namespace {
 
 // Checks the file's columns; returns the problem text, or "" when the layout is right.
 void check_layout(const std::string& path, DuckDbSession& duckdb) {
-  DuckDbStream columns = duckdb.stream("SELECT * FROM read_parquet(" + sql_string(path) + ") LIMIT 0");
+  DuckDbStream columns = stream_query(duckdb, "SELECT * FROM read_parquet(" + sql_string(path) + ") LIMIT 0");
   for (const Column& column : kColumns) {
     const char* needed = column.name;
     bool found = false;
@@ -196,7 +197,7 @@ void check_layout(const std::string& path, DuckDbSession& duckdb) {
 }
 
 nlohmann::json read_build_metadata(const std::string& path, DuckDbSession& duckdb) {
-  DuckDbStream metadata = duckdb.stream(fmt::format(
+  DuckDbStream metadata = stream_query(duckdb, fmt::format(
       "SELECT decode(value) FROM parquet_kv_metadata({}) WHERE key = encode({})",
       sql_string(path), sql_string(kRowsMetadataKey)));
   DuckDbChunk chunk = metadata.next();
@@ -239,7 +240,7 @@ RowsFileSummary read_rows_file(const std::string& path, DuckDbSession& duckdb,
     check_layout(path, duckdb);
     summary.build = read_build_metadata(path, duckdb);
     DuckDbStream rows =
-        duckdb.stream("SELECT row, input_ids, loss_mask, stream_row FROM read_parquet(" + sql_string(path) + ")");
+        stream_query(duckdb, "SELECT row, input_ids, loss_mask, stream_row FROM read_parquet(" + sql_string(path) + ")");
     for (DuckDbChunk chunk = rows.next(); chunk.handle(); chunk = rows.next()) {
       duckdb_vector numbers = duckdb_data_chunk_get_vector(chunk.handle(), 0);
       duckdb_vector ids = duckdb_data_chunk_get_vector(chunk.handle(), 1);

@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "catalog/problem.h"
+#include "base/problem.h"
 #include "rows/duckdb_session.h"
 #include "rows/row_packer.h"
 

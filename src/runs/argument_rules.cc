@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "catalog/yaml_fields.h"
-#include "validate/catalog_loader.h"
+#include "base/yaml_fields.h"
+#include "catalog/catalog_loader.h"
 
 namespace openrecipes {
 namespace {

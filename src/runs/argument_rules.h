@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "catalog/problem.h"
-#include "catalog/yaml_document.h"
+#include "base/problem.h"
+#include "base/yaml_document.h"
 
 namespace openrecipes {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "catalog/yaml_scalar.h"
+#include "base/yaml_scalar.h"
 #include "runs/convergence_block.h"
 
 namespace openrecipes {

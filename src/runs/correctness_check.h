@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "catalog/problem.h"
+#include "base/problem.h"
 #include "catalog/recipe.h"
 #include "runs/argument_classifier.h"
 #include "runs/convergence.h"

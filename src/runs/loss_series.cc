@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "catalog/json_depth.h"
-#include "catalog/yaml_document.h"
+#include "base/json_depth.h"
+#include "base/yaml_document.h"
 #include "runs/training_log.h"
 
 namespace openrecipes {

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "catalog/problem.h"
+#include "base/problem.h"
 #include "catalog/recipe.h"
-#include "catalog/yaml_document.h"
+#include "base/yaml_document.h"
 #include "runs/run_score.h"
 
 namespace openrecipes {

@@ -10,8 +10,8 @@
 #include <ctime>
 #include <map>
 
-#include "catalog/problem.h"
-#include "catalog/yaml_document.h"
+#include "base/problem.h"
+#include "base/yaml_document.h"
 
 namespace openrecipes {
 namespace {

@@ -8,7 +8,7 @@
 #include <map>
 #include <sstream>
 
-#include "site/number_format.h"
+#include "base/number_format.h"
 
 namespace openrecipes {
 namespace {

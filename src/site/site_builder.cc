@@ -3,10 +3,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "catalog/yaml_fields.h"
+#include "base/yaml_fields.h"
 #include "site/page_model.h"
 #include "site/template_renderer.h"
-#include "validate/catalog_loader.h"
+#include "catalog/catalog_loader.h"
 
 namespace openrecipes {
 namespace {

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <optional>
 
-#include "catalog/problem.h"
+#include "base/problem.h"
 #include "site/site_files.h"
 #include "validate/recipe_validator.h"
 

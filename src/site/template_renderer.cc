@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 #include <kainjow/mustache.hpp>
 
-#include "catalog/source_text.h"
-#include "catalog/yaml_document.h"
-#include "catalog/utf8.h"
+#include "base/source_text.h"
+#include "base/yaml_document.h"
+#include "base/utf8.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "catalog/problem.h"
+#include "base/problem.h"
 
 namespace openrecipes {
 

@@ -15,8 +15,8 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "catalog/utf8.h"
-#include "catalog/yaml_document.h"
+#include "base/utf8.h"
+#include "base/yaml_document.h"
 #include "text/byte_level.h"
 #include "text/sha256.h"
 #include "text/tokenizer_json.h"

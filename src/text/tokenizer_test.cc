@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "catalog/utf8.h"
+#include "base/utf8.h"
 #include "test_support.h"
 #include "text/byte_level.h"
 

@@ -4,7 +4,7 @@
 
 #include "figures/figures.h"
 #include "figures/layout_label.h"
-#include "plan/layout_rules.h"
+#include "layout/layout_rules.h"
 #include "validate/recipe_rules.h"
 
 namespace openrecipes {

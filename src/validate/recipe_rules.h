@@ -5,9 +5,9 @@
 #include <string>
 
 #include "catalog/catalog.h"
-#include "catalog/problem.h"
+#include "base/problem.h"
 #include "catalog/recipe.h"
-#include "catalog/yaml_document.h"
+#include "base/yaml_document.h"
 
 namespace openrecipes {
 
@@ -22,8 +22,8 @@ struct RecipeFile {
 /// What every rule needs: the catalog, the file, and where to put problems.
 class RuleContext {
  public:
-  RuleContext(const Catalog& catalog, const RecipeFile& file, Problems& problems)
-      : catalog(catalog), file(file), recipe(file.recipe), problems_(problems) {}
+  RuleContext(const Catalog& catalog_in, const RecipeFile& file_in, Problems& problems)
+      : catalog(catalog_in), file(file_in), recipe(file_in.recipe), problems_(problems) {}
 
   /// Adds a problem at the position of `field` (or its nearest present ancestor).
   void report(const std::string& rule, const std::string& field, std::string message,

@@ -200,7 +200,7 @@ const std::vector<RuleCase> kCases = {
 };
 
 INSTANTIATE_TEST_SUITE_P(Rules, RuleTest, ::testing::ValuesIn(kCases),
-                         [](const auto& info) { return info.param.name; });
+                         [](const auto& test) { return test.param.name; });
 
 TEST(RuleMessages, CostProblemNamesFieldLineAndBothValues) {
   std::string text = replace_all(read_source_file(kGptOss), "usd_per_million_tokens: 0.23",

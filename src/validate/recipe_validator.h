@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "catalog/problem.h"
+#include "base/problem.h"
 #include "catalog/ranking.h"
 #include "catalog/recipe.h"
-#include "validate/catalog_loader.h"
+#include "catalog/catalog_loader.h"
 
 namespace openrecipes {
 

@@ -5,7 +5,7 @@
 #include <charconv>
 
 #include "catalog/run_command.h"
-#include "catalog/source_text.h"
+#include "base/source_text.h"
 #include "validate/recipe_rules.h"
 
 namespace openrecipes {

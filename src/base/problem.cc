@@ -1,0 +1,59 @@
+#include "base/problem.h"
+
+#include <fmt/format.h>
+
+namespace openrecipes {
+
+namespace {
+
+// Control characters never reach the terminal raw: a value could otherwise move the cursor or
+// clear the screen. Shown as \xNN; other bytes (UTF-8 text) pass through.
+std::string printable(const std::string& full) {
+  // A problem line stays readable: a value of thousands of characters is cut.
+  constexpr std::size_t kLongest = 240;
+  std::string text = full;
+  if (text.size() > kLongest) {
+    std::size_t cut = kLongest;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // whole characters
+    text = text.substr(0, cut) + fmt::format("... ({} bytes in all)", full.size());
+  }
+  std::string out;
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7F) {
+      out += fmt::format("\\x{:02X}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string format_problem_line(const Problem& problem) {
+  std::string out = fmt::format("{}:{}:{}: ", printable(problem.file), problem.position.line,
+                                problem.position.column);
+  if (!problem.field.empty()) out += printable(problem.field) + ": ";
+  out += printable(problem.message);
+  std::string expected = printable(problem.expected), found = printable(problem.found);
+  if (!expected.empty() && !found.empty()) {
+    out += fmt::format(" (expected {}, found {})", expected, found);
+  } else if (!expected.empty()) {
+    out += fmt::format(" (expected {})", expected);
+  } else if (!found.empty()) {
+    out += fmt::format(" (found {})", found);
+  }
+  return out;
+}
+
+nlohmann::json problem_to_json(const Problem& problem) {
+  auto cut = [](const std::string& text) {
+    return text.size() > 4096 ? text.substr(0, 4096) + fmt::format("... ({} bytes in all)", text.size()) : text;
+  };
+  return {{"file", problem.file},              {"line", problem.position.line},
+          {"column", problem.position.column}, {"field", cut(problem.field)},
+          {"rule", problem.rule},              {"message", cut(problem.message)},
+          {"expected", cut(problem.expected)}, {"found", cut(problem.found)}};
+}
+
+}  // namespace openrecipes

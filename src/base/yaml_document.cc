@@ -1,0 +1,469 @@
+#include "base/yaml_document.h"
+
+#include "base/source_text.h"
+
+#include <fmt/format.h>
+#include <utf8proc.h>
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/exceptions.h>
+#include <yaml-cpp/mark.h>
+#include <yaml-cpp/parser.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace openrecipes {
+namespace {
+
+SourcePosition to_position(const SourceText& source, const YAML::Mark& mark) {
+  if (mark.pos < 0) return {1, 1};
+  return source.position(static_cast<std::size_t>(mark.pos));
+}
+
+// A character YAML 1.2 allows in a stream (c-printable, https://yaml.org/spec/1.2.2/#51-character-set).
+bool is_yaml_printable(std::int32_t c) {
+  return c == 0x09 || c == 0x0A || c == 0x0D || (c >= 0x20 && c <= 0x7E) || c == 0x85 ||
+         (c >= 0xA0 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
+}
+
+// The offset just past the quoted scalar that opens at `open`, or npos when the file ends first.
+std::size_t closing_quote(std::string_view text, std::size_t open) {
+  char quote = text[open];
+  for (std::size_t i = open + 1; i < text.size(); ++i) {
+    if (quote == '"' && text[i] == '\\') {
+      ++i;
+    } else if (text[i] == quote) {
+      if (quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+        ++i;  // '' is an escaped quote
+      } else {
+        return i + 1;
+      }
+    }
+  }
+  return std::string_view::npos;
+}
+
+// Thrown from inside the event handler to stop parsing at the first structural problem.
+struct StrictnessError {
+  SourcePosition position;
+  std::string field;
+  std::string message;
+};
+
+// Builds a YamlNode tree from yaml-cpp's events, refusing what catalog files must not contain.
+class TreeBuilder : public YAML::EventHandler {
+ public:
+  TreeBuilder(std::string_view text, const SourceText& source) : text_(text), source_(source) {}
+
+  YamlNode take_root() { return std::move(root_); }
+  /// Where the document began (for "a second document starts here").
+  SourcePosition start() const { return start_; }
+
+  void OnDocumentStart(const YAML::Mark& mark) override { start_ = position(mark); }
+  void OnDocumentEnd() override {}
+
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    refuse_anchor(mark, anchor);
+    YamlNode node;
+    node.kind = YamlNode::Kind::kNull;
+    node.position = position(mark);
+    complete(std::move(node));
+  }
+
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
+    throw StrictnessError{position(mark), current_path(),
+                          "YAML aliases (*name) are not allowed in catalog files; write the value out"};
+  }
+
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    refuse_anchor(mark, anchor);
+    refuse_tag(mark, tag);
+    YamlNode node;
+    node.kind = YamlNode::Kind::kScalar;
+    node.position = position(mark);
+    node.scalar = value;
+    node.quoted = tag != "?";
+    std::size_t offset = mark.pos < 0 ? text_.size() : static_cast<std::size_t>(mark.pos);
+    node.style = offset < text_.size() ? text_[offset] : 0;
+    if ((node.style == '"' || node.style == '\'') && closing_quote(text_, offset) == std::string_view::npos) {
+      throw StrictnessError{node.position, current_path(),
+                            fmt::format("a {}-quoted string opens here and is never closed",
+                                        node.style == '"' ? "double" : "single")};
+    }
+    for (unsigned char c : value) {
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
+        throw StrictnessError{node.position, current_path(),
+                              fmt::format("the string holds control character U+{:04X} (written as an "
+                                          "escape); catalog text may hold only tabs and line breaks",
+                                          static_cast<int>(c))};
+      }
+    }
+    complete(std::move(node));
+  }
+
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, tag, anchor, YamlNode::Kind::kSequence);
+  }
+  void OnSequenceEnd() override { close(); }
+
+  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(mark, tag, anchor, YamlNode::Kind::kMapping);
+  }
+  void OnMapEnd() override { close(); }
+
+  void OnAnchor(const YAML::Mark& mark, const std::string& name) override {
+    throw StrictnessError{position(mark), current_path(),
+                          fmt::format("YAML anchors (&{}) are not allowed in catalog files", name)};
+  }
+
+ private:
+  struct Frame {
+    YamlNode node;
+    std::optional<YamlEntry> pending;  // a mapping's key waiting for its value
+    std::set<std::string> keys;
+  };
+
+  SourcePosition position(const YAML::Mark& mark) const { return to_position(source_, mark); }
+
+  void refuse_anchor(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    if (anchor != YAML::NullAnchor) {
+      throw StrictnessError{position(mark), current_path(),
+                            "YAML anchors (&name) are not allowed in catalog files"};
+    }
+  }
+
+  // "?" is a plain node and "!" a quoted scalar; anything else was written as a tag.
+  void refuse_tag(const YAML::Mark& mark, const std::string& tag) {
+    if (tag == "?" || tag == "!") return;
+    throw StrictnessError{position(mark), current_path(),
+                          fmt::format("explicit YAML tag '{}' is not allowed in catalog files", tag)};
+  }
+
+  void open(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+            YamlNode::Kind kind) {
+    refuse_anchor(mark, anchor);
+    refuse_tag(mark, tag);
+    Frame frame;
+    frame.node.kind = kind;
+    frame.node.position = position(mark);
+    stack_.push_back(std::move(frame));
+  }
+
+  void close() {
+    YamlNode node = std::move(stack_.back().node);
+    stack_.pop_back();
+    complete(std::move(node));
+  }
+
+  void complete(YamlNode node) {
+    if (stack_.empty()) {
+      root_ = std::move(node);
+      return;
+    }
+    Frame& top = stack_.back();
+    if (top.node.kind == YamlNode::Kind::kSequence) {
+      top.node.items.push_back(std::move(node));
+      return;
+    }
+    if (!top.pending) {
+      if (node.kind != YamlNode::Kind::kScalar || node.scalar.empty()) {
+        throw StrictnessError{node.position, current_path(),
+                              "a mapping key must be a non-empty plain string"};
+      }
+      if (!top.keys.insert(node.scalar).second) {
+        std::string field = join(current_path(), node.scalar);
+        throw StrictnessError{node.position, field,
+                              fmt::format("duplicate key '{}' in the same mapping", node.scalar)};
+      }
+      top.pending = YamlEntry{node.scalar, node.position, {}};
+      return;
+    }
+    top.pending->value = std::move(node);
+    top.node.entries.push_back(std::move(*top.pending));
+    top.pending.reset();
+  }
+
+  static std::string join(const std::string& parent, const std::string& key) {
+    return parent.empty() ? key : parent + "." + key;
+  }
+
+  // The dotted path of the node being built, for error messages.
+  std::string current_path() const {
+    std::string path;
+    for (const Frame& frame : stack_) {
+      if (frame.node.kind == YamlNode::Kind::kSequence) {
+        if (&frame != &stack_.front() || !path.empty()) {
+          path += fmt::format("[{}]", frame.node.items.size());
+        }
+      } else if (frame.pending) {
+        path = join(path, frame.pending->key);
+      }
+    }
+    return path;
+  }
+
+  std::string_view text_;
+  const SourceText& source_;
+  std::vector<Frame> stack_;
+  YamlNode root_;
+  SourcePosition start_{1, 1};
+};
+
+void index_positions(const YamlNode& node, const std::string& path,
+                     std::map<std::string, SourcePosition>& positions) {
+  if (node.kind == YamlNode::Kind::kMapping) {
+    for (const YamlEntry& entry : node.entries) {
+      std::string child = path.empty() ? entry.key : path + "." + entry.key;
+      positions[child] = entry.key_position;
+      index_positions(entry.value, child, positions);
+    }
+  } else if (node.kind == YamlNode::Kind::kSequence) {
+    for (std::size_t i = 0; i < node.items.size(); ++i) {
+      std::string child = fmt::format("{}[{}]", path, i);
+      positions[child] = node.items[i].position;
+      index_positions(node.items[i], child, positions);
+    }
+  }
+}
+
+// YAML 1.2 core schema integer: [-+]?[0-9]+ (written out: std::regex recurses per character).
+bool is_core_integer(std::string_view s) {
+  std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  if (i == s.size()) return false;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  return true;
+}
+
+// YAML 1.2 core schema float: [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool is_core_float(std::string_view s) {
+  std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  auto digits = [&] {
+    std::size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i - start;
+  };
+  std::size_t whole = digits();
+  std::size_t fraction = 0;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    fraction = digits();
+    if (whole == 0 && fraction == 0) return false;
+  } else if (whole == 0) {
+    return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == s.size();
+}
+
+}  // namespace
+
+const YamlNode* YamlNode::find(std::string_view key) const {
+  if (kind != Kind::kMapping) return nullptr;
+  for (const YamlEntry& entry : entries) {
+    if (entry.key == key) return &entry.value;
+  }
+  return nullptr;
+}
+
+SourcePosition YamlDocument::position_of(const std::string& field) const {
+  std::string path = field;
+  while (!path.empty()) {
+    auto it = positions.find(path);
+    if (it != positions.end()) return it->second;
+    std::size_t cut = path.find_last_of(".[");
+    if (cut == std::string::npos) break;
+    path.resize(cut);
+  }
+  return {1, 1};
+}
+
+std::optional<std::string> read_text_file(const std::string& path, std::size_t max_bytes,
+                                          Problems& problems) {
+  namespace fs = std::filesystem;
+  auto fail = [&](std::string message) {
+    problems.push_back({path, {0, 0}, "", "file", std::move(message), "", ""});
+    return std::nullopt;
+  };
+  std::error_code ec;
+  fs::file_status status = fs::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) return fail(ec.message());
+  if (!fs::exists(status)) return fail("no such file");
+  if (!fs::is_regular_file(status)) return fail("not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(fmt::format("cannot open: {}", std::strerror(errno)));
+  // Read in chunks until the end or one byte past the limit, instead of trusting the size
+  // (procfs reports 0) or allocating the whole limit up front.
+  std::string text;
+  std::uintmax_t hint = fs::file_size(path, ec);
+  if (!ec) text.reserve(static_cast<std::size_t>(std::min<std::uintmax_t>(hint, max_bytes + 1)));
+  char chunk[1 << 16];
+  while (text.size() <= max_bytes && in.read(chunk, sizeof chunk).gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) return fail("read error");
+  if (text.size() > max_bytes) {
+    std::uintmax_t size = fs::file_size(path, ec);
+    return fail(fmt::format("file is {} bytes; it may be at most {} bytes",
+                            ec ? std::string("more than " + std::to_string(max_bytes)) : std::to_string(size),
+                            max_bytes));
+  }
+  return text;
+}
+
+std::optional<YamlDocument> parse_yaml(std::string_view text, const std::string& file,
+                                       Problems& problems) {
+  SourceText source(text);
+  auto fail = [&](SourcePosition position, std::string field, std::string message) {
+    problems.push_back({file, position, std::move(field), "yaml", std::move(message), "", ""});
+    return std::nullopt;
+  };
+  // Characters first: yaml-cpp would read other encodings and control bytes silently.
+  for (std::size_t offset = 0; offset < text.size();) {
+    utf8proc_int32_t codepoint = 0;
+    utf8proc_ssize_t length = utf8proc_iterate(
+        reinterpret_cast<const utf8proc_uint8_t*>(text.data() + offset),
+        static_cast<utf8proc_ssize_t>(text.size() - offset), &codepoint);
+    if (length < 0) {
+      return fail(source.position(offset), "",
+                  fmt::format("the file is not valid UTF-8: byte offset {} (0x{:02X})", offset,
+                              static_cast<unsigned char>(text[offset])));
+    }
+    // Bidirectional overrides can make a reviewer read text that is not there (Trojan Source).
+    if ((codepoint >= 0x202A && codepoint <= 0x202E) || (codepoint >= 0x2066 && codepoint <= 0x2069)) {
+      return fail(source.position(offset), "",
+                  fmt::format("the file holds bidirectional control character U+{:04X} at byte offset {}",
+                              codepoint, offset));
+    }
+    bool bom = codepoint == 0xFEFF && offset == 0;
+    if (!bom && !is_yaml_printable(codepoint)) {
+      return fail(source.position(offset), "",
+                  fmt::format("the file holds control character U+{:04X} at byte offset {}; YAML "
+                              "allows only printable characters, tabs and line breaks",
+                              codepoint, offset));
+    }
+    if (codepoint == '\r' && (offset + 1 >= text.size() || text[offset + 1] != '\n')) {
+      return fail(source.position(offset), "",
+                  "the file has a line ending of CR alone (old Mac style); use LF or CRLF");
+    }
+    offset += static_cast<std::size_t>(length);
+  }
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return fail({1, 1}, "", "the file is empty; expected a YAML mapping");
+  }
+
+  std::istringstream stream{std::string(text)};
+  TreeBuilder builder(text, source);
+  try {
+    YAML::Parser parser(stream);
+    if (!parser.HandleNextDocument(builder)) {
+      return fail({1, 1}, "", "the file holds no YAML document (only comments)");
+    }
+    YamlDocument document;
+    document.file = file;
+    document.text = std::string(text);
+    document.root = builder.take_root();
+    TreeBuilder rest(text, source);
+    if (parser.HandleNextDocument(rest)) {
+      return fail(rest.start(), "", "the file holds more than one YAML document (a second '---')");
+    }
+    index_positions(document.root, "", document.positions);
+    return document;
+  } catch (const StrictnessError& error) {
+    return fail(error.position, error.field, error.message);
+  } catch (const YAML::DeepRecursion& error) {
+    return fail(to_position(source, error.mark), "",
+                fmt::format("nesting is deeper than {} levels", error.depth()));
+  } catch (const YAML::Exception& error) {
+    return fail(to_position(source, error.mark), "", "YAML syntax error: " + error.msg);
+  }
+}
+
+nlohmann::json resolve_scalar(const YamlNode& node) {
+  if (node.kind == YamlNode::Kind::kNull) return nullptr;
+  const std::string& s = node.scalar;
+  if (node.quoted) return s;
+  // YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution).
+  if (s == "null" || s == "Null" || s == "NULL" || s == "~" || s.empty()) return nullptr;
+  if (s == "true" || s == "True" || s == "TRUE") return true;
+  if (s == "false" || s == "False" || s == "FALSE") return false;
+  if (is_core_integer(s)) {
+    std::int64_t value = 0;
+    const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
+    auto [end, ec] = std::from_chars(begin, s.data() + s.size(), value);
+    if (ec == std::errc() && end == s.data() + s.size()) return value;
+    return std::strtod(s.c_str(), nullptr);  // beyond int64: a float, which range checks catch
+  }
+  if (is_core_float(s)) return std::strtod(s.c_str(), nullptr);
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "+.Inf" || s == "+.INF") {
+    return HUGE_VAL;  // nlohmann stores it; schema bounds reject it
+  }
+  if (s == "-.inf" || s == "-.Inf" || s == "-.INF") return -HUGE_VAL;
+  return s;
+}
+
+namespace {
+
+template <typename Json>
+Json convert(const YamlNode& node) {
+  switch (node.kind) {
+    case YamlNode::Kind::kNull:
+    case YamlNode::Kind::kScalar:
+      return Json(resolve_scalar(node));
+    case YamlNode::Kind::kSequence: {
+      Json array = Json::array();
+      for (const YamlNode& item : node.items) array.push_back(convert<Json>(item));
+      return array;
+    }
+    case YamlNode::Kind::kMapping: {
+      Json object = Json::object();
+      for (const YamlEntry& entry : node.entries) object[entry.key] = convert<Json>(entry.value);
+      return object;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const YamlNode& node) { return convert<nlohmann::json>(node); }
+
+nlohmann::ordered_json to_ordered_json(const YamlNode& node) {
+  return convert<nlohmann::ordered_json>(node);
+}
+
+std::string describe_found(const YamlNode& node) {
+  switch (node.kind) {
+    case YamlNode::Kind::kNull:
+      return "null";
+    case YamlNode::Kind::kSequence:
+      return "a list";
+    case YamlNode::Kind::kMapping:
+      return "a mapping";
+    case YamlNode::Kind::kScalar:
+      break;
+  }
+  nlohmann::json value = resolve_scalar(node);
+  std::string shown = node.scalar.size() > 60 ? node.scalar.substr(0, 57) + "..." : node.scalar;
+  if (value.is_boolean()) return "boolean " + shown;
+  if (value.is_number_integer()) return "integer " + shown;
+  if (value.is_number()) return "number " + shown;
+  return "string " + nlohmann::json(shown).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,65 @@
+// Which layouts are legal: the one set of rules that `validate`, `plan`, `recommend` and `export`
+// all apply. Sources: Megatron-Core's parallel-state and argument checks, and seed 001's resizing
+// rules (TP divides the KV heads and stays within a node, SP when TP > 1, DP is implied).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/recipe.h"
+#include "params/model_shape.h"
+#include "layout/plan_inputs.h"
+
+namespace openrecipes {
+
+/// One rule a layout must obey. Each has a stable id (layout_rule_id) used in problems and JSON.
+enum class LayoutRule {
+  kSizes,             ///< layout.sizes: every size at least 1
+  kDenseMesh,         ///< mesh.world: TP x PP x CP divides the GPU count (DP = W / (TP x PP x CP))
+  kTpHeads,           ///< mesh.tp_heads: TP divides the KV heads (and linear-attention heads)
+  kTpNode,            ///< mesh.tp_node: TP and ETP divide the GPUs per node
+  kSequenceParallel,  ///< mesh.sp: sequence parallelism whenever TP > 1
+  kExperts,           ///< mesh.ep: EP divides the experts; EP = ETP = 1 for a dense model
+  kExpertMesh,        ///< mesh.expert_dp: PP x EP x ETP divides the GPU count (expert DP integral)
+  kPipelineLayers,    ///< mesh.pp: the PP stages cover every layer (evenly, or by layer_split)
+  kVirtualPipeline,   ///< mesh.vpp: VPP needs PP > 1 and divides every stage's layers
+  kContextParallel,   ///< mesh.cp: the row splits into 2 x CP equal chunks
+  kGlobalBatch,       ///< mesh.batch: DP x rows per micro-batch divides the global batch
+  kRowFits,           ///< mesh.max_tokens: max_tokens_per_gpu x CP >= row tokens
+  kRecompute,         ///< mesh.recompute: full recompute's num_layers fits in a stage's virtual chunk
+};
+
+/// Every rule, in the order they are checked.
+const std::vector<LayoutRule>& all_layout_rules();
+/// The rule's stable id, e.g. "mesh.tp_heads".
+std::string layout_rule_id(LayoutRule rule);
+/// The rule in one sentence.
+std::string layout_rule_text(LayoutRule rule);
+
+/// One broken rule, with the recipe field it is about (`layout.tp`), what the rule expected and
+/// what the layout has.
+struct LayoutViolation {
+  LayoutRule rule;
+  std::string field;
+  std::string message;
+  std::string expected;
+  std::string found;
+};
+
+/// Every rule `layout` breaks for `model` on `cluster` under `workload`; empty when legal. DP is
+/// implied (W / (TP x PP x CP)); `layout.dp` is not read.
+std::vector<LayoutViolation> check_layout(const ModelShape& model, const ClusterShape& cluster,
+                                          const PlanWorkload& workload, const Layout& layout);
+
+/// The first rule `layout` breaks, or nullopt when legal. The same rules as check_layout without
+/// building messages: the planner calls it for every candidate.
+std::optional<LayoutRule> first_broken_rule(const ModelShape& model, const ClusterShape& cluster,
+                                            const PlanWorkload& workload, const Layout& layout);
+
+/// DP = W / (TP x PP x CP), or 0 when that does not divide.
+int implied_data_parallel(const ClusterShape& cluster, const Layout& layout);
+/// Expert DP = W / (PP x EP x ETP), or 0 when that does not divide.
+int implied_expert_data_parallel(const ClusterShape& cluster, const Layout& layout);
+
+}  // namespace openrecipes

@@ -1,0 +1,172 @@
+// Each legality rule with a layout it accepts and one it rejects, on the catalog's real models.
+#include "layout/layout_rules.h"
+
+#include <gtest/gtest.h>
+
+#include "layout/layout_text.h"
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+using testing::bundled_catalog;
+
+const ModelShape& shape(const std::string& name) {
+  const Model* model = bundled_catalog().catalog.find_model(name);
+  EXPECT_NE(model, nullptr) << name;
+  return model->shape;
+}
+
+ClusterShape h200(int gpus) {
+  ClusterShape cluster;
+  cluster.gpu = *bundled_catalog().catalog.find_gpu("H200");
+  cluster.gpus = gpus;
+  cluster.per_node = 8;
+  return cluster;
+}
+
+Layout layout(const std::string& text) {
+  std::string error;
+  std::optional<Layout> l = parse_layout_text(text, 8192, error);
+  EXPECT_TRUE(l) << error;
+  return l.value_or(Layout{});
+}
+
+// The first rule `text` breaks for `model` on `gpus` H200s, as its id; "" when legal.
+std::string broken(const std::string& model, int gpus, const std::string& text) {
+  std::optional<LayoutRule> rule = first_broken_rule(shape(model), h200(gpus), PlanWorkload{}, layout(text));
+  return rule ? layout_rule_id(*rule) : "";
+}
+
+constexpr const char* kGptOss = "gpt-oss-20b";         // 24 layers, 8 KV heads, 32 experts
+constexpr const char* kQwen = "Qwen3.5-122B-A10B";     // 48 layers, 2 KV heads, 256 experts, GDN 16/64 heads
+
+TEST(LayoutRules, CatalogRecipesAreLegal) {
+  for (const char* file : {"recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
+                                  "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml",
+                                  "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml",
+                                  "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml"}) {
+    Problems problems = testing::validate_as(file, testing::read_source_file(file));  // the real file
+    for (const std::string& rule : testing::rules_of(problems)) {
+      EXPECT_TRUE(rule.rfind("mesh.", 0) != 0) << file << ": " << rule;
+    }
+  }
+  EXPECT_EQ(broken(kGptOss, 8, "TP1 PP2 EP4"), "");
+  EXPECT_EQ(broken(kQwen, 32, "TP1 PP4 EP8"), "");
+}
+
+TEST(LayoutRules, DenseMeshMustDivideTheGpus) {
+  EXPECT_EQ(broken(kGptOss, 8, "TP2 PP4"), "");
+  EXPECT_EQ(broken(kGptOss, 8, "TP2 PP4 CP2"), "mesh.world");  // 16 model-parallel ranks on 8 GPUs
+  EXPECT_EQ(broken(kGptOss, 12, "PP8"), "mesh.world");
+}
+
+TEST(LayoutRules, TensorParallelDividesTheKvHeads) {
+  EXPECT_EQ(broken(kGptOss, 8, "TP8"), "");  // 8 KV heads
+  EXPECT_EQ(broken(kQwen, 32, "TP2 PP4 EP8"), "");  // 2 KV heads, 16/64 GDN heads
+  EXPECT_EQ(broken(kQwen, 32, "TP4 PP4 EP8"), "mesh.tp_heads");
+}
+
+TEST(LayoutRules, TensorParallelStaysWithinANode) {
+  EXPECT_EQ(broken(kGptOss, 16, "TP8 EP2"), "");
+  ModelShape wide = shape(kGptOss);
+  wide.kv_heads = 16;  // so that only the node rule can reject TP16
+  Layout tp16 = layout("TP16");
+  EXPECT_EQ(first_broken_rule(wide, h200(16), PlanWorkload{}, tp16), LayoutRule::kTpNode);
+  EXPECT_EQ(broken(kGptOss, 16, "TP1 EP1 ETP16"), "mesh.tp_node");
+}
+
+TEST(LayoutRules, SequenceParallelWheneverTensorParallel) {
+  Layout l = layout("TP2 EP4");
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, l), std::nullopt);
+  l.sequence_parallel = false;
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, l), LayoutRule::kSequenceParallel);
+}
+
+TEST(LayoutRules, ExpertParallelDividesTheExperts) {
+  EXPECT_EQ(broken(kGptOss, 32, "EP32"), "");
+  EXPECT_EQ(broken(kGptOss, 24, "EP3"), "mesh.ep");  // 32 experts
+  ModelShape dense = shape(kGptOss);
+  dense.experts = 0;
+  EXPECT_EQ(first_broken_rule(dense, h200(8), PlanWorkload{}, layout("EP2")), LayoutRule::kExperts);
+  EXPECT_EQ(first_broken_rule(dense, h200(8), PlanWorkload{}, layout("TP2")), std::nullopt);
+}
+
+TEST(LayoutRules, ExpertMeshMustBeWhole) {
+  EXPECT_EQ(broken(kGptOss, 8, "PP2 EP4"), "");        // expert DP 1
+  EXPECT_EQ(broken(kGptOss, 8, "PP2 EP8"), "mesh.expert_dp");  // 16 expert ranks on 8 GPUs
+  EXPECT_EQ(broken(kGptOss, 8, "PP2 EP4 ETP2"), "mesh.expert_dp");
+}
+
+TEST(LayoutRules, PipelineStagesCoverEveryLayer) {
+  EXPECT_EQ(broken(kGptOss, 8, "PP8"), "");             // 24 / 8
+  EXPECT_EQ(broken(kGptOss, 10, "PP5"), "mesh.pp");      // 24 / 5
+  Layout split = layout("PP5");
+  split.layer_split = LayerSplit{4, 4};  // 24 - 8 = 16 layers do not split over 3 middle stages
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(10), PlanWorkload{}, split), LayoutRule::kPipelineLayers);
+  split.layer_split = LayerSplit{3, 3};  // 24 - 6 = 18 = 3 x 6
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(10), PlanWorkload{}, split), std::nullopt);
+  Layout one_stage = layout("PP1");
+  one_stage.layer_split = LayerSplit{12, 12};
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, one_stage), LayoutRule::kPipelineLayers);
+  // The messages say which field and what was expected.
+  std::vector<LayoutViolation> v = check_layout(shape(kGptOss), h200(10), PlanWorkload{}, layout("PP5"));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].field, "layout.pp");
+  EXPECT_EQ(v[0].expected, "a divisor of 24 or a layer_split");
+  EXPECT_EQ(v[0].found, "5");
+}
+
+TEST(LayoutRules, VirtualPipelineDividesEachStage) {
+  EXPECT_EQ(broken(kQwen, 32, "PP4 VPP3 EP8"), "");  // 12 layers per stage
+  EXPECT_EQ(broken(kQwen, 32, "PP4 VPP5 EP8"), "mesh.vpp");
+  EXPECT_EQ(broken(kGptOss, 8, "VPP2 EP8"), "mesh.vpp");  // VPP without PP
+}
+
+TEST(LayoutRules, ContextParallelSplitsTheRowEvenly) {
+  EXPECT_EQ(broken(kGptOss, 8, "CP2 EP8"), "");
+  PlanWorkload odd;
+  odd.row_tokens = 8190;
+  std::string error;
+  Layout cp4 = *parse_layout_text("CP4 EP8", odd.row_tokens, error);
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), odd, cp4), LayoutRule::kContextParallel);
+}
+
+TEST(LayoutRules, GlobalBatchSplitsOverDataParallelMicroBatches) {
+  EXPECT_EQ(broken(kGptOss, 128, "EP32"), "");           // DP 128 x 1 row
+  EXPECT_EQ(broken(kGptOss, 128, "EP32 MBS2"), "mesh.batch");  // 128 x 2 rows > 128
+  EXPECT_EQ(broken(kGptOss, 96, "EP32"), "mesh.batch");  // 128 % 96
+}
+
+TEST(LayoutRules, ARowFitsAMicroBatch) {
+  Layout l = layout("CP2 EP8");
+  l.max_tokens_per_gpu = 4096;  // 4096 x 2 = 8192: fits exactly
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, l), std::nullopt);
+  l.max_tokens_per_gpu = 4095;
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, l), LayoutRule::kRowFits);
+}
+
+TEST(LayoutRules, FullRecomputeLayersFitInAStageChunk) {
+  Layout l = layout("PP4 EP8");  // 12 layers per stage
+  l.recompute = Recompute{"full", "uniform", 12};
+  EXPECT_EQ(first_broken_rule(shape(kQwen), h200(32), PlanWorkload{}, l), std::nullopt);
+  l.recompute = Recompute{"full", "uniform", 13};
+  EXPECT_EQ(first_broken_rule(shape(kQwen), h200(32), PlanWorkload{}, l), LayoutRule::kRecompute);
+  l.vpp = 3;  // 4 layers per virtual chunk
+  l.recompute = Recompute{"full", "block", 5};
+  EXPECT_EQ(first_broken_rule(shape(kQwen), h200(32), PlanWorkload{}, l), LayoutRule::kRecompute);
+  l.recompute = Recompute{"selective", "", {}};
+  EXPECT_EQ(first_broken_rule(shape(kQwen), h200(32), PlanWorkload{}, l), std::nullopt);
+}
+
+TEST(LayoutRules, CheckLayoutReportsEveryBrokenRule) {
+  Layout l = layout("TP2 PP5 EP3");
+  l.sequence_parallel = false;
+  std::vector<LayoutViolation> v = check_layout(shape(kGptOss), h200(20), PlanWorkload{}, l);
+  std::vector<std::string> ids;
+  for (const LayoutViolation& violation : v) ids.push_back(layout_rule_id(violation.rule));
+  EXPECT_EQ(ids, (std::vector<std::string>{"mesh.sp", "mesh.ep", "mesh.expert_dp", "mesh.pp"}));
+}
+
+}  // namespace
+}  // namespace openrecipes

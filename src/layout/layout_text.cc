@@ -1,0 +1,148 @@
+#include "layout/layout_text.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <sstream>
+#include <vector>
+
+namespace openrecipes {
+namespace {
+
+std::string upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// A positive integer up to 2^20 (no sign, no spaces); nullopt otherwise.
+std::optional<int> positive(const std::string& digits) {
+  int value = 0;
+  if (digits.empty() || digits.size() > 7) return std::nullopt;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (ec != std::errc() || end != digits.data() + digits.size() || value < 1 || value > (1 << 20)) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, separator)) parts.push_back(part);
+  if (!text.empty() && text.back() == separator) parts.push_back("");
+  return parts;
+}
+
+}  // namespace
+
+std::optional<Layout> parse_layout_text(const std::string& text, std::int64_t row_tokens, std::string& error) {
+  // Longest names first so that ETP is not read as EP... nor VPP as PP.
+  static const std::vector<std::string> kNames = {"VPP", "ETP", "MBS", "TP", "PP", "CP", "EP", "DP"};
+  std::map<std::string, int> sizes;
+  std::istringstream words(text);
+  std::string word;
+  while (words >> word) {
+    std::string w = upper(word);
+    std::string name;
+    for (const std::string& candidate : kNames) {
+      if (w.rfind(candidate, 0) == 0) {
+        name = candidate;
+        break;
+      }
+    }
+    if (name.empty()) {
+      error = fmt::format("unknown layout word '{}' (expected sizes such as TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1)", word);
+      return std::nullopt;
+    }
+    std::optional<int> value = positive(w.substr(name.size()));
+    if (!value) {
+      error = fmt::format("'{}': {} needs a positive integer, as in {}2", word, name, name);
+      return std::nullopt;
+    }
+    if (!sizes.emplace(name, *value).second) {
+      error = fmt::format("'{}': {} is given twice", word, name);
+      return std::nullopt;
+    }
+  }
+  if (sizes.empty()) {
+    error = "an empty layout (expected sizes such as TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1)";
+    return std::nullopt;
+  }
+  auto size = [&](const std::string& name) { return sizes.count(name) ? sizes.at(name) : 1; };
+  Layout layout;
+  layout.tp = size("TP");
+  layout.pp = size("PP");
+  layout.vpp = size("VPP");
+  layout.cp = size("CP");
+  layout.ep = size("EP");
+  layout.etp = size("ETP");
+  layout.dp = sizes.count("DP") ? sizes.at("DP") : 0;
+  layout.rows_per_microbatch = size("MBS");
+  layout.sequence_parallel = layout.tp > 1;
+  std::int64_t tokens = static_cast<std::int64_t>(layout.rows_per_microbatch) * row_tokens;
+  layout.max_tokens_per_gpu = (tokens + layout.cp - 1) / layout.cp;
+  if (layout.ep > 1) layout.dispatcher = "alltoall";
+  return layout;
+}
+
+std::optional<std::optional<Recompute>> parse_recompute_text(const std::string& text, std::string& error) {
+  std::vector<std::string> parts = split(text, ':');
+  const std::string expected = "none, selective, full, full:uniform:N or full:block:N";
+  if (parts.empty()) {
+    error = "an empty recompute setting (expected " + expected + ")";
+    return std::nullopt;
+  }
+  if (parts.size() == 1 && parts[0] == "none") return std::optional<Recompute>{};
+  if (parts.size() == 1 && parts[0] == "selective") return std::optional<Recompute>{Recompute{"selective", "", {}}};
+  if (parts[0] == "full" && parts.size() <= 3) {
+    Recompute recompute{"full", "uniform", 1};
+    if (parts.size() >= 2) {
+      if (parts[1] != "uniform" && parts[1] != "block") {
+        error = fmt::format("recompute method '{}' (expected uniform or block)", parts[1]);
+        return std::nullopt;
+      }
+      recompute.method = parts[1];
+    }
+    if (parts.size() == 3) {
+      std::optional<int> layers = positive(parts[2]);
+      if (!layers) {
+        error = fmt::format("recompute layers '{}' (expected a positive integer)", parts[2]);
+        return std::nullopt;
+      }
+      recompute.num_layers = *layers;
+    }
+    return std::optional<Recompute>{recompute};
+  }
+  error = fmt::format("recompute '{}' (expected {})", text, expected);
+  return std::nullopt;
+}
+
+std::optional<LayerSplit> parse_layer_split_text(const std::string& text, std::string& error) {
+  std::vector<std::string> parts = split(text, ',');
+  if (parts.size() == 2) {
+    std::optional<int> first = positive(parts[0]);
+    std::optional<int> last = positive(parts[1]);
+    if (first && last) return LayerSplit{*first, *last};
+  }
+  error = fmt::format("layer split '{}' (expected FIRST,LAST: the layers on the first and last pipeline stages, "
+                      "each a positive integer)",
+                      text);
+  return std::nullopt;
+}
+
+std::string layout_text(const Layout& l) {
+  return fmt::format("TP{} PP{} VPP{} CP{} EP{} ETP{} MBS{}", l.tp, l.pp, l.vpp, l.cp, l.ep, l.etp,
+                     l.rows_per_microbatch);
+}
+
+std::string recompute_text(const std::optional<Recompute>& recompute) {
+  if (!recompute) return "none";
+  if (recompute->granularity != "full") return recompute->granularity;
+  return fmt::format("full:{}:{}", recompute->method.empty() ? "uniform" : recompute->method,
+                     recompute->num_layers.value_or(1));
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,47 @@
+#include "text/pattern.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <fmt/format.h>
+#include <pcre2.h>
+
+namespace openrecipes {
+namespace {
+
+// Generous for any sane pattern on a 1 MiB file; small enough to stop catastrophic backtracking fast.
+constexpr uint32_t kMatchLimit = 1'000'000;
+constexpr uint32_t kDepthLimit = 10'000;
+
+}  // namespace
+
+std::optional<Pattern> Pattern::compile(const std::string& pattern, std::string& error) {
+  int code = 0;
+  PCRE2_SIZE offset = 0;
+  pcre2_code* compiled = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
+                                       PCRE2_UTF | PCRE2_UCP, &code, &offset, nullptr);
+  if (!compiled) {
+    PCRE2_UCHAR message[256];
+    pcre2_get_error_message(code, message, sizeof message);
+    error = fmt::format("at offset {}: {}", offset, reinterpret_cast<const char*>(message));
+    return std::nullopt;
+  }
+  Pattern result;
+  result.source_ = pattern;
+  result.code_ = std::shared_ptr<pcre2_code>(compiled, pcre2_code_free);
+  return result;
+}
+
+Pattern::Result Pattern::search(std::string_view text) const {
+  std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> data(
+      pcre2_match_data_create_from_pattern(code_.get(), nullptr), pcre2_match_data_free);
+  std::unique_ptr<pcre2_match_context, decltype(&pcre2_match_context_free)> context(
+      pcre2_match_context_create(nullptr), pcre2_match_context_free);
+  pcre2_set_match_limit(context.get(), kMatchLimit);
+  pcre2_set_depth_limit(context.get(), kDepthLimit);
+  int rc = pcre2_match(code_.get(), reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0,
+                       data.get(), context.get());
+  if (rc >= 0) return Result::kMatch;
+  if (rc == PCRE2_ERROR_NOMATCH) return Result::kNoMatch;
+  return Result::kTooComplex;
+}
+
+}  // namespace openrecipes
