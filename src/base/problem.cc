@@ -56,4 +56,15 @@ nlohmann::json problem_to_json(const Problem& problem) {
           {"expected", cut(problem.expected)}, {"found", cut(problem.found)}};
 }
 
+std::string render_problems(const Problems& problems, OutputFormat format) {
+  if (format == OutputFormat::kJson) {
+    nlohmann::json array = nlohmann::json::array();
+    for (const Problem& problem : problems) array.push_back(problem_to_json(problem));
+    return array.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  }
+  std::string out;
+  for (const Problem& problem : problems) out += format_problem_line(problem) + "\n";
+  return out;
+}
+
 }  // namespace openrecipes

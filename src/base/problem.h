@@ -34,4 +34,11 @@ std::string format_problem_line(const Problem& problem);
 /// The problem as a JSON object: file, line, column, field, rule, message, expected, found.
 nlohmann::json problem_to_json(const Problem& problem);
 
+/// How a command prints its results and its problems (`--format text|json`).
+enum class OutputFormat { kText, kJson };
+
+/// `problems` as every command prints them: text is one format_problem_line per line (each
+/// ending in a newline; "" for none); JSON is one array of problem_to_json objects and a newline.
+std::string render_problems(const Problems& problems, OutputFormat format);
+
 }  // namespace openrecipes

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "catalog/catalog.h"
+#include "cli/problem_output.h"
 #include "validate/recipe_validator.h"
 
 namespace openrecipes::cli {
@@ -23,12 +24,9 @@ int run_validate(const GlobalOptions& global, const ValidateOptions& options) {
   const Problems& problems = check.problems;
   std::size_t recipes = check.files_checked;
 
-  if (options.format == "json") {
-    nlohmann::json array = nlohmann::json::array();
-    for (const Problem& problem : problems) array.push_back(problem_to_json(problem));
-    fmt::print("{}\n", array.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
-  } else {
-    for (const Problem& problem : problems) fmt::print("{}\n", format_problem_line(problem));
+  OutputFormat format = output_format(options.format);
+  print_problems(problems, format, stdout);
+  if (format == OutputFormat::kText) {
     fmt::print("{} recipe{}, {} problem{}\n", recipes, recipes == 1 ? "" : "s", problems.size(),
                problems.size() == 1 ? "" : "s");
   }
