@@ -27,6 +27,7 @@ packages=(
 )
 test_packages=(
   libbenchmark-dev         # bench/plan_bench (Google Benchmark; the test build compiles the benchmarks)
+  clang-format             # scripts/check-format: the C++ files as .clang-format has them
   chromium                 # the browser the site tests drive
   slurm-wlm munge          # tests/slurm: a one-node Slurm cluster for `openrecipes measure` (the test starts
                            # and stops its own daemons; in a container apt starts none)
