@@ -95,8 +95,9 @@ std::optional<MeasureRequest> request_from(const MeasureOptions& options) {
   return request;
 }
 
-// What failed outside this process (Slurm, the job, the out folder), as the command's own line in
-// text and as one problem in JSON.
+// What failed outside this process (Slurm, the job, the out folder): in JSON one problem through
+// print_problems; in text the command's own line, `openrecipes measure: job N ... (log: PATH)`,
+// which tests/slurm reads (a problem line would start with the path).
 int print_io_error(const IoError& error, OutputFormat format) {
   if (format == OutputFormat::kText) {
     fmt::print(stderr, "{}: {}\n", kMe, error.what());
@@ -119,7 +120,8 @@ int measure_on_slurm(const RecipeFile& recipe, const MeasureRequest& request, Ou
   }
   if (!run) return problems.empty() ? kExitProblems : print_problems(problems, format);
   if (format == OutputFormat::kJson) {
-    fmt::print("{}\n", measured_run_json(*run).dump(2));
+    fmt::print("{}\n", measured_run_json(*run).dump(2, ' ', false,
+                                                   nlohmann::ordered_json::error_handler_t::replace));
   } else {
     fmt::print("{}", run->text);
   }
