@@ -3,28 +3,19 @@
 #include <fmt/format.h>
 
 #include <csignal>
-#include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
+#include "base/error.h"
+#include "cli/problem_output.h"
 #include "cli/progress_line.h"
 #include "cli/recipe_file.h"
-#include "measure/job_follow.h"
-#include "measure/measure_error.h"
-#include "measure/measure_result.h"
-#include "measure/redaction.h"
-#include "measure/sbatch_script.h"
+#include "measure/measure_run.h"
 #include "measure/slurm_client.h"
-#include "measure/stack_versions.h"
-#include "measure/subprocess.h"
-#include "runs/result_block.h"
 
 namespace openrecipes::cli {
 namespace {
 
-namespace fs = std::filesystem;
+constexpr const char* kMe = "openrecipes measure";
 
 struct MeasureOptions {
   std::string recipe;
@@ -37,6 +28,7 @@ struct MeasureOptions {
   bool gpu_request = true;
   std::string out = "openrecipes-measure";
   double poll_s = 10;
+  std::string format = "text";
 };
 
 volatile std::sig_atomic_t g_stop = 0;
@@ -65,202 +57,92 @@ class StopOnSignal {
   struct sigaction previous_[2];
 };
 
-std::string local_time(double seconds_since_epoch) {
-  std::time_t seconds = static_cast<std::time_t>(seconds_since_epoch);
-  std::tm tm{};
-  localtime_r(&seconds, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
-  return text;
-}
-
-std::string read_small_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str().substr(0, 1 << 16);
-}
-
-// Names of the job's nodes: `gpu-a[01-04],gpu-b7` gives the list, each part and each prefix.
-void add_node_names(RedactionTerms& terms, const std::string& node_list) {
-  terms.add(node_list, "<nodes>");
-  std::string part;
-  int depth = 0;
-  for (char c : node_list + ",") {
-    if (c == '[') ++depth;
-    if (c == ']') --depth;
-    if (c == ',' && depth == 0) {
-      terms.add(part, "<node>");
-      terms.add(part.substr(0, part.find('[')), "<node>");
-      part.clear();
-    } else {
-      part += c;
-    }
+// The workflow's notes on standard error, its job's state on the progress line, its stop flag
+// the signal handler's.
+class TerminalObserver : public MeasureObserver {
+ public:
+  void note(const std::string& sentence) override { fmt::print(stderr, "{}: {}\n", kMe, sentence); }
+  void progress(const JobProgress& seen) override {
+    progress_.show(fmt::format("job {} {}{}", seen.job_id, seen.state,
+                               seen.latest_step.empty() ? "" : ", " + seen.latest_step),
+                   true);
   }
-}
+  void progress_done() override { progress_.clear(); }
+  const volatile std::sig_atomic_t* stop_flag() const override { return &g_stop; }
 
-int run_measure(const GlobalOptions& global, const MeasureOptions& options) {
-  const char* me = "openrecipes measure";
-  if (!options.slurm) {
-    fmt::print(stderr, "{}: give --slurm (Slurm is the scheduler measure runs on)\n", me);
-    return kExitUsage;
-  }
-  SbatchOptions sbatch;
+ private:
+  ProgressLine progress_;
+};
+
+// The request from the flags; nullopt (a usage error, printed) for an --env without NAME=.
+std::optional<MeasureRequest> request_from(const MeasureOptions& options) {
+  MeasureRequest request;
   for (const std::string& pair : options.env) {
     std::size_t equals = pair.find('=');
     if (equals == std::string::npos || equals == 0) {
-      fmt::print(stderr, "{}: --env {}: expected NAME=VALUE\n", me, pair);
-      return kExitUsage;
+      fmt::print(stderr, "{}: --env {}: expected NAME=VALUE\n", kMe, pair);
+      return std::nullopt;
     }
-    sbatch.env.emplace_back(pair.substr(0, equals), pair.substr(equals + 1));
+    request.env.emplace_back(pair.substr(0, equals), pair.substr(equals + 1));
   }
+  request.recipe_file = options.recipe;
+  request.partition = options.partition;
+  request.account = options.account;
+  request.container_image = options.container_image;
+  request.gpu_request = options.gpu_request;
+  request.out_dir = options.out;
+  request.poll_interval_s = options.poll_s;
+  return request;
+}
+
+// What failed outside this process (Slurm, the job, the out folder): in JSON one problem through
+// print_problems; in text the command's own line, `openrecipes measure: job N ... (log: PATH)`,
+// which tests/slurm reads (a problem line would start with the path).
+int print_io_error(const IoError& error, OutputFormat format) {
+  if (format == OutputFormat::kText) {
+    fmt::print(stderr, "{}: {}\n", kMe, error.what());
+    return kExitProblems;
+  }
+  return print_problems({{error.path(), {}, "", "io", error.what(), "", ""}}, format);
+}
+
+// Runs the workflow on the real Slurm and prints the blocks (text) or the run (JSON).
+int measure_on_slurm(const RecipeFile& recipe, const MeasureRequest& request, OutputFormat format) {
+  SlurmClient slurm;
+  TerminalObserver observer;
+  StopOnSignal stop_on_signal;
+  Problems problems;
+  std::optional<MeasuredRun> run;
+  try {
+    run = measure_recipe(recipe.recipe, recipe.catalog.catalog, request, slurm, observer, problems);
+  } catch (const IoError& error) {
+    return print_io_error(error, format);
+  }
+  if (!run) return problems.empty() ? kExitProblems : print_problems(problems, format);
+  if (format == OutputFormat::kJson) {
+    fmt::print("{}\n", measured_run_json(*run).dump(2, ' ', false,
+                                                   nlohmann::ordered_json::error_handler_t::replace));
+  } else {
+    fmt::print("{}", run->text);
+  }
+  return kExitOk;
+}
+
+int run_measure(const GlobalOptions& global, const MeasureOptions& options) {
+  OutputFormat format = output_format(options.format);
+  if (!options.slurm) {
+    fmt::print(stderr, "{}: give --slurm (Slurm is the scheduler measure runs on)\n", kMe);
+    return kExitUsage;
+  }
+  std::optional<MeasureRequest> request = request_from(options);
+  if (!request) return kExitUsage;
   Problems problems;
   std::optional<RecipeFile> recipe = read_recipe_file(global, options.recipe, problems);
-  if (!recipe) {
-    for (const Problem& problem : problems)
-      fmt::print(stderr, "{}\n", format_problem_line(problem));
-    return problems.empty() ? kExitUsage : kExitProblems;
-  }
-  const Recipe& r = recipe->recipe;
-  std::error_code ec;
-  sbatch.recipe_name = fs::path(options.recipe).filename().string();
-  sbatch.out_dir = fs::absolute(options.out, ec).lexically_normal().string();
-  while (sbatch.out_dir.size() > 1 && sbatch.out_dir.back() == '/') sbatch.out_dir.pop_back();
-  sbatch.partition = options.partition;
-  sbatch.account = options.account;
-  sbatch.container_image = options.container_image;
-  sbatch.gpu_request = options.gpu_request;
-  SbatchScript script;
-  try {
-    script = write_sbatch_script(r, sbatch);
-  } catch (const MeasureError& error) {
-    fmt::print(stderr, "{}: {}: {}\n", me, options.recipe, error.what());
-    return kExitProblems;
-  }
-  if (options.dry_run) {
-    fmt::print("{}", script.text);
-    return kExitOk;
-  }
-  if (!program_on_path("sbatch")) {
-    fmt::print(stderr,
-               "{}: Slurm's commands are not on PATH (no sbatch): run on a Slurm login node, or "
-               "add Slurm's "
-               "bin folder to PATH\n",
-               me);
-    return kExitProblems;
-  }
-  fs::create_directories(sbatch.out_dir, ec);
-  if (ec) {
-    fmt::print(stderr, "{}: --out {}: {}\n", me, sbatch.out_dir, ec.message());
-    return kExitProblems;
-  }
-  std::string script_path = sbatch.out_dir + "/measure.sbatch";
-  {
-    std::ofstream out(script_path, std::ios::binary | std::ios::trunc);
-    out << script.text;
-    if (!out) {
-      fmt::print(stderr, "{}: could not write {}\n", me, script_path);
-      return kExitProblems;
-    }
-  }
-  fmt::print(stderr, "{}: {} set to {} (the recipe's run says {})\n", me, script.step_count.flag,
-             sbatch.steps, script.step_count.recipe_value);
-
-  SlurmClient slurm;
-  StopOnSignal stop_on_signal;
-  std::string cluster;
-  std::int64_t job_id = 0;
-  try {
-    job_id = slurm.submit(script_path, &cluster);
-  } catch (const MeasureError& error) {
-    fmt::print(stderr, "{}: {}\n", me, error.what());
-    return kExitProblems;
-  }
-  std::string log_path = job_log_path(sbatch.out_dir, job_id);
-  fmt::print(stderr, "{}: submitted job {} ({} node(s)); log: {}\n", me, job_id, script.nodes,
-             log_path);
-
-  ProgressLine progress;
-  FollowOptions follow;
-  follow.poll_interval_s = options.poll_s;
-  follow.stop = &g_stop;
-  FollowOutcome outcome = follow_job(
-      job_id, log_path, [&] { return slurm.job(job_id); },
-      [&](const JobProgress& seen) {
-        progress.show(fmt::format("job {} {}{}", seen.job_id, seen.state,
-                                  seen.latest_step.empty() ? "" : ", " + seen.latest_step),
-                      true);
-      },
-      follow);
-  progress.clear();
-  if (outcome.stopped) {
-    std::string error = slurm.cancel(job_id);
-    if (error.empty()) {
-      fmt::print(stderr, "{}: cancelled job {}\n", me, job_id);
-    } else {
-      fmt::print(stderr, "{}: could not cancel job {}: {} (cancel it with scancel {})\n", me,
-                 job_id, error, job_id);
-    }
-    return kExitProblems;
-  }
-  if (outcome.lost) {
-    fmt::print(stderr,
-               "{}: job {}: Slurm no longer knows the job (neither scontrol nor sacct); log: {}\n",
-               me, job_id, log_path);
-    return kExitProblems;
-  }
-  std::optional<JobRecord> job = slurm.finished_job(job_id);
-  if (!job) job = outcome.job;
-  if (!job) {
-    fmt::print(stderr, "{}: job {}: Slurm gave no record of the job; log: {}\n", me, job_id,
-               log_path);
-    return kExitProblems;
-  }
-  fmt::print(stderr, "{}: job {} {} (times from {})\n", me, job_id, job->state, job->source);
-
-  ScoreSetup setup{r.gpu.count, r.workload.global_batch, r.workload.row_tokens, 5, 19};
-  ResultBlock block;
-  try {
-    block = measured_result(*job, log_path, setup, sbatch.steps);
-  } catch (const MeasureError& error) {
-    fmt::print(stderr, "{}: {}\n", me, error.what());
-    return kExitProblems;
-  }
-  if (const Gpu* gpu = recipe->catalog.catalog.find_gpu(r.gpu.type)) {
-    block.usd_per_gpu_hour = gpu->usd_per_gpu_hour;
-    block.peak_flop_per_s = gpu->peak_bf16_dense_flop_per_s;
-  }
-  if (const Model* model = recipe->catalog.catalog.find_model(r.model))
-    block.active_params = model->active_params;
-
-  std::string versions_path = job_versions_path(sbatch.out_dir, job_id);
-  std::string versions = read_small_file(versions_path);
-  if (versions.empty())
-    fmt::print(stderr, "{}: job {}: no versions in {}; stack is not pinned\n", me, job_id,
-               versions_path);
-  NamedValues stack = parse_stack_versions(versions, script.step_count.framework);
-
-  RedactionTerms terms;
-  if (cluster.empty()) cluster = slurm.cluster_name();
-  terms.add(cluster, "<cluster>");
-  terms.add(options.account, "<account>");
-  terms.add(job->account, "<account>");
-  terms.add(options.partition, "<partition>");
-  terms.add(job->partition, "<partition>");
-  terms.add(options.container_image, "<image>");
-  add_node_names(terms, job->node_list);
-  for (const auto& [name, value] : sbatch.env) terms.add(value, "<" + name + ">");
-  for (auto& [name, value] : stack) value = redact(value, terms);
-
-  std::string out =
-      fmt::format("# job {}: {} x {} GPUs, Slurm StartTime {} to EndTime {}: {:.0f} s\n", job_id,
-                  script.nodes, r.gpu.per_node, local_time(*job->start_time_s),
-                  local_time(*job->end_time_s), *job->end_time_s - *job->start_time_s);
-  out += fmt::format("# window {}-{}: {} tokens in {:.3f} s on {} GPUs (mean step {:.3f} s)\n",
-                     setup.window_first, setup.window_last, block.score.window_tokens,
-                     block.score.window_seconds, setup.gpus, block.score.mean_step_time_s);
-  out += result_block_yaml(block);
-  fmt::print("{}{}", redact_yaml_block(out, terms), stack_block_yaml(stack));
+  if (!recipe) return problems.empty() ? kExitUsage : print_problems(problems, format);
+  if (!options.dry_run) return measure_on_slurm(*recipe, *request, format);
+  std::optional<SbatchScript> script = measure_script(recipe->recipe, *request, problems);
+  if (!script) return print_problems(problems, format);
+  fmt::print("{}", script->text);
   return kExitOk;
 }
 
@@ -290,6 +172,8 @@ void add_measure_command(CLI::App& app, const GlobalOptions& global, int& exit_c
       ->add_option("--poll-seconds", options->poll_s,
                    "Seconds between looks at the job (default 10)")
       ->check(CLI::Range(0.1, 3600.0));
+  command->add_option("--format", options->format, "Output format of the result and of errors")
+      ->check(CLI::IsMember({"text", "json"}));
   command->callback([&global, &exit_code, options] { exit_code = run_measure(global, *options); });
 }
 

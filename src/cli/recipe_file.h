@@ -1,29 +1,21 @@
-// Reading one recipe file for a command that works on it (rows verify, score, check): strict
-// YAML, then the catalog's recipe schema.
+// Reading one recipe file for a command that works on it (measure, rows verify, score, check,
+// export): the catalog from `--root` or found upward, then catalog/recipe_file.h.
 #pragma once
 
 #include <optional>
 #include <string>
-#include <utility>
 
 #include "base/problem.h"
-#include "catalog/recipe.h"
-#include "base/yaml_document.h"
+#include "catalog/recipe_file.h"
 #include "cli/cli_options.h"
-#include "catalog/catalog_loader.h"
 
 namespace openrecipes::cli {
 
-/// A recipe read and schema-checked, with its document (for positions) and the loaded catalog.
-struct RecipeFile {
-  YamlDocument document;
-  Recipe recipe;
-  LoadedCatalog catalog;
-};
-
-/// Loads the catalog (from `--root` or found upward), then reads and schema-checks the recipe at
-/// `path`. Returns nullopt with problems (file:line:col) when the recipe or the catalog is not
-/// valid; with no problems when there is no catalog root (resolve_root has said why).
-std::optional<RecipeFile> read_recipe_file(const GlobalOptions& global, const std::string& path, Problems& problems);
+/// Finds the catalog root (resolve_root) and reads the recipe at `path` with
+/// openrecipes::read_recipe_file. Returns nullopt with problems (file:line:col) when the recipe or
+/// the catalog is not valid; with no problems when there is no catalog root (resolve_root has said
+/// why).
+std::optional<RecipeFile> read_recipe_file(const GlobalOptions& global, const std::string& path,
+                                           Problems& problems);
 
 }  // namespace openrecipes::cli

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "measure/measure_error.h"
+#include "base/error.h"
 #include "runs/training_log.h"
 
 namespace openrecipes {
@@ -14,12 +14,12 @@ double scheduler_gpu_hours(int gpus, double start_time_s, double end_time_s) {
 void require_completed_job(const JobRecord& job, const std::string& log_path) {
   if (job.state != "COMPLETED") {
     std::string exit = job.exit_code.empty() ? "" : fmt::format(", exit code {}", job.exit_code);
-    throw MeasureError(fmt::format("job {} ended {}{}: no result (log: {})", job.job_id, job.state,
+    throw IoError(log_path, fmt::format("job {} ended {}{}: no result (log: {})", job.job_id, job.state,
                                    exit, log_path));
   }
   if (!job.start_time_s || !job.end_time_s || *job.end_time_s < *job.start_time_s) {
-    throw MeasureError(
-        fmt::format("job {}: {} gives no start and end time, so no GPU-hours (log: {})", job.job_id,
+    throw IoError(
+        log_path, fmt::format("job {}: {} gives no start and end time, so no GPU-hours (log: {})", job.job_id,
                     job.source, log_path));
   }
 }
@@ -34,16 +34,16 @@ ResultBlock measured_result(const JobRecord& job, const std::string& log_path,
     block.score = score_run(log, setup);
     block.steps_per_run = log.total_steps.value_or(block.score.steps_in_log);
     if (block.score.steps_in_log < steps) {
-      throw MeasureError(
-          fmt::format("job {}: the log stops after step {} of the protocol's {} (log: {})",
+      throw IoError(
+          log_path, fmt::format("job {}: the log stops after step {} of the protocol's {} (log: {})",
                       job.job_id, block.score.steps_in_log - 1, steps, log_path));
     }
   } catch (const TrainingLogError& error) {
-    throw MeasureError(fmt::format("job {}: {}", job.job_id, error.what()));
+    throw IoError(log_path, fmt::format("job {}: {}", job.job_id, error.what()));
   } catch (const ScoreError& error) {
     std::string message = error.what();
     if (message.find(log_path) == std::string::npos) message += fmt::format(" (log: {})", log_path);
-    throw MeasureError(fmt::format("job {}: {}", job.job_id, message));
+    throw IoError(log_path, fmt::format("job {}: {}", job.job_id, message));
   }
   block.scheduler_gpu_hours = scheduler_gpu_hours(setup.gpus, *job.start_time_s, *job.end_time_s);
   return block;

@@ -15,13 +15,16 @@ namespace openrecipes {
 /// the job got its nodes and began, startup included) and end = its EndTime, both seconds.
 double scheduler_gpu_hours(int gpus, double start_time_s, double end_time_s);
 
-/// Throws MeasureError naming the job, its state and exit code, and the log, unless the job is
+/// A job that gave no result is a failure of the run Slurm ran, not of the recipe's text: each of
+/// these throws IoError (base/error.h) whose path is the log and whose message names the job.
+
+/// Throws IoError naming the job, its state and exit code, and the log, unless the job is
 /// COMPLETED (FAILED, TIMEOUT, PREEMPTED, CANCELLED, NODE_FAIL, OUT_OF_MEMORY... all refused), or
 /// when Slurm gives no start or end time for it.
 void require_completed_job(const JobRecord& job, const std::string& log_path);
 
 /// Reads and scores the log at `log_path` under `setup`; the block's steps per run are the log's
-/// and its GPU-hours the scheduler's. Throws MeasureError (naming the job and the log) when the
+/// and its GPU-hours the scheduler's. Throws IoError (naming the job and the log) when the
 /// job did not complete, the log has no step lines, a window step is missing, or the log stops
 /// before `steps` steps.
 ResultBlock measured_result(const JobRecord& job, const std::string& log_path,

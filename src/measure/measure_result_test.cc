@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "measure/measure_error.h"
+#include "base/error.h"
 
 namespace openrecipes {
 namespace {
@@ -61,7 +61,7 @@ TEST(MeasureResult, AJobThatDidNotCompleteGivesNoResult) {
   try {
     measured_result(failed, "/runs/slurm-12.log", ScoreSetup{8, 128, 8192, 5, 19}, 20);
     FAIL() << "a timed-out job was scored";
-  } catch (const MeasureError& error) {
+  } catch (const IoError& error) {
     EXPECT_STREQ(error.what(),
                  "job 12 ended TIMEOUT, exit code 0:15: no result (log: /runs/slurm-12.log)");
   }
@@ -77,7 +77,7 @@ TEST(MeasureResult, ALogShortOfTheWindowNamesTheJobAndTheLog) {
   try {
     measured_result(completed_job(60), log.string(), ScoreSetup{8, 128, 8192, 5, 19}, 20);
     FAIL() << "a 2-step log was scored";
-  } catch (const MeasureError& error) {
+  } catch (const IoError& error) {
     std::string message = error.what();
     EXPECT_EQ(message.rfind("job 12: ", 0), 0u) << message;
     EXPECT_NE(message.find(log.string()), std::string::npos) << message;

@@ -4,7 +4,7 @@
 
 #include <cctype>
 
-#include "measure/measure_error.h"
+#include "measure/measure_error.h"  // force_step_count still throws it (step_count.h)
 #include "measure/stack_versions.h"
 
 namespace openrecipes {
@@ -29,14 +29,127 @@ std::string srun_prefix(const SbatchOptions& options) {
   return prefix;
 }
 
-// A quoted heredoc into a variable: nothing in `body` is expanded.
+// True when `body` holds `end` as a line of its own, which would end the heredoc early.
+bool holds_end_line(const std::string& body, const char* end) {
+  return body.find(std::string("\n") + end) != std::string::npos || body.rfind(end, 0) == 0;
+}
+
+// A quoted heredoc into a variable: nothing in `body` is expanded. `body` must not hold the line
+// `end` (holds_end_line).
 std::string heredoc_variable(const std::string& name, const std::string& body, const char* end) {
-  if (body.find(std::string("\n") + end) != std::string::npos || body.rfind(end, 0) == 0) {
-    throw MeasureError(fmt::format("run: holds the line {}, which the script uses to end it", end));
-  }
   std::string text = body;
   if (!text.empty() && text.back() != '\n') text += '\n';
   return fmt::format("{}=$(cat <<'{}'\n{}{}\n)\n", name, end, text, end);
+}
+
+// A problem with the recipe or a flag, at the recipe's file.
+Problem sbatch_problem(const SbatchOptions& options, std::string field, std::string rule,
+                       std::string message) {
+  return {options.recipe_file, {}, std::move(field), std::move(rule), std::move(message), "", ""};
+}
+
+// What the script cannot be written from: a partial node, an --out folder Slurm cannot take, an
+// --env name the shell cannot take. Returns false with problems.
+bool check_sbatch_inputs(const Recipe& recipe, const SbatchOptions& options, Problems& problems) {
+  std::size_t before = problems.size();
+  const RecipeGpu& gpu = recipe.gpu;
+  if (gpu.per_node < 1 || gpu.count < 1 || gpu.count % gpu.per_node != 0) {
+    problems.push_back(sbatch_problem(
+        options, "gpu", "measure.nodes",
+        fmt::format("count {} is not a whole number of nodes of per_node {} GPUs", gpu.count,
+                    gpu.per_node)));
+  }
+  if (options.out_dir.find_first_of(" \t\n\r'\"") != std::string::npos) {
+    problems.push_back(sbatch_problem(
+        options, "--out " + options.out_dir, "measure.out",
+        "a folder for Slurm's #SBATCH --output may not hold blanks or quotes"));
+  }
+  for (const auto& [name, value] : options.env) {
+    if (!is_shell_name(name))
+      problems.push_back(sbatch_problem(options, fmt::format("--env {}={}", name, value),
+                                        "measure.env",
+                                        fmt::format("{} is not a shell variable name", name)));
+  }
+  return problems.size() == before;
+}
+
+// The run with the protocol's step count (force_step_count), or nullopt with a problem.
+std::optional<ForcedStepCount> forced_run(const Recipe& recipe, const SbatchOptions& options,
+                                          Problems& problems) {
+  std::optional<ForcedStepCount> forced;
+  try {
+    forced = force_step_count(recipe.run, options.steps);
+  } catch (const MeasureError& error) {
+    // force_step_count's messages start with the field: "run: ..." or "run, line N: ...".
+    std::string message = error.what();
+    std::size_t colon = message.find(": ");
+    if (colon == std::string::npos) colon = 0;
+    problems.push_back(sbatch_problem(options, message.substr(0, colon), "measure.step_count",
+                                      colon == 0 ? message : message.substr(colon + 2)));
+    return std::nullopt;
+  }
+  if (holds_end_line(forced->run, kRunEnd)) {
+    problems.push_back(
+        sbatch_problem(options, "run", "measure.run",
+                       fmt::format("holds the line {}, which the script uses to end it", kRunEnd)));
+    return std::nullopt;
+  }
+  return forced;
+}
+
+// The #SBATCH lines and the header comment.
+std::string sbatch_header(const Recipe& recipe, const SbatchOptions& options,
+                          const SbatchScript& script) {
+  const ForcedStepCount& steps = script.step_count;
+  std::string s = "#!/bin/bash\n";
+  s += fmt::format("#SBATCH --job-name=openrecipes-measure\n");
+  s += fmt::format("#SBATCH --nodes={}\n", script.nodes);
+  s += "#SBATCH --ntasks-per-node=1\n";
+  if (options.gpu_request) s += fmt::format("#SBATCH --gpus-per-node={}\n", recipe.gpu.per_node);
+  s += "#SBATCH --exclusive\n";
+  s += fmt::format("#SBATCH --output={}/slurm-%j.log\n", options.out_dir);
+  if (!options.partition.empty()) s += fmt::format("#SBATCH --partition={}\n", options.partition);
+  if (!options.account.empty()) s += fmt::format("#SBATCH --account={}\n", options.account);
+  s += fmt::format(
+      "#\n# openrecipes measure: {} once under the protocol ({} steps, profiler off, scored over "
+      "steps 5-19).\n",
+      options.recipe_name, options.steps);
+  s += fmt::format("# {}: {} ({} as the recipe's run states it).\n", steps.flag, options.steps,
+                   steps.recipe_value);
+  if (!options.gpu_request)
+    s += "# No GPU request (--no-gpu-request): only for a cluster without GPUs.\n";
+  return s;
+}
+
+// The environment, the version dump and the run.
+std::string sbatch_body(const Recipe& recipe, const SbatchOptions& options,
+                        const SbatchScript& script) {
+  std::string s = "\n# The recipe's environment, then --env.\n";
+  for (const auto& [name, value] : recipe.env) {
+    s += fmt::format("export {}={}\n", name,
+                     value.find('$') != std::string::npos ? value : shell_quote(value));
+  }
+  for (const auto& [name, value] : options.env)
+    s += fmt::format("export {}={}\n", name, shell_quote(value));
+  s += fmt::format("\nversions_file={}\n",
+                   shell_quote(options.out_dir) + "/versions-\"$SLURM_JOB_ID\".txt");
+  s += "echo \"openrecipes measure: job $SLURM_JOB_ID on $SLURM_JOB_NUM_NODES node(s), started "
+       "$(date -u +%FT%TZ)\"\n";
+  s += "\n# Step 1: the stack's versions (Python, PyTorch, CUDA, NCCL, Transformer Engine, "
+       "Megatron-LM, framework).\n";
+  s += heredoc_variable("versions_program", stack_versions_program(), kVersionsEnd);
+  s += fmt::format(
+      "{} python3 -c \"$versions_program\" >\"$versions_file\" || echo \"openrecipes measure: the "
+      "version dump failed\"\n",
+      srun_prefix(options));
+  s += fmt::format("\n# Step 2: the recipe's run, {} steps.\n", options.steps);
+  s += heredoc_variable("run_command", script.step_count.run, kRunEnd);
+  s += fmt::format("{} bash -c \"$run_command\"\n", srun_prefix(options));
+  s += "status=$?\n";
+  s += "echo \"openrecipes measure: the run ended with exit status $status at $(date -u "
+       "+%FT%TZ)\"\n";
+  s += "exit $status\n";
+  return s;
 }
 
 }  // namespace
@@ -61,71 +174,15 @@ std::string shell_quote(const std::string& text) {
   return out + "'";
 }
 
-SbatchScript write_sbatch_script(const Recipe& recipe, const SbatchOptions& options) {
+std::optional<SbatchScript> write_sbatch_script(const Recipe& recipe, const SbatchOptions& options,
+                                                Problems& problems) {
+  if (!check_sbatch_inputs(recipe, options, problems)) return std::nullopt;
+  std::optional<ForcedStepCount> forced = forced_run(recipe, options, problems);
+  if (!forced) return std::nullopt;
   SbatchScript script;
-  const RecipeGpu& gpu = recipe.gpu;
-  if (gpu.per_node < 1 || gpu.count < 1 || gpu.count % gpu.per_node != 0) {
-    throw MeasureError(
-        fmt::format("gpu: count {} is not a whole number of nodes of per_node {} GPUs", gpu.count,
-                    gpu.per_node));
-  }
-  if (options.out_dir.find_first_of(" \t\n\r'\"") != std::string::npos) {
-    throw MeasureError(
-        fmt::format("--out {}: a folder for Slurm's #SBATCH --output may not hold blanks or quotes",
-                    options.out_dir));
-  }
-  for (const auto& [name, value] : options.env) {
-    if (!is_shell_name(name))
-      throw MeasureError(
-          fmt::format("--env {}={}: {} is not a shell variable name", name, value, name));
-  }
-  script.nodes = gpu.count / gpu.per_node;
-  script.step_count = force_step_count(recipe.run, options.steps);
-  const ForcedStepCount& steps = script.step_count;
-
-  std::string& s = script.text;
-  s += "#!/bin/bash\n";
-  s += fmt::format("#SBATCH --job-name=openrecipes-measure\n");
-  s += fmt::format("#SBATCH --nodes={}\n", script.nodes);
-  s += "#SBATCH --ntasks-per-node=1\n";
-  if (options.gpu_request) s += fmt::format("#SBATCH --gpus-per-node={}\n", gpu.per_node);
-  s += "#SBATCH --exclusive\n";
-  s += fmt::format("#SBATCH --output={}/slurm-%j.log\n", options.out_dir);
-  if (!options.partition.empty()) s += fmt::format("#SBATCH --partition={}\n", options.partition);
-  if (!options.account.empty()) s += fmt::format("#SBATCH --account={}\n", options.account);
-  s += fmt::format(
-      "#\n# openrecipes measure: {} once under the protocol ({} steps, profiler off, scored over "
-      "steps 5-19).\n",
-      options.recipe_name, options.steps);
-  s += fmt::format("# {}: {} ({} as the recipe's run states it).\n", steps.flag, options.steps,
-                   steps.recipe_value);
-  if (!options.gpu_request)
-    s += "# No GPU request (--no-gpu-request): only for a cluster without GPUs.\n";
-  s += "\n# The recipe's environment, then --env.\n";
-  for (const auto& [name, value] : recipe.env) {
-    s += fmt::format("export {}={}\n", name,
-                     value.find('$') != std::string::npos ? value : shell_quote(value));
-  }
-  for (const auto& [name, value] : options.env)
-    s += fmt::format("export {}={}\n", name, shell_quote(value));
-  s += fmt::format("\nversions_file={}\n",
-                   shell_quote(options.out_dir) + "/versions-\"$SLURM_JOB_ID\".txt");
-  s += "echo \"openrecipes measure: job $SLURM_JOB_ID on $SLURM_JOB_NUM_NODES node(s), started "
-       "$(date -u +%FT%TZ)\"\n";
-  s += "\n# Step 1: the stack's versions (Python, PyTorch, CUDA, NCCL, Transformer Engine, "
-       "Megatron-LM, framework).\n";
-  s += heredoc_variable("versions_program", stack_versions_program(), kVersionsEnd);
-  s += fmt::format(
-      "{} python3 -c \"$versions_program\" >\"$versions_file\" || echo \"openrecipes measure: the "
-      "version dump failed\"\n",
-      srun_prefix(options));
-  s += fmt::format("\n# Step 2: the recipe's run, {} steps.\n", options.steps);
-  s += heredoc_variable("run_command", steps.run, kRunEnd);
-  s += fmt::format("{} bash -c \"$run_command\"\n", srun_prefix(options));
-  s += "status=$?\n";
-  s += "echo \"openrecipes measure: the run ended with exit status $status at $(date -u "
-       "+%FT%TZ)\"\n";
-  s += "exit $status\n";
+  script.nodes = recipe.gpu.count / recipe.gpu.per_node;
+  script.step_count = std::move(*forced);
+  script.text = sbatch_header(recipe, options, script) + sbatch_body(recipe, options, script);
   return script;
 }
 

@@ -4,8 +4,10 @@
 // protocol's step count. Pure: text in, text out.
 #pragma once
 
+#include <optional>
 #include <string>
 
+#include "base/problem.h"
 #include "catalog/recipe.h"
 #include "measure/step_count.h"
 
@@ -18,6 +20,7 @@ inline constexpr int kProtocolSteps = 20;
 /// folder need not be the submitter's.
 struct SbatchOptions {
   std::string recipe_name;  ///< the recipe's file name, for the script's header comment
+  std::string recipe_file;  ///< the recipe's path as the user named it, for problems
   std::string
       out_dir;  ///< folder for the log (`slurm-JOBID.log`) and versions (`versions-JOBID.txt`)
   std::string partition;        ///< `--partition`; empty for the cluster's default
@@ -48,8 +51,11 @@ std::string shell_quote(const std::string& text);
 /// `run` writes them (`$([ ... ] && echo 1 || echo 0)`), and are written as they are; every
 /// other value, and every --env value, is single-quoted. The run command runs once, on the
 /// job's first node (inside the image when one is given); its launcher (slime's Ray, torchrun)
-/// spreads it over the nodes. Throws MeasureError when gpu.count is not a multiple of
-/// gpu.per_node, an --env name is not a shell name, or force_step_count refuses the command.
-SbatchScript write_sbatch_script(const Recipe& recipe, const SbatchOptions& options);
+/// spreads it over the nodes. Returns nullopt with problems (file: options.recipe_file, rule
+/// `measure.*`) when gpu.count is not a multiple of gpu.per_node, the --out folder holds blanks or
+/// quotes, an --env name is not a shell name, the run holds the script's end marker, or
+/// force_step_count refuses the command.
+std::optional<SbatchScript> write_sbatch_script(const Recipe& recipe, const SbatchOptions& options,
+                                                Problems& problems);
 
 }  // namespace openrecipes

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "measure/measure_error.h"
 
 namespace openrecipes {
 namespace {
@@ -20,10 +19,28 @@ Recipe two_node_recipe() {
 SbatchOptions options() {
   SbatchOptions o;
   o.recipe_name = "two-node.yaml";
+  o.recipe_file = "two-node.yaml";
   o.out_dir = "/scratch/runs";
   o.partition = "batch";
   o.env = {{"HF_HOME", "it's here"}};
   return o;
+}
+
+// The script, which the test expects to be written without problems.
+SbatchScript script_of(const Recipe& recipe, const SbatchOptions& o) {
+  Problems problems;
+  std::optional<SbatchScript> script = write_sbatch_script(recipe, o, problems);
+  EXPECT_TRUE(script) << render_problems(problems, OutputFormat::kText);
+  EXPECT_TRUE(problems.empty());
+  return script.value_or(SbatchScript{});
+}
+
+// The one problem write_sbatch_script gives, as a line.
+std::string refusal(const Recipe& recipe, const SbatchOptions& o) {
+  Problems problems;
+  EXPECT_FALSE(write_sbatch_script(recipe, o, problems));
+  EXPECT_EQ(problems.size(), 1u);
+  return problems.empty() ? "" : format_problem_line(problems[0]);
 }
 
 bool has(const std::string& text, const std::string& part) {
@@ -31,7 +48,7 @@ bool has(const std::string& text, const std::string& part) {
 }
 
 TEST(SbatchScript, AsksForTheRecipesNodesAndGpusAndWritesTheLogBesideTheVersions) {
-  SbatchScript script = write_sbatch_script(two_node_recipe(), options());
+  SbatchScript script = script_of(two_node_recipe(), options());
   EXPECT_EQ(script.nodes, 2);
   EXPECT_TRUE(has(script.text, "#SBATCH --nodes=2\n"));
   EXPECT_TRUE(has(script.text, "#SBATCH --gpus-per-node=8\n"));
@@ -44,7 +61,7 @@ TEST(SbatchScript, AsksForTheRecipesNodesAndGpusAndWritesTheLogBesideTheVersions
 }
 
 TEST(SbatchScript, ExportsTheEnvironmentAndRunsTheCommandWithTheProtocolsSteps) {
-  SbatchScript script = write_sbatch_script(two_node_recipe(), options());
+  SbatchScript script = script_of(two_node_recipe(), options());
   EXPECT_TRUE(has(script.text, "export CUDA_DEVICE_MAX_CONNECTIONS='1'\n"));
   EXPECT_TRUE(
       has(script.text, "export NCCL_NVLS_ENABLE=$([ \"$N\" -gt 0 ] && echo 1 || echo 0)\n"));
@@ -61,7 +78,7 @@ TEST(SbatchScript, NoGpuRequestAndAContainerImage) {
   SbatchOptions o = options();
   o.gpu_request = false;
   o.container_image = "registry.example.com:5005/team/train:1";
-  SbatchScript script = write_sbatch_script(two_node_recipe(), o);
+  SbatchScript script = script_of(two_node_recipe(), o);
   EXPECT_FALSE(has(script.text, "--gpus-per-node"));
   EXPECT_TRUE(has(
       script.text,
@@ -71,16 +88,26 @@ TEST(SbatchScript, NoGpuRequestAndAContainerImage) {
 TEST(SbatchScript, RefusesWhatItCannotRun) {
   Recipe partial_node = two_node_recipe();
   partial_node.gpu.count = 12;
-  EXPECT_THROW(write_sbatch_script(partial_node, options()), MeasureError);
+  EXPECT_EQ(refusal(partial_node, options()),
+            "two-node.yaml:0:0: gpu: count 12 is not a whole number of nodes of per_node 8 GPUs");
   SbatchOptions bad_env = options();
   bad_env.env = {{"1BAD", "x"}};
-  EXPECT_THROW(write_sbatch_script(two_node_recipe(), bad_env), MeasureError);
+  EXPECT_EQ(refusal(two_node_recipe(), bad_env),
+            "two-node.yaml:0:0: --env 1BAD=x: 1BAD is not a shell variable name");
   SbatchOptions blank_out = options();
   blank_out.out_dir = "/scratch/my runs";
-  EXPECT_THROW(write_sbatch_script(two_node_recipe(), blank_out), MeasureError);
+  EXPECT_EQ(refusal(two_node_recipe(), blank_out),
+            "two-node.yaml:0:0: --out /scratch/my runs: a folder for Slurm's #SBATCH --output may "
+            "not hold blanks or quotes");
   Recipe hides_end = two_node_recipe();
   hides_end.run += "OPENRECIPES_RUN_END\n";
-  EXPECT_THROW(write_sbatch_script(hides_end, options()), MeasureError);
+  EXPECT_EQ(refusal(hides_end, options()),
+            "two-node.yaml:0:0: run: holds the line OPENRECIPES_RUN_END, which the script uses to "
+            "end it");
+  Recipe no_steps = two_node_recipe();
+  no_steps.run = "torchrun pretrain_gpt.py\n";
+  EXPECT_NE(refusal(no_steps, options()).find("two-node.yaml:0:0: run: no step count to set"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <ctime>
 #include <vector>
 
-#include "measure/measure_error.h"
+#include "base/error.h"
 #include "measure/subprocess.h"
 
 namespace openrecipes {
@@ -175,15 +175,17 @@ std::string parse_cluster_name(std::string_view scontrol_config) {
   return "";
 }
 
+bool SlurmClient::available() const { return program_on_path("sbatch"); }
+
 std::int64_t SlurmClient::submit(const std::string& script_path, std::string* cluster) const {
   ProcessResult run = run_process({"sbatch", "--parsable", script_path});
-  if (!run.started) throw MeasureError(fmt::format("sbatch could not run: {}", run.error));
+  if (!run.started) throw IoError("sbatch", fmt::format("sbatch could not run: {}", run.error));
   if (run.exit_code != 0)
-    throw MeasureError(fmt::format("sbatch refused {}: {}", script_path, first_line(run)));
+    throw IoError("sbatch", fmt::format("sbatch refused {}: {}", script_path, first_line(run)));
   auto id = parse_sbatch_parsable(run.out, cluster);
   if (!id)
-    throw MeasureError(
-        fmt::format("sbatch printed no job id (expected `ID` or `ID;CLUSTER`, found `{}`)",
+    throw IoError(
+        "sbatch", fmt::format("sbatch printed no job id (expected `ID` or `ID;CLUSTER`, found `{}`)",
                     std::string(trim(run.out))));
   return *id;
 }

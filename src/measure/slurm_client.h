@@ -50,20 +50,43 @@ std::optional<JobRecord> parse_sacct_job(std::string_view output, std::int64_t j
 /// The value of `ClusterName` in `scontrol show config` output, or empty.
 std::string parse_cluster_name(std::string_view scontrol_config);
 
-/// The Slurm commands on PATH (SLURM_CONF, when set, is theirs to read).
-class SlurmClient {
+/// What `openrecipes measure` asks of Slurm. SlurmClient runs the real commands; a test passes a
+/// fake (measure_run_test.cc) to run the workflow without a cluster.
+class SlurmApi {
  public:
-  /// Submits the script at `script_path`; returns the job id. Throws MeasureError with sbatch's
-  /// own message when it refuses.
-  std::int64_t submit(const std::string& script_path, std::string* cluster = nullptr) const;
+  virtual ~SlurmApi() = default;
+  /// True when Slurm's commands can be run here (sbatch on PATH).
+  virtual bool available() const = 0;
+  /// Submits the script at `script_path`; returns the job id, and the cluster in `cluster` when
+  /// sbatch names it. Throws IoError (base/error.h) with sbatch's own message when it cannot run,
+  /// refuses, or prints no job id.
+  virtual std::int64_t submit(const std::string& script_path, std::string* cluster) const = 0;
+  /// The job's record while it runs; nullopt when Slurm does not know it.
+  virtual std::optional<JobRecord> job(std::int64_t job_id) const = 0;
+  /// The job's record once it has ended (accounting's where it has the times); nullopt when none.
+  virtual std::optional<JobRecord> finished_job(std::int64_t job_id) const = 0;
+  /// Cancels the job; returns the cancel command's error text, empty on success.
+  virtual std::string cancel(std::int64_t job_id) const = 0;
+  /// The cluster's name, or empty when Slurm cannot say.
+  virtual std::string cluster_name() const = 0;
+};
+
+/// The Slurm commands on PATH (SLURM_CONF, when set, is theirs to read).
+class SlurmClient : public SlurmApi {
+ public:
+  /// True when `sbatch` is on PATH.
+  bool available() const override;
+  /// `sbatch --parsable`. Throws IoError (path "sbatch") with sbatch's own message when it cannot
+  /// run or refuses, or when it prints no job id.
+  std::int64_t submit(const std::string& script_path, std::string* cluster) const override;
   /// The job from scontrol, else from sacct; nullopt when neither knows it.
-  std::optional<JobRecord> job(std::int64_t job_id) const;
+  std::optional<JobRecord> job(std::int64_t job_id) const override;
   /// The job from sacct when accounting has its end; else from scontrol; else nullopt.
-  std::optional<JobRecord> finished_job(std::int64_t job_id) const;
-  /// Cancels the job; returns scancel's error text, empty on success.
-  std::string cancel(std::int64_t job_id) const;
-  /// The cluster's name, or empty when scontrol cannot say.
-  std::string cluster_name() const;
+  std::optional<JobRecord> finished_job(std::int64_t job_id) const override;
+  /// `scancel`; returns its error text, empty on success.
+  std::string cancel(std::int64_t job_id) const override;
+  /// ClusterName of `scontrol show config`, or empty.
+  std::string cluster_name() const override;
 
  private:
   std::optional<JobRecord> from_scontrol(std::int64_t job_id) const;

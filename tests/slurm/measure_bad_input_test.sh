@@ -30,6 +30,10 @@ expect 2 "--env NOEQUALS: expected NAME=VALUE" "$recipe" --slurm --env NOEQUALS
 expect 1 "1BAD is not a shell variable name" "$recipe" --slurm --env 1BAD=x
 expect 2 "give --slurm" "$recipe"
 CASE_PATH=/nonexistent expect 1 "Slurm's commands are not on PATH" "$recipe" --slurm --out "$work/runs"
+# --format json: the same problems as one JSON array on stderr.
+expect 1 '"rule": "measure.env"' "$recipe" --slurm --format json --env 1BAD=x
+CASE_PATH=/nonexistent expect 1 '"file": "sbatch"' "$recipe" --slurm --format json --out "$work/runs"
+expect 2 "--format: xml not in" "$recipe" --slurm --format xml
 
 script=$("$binary" measure "$recipe" --slurm --dry-run --no-gpu-request --out /scratch/runs 2>/dev/null)
 for line in "#SBATCH --nodes=1" "#SBATCH --output=/scratch/runs/slurm-%j.log" "--train-iters 20 --log-interval 1"; do
