@@ -5,24 +5,20 @@
 #include <cmath>
 #include <limits>
 
-#include "plan/layout_search.h"
+#include "base/ascii.h"
 #include "layout/layout_text.h"
+#include "plan/layout_search.h"
 
 namespace openrecipes {
 namespace {
 
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 // Families match by name, case aside; a bare config has none, so its model_type's leading word
 // (qwen3_moe -> qwen, gpt_oss -> gpt) is compared with the family's.
 bool same_family(const RecommendRequest& request, const RecipeCandidate& candidate) {
-  std::string want = lower(request.family);
-  std::string have = lower(candidate.family);
+  std::string want = ascii_lowercase(request.family);
+  std::string have = ascii_lowercase(candidate.family);
   if (!want.empty()) return want == have;
-  std::string type = lower(request.model.model_type);
+  std::string type = ascii_lowercase(request.model.model_type);
   std::string stem = type.substr(0, type.find_first_of("_0123456789-"));
   std::string family_stem = have.substr(0, have.find_first_of("_0123456789-"));
   return !stem.empty() && stem == family_stem;
