@@ -273,7 +273,8 @@ std::vector<ParamComponent> tally_components(const LayerPlan& plan,
       tally.add("router", s.hidden * mlp.experts, fmt::format("{}", dims(s.hidden, mlp.experts)));
     } else {
       tally.add("dense MLP", gated_mlp(s.hidden, mlp.dense_ffn),
-                fmt::format("gate+up {} and down {}", dims(s.hidden, 2 * mlp.dense_ffn), dims(mlp.dense_ffn, s.hidden)));
+                fmt::format("gate+up {} and down {}", dims(s.hidden, 2 * mlp.dense_ffn),
+                            dims(mlp.dense_ffn, s.hidden)));
     }
   }
   tally.add("output layer", s.vocab * s.hidden, fmt::format("{}", dims(s.hidden, s.vocab)));
