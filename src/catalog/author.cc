@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "base/ascii.h"
 #include "base/yaml_fields.h"
 
 namespace openrecipes {
@@ -26,18 +27,14 @@ std::vector<Author> authors_from_yaml(const YamlNode& root) {
 
 std::string author_handle(const std::string& github, const std::string& name,
                           const std::vector<Author>& authors) {
-  if (!github.empty()) {
-    std::string lower;
-    for (unsigned char c : github) lower += static_cast<char>(std::tolower(c));
-    return lower;
-  }
+  if (!github.empty()) return ascii_lowercase(github);
   for (const Author& author : authors) {
     if (author.name == name) return author.handle;
   }
   std::string slug;
   for (unsigned char c : name) {
     if (std::isalnum(c)) {
-      slug += static_cast<char>(std::tolower(c));
+      slug += ascii_lower(static_cast<char>(c));
     } else if (!slug.empty() && slug.back() != '-') {
       slug += '-';
     }

@@ -1,7 +1,8 @@
 #include "catalog/catalog.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "base/ascii.h"
 
 namespace openrecipes {
 
@@ -63,8 +64,7 @@ std::vector<std::string> list_recipe_files(const fs::path& root, Problems& probl
       if (!fs::is_directory(status) && extension == ".yaml") report(path, "not a regular file");
       continue;
     }
-    std::string lower;
-    for (char c : extension) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string lower = ascii_lowercase(extension);
     if (extension == ".yaml") {
       files.push_back(path.lexically_relative(root).generic_string());
     } else if (lower == ".yaml" || lower == ".yml") {

@@ -180,61 +180,61 @@ nlohmann::json without_patterns(const nlohmann::json& schema, std::set<std::stri
   return out;
 }
 
-// Turns one valijson error into a Problem, or nothing for the wrapper errors that only restate
-// an inner one ("Failed to validate against schema associated with property name ...").
-std::optional<Problem> to_problem(const valijson::ValidationResults::Error& error,
-                                  const YamlDocument& document, const nlohmann::json& schema_root) {
-  const std::string& text = error.description;
-  if (text.rfind("Failed to validate against schema associated with property", 0) == 0 ||
-      text.rfind("Failed to validate item #", 0) == 0 ||
-      text.rfind("Failed to validate against child schema", 0) == 0 ||
-      text.rfind("Failed to validate against additional properties schema", 0) == 0) {
-    return std::nullopt;
-  }
-  std::vector<Step> steps = steps_from_context(error.context, document.root);
-  std::string field = field_path(steps);
-  Problem problem{document.file, document.position_of(field), field, "schema", text, "", ""};
-  const YamlNode* node = node_at(document.root, steps);
-  nlohmann::json described = schema_at(schema_root, steps);
-  nlohmann::json schema = resolve_ref(schema_root, described);
-  if (node) problem.found = describe_found(*node);
+// True for valijson's wrapper errors that only restate an inner one ("Failed to validate against
+// schema associated with property name ...").
+bool restates_inner_error(const std::string& text) {
+  return text.rfind("Failed to validate against schema associated with property", 0) == 0 ||
+         text.rfind("Failed to validate item #", 0) == 0 ||
+         text.rfind("Failed to validate against child schema", 0) == 0 ||
+         text.rfind("Failed to validate against additional properties schema", 0) == 0;
+}
 
-  static const std::string kMissing = "Missing required property '";
-  static const std::string kUnknown =
-      "Object contains a property that could not be validated using 'properties' or "
-      "'additionalProperties' constraints: '";
-  auto quoted_name = [&](const std::string& prefix) {
-    return text.substr(prefix.size(), text.size() - prefix.size() - 2);  // drop "'."
-  };
-  if (text.rfind(kMissing, 0) == 0 && text.size() > kMissing.size() + 1) {
-    std::string name = quoted_name(kMissing);
-    problem.field = field.empty() ? name : field + "." + name;
-    problem.message = "missing required field";
-    std::vector<Step> child_steps = steps;
-    child_steps.push_back({name});
-    nlohmann::json child = schema_at(schema_root, child_steps);
-    nlohmann::json child_resolved = resolve_ref(schema_root, child);
-    std::string type = expected_types(child_resolved);
-    if (type.empty() && child_resolved.is_object() && child_resolved.contains("const")) {
-      type = child_resolved.at("const").dump();
-    }
-    std::string description = short_description(child);
-    problem.expected = type.empty() ? description
-                       : description.empty() ? type
-                                             : fmt::format("{} ({})", type, description);
-    problem.found = "nothing";
-  } else if (text.rfind(kUnknown, 0) == 0 && text.size() > kUnknown.size() + 1) {
-    std::string name = quoted_name(kUnknown);
-    problem.field = field.empty() ? name : field + "." + name;
-    problem.position = document.position_of(problem.field);
-    problem.message = "unknown field";
-    if (schema.is_object() && schema.contains("properties")) {
-      std::vector<std::string> keys;
-      for (const auto& [key, value] : schema.at("properties").items()) keys.push_back(key);
-      problem.expected = "one of " + fmt::format("{}", fmt::join(keys, ", "));
-    }
-    problem.found = "'" + (name.size() > 60 ? name.substr(0, 57) + "..." : name) + "'";
-  } else if (text.find("'type' constraint") != std::string::npos) {
+// The name quoted at the end of `text` after `prefix` (valijson ends it with "'.").
+std::string quoted_name(const std::string& text, const std::string& prefix) {
+  return text.substr(prefix.size(), text.size() - prefix.size() - 2);  // drop "'."
+}
+
+// Describes a missing required field `name` of the mapping at `steps` (field path `field`): its
+// type and its schema's short description.
+void describe_missing(Problem& problem, const std::string& name, const std::string& field,
+                      const std::vector<Step>& steps, const nlohmann::json& schema_root) {
+  problem.field = field.empty() ? name : field + "." + name;
+  problem.message = "missing required field";
+  std::vector<Step> child_steps = steps;
+  child_steps.push_back({name});
+  nlohmann::json child = schema_at(schema_root, child_steps);
+  nlohmann::json child_resolved = resolve_ref(schema_root, child);
+  std::string type = expected_types(child_resolved);
+  if (type.empty() && child_resolved.is_object() && child_resolved.contains("const")) {
+    type = child_resolved.at("const").dump();
+  }
+  std::string description = short_description(child);
+  problem.expected = type.empty() ? description
+                     : description.empty() ? type
+                                           : fmt::format("{} ({})", type, description);
+  problem.found = "nothing";
+}
+
+// Describes an unknown field `name` of the mapping at `field` whose (resolved) schema is
+// `schema`: where it is and which fields are allowed.
+void describe_unknown(Problem& problem, const std::string& name, const std::string& field,
+                      const nlohmann::json& schema, const YamlDocument& document) {
+  problem.field = field.empty() ? name : field + "." + name;
+  problem.position = document.position_of(problem.field);
+  problem.message = "unknown field";
+  if (schema.is_object() && schema.contains("properties")) {
+    std::vector<std::string> keys;
+    for (const auto& [key, value] : schema.at("properties").items()) keys.push_back(key);
+    problem.expected = "one of " + fmt::format("{}", fmt::join(keys, ", "));
+  }
+  problem.found = "'" + (name.size() > 60 ? name.substr(0, 57) + "..." : name) + "'";
+}
+
+// Describes a broken type, enum, const, pattern or anyOf/oneOf constraint of the value's
+// (resolved) `schema`, `described` before its "$ref"; false when `text` is none of these.
+bool describe_form(Problem& problem, const std::string& text, const nlohmann::json& schema,
+                   const nlohmann::json& described) {
+  if (text.find("'type' constraint") != std::string::npos) {
     problem.message = "wrong type";
     problem.expected = expected_types(schema);
   } else if (text.find("enum values") != std::string::npos && schema.is_object() &&
@@ -251,8 +251,18 @@ std::optional<Problem> to_problem(const valijson::ValidationResults::Error& erro
   } else if (text.find("anyOf") != std::string::npos || text.find("oneOf") != std::string::npos) {
     problem.message = "does not match any allowed form";
     problem.expected = short_description(described);
-  } else if (text.find("greater than") != std::string::npos && schema.is_object() &&
-             (schema.contains("minimum") || schema.contains("exclusiveMinimum"))) {
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Describes a broken bound (minimum, maximum, item count, string length) of the value `node`
+// whose (resolved) schema is `schema`; false when `text` is none of these.
+bool describe_bound(Problem& problem, const std::string& text, const nlohmann::json& schema,
+                    const YamlNode* node) {
+  if (text.find("greater than") != std::string::npos && schema.is_object() &&
+      (schema.contains("minimum") || schema.contains("exclusiveMinimum"))) {
     problem.message = "too small";
     problem.expected = schema.contains("minimum")
                            ? "at least " + schema.at("minimum").dump()
@@ -279,6 +289,34 @@ std::optional<Problem> to_problem(const valijson::ValidationResults::Error& erro
     problem.expected = "at most " + schema.at("maxLength").dump() + " characters";
     problem.found = node ? fmt::format("{} characters", node->scalar.size()) : "";
   } else {
+    return false;
+  }
+  return true;
+}
+
+// Turns one valijson error into a Problem, or nothing for the wrapper errors that only restate
+// an inner one.
+std::optional<Problem> to_problem(const valijson::ValidationResults::Error& error,
+                                  const YamlDocument& document, const nlohmann::json& schema_root) {
+  const std::string& text = error.description;
+  if (restates_inner_error(text)) return std::nullopt;
+  std::vector<Step> steps = steps_from_context(error.context, document.root);
+  std::string field = field_path(steps);
+  Problem problem{document.file, document.position_of(field), field, "schema", text, "", ""};
+  const YamlNode* node = node_at(document.root, steps);
+  nlohmann::json described = schema_at(schema_root, steps);
+  nlohmann::json schema = resolve_ref(schema_root, described);
+  if (node) problem.found = describe_found(*node);
+
+  static const std::string kMissing = "Missing required property '";
+  static const std::string kUnknown =
+      "Object contains a property that could not be validated using 'properties' or "
+      "'additionalProperties' constraints: '";
+  if (text.rfind(kMissing, 0) == 0 && text.size() > kMissing.size() + 1) {
+    describe_missing(problem, quoted_name(text, kMissing), field, steps, schema_root);
+  } else if (text.rfind(kUnknown, 0) == 0 && text.size() > kUnknown.size() + 1) {
+    describe_unknown(problem, quoted_name(text, kUnknown), field, schema, document);
+  } else if (!describe_form(problem, text, schema, described) && !describe_bound(problem, text, schema, node)) {
     problem.message = text;
     if (!problem.message.empty() && problem.message.back() == '.') problem.message.pop_back();
   }

@@ -67,16 +67,10 @@ std::string docstring_text(const std::string& text) {
   return out;
 }
 
-}  // namespace
-
-std::string bridge_function_name(const std::string& model_name) {
-  return model_identifier(model_name) + "_sft_config";
-}
-
-std::string megatron_bridge_recipe(const ExportSource& source, const ArgumentRules& rules,
-                                   const LayoutPrediction* prediction) {
-  const Layout& l = source.layout;
-  std::string headline = fmt::format("{} {}", source.model_name, layout_headline(source));
+// The module docstring: what the recipe is, where it came from and, with `prediction`, the
+// planner's figures.
+std::string module_docstring(const ExportSource& source, const std::string& headline,
+                             const LayoutPrediction* prediction) {
   std::string out = "\"\"\"Megatron-Bridge SFT recipe draft: " + docstring_text(headline) + ".\n\n";
   out += docstring_text(fmt::format("Exported by openrecipes export from {}.\nSettings: {}.\n", source.origin,
                                     source.settings_source));
@@ -90,19 +84,14 @@ std::string megatron_bridge_recipe(const ExportSource& source, const ArgumentRul
         prediction->speed.usd_per_million_tokens));
   }
   out += "\"\"\"\n\n";
-  out += "from megatron.bridge import AutoBridge\n";
-  out += "from megatron.bridge.recipes.common import _sft_common\n";
-  out += "from megatron.bridge.training.config import ConfigContainer\n\n\n";
+  return out;
+}
 
-  out += fmt::format("def {}() -> ConfigContainer:\n", bridge_function_name(source.model_name));
-  out += "    \"\"\"SFT config for " + docstring_text(headline) + ".\"\"\"\n";
-  out += "    cfg = _sft_common()\n\n";
-  out += "    # Model\n";
-  std::string repo = source.hf_repo.empty() ? "<org>/<model>" : source.hf_repo;
-  out += fmt::format("    cfg.model = AutoBridge.from_hf_pretrained({}).get_model_config()\n", python_value(repo));
-  out += fmt::format("    cfg.model.seq_length = {}\n\n", source.workload.row_tokens);
-
-  out += "    # Parallelism\n";
+// The "# Parallelism" section: every parallel size, the layer split, recompute, the dispatcher
+// (MoE only), optimizer offload and the distributed optimizer.
+std::string parallelism_section(const ExportSource& source) {
+  const Layout& l = source.layout;
+  std::string out = "    # Parallelism\n";
   out += fmt::format("    cfg.model.tensor_model_parallel_size = {}\n", l.tp);
   out += fmt::format("    cfg.model.pipeline_model_parallel_size = {}\n", l.pp);
   out += fmt::format("    cfg.model.virtual_pipeline_model_parallel_size = {}\n", optional_int(l.vpp > 1, l.vpp));
@@ -133,14 +122,23 @@ std::string megatron_bridge_recipe(const ExportSource& source, const ArgumentRul
                        l.offload->overlap_d2h_h2d ? "True" : "False");
   }
   out += "    cfg.ddp.use_distributed_optimizer = True\n\n";
+  return out;
+}
 
-  out += "    # Training\n";
+// The "# Training" section: the protocol's steps, the batch sizes and the sequence length.
+std::string training_section(const ExportSource& source) {
+  std::string out = "    # Training\n";
   out += fmt::format("    cfg.training.max_steps = {}\n", kProtocolSteps);
   out += fmt::format("    cfg.training.global_batch_size = {}\n", source.workload.global_batch);
-  out += fmt::format("    cfg.training.micro_batch_size = {}\n", l.rows_per_microbatch);
+  out += fmt::format("    cfg.training.micro_batch_size = {}\n", source.layout.rows_per_microbatch);
   out += fmt::format("    cfg.dataset.seq_length = {}\n\n", source.workload.row_tokens);
+  return out;
+}
 
-  out += "    # Optimizer, schedule and seed\n";
+// The command's own settings: optimizer, schedule and seed, mixed precision, the other arguments
+// and the environment.
+std::string settings_sections(const ExportSource& source, const ArgumentRules& rules) {
+  std::string out = "    # Optimizer, schedule and seed\n";
   for (const CommandArgument& argument : source.training_arguments) out += assignment(rules, argument);
   out += "\n    # Mixed precision\n";
   out += fmt::format("    cfg.mixed_precision = {}\n",
@@ -155,6 +153,33 @@ std::string megatron_bridge_recipe(const ExportSource& source, const ArgumentRul
     for (const auto& [name, value] : source.env) out += fmt::format(" {}={}", name, value);
     out += "\n";
   }
+  return out;
+}
+
+}  // namespace
+
+std::string bridge_function_name(const std::string& model_name) {
+  return model_identifier(model_name) + "_sft_config";
+}
+
+std::string megatron_bridge_recipe(const ExportSource& source, const ArgumentRules& rules,
+                                   const LayoutPrediction* prediction) {
+  std::string headline = fmt::format("{} {}", source.model_name, layout_headline(source));
+  std::string out = module_docstring(source, headline, prediction);
+  out += "from megatron.bridge import AutoBridge\n";
+  out += "from megatron.bridge.recipes.common import _sft_common\n";
+  out += "from megatron.bridge.training.config import ConfigContainer\n\n\n";
+
+  out += fmt::format("def {}() -> ConfigContainer:\n", bridge_function_name(source.model_name));
+  out += "    \"\"\"SFT config for " + docstring_text(headline) + ".\"\"\"\n";
+  out += "    cfg = _sft_common()\n\n";
+  out += "    # Model\n";
+  std::string repo = source.hf_repo.empty() ? "<org>/<model>" : source.hf_repo;
+  out += fmt::format("    cfg.model = AutoBridge.from_hf_pretrained({}).get_model_config()\n", python_value(repo));
+  out += fmt::format("    cfg.model.seq_length = {}\n\n", source.workload.row_tokens);
+  out += parallelism_section(source);
+  out += training_section(source);
+  out += settings_sections(source, rules);
   out += "\n    return cfg\n";
   return out;
 }

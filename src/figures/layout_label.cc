@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
+#include "base/ascii.h"
 
 namespace openrecipes {
 namespace {
@@ -25,7 +25,7 @@ std::string layout_label(const Layout& layout) {
 std::string layout_slug(const Layout& layout) {
   std::string slug;
   for (char c : label_without_dp(layout)) {
-    slug += c == ' ' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    slug += c == ' ' ? '-' : ascii_lower(c);
   }
   return slug;
 }

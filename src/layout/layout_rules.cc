@@ -15,11 +15,14 @@ struct Details {
   std::string field, message, expected, found;
 };
 
-// The rules, written once. `report(rule, details)` is called for each broken rule; `details` is
-// a callable returning Details. Returns early when `report` returns false.
+// The rules, in groups. Each group calls `report(rule, details)` for each rule it finds broken,
+// `details` a callable returning Details, and returns false as soon as `report` does (the caller
+// stops there).
+
+// Checks that every size is at least 1; returns false when one is not (the other rules divide by
+// them), whatever `report` returns.
 template <class Report>
-void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload& w, const Layout& l,
-                 Report&& report) {
+bool sizes_rule(const ClusterShape& c, const Layout& l, Report& report) {
   if (l.tp < 1 || l.pp < 1 || l.vpp < 1 || l.cp < 1 || l.ep < 1 || l.etp < 1 || l.rows_per_microbatch < 1 ||
       l.max_tokens_per_gpu < 1 || c.gpus < 1 || c.per_node < 1) {
     report(LayoutRule::kSizes, [&] {
@@ -29,15 +32,20 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
                                  l.tp, l.pp, l.vpp, l.cp, l.ep, l.etp, c.gpus, c.per_node, l.rows_per_microbatch,
                                  l.max_tokens_per_gpu)};
     });
-    return;  // the other rules divide by these sizes
+    return false;
   }
-  const int dp = implied_data_parallel(c, l);
+  return true;
+}
+
+// Checks the dense mesh (DP = `dp`), TP against the heads and the node, and sequence parallelism.
+template <class Report>
+bool dense_mesh_rules(const ModelShape& m, const ClusterShape& c, const Layout& l, int dp, Report& report) {
   if (dp == 0 && !report(LayoutRule::kDenseMesh, [&] {
         return Details{"layout", "TP x PP x CP must divide the GPU count (DP = W / (TP x PP x CP))",
                        fmt::format("a divisor of {}", c.gpus),
                        fmt::format("{} x {} x {} = {}", l.tp, l.pp, l.cp, static_cast<long long>(l.tp) * l.pp * l.cp)};
       })) {
-    return;
+    return false;
   }
   if ((m.kv_heads > 0 && m.kv_heads % l.tp != 0) || (m.linear_key_heads > 0 && m.linear_key_heads % l.tp != 0) ||
       (m.linear_value_heads > 0 && m.linear_value_heads % l.tp != 0)) {
@@ -50,7 +58,7 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
           return Details{"layout.tp", fmt::format("TP must divide {}'s {}", m.name, heads), "a common divisor",
                          fmt::format("{}", l.tp)};
         })) {
-      return;
+      return false;
     }
   }
   if ((c.per_node % l.tp != 0 || c.per_node % l.etp != 0) && !report(LayoutRule::kTpNode, [&] {
@@ -58,13 +66,19 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
                        "TP and ETP must stay within one node (divide the GPUs per node)",
                        fmt::format("a divisor of {}", c.per_node), fmt::format("tp {}, etp {}", l.tp, l.etp)};
       })) {
-    return;
+    return false;
   }
   if (l.tp > 1 && !l.sequence_parallel && !report(LayoutRule::kSequenceParallel, [&] {
         return Details{"layout.sequence_parallel", "sequence parallelism must be on when TP > 1", "true", "false"};
       })) {
-    return;
+    return false;
   }
+  return true;
+}
+
+// Checks EP against the experts and the expert mesh.
+template <class Report>
+bool expert_rules(const ModelShape& m, const ClusterShape& c, const Layout& l, Report& report) {
   bool experts_ok = m.experts == 0 ? (l.ep == 1 && l.etp == 1) : m.experts % l.ep == 0;
   if (!experts_ok && !report(LayoutRule::kExperts, [&] {
         if (m.experts == 0) {
@@ -74,68 +88,85 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
         return Details{"layout.ep", fmt::format("EP must divide {}'s {} experts", m.name, m.experts),
                        fmt::format("a divisor of {}", m.experts), fmt::format("{}", l.ep)};
       })) {
-    return;
+    return false;
   }
   if (implied_expert_data_parallel(c, l) == 0 && !report(LayoutRule::kExpertMesh, [&] {
         return Details{"layout.ep", "PP x EP x ETP must divide the GPU count (expert DP = W / (PP x EP x ETP))",
                        fmt::format("a divisor of {}", c.gpus),
                        fmt::format("{} x {} x {} = {}", l.pp, l.ep, l.etp, static_cast<long long>(l.pp) * l.ep * l.etp)};
       })) {
-    return;
+    return false;
   }
-  if (!l.layer_split) {
-    if (m.layers % l.pp != 0 && !report(LayoutRule::kPipelineLayers, [&] {
-          return Details{"layout.pp",
-                         fmt::format("PP must divide {}'s {} layers, or layer_split must place them", m.name, m.layers),
-                         fmt::format("a divisor of {} or a layer_split", m.layers), fmt::format("{}", l.pp)};
-        })) {
-      return;
-    }
-    if (m.layers % l.pp == 0 && l.vpp > 1 && (l.pp < 2 || (m.layers / l.pp) % l.vpp != 0) &&
-        !report(LayoutRule::kVirtualPipeline, [&] {
-          return Details{"layout.vpp", "VPP needs PP > 1 and must divide the layers per pipeline stage",
-                         l.pp < 2 ? std::string("vpp 1 at pp 1") : fmt::format("a divisor of {}", m.layers / l.pp),
-                         fmt::format("{}", l.vpp)};
-        })) {
-      return;
-    }
-  } else {
-    const LayerSplit& split = *l.layer_split;
-    int middle_layers = m.layers - split.first - split.last;
-    int middle_stages = l.pp - 2;
-    bool covers = l.pp >= 2 && split.first >= 1 && split.last >= 1 &&
-                  (middle_stages == 0 ? middle_layers == 0
-                                      : middle_layers >= middle_stages && middle_layers % middle_stages == 0);
-    if (!covers && !report(LayoutRule::kPipelineLayers, [&] {
-          if (l.pp < 2) {
-            return Details{"layout.layer_split", "a layer_split needs PP of at least 2", "null",
-                           fmt::format("{{first: {}, last: {}}}", split.first, split.last)};
-          }
-          return Details{"layout.layer_split",
-                         fmt::format("layer_split does not account for all {} layers over {} stages", m.layers, l.pp),
-                         middle_stages == 0 ? fmt::format("first + last = {}", m.layers)
-                                            : fmt::format("{} - first - last a positive multiple of the {} middle stages",
-                                                          m.layers, middle_stages),
-                         fmt::format("first {}, last {}", split.first, split.last)};
-        })) {
-      return;
-    }
-    int middle_per_stage = middle_stages > 0 && middle_layers % middle_stages == 0 ? middle_layers / middle_stages : 0;
-    if (covers && l.vpp > 1 &&
-        (split.first % l.vpp != 0 || split.last % l.vpp != 0 || middle_per_stage % l.vpp != 0) &&
-        !report(LayoutRule::kVirtualPipeline, [&] {
-          return Details{"layout.vpp", "VPP must divide the layers of every pipeline stage",
-                         fmt::format("a divisor of {}, {} and {}", split.first, middle_per_stage, split.last),
-                         fmt::format("{}", l.vpp)};
-        })) {
-      return;
-    }
+  return true;
+}
+
+// Checks that PP stages of equal size cover the layers and VPP divides each stage (no layer_split).
+template <class Report>
+bool even_pipeline_rules(const ModelShape& m, const Layout& l, Report& report) {
+  if (m.layers % l.pp != 0 && !report(LayoutRule::kPipelineLayers, [&] {
+        return Details{"layout.pp",
+                       fmt::format("PP must divide {}'s {} layers, or layer_split must place them", m.name, m.layers),
+                       fmt::format("a divisor of {} or a layer_split", m.layers), fmt::format("{}", l.pp)};
+      })) {
+    return false;
   }
+  if (m.layers % l.pp == 0 && l.vpp > 1 && (l.pp < 2 || (m.layers / l.pp) % l.vpp != 0) &&
+      !report(LayoutRule::kVirtualPipeline, [&] {
+        return Details{"layout.vpp", "VPP needs PP > 1 and must divide the layers per pipeline stage",
+                       l.pp < 2 ? std::string("vpp 1 at pp 1") : fmt::format("a divisor of {}", m.layers / l.pp),
+                       fmt::format("{}", l.vpp)};
+      })) {
+    return false;
+  }
+  return true;
+}
+
+// Checks that layer_split's first and last stages and the even middle ones cover the layers, and
+// that VPP divides every stage.
+template <class Report>
+bool split_pipeline_rules(const ModelShape& m, const Layout& l, Report& report) {
+  const LayerSplit& split = *l.layer_split;
+  int middle_layers = m.layers - split.first - split.last;
+  int middle_stages = l.pp - 2;
+  bool covers = l.pp >= 2 && split.first >= 1 && split.last >= 1 &&
+                (middle_stages == 0 ? middle_layers == 0
+                                    : middle_layers >= middle_stages && middle_layers % middle_stages == 0);
+  if (!covers && !report(LayoutRule::kPipelineLayers, [&] {
+        if (l.pp < 2) {
+          return Details{"layout.layer_split", "a layer_split needs PP of at least 2", "null",
+                         fmt::format("{{first: {}, last: {}}}", split.first, split.last)};
+        }
+        return Details{"layout.layer_split",
+                       fmt::format("layer_split does not account for all {} layers over {} stages", m.layers, l.pp),
+                       middle_stages == 0 ? fmt::format("first + last = {}", m.layers)
+                                          : fmt::format("{} - first - last a positive multiple of the {} middle stages",
+                                                        m.layers, middle_stages),
+                       fmt::format("first {}, last {}", split.first, split.last)};
+      })) {
+    return false;
+  }
+  int middle_per_stage = middle_stages > 0 && middle_layers % middle_stages == 0 ? middle_layers / middle_stages : 0;
+  if (covers && l.vpp > 1 &&
+      (split.first % l.vpp != 0 || split.last % l.vpp != 0 || middle_per_stage % l.vpp != 0) &&
+      !report(LayoutRule::kVirtualPipeline, [&] {
+        return Details{"layout.vpp", "VPP must divide the layers of every pipeline stage",
+                       fmt::format("a divisor of {}, {} and {}", split.first, middle_per_stage, split.last),
+                       fmt::format("{}", l.vpp)};
+      })) {
+    return false;
+  }
+  return true;
+}
+
+// Checks the row's split over CP, the global batch over DP (`dp`) and micro-batches, and full
+// recompute's num_layers.
+template <class Report>
+bool batch_rules(const ModelShape& m, const PlanWorkload& w, const Layout& l, int dp, Report& report) {
   if (l.cp > 1 && w.row_tokens % (2 * l.cp) != 0 && !report(LayoutRule::kContextParallel, [&] {
         return Details{"layout.cp", "CP splits each row into 2 x CP equal chunks (load-balanced causal attention)",
                        fmt::format("2 x cp dividing the row's {} tokens", w.row_tokens), fmt::format("{}", l.cp)};
       })) {
-    return;
+    return false;
   }
   long long rows_per_step = static_cast<long long>(dp) * l.rows_per_microbatch;
   if (dp > 0 && w.global_batch % rows_per_step != 0 && !report(LayoutRule::kGlobalBatch, [&] {
@@ -143,7 +174,7 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
                        fmt::format("dp x rows_per_microbatch dividing {}", w.global_batch),
                        fmt::format("{} x {} = {}", dp, l.rows_per_microbatch, rows_per_step)};
       })) {
-    return;
+    return false;
   }
   if (l.recompute && l.recompute->granularity == "full" && l.recompute->num_layers) {
     // Megatron-LM counts recompute_num_layers within one virtual chunk of a stage: the smallest
@@ -155,9 +186,15 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
                          "full recompute's num_layers counts layers of one pipeline stage's virtual chunk",
                          fmt::format("1 to {}", chunk), fmt::format("{}", *l.recompute->num_layers)};
         })) {
-      return;
+      return false;
     }
   }
+  return true;
+}
+
+// Checks that a row split over CP fits in max_tokens_per_gpu.
+template <class Report>
+void row_fits_rule(const PlanWorkload& w, const Layout& l, Report& report) {
   if (l.max_tokens_per_gpu * l.cp < w.row_tokens) {
     report(LayoutRule::kRowFits, [&] {
       return Details{"layout.max_tokens_per_gpu", "a row split over CP must fit in max_tokens_per_gpu",
@@ -166,6 +203,20 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
                      fmt::format("{}", l.max_tokens_per_gpu)};
     });
   }
+}
+
+// The rules, written once, in the order of all_layout_rules. Returns early when `report` returns
+// false.
+template <class Report>
+void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload& w, const Layout& l,
+                 Report&& report) {
+  if (!sizes_rule(c, l, report)) return;
+  const int dp = implied_data_parallel(c, l);
+  if (!dense_mesh_rules(m, c, l, dp, report)) return;
+  if (!expert_rules(m, c, l, report)) return;
+  if (!(l.layer_split ? split_pipeline_rules(m, l, report) : even_pipeline_rules(m, l, report))) return;
+  if (!batch_rules(m, w, l, dp, report)) return;
+  row_fits_rule(w, l, report);
 }
 
 }  // namespace

@@ -105,6 +105,208 @@ std::pair<std::int64_t, std::string> gated_deltanet(const HfConfig& c, const Sha
 
 std::int64_t gated_mlp(std::int64_t hidden, std::int64_t ffn) { return 3 * hidden * ffn; }
 
+// The MLP side of a config: the experts and which layers are dense.
+struct MlpShape {
+  std::int64_t experts = 0, top_k = 0, expert_ffn = 0, shared_ffn = 0;
+  bool shared_gate = false;
+  std::int64_t dense_ffn = 0, first_dense = 0, moe_frequency = 1, sparse_step = 1;
+  std::set<std::int64_t> mlp_only;
+};
+
+// What a config says about its layers: sizes, which are linear attention and which are MoE.
+struct LayerPlan {
+  Family family = Family::kDense;
+  Shape s;
+  std::vector<std::string> layer_types;  // empty when the config does not list them
+  std::int64_t interval = 1;             // full_attention_interval of a hybrid model
+  MlpShape mlp;
+
+  bool is_linear(std::int64_t i) const {
+    if (family != Family::kHybrid) return false;
+    if (!layer_types.empty()) return layer_types[static_cast<std::size_t>(i)] == "linear_attention";
+    return (i + 1) % interval != 0;
+  }
+  bool is_moe(std::int64_t i) const {
+    if (mlp.experts == 0) return false;
+    switch (family) {
+      case Family::kDeepSeek:
+        return i >= mlp.first_dense && i % mlp.moe_frequency == 0;
+      case Family::kQwenMoe:
+      case Family::kHybrid:
+        return !mlp.mlp_only.count(i) && (i + 1) % mlp.sparse_step == 0;
+      default:
+        return true;
+    }
+  }
+};
+
+// Checks that `layer_types`, when given, lists every layer with a known type the family has;
+// returns false with a problem at the first that does not.
+bool check_layer_types(const HfConfig& c, const LayerPlan& plan, Problems& problems) {
+  const std::vector<std::string>& layer_types = plan.layer_types;
+  if (!layer_types.empty() && static_cast<std::int64_t>(layer_types.size()) != plan.s.layers) {
+    problems.push_back({c.file(), {1, 1}, "layer_types", "config",
+                        "layer_types must list every layer", fmt::format("{} entries", plan.s.layers),
+                        fmt::format("{} entries", layer_types.size())});
+    return false;
+  }
+  for (std::size_t i = 0; i < layer_types.size(); ++i) {
+    const std::string& type = layer_types[i];
+    if (type != "full_attention" && type != "sliding_attention" && type != "linear_attention") {
+      problems.push_back({c.file(), {1, 1}, fmt::format("layer_types[{}]", i), "config", "unknown layer type",
+                          "full_attention, sliding_attention or linear_attention", "\"" + type + "\""});
+      return false;
+    }
+    if (type == "linear_attention" && plan.family != Family::kHybrid) {
+      problems.push_back({c.file(), {1, 1}, fmt::format("layer_types[{}]", i), "config",
+                          "linear attention in a model type without it", "full_attention or sliding_attention",
+                          "\"linear_attention\""});
+      return false;
+    }
+  }
+  return true;
+}
+
+// Reads the MLP sizes of a `family` config; bad or missing sizes are recorded on `c`.
+MlpShape read_mlp_shape(const HfConfig& c, Family family) {
+  MlpShape mlp;
+  switch (family) {
+    case Family::kDense:
+      mlp.dense_ffn = c.integer("intermediate_size");
+      break;
+    case Family::kMixtral:
+      mlp.experts = c.integer("num_local_experts", 1, 65536);
+      mlp.top_k = c.integer("num_experts_per_tok", 1, 65536);
+      mlp.expert_ffn = c.integer("intermediate_size");
+      break;
+    case Family::kGptOss:
+      mlp.experts = c.integer("num_local_experts", 1, 65536);
+      mlp.top_k = c.has("num_experts_per_tok") ? c.integer("num_experts_per_tok", 1, 65536)
+                                               : c.integer("experts_per_token", 1, 65536);
+      mlp.expert_ffn = c.integer("intermediate_size");
+      break;
+    case Family::kQwenMoe:
+    case Family::kHybrid:
+      mlp.experts = c.integer_or("num_experts", 0, 0, 65536);
+      if (mlp.experts > 0 || family == Family::kQwenMoe) {
+        mlp.experts = c.integer("num_experts", 1, 65536);
+        mlp.top_k = c.integer("num_experts_per_tok", 1, 65536);
+        mlp.expert_ffn = c.integer("moe_intermediate_size");
+        mlp.shared_ffn = c.integer_or("shared_expert_intermediate_size", 0, 0);
+        mlp.shared_gate = mlp.shared_ffn > 0;
+        mlp.sparse_step = c.integer_or("decoder_sparse_step", 1, 1);
+        for (std::int64_t layer : c.integers("mlp_only_layers")) mlp.mlp_only.insert(layer);
+      }
+      if (mlp.experts == 0 || !mlp.mlp_only.empty() || mlp.sparse_step > 1) {
+        mlp.dense_ffn = c.integer("intermediate_size");
+      }
+      break;
+    case Family::kDeepSeek:
+      mlp.experts = c.integer("n_routed_experts", 1, 65536);
+      mlp.top_k = c.integer("num_experts_per_tok", 1, 65536);
+      mlp.expert_ffn = c.integer("moe_intermediate_size");
+      mlp.shared_ffn = c.integer_or("n_shared_experts", 0, 0, 64) * mlp.expert_ffn;
+      mlp.first_dense = c.integer_or("first_k_dense_replace", 0, 0);
+      mlp.moe_frequency = c.integer_or("moe_layer_freq", 1, 1);
+      if (mlp.first_dense > 0 || mlp.moe_frequency > 1) mlp.dense_ffn = c.integer("intermediate_size");
+      break;
+  }
+  return mlp;
+}
+
+// Checks the relations between valid sizes (top-k within the experts, dense and MLP-only layers
+// within the model, KV heads dividing the heads); adds a problem for each broken one.
+void check_consistency(const HfConfig& c, const LayerPlan& plan, Problems& problems) {
+  const MlpShape& mlp = plan.mlp;
+  const Shape& s = plan.s;
+  auto inconsistent = [&](const std::string& field, const std::string& message, const std::string& expected,
+                          std::int64_t found) {
+    problems.push_back({c.file(), {1, 1}, field, "config", message, expected, std::to_string(found)});
+  };
+  if (mlp.experts > 0 && mlp.top_k > mlp.experts) {
+    inconsistent("num_experts_per_tok", "more experts per token than experts", fmt::format("at most {}", mlp.experts),
+                 mlp.top_k);
+  }
+  if (mlp.first_dense > s.layers) {
+    inconsistent("first_k_dense_replace", "more dense layers than layers", fmt::format("at most {}", s.layers),
+                 mlp.first_dense);
+  }
+  for (std::int64_t layer : mlp.mlp_only) {
+    if (layer < 0 || layer >= s.layers) {
+      inconsistent("mlp_only_layers", "a layer index outside the model", fmt::format("0 to {}", s.layers - 1), layer);
+    }
+  }
+  if (plan.family != Family::kDeepSeek) {
+    std::int64_t heads = c.integer("num_attention_heads", 1, 4096);
+    std::int64_t kv_heads = c.integer_or("num_key_value_heads", heads, 1, 4096);
+    if (c.problems().empty() && heads % kv_heads != 0) {
+      inconsistent("num_key_value_heads", "key/value heads must divide the attention heads",
+                   fmt::format("a divisor of {}", heads), kv_heads);
+    }
+  }
+}
+
+// Adds up one component per kind of layer part (attention, MLP, experts, router) and the output
+// layer, in first-seen order.
+std::vector<ParamComponent> tally_components(const LayerPlan& plan,
+                                             const std::pair<std::int64_t, std::string>& attention,
+                                             const std::pair<std::int64_t, std::string>& linear) {
+  const Shape& s = plan.s;
+  const MlpShape& mlp = plan.mlp;
+  Tally tally;
+  for (std::int64_t i = 0; i < s.layers; ++i) {
+    if (plan.is_linear(i)) {
+      tally.add("linear attention", linear.first, linear.second);
+    } else {
+      tally.add("attention", attention.first, attention.second);
+    }
+    if (plan.is_moe(i)) {
+      tally.add("routed experts", mlp.top_k * gated_mlp(s.hidden, mlp.expert_ffn),
+                fmt::format("top-{} of {} experts, each gate+up {} and down {}", mlp.top_k, mlp.experts,
+                            dims(s.hidden, 2 * mlp.expert_ffn), dims(mlp.expert_ffn, s.hidden)));
+      if (mlp.shared_ffn > 0) {
+        tally.add("shared experts", gated_mlp(s.hidden, mlp.shared_ffn) + (mlp.shared_gate ? s.hidden : 0),
+                  fmt::format("gate+up {} and down {}{}", dims(s.hidden, 2 * mlp.shared_ffn),
+                              dims(mlp.shared_ffn, s.hidden),
+                              mlp.shared_gate ? fmt::format(" + gate {}x1", s.hidden) : ""));
+      }
+      tally.add("router", s.hidden * mlp.experts, fmt::format("{}", dims(s.hidden, mlp.experts)));
+    } else {
+      tally.add("dense MLP", gated_mlp(s.hidden, mlp.dense_ffn),
+                fmt::format("gate+up {} and down {}", dims(s.hidden, 2 * mlp.dense_ffn),
+                            dims(mlp.dense_ffn, s.hidden)));
+    }
+  }
+  tally.add("output layer", s.vocab * s.hidden, fmt::format("{}", dims(s.hidden, s.vocab)));
+  return tally.take();
+}
+
+// N, the components' sum, or nullopt with a problem when it does not fit in int64.
+// Sizes are bounded one by one, not their products: add up in 128 bits and refuse what int64
+// cannot hold instead of wrapping around.
+std::optional<std::int64_t> sum_components(const std::vector<ParamComponent>& components, const HfConfig& c,
+                                           Problems& problems) {
+  __int128 total = 0;
+  for (const ParamComponent& component : components) {
+    total += static_cast<__int128>(component.layers) * component.per_layer;
+    if (component.per_layer < 0 || total > static_cast<__int128>(INT64_MAX)) {
+      problems.push_back({c.file(), {1, 1}, "", "config", "the sizes give more parameters than can be counted",
+                          "a real model's sizes", "N above 9.2e18"});
+      return std::nullopt;
+    }
+  }
+  return static_cast<std::int64_t>(total);
+}
+
+// What the convention leaves out for a `family` model with `mtp` multi-token-prediction layers.
+std::vector<std::string> left_out_of(Family family, std::int64_t mtp) {
+  std::vector<std::string> left_out = {"input embedding", "norms", "biases"};
+  if (family == Family::kGptOss) left_out.push_back("attention sinks");
+  if (family == Family::kHybrid) left_out.push_back("A_log and dt_bias");
+  if (mtp > 0) left_out.push_back(fmt::format("{} multi-token-prediction layer{}", mtp, mtp == 1 ? "" : "s"));
+  return left_out;
+}
+
 }  // namespace
 
 std::vector<std::string> supported_model_types() {
@@ -127,174 +329,43 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
                         "\"" + model_type + "\""});
     return std::nullopt;
   }
-  Family family = family_it->second;
+  LayerPlan plan;
+  plan.family = family_it->second;
   // Layers are walked one by one: bound them to what a model can have.
-  Shape s{c.integer("hidden_size"), c.integer("num_hidden_layers", 1, 100'000), c.integer("vocab_size")};
+  plan.s = Shape{c.integer("hidden_size"), c.integer("num_hidden_layers", 1, 100'000), c.integer("vocab_size")};
 
   // Which layers are full attention, linear attention, MoE.
-  std::vector<std::string> layer_types = c.strings("layer_types");
-  if (!layer_types.empty() && static_cast<std::int64_t>(layer_types.size()) != s.layers) {
-    problems.push_back({c.file(), {1, 1}, "layer_types", "config",
-                        "layer_types must list every layer", fmt::format("{} entries", s.layers),
-                        fmt::format("{} entries", layer_types.size())});
-    return finish_with_problems();
-  }
-  for (std::size_t i = 0; i < layer_types.size(); ++i) {
-    const std::string& type = layer_types[i];
-    if (type != "full_attention" && type != "sliding_attention" && type != "linear_attention") {
-      problems.push_back({c.file(), {1, 1}, fmt::format("layer_types[{}]", i), "config", "unknown layer type",
-                          "full_attention, sliding_attention or linear_attention", "\"" + type + "\""});
-      return finish_with_problems();
-    }
-    if (type == "linear_attention" && family != Family::kHybrid) {
-      problems.push_back({c.file(), {1, 1}, fmt::format("layer_types[{}]", i), "config",
-                          "linear attention in a model type without it", "full_attention or sliding_attention",
-                          "\"linear_attention\""});
-      return finish_with_problems();
-    }
-  }
-  std::int64_t interval = family == Family::kHybrid ? c.integer_or("full_attention_interval", 4, 1) : 1;
-  auto is_linear = [&](std::int64_t i) {
-    if (family != Family::kHybrid) return false;
-    if (!layer_types.empty()) return layer_types[static_cast<std::size_t>(i)] == "linear_attention";
-    return (i + 1) % interval != 0;
-  };
-
-  std::int64_t experts = 0, top_k = 0, expert_ffn = 0, shared_ffn = 0;
-  bool shared_gate = false;
-  std::int64_t dense_ffn = 0, first_dense = 0, moe_frequency = 1, sparse_step = 1;
-  std::set<std::int64_t> mlp_only;
-  switch (family) {
-    case Family::kDense:
-      dense_ffn = c.integer("intermediate_size");
-      break;
-    case Family::kMixtral:
-      experts = c.integer("num_local_experts", 1, 65536);
-      top_k = c.integer("num_experts_per_tok", 1, 65536);
-      expert_ffn = c.integer("intermediate_size");
-      break;
-    case Family::kGptOss:
-      experts = c.integer("num_local_experts", 1, 65536);
-      top_k = c.has("num_experts_per_tok") ? c.integer("num_experts_per_tok", 1, 65536) : c.integer("experts_per_token", 1, 65536);
-      expert_ffn = c.integer("intermediate_size");
-      break;
-    case Family::kQwenMoe:
-    case Family::kHybrid:
-      experts = c.integer_or("num_experts", 0, 0, 65536);
-      if (experts > 0 || family == Family::kQwenMoe) {
-        experts = c.integer("num_experts", 1, 65536);
-        top_k = c.integer("num_experts_per_tok", 1, 65536);
-        expert_ffn = c.integer("moe_intermediate_size");
-        shared_ffn = c.integer_or("shared_expert_intermediate_size", 0, 0);
-        shared_gate = shared_ffn > 0;
-        sparse_step = c.integer_or("decoder_sparse_step", 1, 1);
-        for (std::int64_t layer : c.integers("mlp_only_layers")) mlp_only.insert(layer);
-      }
-      if (experts == 0 || !mlp_only.empty() || sparse_step > 1) dense_ffn = c.integer("intermediate_size");
-      break;
-    case Family::kDeepSeek:
-      experts = c.integer("n_routed_experts", 1, 65536);
-      top_k = c.integer("num_experts_per_tok", 1, 65536);
-      expert_ffn = c.integer("moe_intermediate_size");
-      shared_ffn = c.integer_or("n_shared_experts", 0, 0, 64) * expert_ffn;
-      first_dense = c.integer_or("first_k_dense_replace", 0, 0);
-      moe_frequency = c.integer_or("moe_layer_freq", 1, 1);
-      if (first_dense > 0 || moe_frequency > 1) dense_ffn = c.integer("intermediate_size");
-      break;
-  }
-  auto inconsistent = [&](const std::string& field, const std::string& message, const std::string& expected,
-                          std::int64_t found) {
-    problems.push_back({c.file(), {1, 1}, field, "config", message, expected, std::to_string(found)});
-  };
-  const std::size_t before_consistency = problems.size();
+  plan.layer_types = c.strings("layer_types");
+  if (!check_layer_types(c, plan, problems)) return finish_with_problems();
+  plan.interval = plan.family == Family::kHybrid ? c.integer_or("full_attention_interval", 4, 1) : 1;
+  plan.mlp = read_mlp_shape(c, plan.family);
   if (!c.problems().empty()) return finish_with_problems();  // sizes first; relations only between valid sizes
-  if (experts > 0 && top_k > experts) {
-    inconsistent("num_experts_per_tok", "more experts per token than experts", fmt::format("at most {}", experts), top_k);
-  }
-  if (first_dense > s.layers) {
-    inconsistent("first_k_dense_replace", "more dense layers than layers", fmt::format("at most {}", s.layers), first_dense);
-  }
-  for (std::int64_t layer : mlp_only) {
-    if (layer < 0 || layer >= s.layers) {
-      inconsistent("mlp_only_layers", "a layer index outside the model", fmt::format("0 to {}", s.layers - 1), layer);
-    }
-  }
-  if (family != Family::kDeepSeek) {
-    std::int64_t heads = c.integer("num_attention_heads", 1, 4096);
-    std::int64_t kv_heads = c.integer_or("num_key_value_heads", heads, 1, 4096);
-    if (c.problems().empty() && heads % kv_heads != 0) {
-      inconsistent("num_key_value_heads", "key/value heads must divide the attention heads",
-                   fmt::format("a divisor of {}", heads), kv_heads);
-    }
-  }
+  const std::size_t before_consistency = problems.size();
+  check_consistency(c, plan, problems);
   if (problems.size() != before_consistency || !c.problems().empty()) return finish_with_problems();
-  auto is_moe = [&](std::int64_t i) {
-    if (experts == 0) return false;
-    switch (family) {
-      case Family::kDeepSeek:
-        return i >= first_dense && i % moe_frequency == 0;
-      case Family::kQwenMoe:
-      case Family::kHybrid:
-        return !mlp_only.count(i) && (i + 1) % sparse_step == 0;
-      default:
-        return true;
-    }
-  };
-  bool output_gate = family == Family::kHybrid && c.boolean_or("attn_output_gate", true);
-  std::int64_t mtp = c.integer_or(family == Family::kDeepSeek ? "num_nextn_predict_layers" : "mtp_num_hidden_layers", 0, 0);
-  auto attention = family == Family::kDeepSeek ? mla(c, s) : gqa(c, s, output_gate);
+
+  // One layer's attention and linear attention (when any layer has it).
+  const Shape& s = plan.s;
+  bool output_gate = plan.family == Family::kHybrid && c.boolean_or("attn_output_gate", true);
+  std::int64_t mtp =
+      c.integer_or(plan.family == Family::kDeepSeek ? "num_nextn_predict_layers" : "mtp_num_hidden_layers", 0, 0);
+  auto attention = plan.family == Family::kDeepSeek ? mla(c, s) : gqa(c, s, output_gate);
   std::pair<std::int64_t, std::string> linear{0, ""};
   for (std::int64_t i = 0; i < s.layers; ++i) {
-    if (is_linear(i)) {
+    if (plan.is_linear(i)) {
       linear = gated_deltanet(c, s);
       break;
     }
   }
   if (!c.problems().empty()) return finish_with_problems();
 
-  Tally tally;
-  for (std::int64_t i = 0; i < s.layers; ++i) {
-    if (is_linear(i)) {
-      tally.add("linear attention", linear.first, linear.second);
-    } else {
-      tally.add("attention", attention.first, attention.second);
-    }
-    if (is_moe(i)) {
-      tally.add("routed experts", top_k * gated_mlp(s.hidden, expert_ffn),
-                fmt::format("top-{} of {} experts, each gate+up {} and down {}", top_k, experts,
-                            dims(s.hidden, 2 * expert_ffn), dims(expert_ffn, s.hidden)));
-      if (shared_ffn > 0) {
-        tally.add("shared experts", gated_mlp(s.hidden, shared_ffn) + (shared_gate ? s.hidden : 0),
-                  fmt::format("gate+up {} and down {}{}", dims(s.hidden, 2 * shared_ffn),
-                              dims(shared_ffn, s.hidden), shared_gate ? fmt::format(" + gate {}x1", s.hidden) : ""));
-      }
-      tally.add("router", s.hidden * experts, fmt::format("{}", dims(s.hidden, experts)));
-    } else {
-      tally.add("dense MLP", gated_mlp(s.hidden, dense_ffn),
-                fmt::format("gate+up {} and down {}", dims(s.hidden, 2 * dense_ffn), dims(dense_ffn, s.hidden)));
-    }
-  }
-  tally.add("output layer", s.vocab * s.hidden, fmt::format("{}", dims(s.hidden, s.vocab)));
-
   ActiveParamCount result;
   result.model_type = model_type;
-  result.components = tally.take();
-  // Sizes are bounded one by one, not their products: add up in 128 bits and refuse what int64
-  // cannot hold instead of wrapping around.
-  __int128 total = 0;
-  for (const ParamComponent& component : result.components) {
-    total += static_cast<__int128>(component.layers) * component.per_layer;
-    if (component.per_layer < 0 || total > static_cast<__int128>(INT64_MAX)) {
-      problems.push_back({c.file(), {1, 1}, "", "config", "the sizes give more parameters than can be counted",
-                          "a real model's sizes", "N above 9.2e18"});
-      return std::nullopt;
-    }
-  }
-  result.active_params = static_cast<std::int64_t>(total);
-  result.left_out = {"input embedding", "norms", "biases"};
-  if (family == Family::kGptOss) result.left_out.push_back("attention sinks");
-  if (family == Family::kHybrid) result.left_out.push_back("A_log and dt_bias");
-  if (mtp > 0) result.left_out.push_back(fmt::format("{} multi-token-prediction layer{}", mtp, mtp == 1 ? "" : "s"));
+  result.components = tally_components(plan, attention, linear);
+  std::optional<std::int64_t> total = sum_components(result.components, c, problems);
+  if (!total) return std::nullopt;
+  result.active_params = *total;
+  result.left_out = left_out_of(plan.family, mtp);
   return result;
 }
 

@@ -57,6 +57,177 @@ class TopLayouts {
   std::vector<LayoutPrediction> kept_;
 };
 
+// The sizes the search tries on each axis.
+struct SearchAxes {
+  std::vector<int> tps, pps, cps, eps, etps;
+  std::vector<int> rows_per_microbatch;  // 1, 2, 4, ... up to options.max_rows_per_microbatch
+};
+
+// Lists each axis's sizes for `model` on `cluster`: divisors of the GPU count within each axis's
+// bound.
+SearchAxes search_axes(const ModelShape& model, const ClusterShape& cluster, const SearchOptions& options) {
+  SearchAxes axes;
+  const int w = cluster.gpus;
+  axes.tps = divisors_up_to(w, 2 * std::max(cluster.per_node, 1));
+  axes.pps = divisors_up_to(w, model.layers);
+  axes.cps = divisors_up_to(w, 32);
+  axes.eps = model.is_moe() ? divisors_up_to(w, model.experts) : std::vector<int>{1};
+  axes.etps = model.is_moe() ? divisors_up_to(w, std::max(cluster.per_node, 1)) : std::vector<int>{1};
+  for (int m = 1; m <= options.max_rows_per_microbatch; m *= 2) axes.rows_per_microbatch.push_back(m);
+  return axes;
+}
+
+// Calls `visit` with every mesh of `axes`, no recompute, in generation order (TP, PP, layer split,
+// VPP, CP, EP, ETP, rows per micro-batch; the first outermost).
+template <class Visit>
+void for_each_mesh(const SearchAxes& axes, const ModelShape& model, const PlanWorkload& workload,
+                   const SearchOptions& options, Visit&& visit) {
+  for (int tp : axes.tps) {
+    for (int pp : axes.pps) {
+      for (const std::optional<LayerSplit>& split : layer_splits(model.layers, pp)) {
+        for (int vpp = 1; vpp <= (pp > 1 ? options.max_virtual_stages : 1); ++vpp) {
+          for (int cp : axes.cps) {
+            for (int ep : axes.eps) {
+              for (int etp : axes.etps) {
+                for (int mbs : axes.rows_per_microbatch) {
+                  Layout l;
+                  l.tp = tp;
+                  l.pp = pp;
+                  l.vpp = vpp;
+                  l.cp = cp;
+                  l.ep = ep;
+                  l.etp = etp;
+                  l.layer_split = split;
+                  l.sequence_parallel = tp > 1;
+                  l.rows_per_microbatch = mbs;
+                  l.max_tokens_per_gpu = (static_cast<std::int64_t>(mbs) * workload.row_tokens + cp - 1) / cp;
+                  l.dispatcher = model.is_moe() ? "alltoall" : "";
+                  visit(l);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// One search's state: the best layouts so far, the counts, and the rejections per rule.
+class Search {
+ public:
+  Search(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
+         const SearchOptions& options)
+      : model_(model), cluster_(cluster), workload_(workload), options_(options), top_(options.top) {}
+
+  // Checks `mesh` against the layout rules and, when legal, evaluates its recompute settings,
+  // cheapest first. Full block: the fewest recomputed layers that fit (more only costs time), and
+  // only when nothing fits without recompute.
+  void visit(const Layout& mesh) {
+    if (std::optional<LayoutRule> rule = first_broken_rule(model_, cluster_, workload_, mesh)) {
+      ++result_.candidates;
+      reject(*rule, mesh);
+      return;
+    }
+    const bool fits_without_recompute = evaluate(mesh);
+    Layout selective = mesh;
+    selective.recompute = Recompute{"selective", "", {}};
+    evaluate(selective);
+    const int chunk = smallest_chunk_layers(model_, mesh);
+    for (int unit : {1, 2, 4}) {
+      if (unit > chunk) break;
+      Layout uniform = mesh;
+      uniform.recompute = Recompute{"full", "uniform", unit};
+      evaluate(uniform);
+    }
+    if (!fits_without_recompute && chunk > 1 && block_fits(mesh, chunk - 1)) {
+      Layout block = mesh;
+      block.recompute = Recompute{"full", "block", fewest_block_layers(mesh, chunk - 1)};
+      evaluate(block);
+    }
+  }
+
+  // The result: the kept layouts, and per rule in rule order one rejected example with its
+  // violation.
+  LayoutSearchResult finish() {
+    result_.ranked = top_.take();
+    for (LayoutRule rule : all_layout_rules()) {
+      auto it = rejected_.find(rule);
+      if (it == rejected_.end()) continue;
+      RuleRejections r = it->second;
+      std::vector<LayoutViolation> v = check_layout(model_, cluster_, workload_, r.example);
+      for (const LayoutViolation& violation : v) {
+        if (violation.rule == rule) {
+          r.example_violation = violation;
+          break;
+        }
+      }
+      result_.rejected.push_back(std::move(r));
+    }
+    return std::move(result_);
+  }
+
+ private:
+  // Counts a mesh `rule` rejects, keeping the first as the rule's example.
+  void reject(LayoutRule rule, const Layout& l) {
+    RuleRejections& r = rejected_.try_emplace(rule, RuleRejections{rule, 0, l, {}}).first->second;
+    ++r.count;
+  }
+
+  // Predicts a legal layout and offers it to the top list; returns whether it fits in memory.
+  bool evaluate(Layout l) {
+    ++result_.candidates;
+    ++result_.legal;
+    l.dp = implied_data_parallel(cluster_, l);
+    // Memory first: it decides whether the (costlier) speed model runs at all.
+    MemoryEstimate memory = estimate_memory(model_, cluster_, workload_, l, options_.memory);
+    if (!memory.fits) {
+      ++result_.rejected_by_memory;
+      if (!result_.memory_example || memory.memory_bytes < result_.memory_example->memory.memory_bytes) {
+        result_.memory_example = predict_layout(model_, cluster_, workload_, l, options_.speed, options_.memory);
+      }
+      return false;
+    }
+    ++result_.fitting;
+    LayoutPrediction p{l, std::move(memory), estimate_speed(model_, cluster_, workload_, l, options_.speed)};
+    if (p.speed.tokens_per_s_per_gpu > top_.worst()) {
+      top_.offer(predict_layout(model_, cluster_, workload_, l, options_.speed, options_.memory));
+    }
+    return true;
+  }
+
+  // Whether `mesh` with full block recompute of `n` layers per chunk fits in memory.
+  bool block_fits(const Layout& mesh, int n) const {
+    Layout block = mesh;
+    block.recompute = Recompute{"full", "block", n};
+    block.dp = implied_data_parallel(cluster_, block);
+    return estimate_memory(model_, cluster_, workload_, block, options_.memory).fits;
+  }
+
+  // The smallest n in 1..`high` for which block_fits holds, given that it holds at `high`. Memory
+  // falls as n rises: binary search.
+  int fewest_block_layers(const Layout& mesh, int high) const {
+    int low = 1;
+    while (low < high) {
+      int mid = low + (high - low) / 2;
+      if (block_fits(mesh, mid)) {
+        high = mid;
+      } else {
+        low = mid + 1;
+      }
+    }
+    return high;
+  }
+
+  const ModelShape& model_;
+  const ClusterShape& cluster_;
+  const PlanWorkload& workload_;
+  const SearchOptions& options_;
+  LayoutSearchResult result_;
+  TopLayouts top_;
+  std::map<LayoutRule, RuleRejections> rejected_;
+};
+
 }  // namespace
 
 bool same_layout(const Layout& a, const Layout& b) {
@@ -75,125 +246,10 @@ bool same_layout(const Layout& a, const Layout& b) {
 
 LayoutSearchResult search_layouts(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
                                   const SearchOptions& options) {
-  LayoutSearchResult result;
-  TopLayouts top(options.top);
-  std::map<LayoutRule, RuleRejections> rejected;
-  const int w = cluster.gpus;
-  const std::vector<int> tps = divisors_up_to(w, 2 * std::max(cluster.per_node, 1));
-  const std::vector<int> pps = divisors_up_to(w, model.layers);
-  const std::vector<int> cps = divisors_up_to(w, 32);
-  const std::vector<int> eps = model.is_moe() ? divisors_up_to(w, model.experts) : std::vector<int>{1};
-  const std::vector<int> etps = model.is_moe() ? divisors_up_to(w, std::max(cluster.per_node, 1)) : std::vector<int>{1};
-  std::vector<int> mbss;
-  for (int m = 1; m <= options.max_rows_per_microbatch; m *= 2) mbss.push_back(m);
-
-  auto reject = [&](LayoutRule rule, const Layout& l) {
-    RuleRejections& r = rejected.try_emplace(rule, RuleRejections{rule, 0, l, {}}).first->second;
-    ++r.count;
-  };
-  auto evaluate = [&](Layout l) {
-    ++result.candidates;
-    ++result.legal;
-    l.dp = implied_data_parallel(cluster, l);
-    // Memory first: it decides whether the (costlier) speed model runs at all.
-    MemoryEstimate memory = estimate_memory(model, cluster, workload, l, options.memory);
-    if (!memory.fits) {
-      ++result.rejected_by_memory;
-      if (!result.memory_example || memory.memory_bytes < result.memory_example->memory.memory_bytes) {
-        result.memory_example = predict_layout(model, cluster, workload, l, options.speed, options.memory);
-      }
-      return false;
-    }
-    ++result.fitting;
-    LayoutPrediction p{l, std::move(memory), estimate_speed(model, cluster, workload, l, options.speed)};
-    if (p.speed.tokens_per_s_per_gpu > top.worst()) {
-      top.offer(predict_layout(model, cluster, workload, l, options.speed, options.memory));
-    }
-    return true;
-  };
-
-  for (int tp : tps) {
-    for (int pp : pps) {
-      for (const std::optional<LayerSplit>& split : layer_splits(model.layers, pp)) {
-        for (int vpp = 1; vpp <= (pp > 1 ? options.max_virtual_stages : 1); ++vpp) {
-          for (int cp : cps) {
-            for (int ep : eps) {
-              for (int etp : etps) {
-                for (int mbs : mbss) {
-                  Layout l;
-                  l.tp = tp;
-                  l.pp = pp;
-                  l.vpp = vpp;
-                  l.cp = cp;
-                  l.ep = ep;
-                  l.etp = etp;
-                  l.layer_split = split;
-                  l.sequence_parallel = tp > 1;
-                  l.rows_per_microbatch = mbs;
-                  l.max_tokens_per_gpu = (static_cast<std::int64_t>(mbs) * workload.row_tokens + cp - 1) / cp;
-                  l.dispatcher = model.is_moe() ? "alltoall" : "";
-                  if (std::optional<LayoutRule> rule = first_broken_rule(model, cluster, workload, l)) {
-                    ++result.candidates;
-                    reject(*rule, l);
-                    continue;
-                  }
-                  // Recompute settings, cheapest first. Full block: the fewest recomputed layers
-                  // that fit (more only costs time), and only when nothing fits without recompute.
-                  const bool fits_without_recompute = evaluate(l);
-                  Layout selective = l;
-                  selective.recompute = Recompute{"selective", "", {}};
-                  evaluate(selective);
-                  const int chunk = smallest_chunk_layers(model, l);
-                  for (int unit : {1, 2, 4}) {
-                    if (unit > chunk) break;
-                    Layout uniform = l;
-                    uniform.recompute = Recompute{"full", "uniform", unit};
-                    evaluate(uniform);
-                  }
-                  // Memory falls as n rises: binary search for the smallest n that fits.
-                  auto block_fits = [&](int n) {
-                    Layout block = l;
-                    block.recompute = Recompute{"full", "block", n};
-                    block.dp = implied_data_parallel(cluster, block);
-                    return estimate_memory(model, cluster, workload, block, options.memory).fits;
-                  };
-                  if (!fits_without_recompute && chunk > 1 && block_fits(chunk - 1)) {
-                    int low = 1, high = chunk - 1;  // block_fits(high) holds
-                    while (low < high) {
-                      int mid = low + (high - low) / 2;
-                      if (block_fits(mid)) {
-                        high = mid;
-                      } else {
-                        low = mid + 1;
-                      }
-                    }
-                    Layout block = l;
-                    block.recompute = Recompute{"full", "block", high};
-                    evaluate(block);
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-  result.ranked = top.take();
-  for (LayoutRule rule : all_layout_rules()) {
-    auto it = rejected.find(rule);
-    if (it == rejected.end()) continue;
-    RuleRejections r = it->second;
-    std::vector<LayoutViolation> v = check_layout(model, cluster, workload, r.example);
-    for (const LayoutViolation& violation : v) {
-      if (violation.rule == rule) {
-        r.example_violation = violation;
-        break;
-      }
-    }
-    result.rejected.push_back(std::move(r));
-  }
-  return result;
+  Search search(model, cluster, workload, options);
+  for_each_mesh(search_axes(model, cluster, options), model, workload, options,
+                [&](const Layout& mesh) { search.visit(mesh); });
+  return search.finish();
 }
 
 }  // namespace openrecipes

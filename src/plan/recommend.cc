@@ -5,24 +5,20 @@
 #include <cmath>
 #include <limits>
 
-#include "plan/layout_search.h"
+#include "base/ascii.h"
 #include "layout/layout_text.h"
+#include "plan/layout_search.h"
 
 namespace openrecipes {
 namespace {
 
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 // Families match by name, case aside; a bare config has none, so its model_type's leading word
 // (qwen3_moe -> qwen, gpt_oss -> gpt) is compared with the family's.
 bool same_family(const RecommendRequest& request, const RecipeCandidate& candidate) {
-  std::string want = lower(request.family);
-  std::string have = lower(candidate.family);
+  std::string want = ascii_lowercase(request.family);
+  std::string have = ascii_lowercase(candidate.family);
   if (!want.empty()) return want == have;
-  std::string type = lower(request.model.model_type);
+  std::string type = ascii_lowercase(request.model.model_type);
   std::string stem = type.substr(0, type.find_first_of("_0123456789-"));
   std::string family_stem = have.substr(0, have.find_first_of("_0123456789-"));
   return !stem.empty() && stem == family_stem;
@@ -139,6 +135,90 @@ std::vector<SettingOverride> overrides_between(const Recipe& base, const Layout&
   return out;
 }
 
+// Resizes `base`'s layout to the request: the recipe's sizes, DP implied by the new GPU count.
+// A longer row keeps the recipe's tokens per GPU by raising CP (seed 001: configure CP for long
+// context); a dense model drops EP, ETP and the dispatcher.
+Layout resized_layout(const Recipe& base, const RecommendRequest& request) {
+  Layout layout = base.layout;
+  if (layout.ep > 1 && layout.dispatcher.empty()) layout.dispatcher = "alltoall";
+  const std::int64_t per_gpu = std::max<std::int64_t>(base.layout.max_tokens_per_gpu, 1);
+  const std::int64_t rows_tokens = static_cast<std::int64_t>(layout.rows_per_microbatch) * request.workload.row_tokens;
+  while (rows_tokens > per_gpu * layout.cp && layout.cp < 64) layout.cp *= 2;
+  layout.max_tokens_per_gpu = (rows_tokens + layout.cp - 1) / layout.cp;
+  layout.sequence_parallel = layout.tp > 1;
+  if (!request.model.is_moe()) {
+    layout.ep = 1;
+    layout.etp = 1;
+    layout.dispatcher.clear();
+  }
+  return layout;
+}
+
+// Every resizing rule, checked on the recommended layout, then the memory verdict.
+std::vector<ResizeCheck> resize_checks(const RecommendRequest& request, const Recommendation& rec,
+                                       const MemoryOptions& memory) {
+  std::vector<ResizeCheck> checks;
+  std::vector<LayoutViolation> final_violations = check_layout(request.model, request.cluster, request.workload, rec.layout);
+  for (LayoutRule rule : all_layout_rules()) {
+    ResizeCheck check{layout_rule_id(rule), layout_rule_text(rule), true, ""};
+    for (const LayoutViolation& v : final_violations) {
+      if (v.rule == rule) {
+        check.passed = false;
+        check.detail = fmt::format("{} (expected {}, found {})", v.message, v.expected, v.found);
+      }
+    }
+    checks.push_back(std::move(check));
+  }
+  const MemoryEstimate& m = rec.prediction.memory;
+  checks.push_back({"memory", "predicted memory per GPU fits with headroom", m.fits,
+                    fmt::format("{:.1f} GB of {:.1f} GB usable ({:.0f}% headroom of {:.0f} GB)", m.memory_bytes / 1e9,
+                                m.usable_bytes / 1e9, memory.headroom_fraction * 100, m.capacity_bytes / 1e9)});
+  return checks;
+}
+
+// Seed 001's advice, as it applies to `rec`.
+std::vector<std::string> recommendation_advice(const RecommendRequest& request, const Recommendation& rec) {
+  std::vector<std::string> advice;
+  advice.push_back(
+      "On OOM, reduce the micro-batch tokens first (max_tokens_per_gpu / micro_batch_size), then add recompute, "
+      "then raise PP or EP; each is an execution change.");
+  advice.push_back(fmt::format("Keep TP within one node (at most {} GPUs here) unless the GPUs share an "
+                               "NVL72-class NVLink domain; enable SP whenever TP > 1.",
+                               request.cluster.per_node));
+  if (request.workload.row_tokens > 8192) {
+    advice.push_back(fmt::format("Rows of {} tokens: CP {} keeps {} tokens per GPU; raise CP before TP for longer "
+                                 "context.",
+                                 request.workload.row_tokens, rec.layout.cp, rec.layout.max_tokens_per_gpu));
+  }
+  advice.push_back("DP is implicit: W / (TP x PP x CP). Micro-batch size and gradient accumulation are execution "
+                   "fingerprints only at a fixed global batch and row order.");
+  bool convergence_change = false, swap = false;
+  for (const SettingOverride& o : rec.overrides) {
+    convergence_change |= o.argument_class == "convergence";
+    swap |= o.argument_class == "same_math_swap";
+  }
+  if (convergence_change) {
+    advice.push_back("A convergence-changing override makes this a new experiment: run the reference and the new "
+                     "recipe for 20 steps and compare their losses (openrecipes converge) before trusting it.");
+  } else {
+    advice.push_back("No override changes the convergence contract; still run the 20-step loss comparison on the new "
+                     "layout (seed 000, step 4).");
+  }
+  if (swap) {
+    advice.push_back("A same-math swap (other kernels for the same math) needs a passed component test at the "
+                     "model's shape before the recipe can be listed (seed 000).");
+  }
+  if (request.goal == TrainingGoal::kPretrain) {
+    advice.push_back("Goal pretrain: the catalog's recipes are SFT under the protocol; the layout carries over, the "
+                     "objective, data and schedule are a new convergence contract.");
+  } else if (request.goal == TrainingGoal::kPeft) {
+    advice.push_back("Goal PEFT: the catalog has no PEFT recipes; frozen weights need no optimizer state or "
+                     "gradients, so smaller parallelism (TP 1, PP 1) usually fits (seed 001); the memory verdict "
+                     "above is for full fine-tuning and so errs high.");
+  }
+  return advice;
+}
+
 }  // namespace
 
 std::string goal_name(TrainingGoal goal) {
@@ -165,20 +245,8 @@ std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
   rec.match = start->match;
   rec.match_text = match_text(start->match);
 
-  // Resize: keep the recipe's sizes, DP implied by the new GPU count. A longer row keeps the
-  // recipe's tokens per GPU by raising CP (seed 001: configure CP for long context).
-  Layout layout = base.layout;
-  if (layout.ep > 1 && layout.dispatcher.empty()) layout.dispatcher = "alltoall";
-  const std::int64_t per_gpu = std::max<std::int64_t>(base.layout.max_tokens_per_gpu, 1);
-  const std::int64_t rows_tokens = static_cast<std::int64_t>(layout.rows_per_microbatch) * request.workload.row_tokens;
-  while (rows_tokens > per_gpu * layout.cp && layout.cp < 64) layout.cp *= 2;
-  layout.max_tokens_per_gpu = (rows_tokens + layout.cp - 1) / layout.cp;
-  layout.sequence_parallel = layout.tp > 1;
-  if (!request.model.is_moe()) {
-    layout.ep = 1;
-    layout.etp = 1;
-    layout.dispatcher.clear();
-  }
+  // The recipe's layout resized when it is legal and fits, else the planner's best.
+  Layout layout = resized_layout(base, request);
   std::vector<LayoutViolation> violations = check_layout(request.model, request.cluster, request.workload, layout);
   bool fits = false;
   if (violations.empty()) {
@@ -198,66 +266,11 @@ std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
     }
     rec.resized_by_search = true;
     rec.prediction = found.ranked.front();
-    layout = rec.prediction.layout;
   }
   rec.layout = rec.prediction.layout;
   rec.overrides = overrides_between(base, rec.layout, request, rules);
-
-  // Every resizing rule, checked on the layout recommended, then the memory verdict.
-  std::vector<LayoutViolation> final_violations = check_layout(request.model, request.cluster, request.workload, rec.layout);
-  for (LayoutRule rule : all_layout_rules()) {
-    ResizeCheck check{layout_rule_id(rule), layout_rule_text(rule), true, ""};
-    for (const LayoutViolation& v : final_violations) {
-      if (v.rule == rule) {
-        check.passed = false;
-        check.detail = fmt::format("{} (expected {}, found {})", v.message, v.expected, v.found);
-      }
-    }
-    rec.checks.push_back(std::move(check));
-  }
-  const MemoryEstimate& m = rec.prediction.memory;
-  rec.checks.push_back({"memory", "predicted memory per GPU fits with headroom", m.fits,
-                        fmt::format("{:.1f} GB of {:.1f} GB usable ({:.0f}% headroom of {:.0f} GB)", m.memory_bytes / 1e9,
-                                    m.usable_bytes / 1e9, memory.headroom_fraction * 100, m.capacity_bytes / 1e9)});
-
-  // Seed 001's advice, as it applies here.
-  rec.advice.push_back(
-      "On OOM, reduce the micro-batch tokens first (max_tokens_per_gpu / micro_batch_size), then add recompute, "
-      "then raise PP or EP; each is an execution change.");
-  rec.advice.push_back(fmt::format("Keep TP within one node (at most {} GPUs here) unless the GPUs share an "
-                                   "NVL72-class NVLink domain; enable SP whenever TP > 1.",
-                                   request.cluster.per_node));
-  if (request.workload.row_tokens > 8192) {
-    rec.advice.push_back(fmt::format("Rows of {} tokens: CP {} keeps {} tokens per GPU; raise CP before TP for longer "
-                                     "context.",
-                                     request.workload.row_tokens, rec.layout.cp, rec.layout.max_tokens_per_gpu));
-  }
-  rec.advice.push_back("DP is implicit: W / (TP x PP x CP). Micro-batch size and gradient accumulation are execution "
-                       "fingerprints only at a fixed global batch and row order.");
-  bool convergence_change = false, swap = false;
-  for (const SettingOverride& o : rec.overrides) {
-    convergence_change |= o.argument_class == "convergence";
-    swap |= o.argument_class == "same_math_swap";
-  }
-  if (convergence_change) {
-    rec.advice.push_back("A convergence-changing override makes this a new experiment: run the reference and the new "
-                         "recipe for 20 steps and compare their losses (openrecipes converge) before trusting it.");
-  } else {
-    rec.advice.push_back("No override changes the convergence contract; still run the 20-step loss comparison on the new "
-                         "layout (seed 000, step 4).");
-  }
-  if (swap) {
-    rec.advice.push_back("A same-math swap (other kernels for the same math) needs a passed component test at the "
-                         "model's shape before the recipe can be listed (seed 000).");
-  }
-  if (request.goal == TrainingGoal::kPretrain) {
-    rec.advice.push_back("Goal pretrain: the catalog's recipes are SFT under the protocol; the layout carries over, the "
-                         "objective, data and schedule are a new convergence contract.");
-  } else if (request.goal == TrainingGoal::kPeft) {
-    rec.advice.push_back("Goal PEFT: the catalog has no PEFT recipes; frozen weights need no optimizer state or "
-                         "gradients, so smaller parallelism (TP 1, PP 1) usually fits (seed 001); the memory verdict "
-                         "above is for full fine-tuning and so errs high.");
-  }
+  rec.checks = resize_checks(request, rec, memory);
+  rec.advice = recommendation_advice(request, rec);
   return rec;
 }
 
