@@ -5,23 +5,16 @@
 
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "base/problem.h"
 #include "text/chat_format.h"
 
 namespace openrecipes {
-
-/// A build that cannot finish: an unreadable tokenizer or input, a conversation the chat format
-/// cannot render, too few conversations for the rows asked for, an unwritable output. The
-/// message names the file (and line or row) at fault.
-class RowsBuildError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// What to build.
 struct RowsBuildOptions {
@@ -75,10 +68,14 @@ struct RowsBuildResult {
   nlohmann::json metadata() const;
 };
 
-/// Builds the rows file `options.output` (atomically). `progress` is called between batches.
-/// Throws RowsBuildError.
-RowsBuildResult build_rows(const RowsBuildOptions& options,
-                           const std::function<void(const RowsBuildProgress&)>& progress = {});
+/// Builds the rows file `options.output` (atomically). `progress` is called between batches. A
+/// build that cannot finish returns nullopt with one Problem naming the file (and line or row)
+/// at fault, or the option (`--rows`, `-o`), rule `rows.build` or `rows.input`: an unreadable
+/// tokenizer or input, a conversation the chat format cannot render, too few conversations for
+/// the rows asked for, an output that is a directory or one of the inputs. Throws IoError when a
+/// file cannot be read or the output cannot be written, or DuckDB cannot start.
+std::optional<RowsBuildResult> build_rows(const RowsBuildOptions& options, Problems& problems,
+                                          const std::function<void(const RowsBuildProgress&)>& progress = {});
 
 /// The packing rule in words, as recipes state it (seed 002), for `row_tokens` tokens per row.
 std::string packing_description(std::int64_t row_tokens);
