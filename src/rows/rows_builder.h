@@ -1,4 +1,4 @@
-// `openrecipes rows build`: the fixed SFT rows of seed 000 step 2. Conversations are taken in one
+// `openrecipes rows build`: the fixed SFT rows (data/README.md). Conversations are taken in one
 // seeded permutation over all inputs, rendered, tokenized and masked by the text layer, packed by
 // RowPacker and written as a rows file (data/README.md).
 #pragma once
@@ -23,9 +23,9 @@ struct RowsBuildOptions {
   std::string tokenizer_label;      ///< how the recipe names the tokenizer; may be empty
   std::string eos_token;            ///< empty: the eos_token of tokenizer_config.json beside tokenizer.json
   LossMaskType loss_mask = LossMaskType::kGptOss;
-  std::int64_t rows = 6400;         ///< rows to keep (seed 002)
+  std::int64_t rows = 6400;         ///< rows to keep (data/README.md: 6,400)
   std::int64_t row_tokens = 8192;   ///< tokens per row (the protocol)
-  std::uint64_t seed = 42;          ///< seed of the permutation (seed 002)
+  std::uint64_t seed = 42;          ///< seed of the permutation (data/README.md: 42)
   std::string name;                 ///< the row set's name, e.g. gptoss-tulu3-fixed8192-v1
   std::string output;               ///< the rows file to write
   unsigned threads = 0;             ///< 0: every core
@@ -77,7 +77,7 @@ struct RowsBuildResult {
 std::optional<RowsBuildResult> build_rows(const RowsBuildOptions& options, Problems& problems,
                                           const std::function<void(const RowsBuildProgress&)>& progress = {});
 
-/// The packing rule in words, as recipes state it (seed 002), for `row_tokens` tokens per row.
+/// The packing rule in words, as recipes state it (data/README.md), for `row_tokens` tokens per row.
 std::string packing_description(std::int64_t row_tokens);
 
 }  // namespace openrecipes

@@ -38,7 +38,7 @@ struct ResultBlock {
 bool add_catalog_figures(ResultBlock& block, const Catalog& catalog, const std::string& gpu_type,
                          const std::string& model, Problems& problems);
 
-/// `result:` lines in the recipe's layout (seed 002): tokens/s per GPU to 2 decimals, cost to the
+/// `result:` lines in the recipe's layout (docs/run-evidence.md): tokens/s per GPU to 2 decimals, cost to the
 /// cent, CV to 2 decimals, MFU to 4, the window, GPU-hours from the scheduler when given, else from
 /// the log's timestamps when it has them (with a note that startup is not in them). Figures the inputs cannot give are left out,
 /// with a comment saying what to add.

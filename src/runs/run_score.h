@@ -1,4 +1,4 @@
-// The protocol's score of a measured run (seed 000 step 3): tokens/s per GPU over the scored
+// The protocol's score of a measured run (docs/run-evidence.md): tokens/s per GPU over the scored
 // window, the step-time CV, the window's tokens and the GPU-hours.
 #pragma once
 
