@@ -323,6 +323,14 @@ TEST(Cli, ScoreWithFormatJsonPrintsABadLogAsAJsonProblemArray) {
   CliRun converge = run_errors("converge '" + log + "' '" + log + "' --format json");
   EXPECT_EQ(converge.exit_code, 1);
   EXPECT_EQ(nlohmann::json::parse(converge.output)[0]["file"], log) << converge.output;
+  CliRun check = run_errors("check recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml --candidate-log '" + log +
+                            "' --reference-log '" + log + "' --format json");
+  EXPECT_EQ(check.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(check.output)[0]["rule"], "log.number") << check.output;
+  // A rows file that is not there: one problem, as JSON with --format json.
+  CliRun rows = run_errors("rows verify '" + (dir / "absent.parquet").string() + "' --format json");
+  EXPECT_EQ(rows.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(rows.output)[0]["message"], "no such file") << rows.output;
 }
 
 TEST(Cli, ConvergeComparesTwoRunsAndFailsOnADifference) {
