@@ -32,6 +32,18 @@ CliRun run(const std::string& arguments, const std::string& directory = testing:
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
+// Runs the binary as `run` does, keeping its stderr instead of its stdout (a command's errors).
+CliRun run_errors(const std::string& arguments) {
+  std::string command = "cd '" + testing::source_dir() + "' && '" OPENRECIPES_BINARY "' " + arguments + " 2>&1 >/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
 // A copy of the bundled catalog's shared files in a temporary folder, without recipes.
 fs::path copy_catalog(const std::string& name) {
   fs::path root = fs::path(::testing::TempDir()) / name;
@@ -287,6 +299,38 @@ TEST(Cli, ScorePrintsTheResultBlockAndChecksTheRecipe) {
   EXPECT_EQ(run("score tests/fixtures/rows/conversations.jsonl --gpus 8").exit_code, 1);
   EXPECT_EQ(run("score " + log + " --gpus 8 --window 5 25").exit_code, 1);  // steps 20-25 missing
   EXPECT_EQ(run("score " + log + " --gpus 8 --window 19 5").exit_code, 2);
+}
+
+TEST(Cli, ScoreWithFormatJsonPrintsABadLogAsAJsonProblemArray) {
+  fs::path dir = fs::path(::testing::TempDir()) / "score_bad_log";
+  fs::create_directories(dir);
+  std::string log = (dir / "cut.log").string();
+  std::ofstream(log) << " iteration 1/ 20 | elapsed time per iteration (ms): 5000.0 | lm loss: 2.0 |\n"
+                        " iteration 2/ 20 | elapsed time per iteration (ms): 5000.0 | lm loss:";
+  CliRun json = run_errors("score '" + log + "' --gpus 8 --format json");
+  EXPECT_EQ(json.exit_code, 1);
+  nlohmann::json problems = nlohmann::json::parse(json.output);
+  ASSERT_TRUE(problems.is_array()) << json.output;
+  ASSERT_EQ(problems.size(), 1u) << json.output;
+  EXPECT_EQ(problems[0]["file"], log);
+  EXPECT_EQ(problems[0]["line"], 2);
+  EXPECT_EQ(problems[0]["field"], "lm loss");
+  EXPECT_EQ(problems[0]["rule"], "log.number");
+  CliRun text = run_errors("score '" + log + "' --gpus 8");
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_NE(text.output.find(log + ":2:"), std::string::npos) << text.output;
+  // A series that does not read: converge and check print it the same way.
+  CliRun converge = run_errors("converge '" + log + "' '" + log + "' --format json");
+  EXPECT_EQ(converge.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(converge.output)[0]["file"], log) << converge.output;
+  CliRun check = run_errors("check recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml --candidate-log '" + log +
+                            "' --reference-log '" + log + "' --format json");
+  EXPECT_EQ(check.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(check.output)[0]["rule"], "log.number") << check.output;
+  // A rows file that is not there: one problem, as JSON with --format json.
+  CliRun rows = run_errors("rows verify '" + (dir / "absent.parquet").string() + "' --format json");
+  EXPECT_EQ(rows.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(rows.output)[0]["message"], "no such file") << rows.output;
 }
 
 TEST(Cli, ConvergeComparesTwoRunsAndFailsOnADifference) {

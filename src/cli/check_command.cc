@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "cli/problem_output.h"
 #include "cli/recipe_file.h"
 #include "runs/argument_rules.h"
 #include "runs/correctness_check.h"
@@ -39,30 +40,24 @@ std::optional<std::string> reference_command(const std::string& path, Problems& 
   return run->scalar;
 }
 
-void print_problems(const Problems& problems) {
-  for (const Problem& problem : problems) fmt::print(stderr, "{}\n", format_problem_line(problem));
-}
-
 int run_check(const GlobalOptions& global, const CheckOptions& options) {
   if (options.candidate_log.empty() != options.reference_log.empty()) {
     fmt::print(stderr, "openrecipes check: give both --candidate-log and --reference-log, or neither\n");
     return kExitUsage;
   }
+  OutputFormat format = output_format(options.format);
   Problems problems;
   std::optional<RecipeFile> recipe = read_recipe_file(global, options.recipe, problems);
   if (!recipe) {
-    print_problems(problems);
-    return problems.empty() ? kExitUsage : kExitProblems;
+    if (problems.empty()) return kExitUsage;  // no catalog root; resolve_root said why
+    return print_problems(problems, format, stderr);
   }
   CorrectnessInputs inputs;
   inputs.validation = validate_recipe_file(recipe->catalog, options.recipe).problems;
   if (!options.reference.empty()) {
     std::optional<ArgumentRules> rules = load_argument_rules(recipe->catalog.catalog.root, problems);
     std::optional<std::string> reference = rules ? reference_command(options.reference, problems) : std::nullopt;
-    if (!reference) {
-      print_problems(problems);
-      return kExitProblems;
-    }
+    if (!reference) return print_problems(problems, format, stderr);
     inputs.reference = options.reference;
     TrainingCommand candidate = read_training_command(recipe->recipe.run, *rules);
     TrainingCommand reference_command_read = read_training_command(*reference, *rules);
@@ -77,21 +72,15 @@ int run_check(const GlobalOptions& global, const CheckOptions& options) {
       SourcePosition at = problem.line > 0 ? SourcePosition{problem.line, 1} : SourcePosition{};
       problems.push_back({options.reference, at, "", "check.reference", problem.message, "", ""});
     }
-    if (!problems.empty()) {
-      print_problems(problems);
-      return kExitProblems;
-    }
+    if (!problems.empty()) return print_problems(problems, format, stderr);
     inputs.classification = classify_commands(candidate, reference_command_read, *rules,
                                               recipe->recipe.correctness.component_tests);
   }
   if (!options.candidate_log.empty()) {
-    try {
-      inputs.convergence =
-          compare_convergence(read_loss_series(options.candidate_log), read_loss_series(options.reference_log));
-    } catch (const LossSeriesError& error) {
-      fmt::print(stderr, "openrecipes check: {}\n", error.what());
-      return kExitProblems;
-    }
+    std::optional<LossSeries> candidate_losses = read_loss_series(options.candidate_log, problems);
+    std::optional<LossSeries> reference_losses = read_loss_series(options.reference_log, problems);
+    if (!candidate_losses || !reference_losses) return print_problems(problems, format, stderr);
+    inputs.convergence = compare_convergence(*candidate_losses, *reference_losses);
   }
   CorrectnessCheck check = check_correctness(recipe->recipe, inputs);
   if (options.format == "json") {

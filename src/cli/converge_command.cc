@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "cli/problem_output.h"
 #include "runs/convergence.h"
 #include "runs/convergence_block.h"
 
@@ -20,14 +21,12 @@ struct ConvergeOptions {
 };
 
 int run_converge(const ConvergeOptions& options) {
-  LossSeries candidate, reference;
-  try {
-    candidate = read_loss_series(options.candidate);
-    reference = read_loss_series(options.reference);
-  } catch (const LossSeriesError& error) {
-    fmt::print(stderr, "openrecipes converge: {}\n", error.what());
-    return kExitProblems;
-  }
+  Problems problems;
+  std::optional<LossSeries> candidate_read = read_loss_series(options.candidate, problems);
+  std::optional<LossSeries> reference_read = read_loss_series(options.reference, problems);
+  if (!candidate_read || !reference_read) return print_problems(problems, output_format(options.format), stderr);
+  const LossSeries& candidate = *candidate_read;
+  const LossSeries& reference = *reference_read;
   ConvergenceResult result = compare_convergence(candidate, reference, options.thresholds);
   if (options.format == "json") {
     fmt::print("{}\n", convergence_json(result, candidate, reference).dump(2));

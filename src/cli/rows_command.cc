@@ -6,6 +6,7 @@
 
 #include "catalog/recipe.h"
 #include "base/yaml_document.h"
+#include "cli/problem_output.h"
 #include "cli/progress_line.h"
 #include "cli/recipe_file.h"
 #include "rows/dataset_block.h"
@@ -41,19 +42,15 @@ struct BuildOptions {
 int run_build(BuildOptions& options) {
   options.build.loss_mask = parse_loss_mask_type(options.loss_mask);
   ProgressLine progress;
-  RowsBuildResult result;
-  try {
-    result = build_rows(options.build, [&](const RowsBuildProgress& p) {
-      progress.show(fmt::format("{}: {} of {} rows, {} conversations", p.stage, format_count(p.rows),
-                                format_count(p.target_rows), format_count(p.conversations)),
-                    p.stage != std::string("packing"));
-    });
-  } catch (const RowsBuildError& error) {
-    progress.clear();
-    fmt::print(stderr, "openrecipes rows build: {}\n", error.what());
-    return kExitProblems;
-  }
+  Problems problems;
+  std::optional<RowsBuildResult> built = build_rows(options.build, problems, [&](const RowsBuildProgress& p) {
+    progress.show(fmt::format("{}: {} of {} rows, {} conversations", p.stage, format_count(p.rows),
+                              format_count(p.target_rows), format_count(p.conversations)),
+                  p.stage != std::string("packing"));
+  });
   progress.clear();
+  if (!built) return print_problems(problems, output_format(options.format), stderr);
+  const RowsBuildResult& result = *built;
   if (options.format == "json") {
     fmt::print("{}\n", dataset_block_json(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     return kExitOk;
@@ -73,60 +70,29 @@ struct VerifyOptions {
   std::string format = "text";
 };
 
-int run_verify(const GlobalOptions& global, const VerifyOptions& options) {
-  Problems recipe_problems;
-  std::optional<RecipeFile> recipe;
-  if (!options.recipe.empty()) {
-    recipe = read_recipe_file(global, options.recipe, recipe_problems);
-    if (!recipe) {
-      for (const Problem& problem : recipe_problems) fmt::print(stderr, "{}\n", format_problem_line(problem));
-      if (recipe_problems.empty()) return kExitUsage;  // no catalog root; resolve_root said why
-      fmt::print(stderr, "openrecipes rows verify: {}: not a valid recipe, nothing compared\n", options.recipe);
-      return kExitProblems;
-    }
-  }
-  ProgressLine progress;
-  RowsFileSummary summary;
-  try {
-    DuckDbSession duckdb;
-    summary = read_rows_file(options.rows, duckdb, [&](std::int64_t rows) {
-      progress.show(fmt::format("reading {}: {} rows", options.rows, format_count(rows)));
-    });
-  } catch (const RowsFileError& error) {
-    progress.clear();
-    fmt::print(stderr, "openrecipes rows verify: {}\n", error.what());
-    return kExitProblems;
-  } catch (const DuckDbError& error) {
-    progress.clear();
-    fmt::print(stderr, "openrecipes rows verify: DuckDB: {}\n", error.what());
-    return kExitProblems;
-  }
-  progress.clear();
-  RecipeRowsCheck check;
-  if (recipe) check = check_rows_against_recipe(summary, recipe->document, recipe->recipe);
-  Problems problems = summary.problems;
-  problems.insert(problems.end(), check.problems.begin(), check.problems.end());
+// The verified figures as JSON, with every problem and, with a recipe, what matched.
+void print_verify_json(const VerifyOptions& options, const RowsFileSummary& summary, const Problems& problems,
+                       const RecipeRowsCheck* check) {
+  nlohmann::json out = {{"file", options.rows},
+                        {"rows", summary.rows},
+                        {"row_tokens", summary.row_tokens},
+                        {"padding_tokens", summary.padding_tokens},
+                        {"supervised_tokens", summary.supervised_tokens},
+                        {"supervised_token_ratio", summary.supervised_token_ratio},
+                        {"rows_sha256", summary.rows_sha256},
+                        {"parquet_sha256", summary.parquet_sha256},
+                        {"parquet_bytes", summary.parquet_bytes},
+                        {"build", summary.build},
+                        {"problems", nlohmann::json::array()},
+                        {"problems_not_shown", summary.problems_not_shown}};
+  for (const Problem& problem : problems) out["problems"].push_back(problem_to_json(problem));
+  if (check) out["recipe"] = {{"file", options.recipe}, {"matched", check->matched}, {"unchecked", check->unchecked}};
+  fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+}
 
-  if (options.format == "json") {
-    nlohmann::json out = {{"file", options.rows},
-                          {"rows", summary.rows},
-                          {"row_tokens", summary.row_tokens},
-                          {"padding_tokens", summary.padding_tokens},
-                          {"supervised_tokens", summary.supervised_tokens},
-                          {"supervised_token_ratio", summary.supervised_token_ratio},
-                          {"rows_sha256", summary.rows_sha256},
-                          {"parquet_sha256", summary.parquet_sha256},
-                          {"parquet_bytes", summary.parquet_bytes},
-                          {"build", summary.build},
-                          {"problems", nlohmann::json::array()},
-                          {"problems_not_shown", summary.problems_not_shown}};
-    for (const Problem& problem : problems) out["problems"].push_back(problem_to_json(problem));
-    if (recipe) {
-      out["recipe"] = {{"file", options.recipe}, {"matched", check.matched}, {"unchecked", check.unchecked}};
-    }
-    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
-    return problems.empty() ? kExitOk : kExitProblems;
-  }
+// The verified figures for people, each problem on its line, then "ok" or the count.
+void print_verify_text(const VerifyOptions& options, const RowsFileSummary& summary, const Problems& problems,
+                       const RecipeRowsCheck* check) {
   auto line = [](const std::string& label, const std::string& value) { fmt::print("  {:<24}{}\n", label, value); };
   fmt::print("{}\n", options.rows);
   line("rows", format_count(summary.rows));
@@ -146,13 +112,43 @@ int run_verify(const GlobalOptions& global, const VerifyOptions& options) {
   }
   for (const Problem& problem : problems) fmt::print("{}\n", format_problem_line(problem));
   if (summary.problems_not_shown > 0) fmt::print("{} more problems in the file not shown\n", summary.problems_not_shown);
-  if (recipe) {
-    for (const std::string& field : check.unchecked) fmt::print("{}: not checked: {}\n", options.recipe, field);
-    fmt::print("{}: {} field{} match, {} do not\n", options.recipe, check.matched.size(),
-               check.matched.size() == 1 ? "" : "s", check.problems.size());
+  if (check) {
+    for (const std::string& field : check->unchecked) fmt::print("{}: not checked: {}\n", options.recipe, field);
+    fmt::print("{}: {} field{} match, {} do not\n", options.recipe, check->matched.size(),
+               check->matched.size() == 1 ? "" : "s", check->problems.size());
   }
   std::size_t total = problems.size() + summary.problems_not_shown;
   fmt::print("{}\n", total == 0 ? "ok" : fmt::format("{} problem{}", total, total == 1 ? "" : "s"));
+}
+
+int run_verify(const GlobalOptions& global, const VerifyOptions& options) {
+  OutputFormat format = output_format(options.format);
+  Problems problems;
+  std::optional<RecipeFile> recipe;
+  if (!options.recipe.empty()) {
+    recipe = read_recipe_file(global, options.recipe, problems);
+    if (!recipe) {
+      if (problems.empty()) return kExitUsage;  // no catalog root; resolve_root said why
+      problems.push_back({options.recipe, {}, "", "rows.recipe", "not a valid recipe, nothing compared", "", ""});
+      return print_problems(problems, format, stderr);
+    }
+  }
+  ProgressLine progress;
+  DuckDbSession duckdb;
+  std::optional<RowsFileSummary> summary = read_rows_file(options.rows, duckdb, problems, [&](std::int64_t rows) {
+    progress.show(fmt::format("reading {}: {} rows", options.rows, format_count(rows)));
+  });
+  progress.clear();
+  if (!summary) return print_problems(problems, format, stderr);
+  RecipeRowsCheck check;
+  if (recipe) check = check_rows_against_recipe(*summary, recipe->document, recipe->recipe);
+  problems = summary->problems;
+  problems.insert(problems.end(), check.problems.begin(), check.problems.end());
+  if (format == OutputFormat::kJson) {
+    print_verify_json(options, *summary, problems, recipe ? &check : nullptr);
+  } else {
+    print_verify_text(options, *summary, problems, recipe ? &check : nullptr);
+  }
   return problems.empty() ? kExitOk : kExitProblems;
 }
 

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "cli/problem_output.h"
 #include "cli/recipe_file.h"
 #include "runs/result_block.h"
 
@@ -22,30 +23,33 @@ struct ScoreOptions {
   std::string format = "text";
 };
 
-int run_score(const GlobalOptions& global, const ScoreOptions& options) {
+// What the score needs besides the log: the setup (from the recipe, then the flags) and the
+// catalog's figures.
+struct ScoreInputs {
   ResultBlock block;
   std::optional<RecipeFile> recipe;
+};
+
+// The recipe or catalog's figures into `inputs`. Returns an exit code when the command must stop:
+// 1 with `problems` (a recipe or catalog that is not valid, a recipe's GPU or model not in the
+// catalog), 2 for a usage error (said on stderr).
+std::optional<int> read_score_inputs(const GlobalOptions& global, const ScoreOptions& options, ScoreInputs& inputs,
+                                     Problems& problems) {
+  ResultBlock& block = inputs.block;
   const Catalog* catalog = nullptr;
   std::optional<LoadedCatalog> loaded;
-  Problems problems;
   if (!options.recipe.empty()) {
-    recipe = read_recipe_file(global, options.recipe, problems);
-    if (!recipe) {
-      for (const Problem& problem : problems) fmt::print(stderr, "{}\n", format_problem_line(problem));
-      return problems.empty() ? kExitUsage : kExitProblems;
-    }
-    const Recipe& r = recipe->recipe;
+    inputs.recipe = read_recipe_file(global, options.recipe, problems);
+    if (!inputs.recipe) return problems.empty() ? kExitUsage : kExitProblems;
+    const Recipe& r = inputs.recipe->recipe;
     block.setup = {r.gpu.count, r.workload.global_batch, r.workload.row_tokens, r.result.window_first,
                    r.result.window_last};
-    catalog = &recipe->catalog.catalog;
+    catalog = &inputs.recipe->catalog.catalog;
   } else if (!options.gpu.empty() || !options.model.empty()) {
     std::optional<std::filesystem::path> root = resolve_root(global);
     if (!root) return kExitUsage;
     loaded = load_catalog(*root, problems);
-    if (!loaded) {
-      for (const Problem& problem : problems) fmt::print(stderr, "{}\n", format_problem_line(problem));
-      return kExitProblems;
-    }
+    if (!loaded) return kExitProblems;
     catalog = &loaded->catalog;
   }
   if (options.gpus) block.setup.gpus = *options.gpus;
@@ -60,66 +64,66 @@ int run_score(const GlobalOptions& global, const ScoreOptions& options) {
     fmt::print(stderr, "openrecipes score: give --recipe RECIPE.yaml or --gpus N\n");
     return kExitUsage;
   }
-  if (catalog) {
-    std::string gpu_type = !options.gpu.empty() ? options.gpu : recipe ? recipe->recipe.gpu.type : "";
-    std::string model_name = !options.model.empty() ? options.model : recipe ? recipe->recipe.model : "";
-    if (const Gpu* gpu = catalog->find_gpu(gpu_type)) {
-      block.usd_per_gpu_hour = gpu->usd_per_gpu_hour;
-      block.peak_flop_per_s = gpu->peak_bf16_dense_flop_per_s;
-    } else if (!gpu_type.empty()) {
-      std::string known;
-      for (const Gpu& listed : catalog->gpus) known += (known.empty() ? "" : ", ") + listed.type;
-      if (options.gpu.empty()) {
-        fmt::print(stderr, "{}:{}:{}: gpu.type: {} is not in gpus.yaml (expected one of {})\n", options.recipe,
-                   recipe->document.position_of("gpu.type").line, recipe->document.position_of("gpu.type").column,
-                   gpu_type, known);
-        return kExitProblems;
-      }
-      fmt::print(stderr, "openrecipes score: --gpu {}: not in gpus.yaml (expected one of {})\n", gpu_type, known);
-      return kExitUsage;
-    }
-    if (const Model* model = catalog->find_model(model_name)) {
-      block.active_params = model->active_params;
-    } else if (!model_name.empty()) {
-      if (options.model.empty()) {
-        fmt::print(stderr, "{}:{}:{}: model: {} is not in models.yaml\n", options.recipe,
-                   recipe->document.position_of("model").line, recipe->document.position_of("model").column, model_name);
-        return kExitProblems;
-      }
-      fmt::print(stderr, "openrecipes score: --model {}: not in models.yaml\n", model_name);
-      return kExitUsage;
-    }
+  if (!catalog) return std::nullopt;
+  const RecipeFile* recipe = inputs.recipe ? &*inputs.recipe : nullptr;
+  std::string gpu_type = !options.gpu.empty() ? options.gpu : recipe ? recipe->recipe.gpu.type : "";
+  std::string model_name = !options.model.empty() ? options.model : recipe ? recipe->recipe.model : "";
+  Problems unknown;
+  if (add_catalog_figures(block, *catalog, gpu_type, model_name, unknown)) return std::nullopt;
+  Problem& problem = unknown.front();
+  bool from_flag = problem.field == "gpu.type" ? !options.gpu.empty() : !options.model.empty();
+  if (from_flag) {
+    fmt::print(stderr, "openrecipes score: --{} {}: not in {}.yaml{}\n", problem.field == "gpu.type" ? "gpu" : "model",
+               problem.field == "gpu.type" ? gpu_type : model_name, problem.field == "gpu.type" ? "gpus" : "models",
+               problem.expected.empty() ? "" : " (expected " + problem.expected + ")");
+    return kExitUsage;
   }
-  try {
-    TrainingLog log = read_training_log(options.log);
-    block.score = score_run(log, block.setup);
-    block.steps_per_run = log.total_steps.value_or(block.score.steps_in_log);
-    Problems disagreements;
-    if (recipe) disagreements = check_result_against_recipe(block, recipe->document, recipe->recipe);
-    if (options.format == "json") {
-      nlohmann::ordered_json out = {{"log", options.log},
-                                    {"format", log_format_name(log.format)},
-                                    {"step_time_source", log.step_time_source},
-                                    {"result", result_block_json(block)},
-                                    {"problems", nlohmann::json::array()}};
-      for (const Problem& problem : disagreements) out["problems"].push_back(nlohmann::ordered_json(problem_to_json(problem)));
-      fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
-    } else {
-      fmt::print("# {}: {} log, steps 0-{}; step times from {}\n", options.log, log_format_name(log.format),
-                 block.score.steps_in_log - 1, log.step_time_source);
-      fmt::print("# window {}-{}: {} tokens in {:.3f} s on {} GPUs (mean step {:.3f} s)\n", block.setup.window_first,
-                 block.setup.window_last, block.score.window_tokens, block.score.window_seconds, block.setup.gpus,
-                 block.score.mean_step_time_s);
-      fmt::print("{}", result_block_yaml(block));
-      for (const Problem& problem : disagreements) fmt::print("{}\n", format_problem_line(problem));
-    }
-    return disagreements.empty() ? kExitOk : kExitProblems;
-  } catch (const TrainingLogError& error) {
-    fmt::print(stderr, "openrecipes score: {}\n", error.what());
-  } catch (const ScoreError& error) {
-    fmt::print(stderr, "openrecipes score: {}\n", error.what());
-  }
+  problem.file = options.recipe;
+  problem.position = recipe->document.position_of(problem.field);
+  problems.push_back(problem);
   return kExitProblems;
+}
+
+// Prints the scored result as text or JSON, with where the recipe disagrees with the log.
+void print_score(const ScoreOptions& options, const TrainingLog& log, const ResultBlock& block,
+                 const Problems& disagreements) {
+  if (options.format == "json") {
+    nlohmann::ordered_json out = {{"log", options.log},
+                                  {"format", log_format_name(log.format)},
+                                  {"step_time_source", log.step_time_source},
+                                  {"result", result_block_json(block)},
+                                  {"problems", nlohmann::json::array()}};
+    for (const Problem& problem : disagreements) out["problems"].push_back(nlohmann::ordered_json(problem_to_json(problem)));
+    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    return;
+  }
+  fmt::print("# {}: {} log, steps 0-{}; step times from {}\n", options.log, log_format_name(log.format),
+             block.score.steps_in_log - 1, log.step_time_source);
+  fmt::print("# window {}-{}: {} tokens in {:.3f} s on {} GPUs (mean step {:.3f} s)\n", block.setup.window_first,
+             block.setup.window_last, block.score.window_tokens, block.score.window_seconds, block.setup.gpus,
+             block.score.mean_step_time_s);
+  fmt::print("{}", result_block_yaml(block));
+  for (const Problem& problem : disagreements) fmt::print("{}\n", format_problem_line(problem));
+}
+
+int run_score(const GlobalOptions& global, const ScoreOptions& options) {
+  OutputFormat format = output_format(options.format);
+  ScoreInputs inputs;
+  Problems problems;
+  if (std::optional<int> stop = read_score_inputs(global, options, inputs, problems)) {
+    if (!problems.empty()) print_problems(problems, format, stderr);
+    return *stop;
+  }
+  ResultBlock& block = inputs.block;
+  std::optional<TrainingLog> log = read_training_log(options.log, problems);
+  std::optional<RunScore> score = log ? score_run(*log, block.setup, problems) : std::nullopt;
+  if (!score) return print_problems(problems, format, stderr);
+  block.score = *score;
+  block.steps_per_run = log->total_steps.value_or(block.score.steps_in_log);
+  Problems disagreements;
+  if (inputs.recipe) disagreements = check_result_against_recipe(block, inputs.recipe->document, inputs.recipe->recipe);
+  print_score(options, *log, block, disagreements);
+  return disagreements.empty() ? kExitOk : kExitProblems;
 }
 
 }  // namespace

@@ -29,21 +29,19 @@ ResultBlock measured_result(const JobRecord& job, const std::string& log_path,
   require_completed_job(job, log_path);
   ResultBlock block;
   block.setup = setup;
-  try {
-    TrainingLog log = read_training_log(log_path);
-    block.score = score_run(log, setup);
-    block.steps_per_run = log.total_steps.value_or(block.score.steps_in_log);
-    if (block.score.steps_in_log < steps) {
-      throw IoError(
-          log_path, fmt::format("job {}: the log stops after step {} of the protocol's {} (log: {})",
-                      job.job_id, block.score.steps_in_log - 1, steps, log_path));
-    }
-  } catch (const TrainingLogError& error) {
-    throw IoError(log_path, fmt::format("job {}: {}", job.job_id, error.what()));
-  } catch (const ScoreError& error) {
-    std::string message = error.what();
+  Problems problems;
+  std::optional<TrainingLog> log = read_training_log(log_path, problems);
+  std::optional<RunScore> score = log ? score_run(*log, setup, problems) : std::nullopt;
+  if (!score) {
+    std::string message = format_problem_line(problems.front());
     if (message.find(log_path) == std::string::npos) message += fmt::format(" (log: {})", log_path);
     throw IoError(log_path, fmt::format("job {}: {}", job.job_id, message));
+  }
+  block.score = *score;
+  block.steps_per_run = log->total_steps.value_or(block.score.steps_in_log);
+  if (block.score.steps_in_log < steps) {
+    throw IoError(log_path, fmt::format("job {}: the log stops after step {} of the protocol's {} (log: {})",
+                                        job.job_id, block.score.steps_in_log - 1, steps, log_path));
   }
   block.scheduler_gpu_hours = scheduler_gpu_hours(setup.gpus, *job.start_time_s, *job.end_time_s);
   return block;

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/error.h"
 #include "base/json_depth.h"
 
 namespace openrecipes {
@@ -17,23 +18,38 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// What is wrong with an input, thrown from deep in its reading and caught by the public function
+// that reads it, which returns it as a Problem; it never leaves this file.
+struct InputFault {
+  Problem problem;
+};
+
+// An input problem in `file` (at a JSONL `line`, or 0), rule `rows.input`.
+[[noreturn]] void fault(const std::string& file, std::string message, std::uint64_t line = 0, std::string field = "") {
+  throw InputFault{{file, {static_cast<int>(line), 0}, std::move(field), "rows.input", std::move(message), "", ""}};
+}
+
+// A problem with row `row` of Parquet input `path` at `field` (e.g. `messages[2].role`).
+[[noreturn]] void row_fault(const std::string& path, std::uint64_t row, const std::string& field, std::string message) {
+  fault(path, std::move(message), 0, fmt::format("row {}: {}", row, field));
+}
+
 InputFormat format_of(const std::string& path) {
   std::string extension = fs::path(path).extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (extension == ".parquet") return InputFormat::kParquet;
   if (extension == ".jsonl" || extension == ".json") return InputFormat::kJsonl;
-  throw InputError(fmt::format("{}: expected a .parquet or .jsonl file, found '{}'", path,
-                               extension.empty() ? "no extension" : extension));
+  fault(path, fmt::format("expected a .parquet or .jsonl file, found '{}'", extension.empty() ? "no extension" : extension));
 }
 
 void check_readable(const std::string& path) {
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) throw InputError(path + ": no such file");
-  if (!fs::is_regular_file(status)) throw InputError(path + ": not a regular file");
+  if (ec || !fs::exists(status)) fault(path, "no such file");
+  if (!fs::is_regular_file(status)) fault(path, "not a regular file");
   std::ifstream probe(path, std::ios::binary);
-  if (!probe) throw InputError(path + ": cannot be read");
+  if (!probe) throw IoError(path, path + ": cannot be read");
 }
 
 std::uint32_t clamp_bytes(std::uint64_t bytes) {
@@ -48,7 +64,7 @@ bool is_blank(const std::string& line) {
 template <typename Take>
 void for_each_jsonl_line(const std::string& path, Take take) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot be read");
+  if (!in) throw IoError(path, path + ": cannot be read");
   std::string line;
   std::uint64_t number = 0;
   while (std::getline(in, line)) {
@@ -57,7 +73,7 @@ void for_each_jsonl_line(const std::string& path, Take take) {
     if (is_blank(line)) continue;
     take(number, line);
   }
-  if (in.bad()) throw InputError(path + ": read error");
+  if (in.bad()) throw IoError(path, path + ": read error");
 }
 
 // The Parquet columns the builder reads: `messages` (a list of structs) and, if present, `id`.
@@ -100,18 +116,17 @@ ParquetLayout check_parquet_layout(const std::string& path, DuckDbSession& duckd
       }
       duckdb_destroy_logical_type(&type);
       if (!ok || !has_role || !has_content) {
-        throw InputError(fmt::format(
-            "{}: column messages: expected a list of STRUCT(role VARCHAR, content VARCHAR), found {}", path,
-            spelled));
+        fault(path, fmt::format("expected a list of STRUCT(role VARCHAR, content VARCHAR), found {}", spelled), 0,
+              "messages");
       }
     }
   } catch (const DuckDbError& error) {
-    throw InputError(fmt::format("{}: not a readable Parquet file ({})", path, error.what()));
+    fault(path, fmt::format("not a readable Parquet file ({})", error.what()));
   }
   if (!has_messages) {
-    throw InputError(fmt::format("{}: no column 'messages' (expected the layout of allenai/tulu-3-sft-mixture: "
-                                 "id, messages, source; found {})",
-                                 path, found_columns.empty() ? "no columns" : found_columns));
+    fault(path, fmt::format("no column 'messages' (expected the layout of allenai/tulu-3-sft-mixture: id, messages, "
+                            "source; found {})",
+                            found_columns.empty() ? "no columns" : found_columns));
   }
   return layout;
 }
@@ -158,37 +173,35 @@ void for_each_parquet_row(const std::string& path, DuckDbSession& duckdb, Take t
       }
     }
   } catch (const DuckDbError& error) {
-    throw InputError(fmt::format("{}: cannot read the rows from row {} on ({})", path, row, error.what()));
+    fault(path, fmt::format("cannot read the rows from row {} on ({})", row, error.what()));
   }
 }
 
 Conversation parquet_messages(const std::string& path, std::uint64_t row, const MessageColumns& c,
                               std::uint64_t i) {
-  if (!is_valid(c.list_validity, i)) throw InputError(fmt::format("{} row {}: messages: null", path, row));
+  if (!is_valid(c.list_validity, i)) row_fault(path, row, "messages", "null");
   const duckdb_list_entry& list = c.lists[i];
-  if (list.length == 0) throw InputError(fmt::format("{} row {}: messages: the conversation has no messages", path, row));
+  if (list.length == 0) row_fault(path, row, "messages", "the conversation has no messages");
   Conversation conversation;
   conversation.reserve(list.length);
   for (std::uint64_t k = list.offset; k < list.offset + list.length; ++k) {
     std::uint64_t index = k - list.offset;
     if (!is_valid(c.struct_validity, k)) {
-      throw InputError(fmt::format("{} row {}: messages[{}]: null (expected {{role, content}})", path, row, index));
+      row_fault(path, row, fmt::format("messages[{}]", index), "null (expected {role, content})");
     }
     Message message;
     if (!is_valid(c.role_validity, k)) {
-      throw InputError(fmt::format("{} row {}: messages[{}].role: missing (expected system, user, assistant or tool)",
-                                   path, row, index));
+      row_fault(path, row, fmt::format("messages[{}].role", index), "missing (expected system, user, assistant or tool)");
     }
     message.role = std::string(string_at(c.roles, k));
     if (message.role != "system" && message.role != "user" && message.role != "assistant" && message.role != "tool") {
-      throw InputError(fmt::format("{} row {}: messages[{}].role: unknown role '{}' (expected system, user, assistant or tool)",
-                                   path, row, index, message.role));
+      row_fault(path, row, fmt::format("messages[{}].role", index),
+                fmt::format("unknown role '{}' (expected system, user, assistant or tool)", message.role));
     }
     if (is_valid(c.content_validity, k)) {
       message.content = std::string(string_at(c.contents, k));
     } else if (message.role != "assistant") {
-      throw InputError(fmt::format("{} row {}: messages[{}].content: null (only assistant messages may omit it)",
-                                   path, row, index));
+      row_fault(path, row, fmt::format("messages[{}].content", index), "null (only assistant messages may omit it)");
     }
     conversation.push_back(std::move(message));
   }
@@ -205,26 +218,24 @@ std::uint64_t parquet_text_bytes(const MessageColumns& c, std::uint64_t i) {
   return bytes;
 }
 
-}  // namespace
-
-void parse_source_conversation(SourceConversation& conversation) {
-  if (conversation.json.empty()) return;
+// parse_source_conversation's steps, throwing InputFault.
+void parse_conversation_json(SourceConversation& conversation) {
+  auto fail = [&](const std::string& field, std::string message) {
+    throw InputFault{conversation_problem(conversation, field, std::move(message))};
+  };
   if (std::optional<std::size_t> at = json_too_deep(conversation.json)) {
-    throw InputError(fmt::format("{}: nesting deeper than {} levels at byte {} of the line", conversation.where,
-                                 kMaxJsonDepth, *at));
+    fail("", fmt::format("nesting deeper than {} levels at byte {} of the line", kMaxJsonDepth, *at));
   }
   nlohmann::ordered_json value;
   try {
     value = nlohmann::ordered_json::parse(conversation.json);
   } catch (const nlohmann::json::parse_error& error) {
     // The position only: the library's message would echo the line's bytes, binary or not.
-    throw InputError(fmt::format("{}: not valid JSON at byte {} of the line (JSONL holds one conversation object "
-                                 "per line)",
-                                 conversation.where, error.byte));
+    fail("", fmt::format("not valid JSON at byte {} of the line (JSONL holds one conversation object per line)",
+                         error.byte));
   }
   if (!value.is_object()) {
-    throw InputError(fmt::format("{}: expected an object with id and messages, found {}", conversation.where,
-                                 value.type_name()));
+    fail("", fmt::format("expected an object with id and messages, found {}", value.type_name()));
   }
   if (value.contains("id") && !value.at("id").is_null()) {
     const auto& id = value.at("id");
@@ -233,78 +244,122 @@ void parse_source_conversation(SourceConversation& conversation) {
     } else if (id.is_number_integer()) {
       conversation.id = id.dump();
     } else {
-      throw InputError(fmt::format("{}: id: expected a string, found {}", conversation.where, id.type_name()));
+      fail("id", fmt::format("expected a string, found {}", id.type_name()));
     }
   }
   if (!value.contains("messages")) {
-    throw InputError(fmt::format("{}: messages: missing (expected a list of {{role, content}})", conversation.where));
+    fail("messages", "missing (expected a list of {role, content})");
   }
   if (!value.at("messages").is_array()) {
-    throw InputError(fmt::format("{}: messages: expected a list of {{role, content}}, found {}", conversation.where,
-                                 value.at("messages").type_name()));
+    fail("messages", fmt::format("expected a list of {{role, content}}, found {}", value.at("messages").type_name()));
   }
   try {
     conversation.messages = conversation_from_json(value);
   } catch (const std::invalid_argument& error) {
-    throw InputError(fmt::format("{}: {}", conversation.where, error.what()));
+    fail("", error.what());
   }
   conversation.json.clear();
   conversation.json.shrink_to_fit();
 }
 
-ConversationIndex scan_inputs(const std::vector<std::string>& paths, DuckDbSession& duckdb) {
+// Checks one input and counts its conversations into `index`.
+void scan_input(const std::string& path, DuckDbSession& duckdb, ConversationIndex& index) {
+  ConversationInput input{path, format_of(path), 0};
+  check_readable(path);
+  if (input.format == InputFormat::kJsonl) {
+    for_each_jsonl_line(path, [&](std::uint64_t, const std::string& line) {
+      index.text_bytes.push_back(clamp_bytes(line.size()));
+      ++input.conversations;
+    });
+  } else {
+    for_each_parquet_row(path, duckdb,
+                         [&](std::uint64_t, std::optional<std::string_view>, const MessageColumns& c, std::uint64_t i) {
+                           index.text_bytes.push_back(clamp_bytes(parquet_text_bytes(c, i)));
+                           ++input.conversations;
+                         });
+  }
+  index.inputs.push_back(std::move(input));
+}
+
+// Reads one input again, storing each conversation `slot_for` wants; `global` counts across inputs.
+void read_input(const ConversationInput& input, DuckDbSession& duckdb,
+                const std::function<SourceConversation*(std::uint64_t)>& slot_for, std::uint64_t& global) {
+  std::uint64_t first = global;
+  if (input.format == InputFormat::kJsonl) {
+    for_each_jsonl_line(input.path, [&](std::uint64_t line_number, const std::string& line) {
+      if (global - first >= input.conversations) fault(input.path, "changed while being read");
+      if (SourceConversation* slot = slot_for(global)) {
+        slot->where = fmt::format("{}:{}", input.path, line_number);
+        slot->file = input.path;
+        slot->line = line_number;
+        slot->id = slot->where;
+        slot->json = line;
+      }
+      ++global;
+    });
+  } else {
+    for_each_parquet_row(input.path, duckdb,
+                         [&](std::uint64_t row, std::optional<std::string_view> id, const MessageColumns& c,
+                             std::uint64_t i) {
+                           if (row >= input.conversations) fault(input.path, "changed while being read");
+                           if (SourceConversation* slot = slot_for(global)) {
+                             slot->where = fmt::format("{} row {}", input.path, row);
+                             slot->file = input.path;
+                             slot->row = row;
+                             slot->id = id ? std::string(*id) : fmt::format("{}#{}", input.path, row);
+                             slot->messages = parquet_messages(input.path, row, c, i);
+                           }
+                           ++global;
+                         });
+  }
+  if (global - first != input.conversations) fault(input.path, "changed while being read");
+}
+
+}  // namespace
+
+Problem conversation_problem(const SourceConversation& conversation, const std::string& field, std::string message) {
+  std::string where = conversation.row ? fmt::format("row {}", *conversation.row) : "";
+  if (!field.empty()) where += (where.empty() ? "" : ": ") + field;
+  return {conversation.file, {static_cast<int>(conversation.line), 0}, where, "rows.input", std::move(message), "", ""};
+}
+
+bool parse_source_conversation(SourceConversation& conversation, Problems& problems) {
+  if (conversation.json.empty()) return true;
+  try {
+    parse_conversation_json(conversation);
+    return true;
+  } catch (const InputFault& fault) {
+    problems.push_back(fault.problem);
+    return false;
+  }
+}
+
+std::optional<ConversationIndex> scan_inputs(const std::vector<std::string>& paths, DuckDbSession& duckdb,
+                                             Problems& problems) {
   ConversationIndex index;
-  if (paths.empty()) throw InputError("no input files");
-  for (const std::string& path : paths) {
-    ConversationInput input{path, format_of(path), 0};
-    check_readable(path);
-    if (input.format == InputFormat::kJsonl) {
-      for_each_jsonl_line(path, [&](std::uint64_t, const std::string& line) {
-        index.text_bytes.push_back(clamp_bytes(line.size()));
-        ++input.conversations;
-      });
-    } else {
-      for_each_parquet_row(path, duckdb,
-                           [&](std::uint64_t, std::optional<std::string_view>, const MessageColumns& c, std::uint64_t i) {
-                             index.text_bytes.push_back(clamp_bytes(parquet_text_bytes(c, i)));
-                             ++input.conversations;
-                           });
-    }
-    index.inputs.push_back(std::move(input));
+  if (paths.empty()) {
+    problems.push_back({"", {}, "INPUT", "rows.input", "no input files", "", ""});
+    return std::nullopt;
+  }
+  try {
+    for (const std::string& path : paths) scan_input(path, duckdb, index);
+  } catch (const InputFault& fault) {
+    problems.push_back(fault.problem);
+    return std::nullopt;
   }
   return index;
 }
 
-void read_conversations(const ConversationIndex& index, DuckDbSession& duckdb,
-                        const std::function<SourceConversation*(std::uint64_t)>& slot_for) {
+bool read_conversations(const ConversationIndex& index, DuckDbSession& duckdb,
+                        const std::function<SourceConversation*(std::uint64_t)>& slot_for, Problems& problems) {
   std::uint64_t global = 0;
-  for (const ConversationInput& input : index.inputs) {
-    std::uint64_t first = global;
-    if (input.format == InputFormat::kJsonl) {
-      for_each_jsonl_line(input.path, [&](std::uint64_t line_number, const std::string& line) {
-        if (global - first >= input.conversations) throw InputError(input.path + ": changed while being read");
-        if (SourceConversation* slot = slot_for(global)) {
-          slot->where = fmt::format("{}:{}", input.path, line_number);
-          slot->id = slot->where;
-          slot->json = line;
-        }
-        ++global;
-      });
-    } else {
-      for_each_parquet_row(input.path, duckdb,
-                           [&](std::uint64_t row, std::optional<std::string_view> id, const MessageColumns& c,
-                               std::uint64_t i) {
-                             if (row >= input.conversations) throw InputError(input.path + ": changed while being read");
-                             if (SourceConversation* slot = slot_for(global)) {
-                               slot->where = fmt::format("{} row {}", input.path, row);
-                               slot->id = id ? std::string(*id) : fmt::format("{}#{}", input.path, row);
-                               slot->messages = parquet_messages(input.path, row, c, i);
-                             }
-                             ++global;
-                           });
-    }
-    if (global - first != input.conversations) throw InputError(input.path + ": changed while being read");
+  try {
+    for (const ConversationInput& input : index.inputs) read_input(input, duckdb, slot_for, global);
+  } catch (const InputFault& fault) {
+    problems.push_back(fault.problem);
+    return false;
   }
+  return true;
 }
 
 }  // namespace openrecipes

@@ -1,4 +1,4 @@
-// The `workload.dataset` lines a rows build prints for a recipe (seed 002's layout), ready to paste.
+// The `workload.dataset` lines a rows build prints for a recipe (the bundled recipes' layout), ready to paste.
 #pragma once
 
 #include <string>
@@ -10,7 +10,7 @@
 namespace openrecipes {
 
 /// `rows_sha256:` and the `build:` mapping, indented to sit under `workload.dataset` (4 and 6
-/// spaces). Strings YAML would misread are double-quoted; the ratio has 3 decimals, as in seed 002.
+/// spaces). Strings YAML would misread are double-quoted; the ratio has 3 decimals, as in the bundled recipes.
 std::string dataset_block_yaml(const RowsBuildResult& result);
 
 /// The same fields as JSON: {"rows_sha256": ..., "build": {...}}, plus the build's counts.

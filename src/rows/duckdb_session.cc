@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "base/error.h"
+
 namespace openrecipes {
 
 DuckDbChunk::~DuckDbChunk() {
@@ -96,7 +98,7 @@ std::string type_name(duckdb_logical_type type) {
 
 DuckDbSession::DuckDbSession(unsigned threads) : handles_(std::make_unique<Handles>()) {
   duckdb_config config = nullptr;
-  if (duckdb_create_config(&config) == DuckDBError) throw DuckDbError("cannot create a DuckDB config");
+  if (duckdb_create_config(&config) == DuckDBError) throw IoError("DuckDB", "cannot create a DuckDB config");
   if (threads > 0) duckdb_set_config(config, "threads", std::to_string(threads).c_str());
   // Results must come back in file order: the rows' order is part of their identity.
   duckdb_set_config(config, "preserve_insertion_order", "true");
@@ -109,11 +111,11 @@ DuckDbSession::DuckDbSession(unsigned threads) : handles_(std::make_unique<Handl
   if (state == DuckDBError) {
     std::string message = error ? error : "cannot open an in-memory DuckDB database";
     duckdb_free(error);
-    throw DuckDbError(message);
+    throw IoError("DuckDB", message.substr(0, message.find('\n')));
   }
   if (duckdb_connect(handles_->database, &handles_->connection) == DuckDBError) {
     duckdb_close(&handles_->database);
-    throw DuckDbError("cannot connect to the in-memory DuckDB database");
+    throw IoError("DuckDB", "cannot connect to the in-memory DuckDB database");
   }
 }
 
@@ -127,24 +129,7 @@ void DuckDbSession::execute(const std::string& sql) {
   duckdb_state state = duckdb_query(handles_->connection, sql.c_str(), &result);
   std::string error = state == DuckDBError ? duckdb_result_error(&result) : "";
   duckdb_destroy_result(&result);
-  if (state == DuckDBError) throw DuckDbError(error);
-}
-
-std::string DuckDbSession::query_text(const std::string& sql) {
-  DuckDbStream rows = stream_query(*this, sql);
-  DuckDbChunk chunk = rows.next();
-  if (chunk.size() == 0 || duckdb_data_chunk_get_column_count(chunk.handle()) == 0) {
-    throw DuckDbError("the query returned no rows: " + sql);
-  }
-  duckdb_vector column = duckdb_data_chunk_get_vector(chunk.handle(), 0);
-  duckdb_logical_type type = duckdb_vector_get_column_type(column);
-  duckdb_type id = duckdb_get_type_id(type);
-  duckdb_destroy_logical_type(&type);
-  if (id != DUCKDB_TYPE_VARCHAR) throw DuckDbError("query_text needs a VARCHAR column: " + sql);
-  std::uint64_t* validity = duckdb_vector_get_validity(column);
-  if (validity && !duckdb_validity_row_is_valid(validity, 0)) return "";
-  auto* strings = static_cast<duckdb_string_t*>(duckdb_vector_get_data(column));
-  return std::string(duckdb_string_t_data(&strings[0]), duckdb_string_t_length(strings[0]));
+  if (state == DuckDBError) throw IoError("DuckDB", error.substr(0, error.find('\n')));
 }
 
 DuckDbStream stream_query(DuckDbSession& session, const std::string& sql) {

@@ -6,35 +6,24 @@
 
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
 namespace openrecipes {
 
-/// A query DuckDB refused or failed (a missing or corrupt file, a type it cannot cast). The
-/// message is the first line of DuckDB's own (the rest echoes our SQL); callers add which file
-/// and what they were doing.
-class DuckDbError : public std::runtime_error {
- public:
-  explicit DuckDbError(const std::string& message) : std::runtime_error(message.substr(0, message.find('\n'))) {}
-};
-
 /// An in-memory database with one connection.
 class DuckDbSession {
  public:
   /// Opens an in-memory database using `threads` threads (0: DuckDB's default, every core).
-  /// Throws DuckDbError if DuckDB cannot start.
+  /// Throws IoError (base/error.h, path "DuckDB") if DuckDB cannot start.
   explicit DuckDbSession(unsigned threads = 0);
   ~DuckDbSession();
   DuckDbSession(const DuckDbSession&) = delete;
   DuckDbSession& operator=(const DuckDbSession&) = delete;
 
-  /// Runs `sql` and discards its result. Throws DuckDbError with DuckDB's message.
+  /// Runs `sql` (ours, e.g. a COPY to a file) and discards its result. Throws IoError (path
+  /// "DuckDB") with the first line of DuckDB's message when DuckDB cannot run it.
   void execute(const std::string& sql);
-  /// Runs `sql` and returns the first column of the first row as text (null as ""). Throws
-  /// DuckDbError, or when the result is empty.
-  std::string query_text(const std::string& sql);
 
   /// The C API's database and connection (defined in rows/duckdb_stream.h).
   struct Handles;

@@ -7,12 +7,22 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include "rows/duckdb_session.h"
 
 namespace openrecipes {
+
+/// A query DuckDB refused or failed on a file (missing, corrupt, a type it cannot cast). Internal
+/// to the rows layer: every public function of rows that reads a user's file catches it and
+/// returns a Problem naming the file. The message is the first line of DuckDB's own (the rest
+/// echoes our SQL).
+class DuckDbError : public std::runtime_error {
+ public:
+  explicit DuckDbError(const std::string& message) : std::runtime_error(message.substr(0, message.find('\n'))) {}
+};
 
 /// The database and connection a DuckDbSession owns.
 struct DuckDbSession::Handles {

@@ -78,7 +78,7 @@ RecipeRowsCheck check_rows_against_recipe(const RowsFileSummary& rows, const Yam
   c.check(b + "row_tokens", rows.row_tokens, build.row_tokens);
   c.check(b + "padding_tokens", rows.padding_tokens, build.padding_tokens);
   if (build.supervised_token_ratio) {
-    // Recipes state the ratio to 3 decimals (seed 002: 0.621).
+    // Recipes state the ratio to 3 decimals (the bundled recipes: 0.621).
     c.check(b + "supervised_token_ratio", fmt::format("{:.3f}", rows.supervised_token_ratio),
             fmt::format("{:.3f}", *build.supervised_token_ratio),
             std::fabs(rows.supervised_token_ratio - *build.supervised_token_ratio) <= 0.0005 + 1e-12);

@@ -26,9 +26,13 @@ const Built& built() {
     options.row_tokens = 64;
     options.name = "fixture-rows";
     options.output = testing::fresh_dir("recipe_rows_check") + "/rows.parquet";
-    Built out{build_rows(options), {}};
+    Problems problems;
+    std::optional<RowsBuildResult> result = build_rows(options, problems);
+    EXPECT_TRUE(result) << testing::describe(problems);
+    Built out{result.value_or(RowsBuildResult{}), {}};
     DuckDbSession duckdb;
-    out.summary = read_rows_file(options.output, duckdb);
+    out.summary = read_rows_file(options.output, duckdb, problems).value_or(RowsFileSummary{});
+    EXPECT_TRUE(problems.empty()) << testing::describe(problems);
     return out;
   }();
   return built;

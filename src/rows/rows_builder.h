@@ -1,27 +1,20 @@
-// `openrecipes rows build`: the fixed SFT rows of seed 000 step 2. Conversations are taken in one
+// `openrecipes rows build`: the fixed SFT rows (data/README.md). Conversations are taken in one
 // seeded permutation over all inputs, rendered, tokenized and masked by the text layer, packed by
 // RowPacker and written as a rows file (data/README.md).
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "base/problem.h"
 #include "text/chat_format.h"
 
 namespace openrecipes {
-
-/// A build that cannot finish: an unreadable tokenizer or input, a conversation the chat format
-/// cannot render, too few conversations for the rows asked for, an unwritable output. The
-/// message names the file (and line or row) at fault.
-class RowsBuildError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// What to build.
 struct RowsBuildOptions {
@@ -30,9 +23,9 @@ struct RowsBuildOptions {
   std::string tokenizer_label;      ///< how the recipe names the tokenizer; may be empty
   std::string eos_token;            ///< empty: the eos_token of tokenizer_config.json beside tokenizer.json
   LossMaskType loss_mask = LossMaskType::kGptOss;
-  std::int64_t rows = 6400;         ///< rows to keep (seed 002)
+  std::int64_t rows = 6400;         ///< rows to keep (data/README.md: 6,400)
   std::int64_t row_tokens = 8192;   ///< tokens per row (the protocol)
-  std::uint64_t seed = 42;          ///< seed of the permutation (seed 002)
+  std::uint64_t seed = 42;          ///< seed of the permutation (data/README.md: 42)
   std::string name;                 ///< the row set's name, e.g. gptoss-tulu3-fixed8192-v1
   std::string output;               ///< the rows file to write
   unsigned threads = 0;             ///< 0: every core
@@ -75,12 +68,16 @@ struct RowsBuildResult {
   nlohmann::json metadata() const;
 };
 
-/// Builds the rows file `options.output` (atomically). `progress` is called between batches.
-/// Throws RowsBuildError.
-RowsBuildResult build_rows(const RowsBuildOptions& options,
-                           const std::function<void(const RowsBuildProgress&)>& progress = {});
+/// Builds the rows file `options.output` (atomically). `progress` is called between batches. A
+/// build that cannot finish returns nullopt with one Problem naming the file (and line or row)
+/// at fault, or the option (`--rows`, `-o`), rule `rows.build` or `rows.input`: an unreadable
+/// tokenizer or input, a conversation the chat format cannot render, too few conversations for
+/// the rows asked for, an output that is a directory or one of the inputs. Throws IoError when a
+/// file cannot be read or the output cannot be written, or DuckDB cannot start.
+std::optional<RowsBuildResult> build_rows(const RowsBuildOptions& options, Problems& problems,
+                                          const std::function<void(const RowsBuildProgress&)>& progress = {});
 
-/// The packing rule in words, as recipes state it (seed 002), for `row_tokens` tokens per row.
+/// The packing rule in words, as recipes state it (data/README.md), for `row_tokens` tokens per row.
 std::string packing_description(std::int64_t row_tokens);
 
 }  // namespace openrecipes

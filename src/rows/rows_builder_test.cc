@@ -46,6 +46,22 @@ RowsBuildOptions small_build(const std::string& dir, const std::string& name = "
   return options;
 }
 
+// The build's result, failing the test (with the problems) when it does not build.
+RowsBuildResult built_rows(const RowsBuildOptions& options) {
+  Problems problems;
+  std::optional<RowsBuildResult> result = build_rows(options, problems);
+  EXPECT_TRUE(result) << render_problems(problems, OutputFormat::kText);
+  return result.value_or(RowsBuildResult{});
+}
+
+// The problem that stops the build, as its line; "" when it builds.
+std::string build_problem(const RowsBuildOptions& options) {
+  Problems problems;
+  std::optional<RowsBuildResult> result = build_rows(options, problems);
+  EXPECT_EQ(result.has_value(), problems.empty());
+  return problems.empty() ? "" : format_problem_line(problems.front());
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -53,10 +69,10 @@ std::string read_file(const std::string& path) {
 
 TEST(RowsBuild, ParquetAndJsonlInputsGiveTheSameRows) {
   std::string dir = testing::fresh_dir("rows_formats");
-  RowsBuildResult from_jsonl = build_rows(small_build(dir, "a.parquet"));
+  RowsBuildResult from_jsonl = built_rows(small_build(dir, "a.parquet"));
   RowsBuildOptions options = small_build(dir, "b.parquet");
   options.inputs = {write_parquet_copy(dir)};
-  RowsBuildResult from_parquet = build_rows(options);
+  RowsBuildResult from_parquet = built_rows(options);
   EXPECT_EQ(from_jsonl.rows, 20);
   EXPECT_EQ(from_jsonl.rows_sha256, from_parquet.rows_sha256);
   EXPECT_EQ(from_jsonl.conversations_used, from_parquet.conversations_used);
@@ -69,8 +85,8 @@ TEST(RowsBuild, TheSameSeedGivesTheSameBytesWhateverTheThreadCount) {
   one.threads = 1;
   RowsBuildOptions two = small_build(dir, "two.parquet");
   two.threads = 2;
-  RowsBuildResult a = build_rows(one);
-  RowsBuildResult b = build_rows(two);
+  RowsBuildResult a = built_rows(one);
+  RowsBuildResult b = built_rows(two);
   EXPECT_EQ(a.rows_sha256, b.rows_sha256);
   EXPECT_EQ(a.parquet_sha256, b.parquet_sha256);
   EXPECT_EQ(read_file(one.output), read_file(two.output));
@@ -80,7 +96,7 @@ TEST(RowsBuild, ADifferentSeedChangesTheRows) {
   std::string dir = testing::fresh_dir("rows_seed");
   RowsBuildOptions other = small_build(dir, "other.parquet");
   other.seed = 43;
-  EXPECT_NE(build_rows(small_build(dir)).rows_sha256, build_rows(other).rows_sha256);
+  EXPECT_NE(built_rows(small_build(dir)).rows_sha256, built_rows(other).rows_sha256);
 }
 
 // The rows equal an independent packing of the conversations rendered one by one: permutation
@@ -90,7 +106,7 @@ TEST(RowsBuild, RowsAreTheRenderedConversationsPackedAsDocumented) {
   RowsBuildOptions options = small_build(dir);
   options.row_tokens = 16;  // small enough that the long prompts fill whole unsupervised rows
   options.rows = 45;
-  RowsBuildResult result = build_rows(options);
+  RowsBuildResult result = built_rows(options);
 
   auto tokenizer = Tokenizer::load(options.tokenizer_path);
   std::vector<nlohmann::ordered_json> lines;
@@ -131,9 +147,12 @@ TEST(RowsBuild, RowsAreTheRenderedConversationsPackedAsDocumented) {
 
 TEST(RowsBuild, TheFileReadsBackToTheBuildsFigures) {
   std::string dir = testing::fresh_dir("rows_readback");
-  RowsBuildResult result = build_rows(small_build(dir));
+  RowsBuildResult result = built_rows(small_build(dir));
   DuckDbSession duckdb;
-  RowsFileSummary summary = read_rows_file(result.output, duckdb);
+  Problems problems;
+  std::optional<RowsFileSummary> read = read_rows_file(result.output, duckdb, problems);
+  ASSERT_TRUE(read) << testing::describe(problems);
+  const RowsFileSummary& summary = *read;
   EXPECT_TRUE(summary.problems.empty()) << testing::describe(summary.problems);
   EXPECT_EQ(summary.rows, result.rows);
   EXPECT_EQ(summary.row_tokens, 64);
@@ -151,12 +170,8 @@ TEST(RowsBuild, RunningOutOfConversationsFailsAndWritesNothing) {
   std::string dir = testing::fresh_dir("rows_run_out");
   RowsBuildOptions options = small_build(dir);
   options.rows = 100000;
-  try {
-    build_rows(options);
-    FAIL() << "expected RowsBuildError";
-  } catch (const RowsBuildError& error) {
-    EXPECT_NE(std::string(error.what()).find("ran out"), std::string::npos) << error.what();
-  }
+  std::string ran_out = build_problem(options);
+  EXPECT_NE(ran_out.find("ran out"), std::string::npos) << ran_out;
   EXPECT_TRUE(fs::is_empty(dir));
 }
 
@@ -164,12 +179,7 @@ TEST(RowsBuild, RunningOutOfConversationsFailsAndWritesNothing) {
 std::string build_error(const std::string& dir, const std::string& lines, RowsBuildOptions options) {
   std::ofstream(dir + "/input.jsonl") << lines;
   options.inputs = {dir + "/input.jsonl"};
-  try {
-    build_rows(options);
-  } catch (const RowsBuildError& error) {
-    return error.what();
-  }
-  return "";
+  return build_problem(options);
 }
 
 TEST(RowsBuild, BadInputsAreNamedByFileLineAndField) {
@@ -178,24 +188,20 @@ TEST(RowsBuild, BadInputsAreNamedByFileLineAndField) {
   options.rows = 1;
   std::string good = read_file(fixture_jsonl());
   std::string input = dir + "/input.jsonl";
-  EXPECT_NE(build_error(dir, "{\"id\": \"x\", \"messages\": [\n", options).find(input + ":1: not valid JSON"),
+  EXPECT_NE(build_error(dir, "{\"id\": \"x\", \"messages\": [\n", options).find(input + ":1:0: not valid JSON"),
             std::string::npos);
   EXPECT_NE(build_error(dir, "\n{\"id\": \"x\", \"messages\": [{\"role\": \"robot\", \"content\": \"hi\"}]}\n", options)
-                .find(input + ":2: messages[0].role: unknown role 'robot'"),
+                .find(input + ":2:0: messages[0].role: unknown role 'robot'"),
             std::string::npos);
-  EXPECT_NE(build_error(dir, "[1, 2]\n", options).find(input + ":1: expected an object"), std::string::npos);
-  EXPECT_NE(build_error(dir, "{\"id\": \"x\"}\n", options).find(input + ":1: messages: missing"), std::string::npos);
-  EXPECT_NE(build_error(dir, "\n \n", options).find("no conversations"), std::string::npos);
+  EXPECT_NE(build_error(dir, "[1, 2]\n", options).find(input + ":1:0: expected an object"), std::string::npos) << build_error(dir, "[1, 2]\n", options);
+  EXPECT_NE(build_error(dir, "{\"id\": \"x\"}\n", options).find(input + ":1:0: messages: missing"), std::string::npos) << build_error(dir, "{\"id\": \"x\"}\n", options);
+  EXPECT_NE(build_error(dir, "\n \n", options).find("no conversations"), std::string::npos) << build_error(dir, "\n \n", options);
 
   options.inputs = {dir + "/missing.jsonl"};
-  try {
-    build_rows(options);
-    FAIL();
-  } catch (const RowsBuildError& error) {
-    EXPECT_NE(std::string(error.what()).find("missing.jsonl: no such file"), std::string::npos) << error.what();
-  }
+  std::string missing = build_problem(options);
+  EXPECT_NE(missing.find("missing.jsonl:0:0: no such file"), std::string::npos) << missing;
   options.inputs = {fixture_jsonl() + ".txt"};
-  EXPECT_THROW(build_rows(options), RowsBuildError);
+  EXPECT_NE(build_problem(options), "");
 }
 
 TEST(RowsBuild, ParquetOfTheWrongLayoutIsRefusedByColumn) {
@@ -209,16 +215,12 @@ TEST(RowsBuild, ParquetOfTheWrongLayoutIsRefusedByColumn) {
   std::ofstream(not_parquet) << "not parquet";
   RowsBuildOptions options = small_build(dir);
   for (const auto& [path, expected] : std::vector<std::pair<std::string, std::string>>{
-           {wrong, "column messages: expected a list of STRUCT(role VARCHAR, content VARCHAR), found VARCHAR"},
+           {wrong, "messages: expected a list of STRUCT(role VARCHAR, content VARCHAR), found VARCHAR"},
            {no_messages, "no column 'messages'"},
            {not_parquet, "not a readable Parquet file"}}) {
     options.inputs = {path};
-    try {
-      build_rows(options);
-      ADD_FAILURE() << path;
-    } catch (const RowsBuildError& error) {
-      EXPECT_NE(std::string(error.what()).find(path + ": " + expected), std::string::npos) << error.what();
-    }
+    std::string error = build_problem(options);
+    EXPECT_NE(error.find(path + ":0:0: " + expected), std::string::npos) << error;
   }
 }
 
@@ -227,15 +229,15 @@ TEST(RowsBuild, AFailedBuildLeavesTheOldFileAndNoTemporaryFile) {
   RowsBuildOptions options = small_build(dir);
   std::ofstream(options.output) << "the previous rows";
   options.rows = 100000;
-  EXPECT_THROW(build_rows(options), RowsBuildError);
+  EXPECT_NE(build_problem(options), "");
   EXPECT_EQ(read_file(options.output), "the previous rows");
   options.rows = 5;
   options.inputs = {options.output};  // the output may not be an input
-  EXPECT_THROW(build_rows(options), RowsBuildError);
+  EXPECT_NE(build_problem(options), "");
   EXPECT_EQ(read_file(options.output), "the previous rows");
   options.inputs = {fixture_jsonl()};
   options.output = dir + "/no-such-folder/rows.parquet";
-  EXPECT_THROW(build_rows(options), RowsBuildError);
+  EXPECT_NE(build_problem(options), "");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
 }
 
@@ -246,12 +248,7 @@ TEST(RowsBuild, TheOutputMustBeANewOrRegularFileNotAnInput) {
   auto error_for = [&](const std::string& output) -> std::string {
     RowsBuildOptions o = options;
     o.output = output;
-    try {
-      build_rows(o);
-    } catch (const RowsBuildError& error) {
-      return error.what();
-    }
-    return "";
+    return build_problem(o);
   };
   std::string target = dir + "/target.parquet";
   std::ofstream(target) << "someone else's file";
@@ -267,38 +264,34 @@ TEST(RowsBuild, TheOutputMustBeANewOrRegularFileNotAnInput) {
   EXPECT_NE(error_for(dir + "/rows.parquet").find("given twice"), std::string::npos);
   options.inputs = {fixture_jsonl()};
   options.name = "bad\xff";
-  EXPECT_NE(error_for(dir + "/rows.parquet").find("--name: not valid UTF-8 at byte 3"), std::string::npos);
+  EXPECT_NE(error_for(dir + "/rows.parquet").find("--name:0:0: not valid UTF-8 at byte 3"), std::string::npos);
 }
 
 TEST(RowsBuild, TheEosTokenComesFromTheTokenizerConfigOrTheOption) {
   std::string dir = testing::fresh_dir("rows_eos");
   RowsBuildOptions options = small_build(dir);
   options.eos_token = "<|endoftext|>";
-  RowsBuildResult result = build_rows(options);
+  RowsBuildResult result = built_rows(options);
   EXPECT_EQ(result.eos_token, "<|endoftext|>");
-  EXPECT_NE(result.rows_sha256, build_rows(small_build(dir, "default.parquet")).rows_sha256);
+  EXPECT_NE(result.rows_sha256, built_rows(small_build(dir, "default.parquet")).rows_sha256);
   options.eos_token = "not-a-token";
-  EXPECT_THROW(build_rows(options), RowsBuildError);
+  EXPECT_NE(build_problem(options), "");
   // A tokenizer.json without tokenizer_config.json beside it needs --eos.
   fs::copy_file(options.tokenizer_path, dir + "/tokenizer.json");
   options.tokenizer_path = dir + "/tokenizer.json";
   options.eos_token = "";
-  try {
-    build_rows(options);
-    FAIL();
-  } catch (const RowsBuildError& error) {
-    EXPECT_NE(std::string(error.what()).find("--eos"), std::string::npos) << error.what();
-  }
+  std::string no_eos = build_problem(options);
+  EXPECT_NE(no_eos.find("--eos"), std::string::npos) << no_eos;
 }
 
 TEST(RowsBuild, AQwenTokenizerCannotBuildGptOssRows) {
   std::string dir = testing::fresh_dir("rows_wrong_tokenizer");
   RowsBuildOptions options = small_build(dir);
   options.tokenizer_path = testing::npm_tokenizer_path("tokenizer-qwen3");
-  EXPECT_THROW(build_rows(options), RowsBuildError);
+  EXPECT_NE(build_problem(options), "");
   options.loss_mask = LossMaskType::kQwen35;
   options.rows = 10;
-  RowsBuildResult result = build_rows(options);
+  RowsBuildResult result = built_rows(options);
   EXPECT_EQ(result.eos_token, "<|im_end|>");
   EXPECT_EQ(result.loss_mask, "qwen3_5");
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "base/error.h"
 #include "rows/remove_on_signal.h"
 #include "rows/rows_hash.h"
 #include "rows/duckdb_stream.h"
@@ -87,13 +88,9 @@ RowsFileWriter::RowsFileWriter(DuckDbSession& duckdb) : impl_(std::make_unique<I
   for (const Column& column : kColumns) {
     columns += fmt::format("{}{} {}", columns.empty() ? "" : ", ", column.name, column.type);
   }
-  try {
-    duckdb.execute("CREATE OR REPLACE TABLE rows (" + columns + ")");
-  } catch (const DuckDbError& error) {
-    throw RowsFileError(std::string("cannot create the rows table: ") + error.what());
-  }
+  duckdb.execute("CREATE OR REPLACE TABLE rows (" + columns + ")");
   if (duckdb_appender_create(duckdb.handles().connection, nullptr, "rows", &impl_->appender) == DuckDBError) {
-    throw RowsFileError(std::string("cannot append rows: ") + duckdb_appender_error(impl_->appender));
+    throw BugError(std::string("cannot append rows: ") + duckdb_appender_error(impl_->appender));
   }
 }
 
@@ -137,14 +134,14 @@ void RowsFileWriter::flush() {
   duckdb_destroy_data_chunk(&chunk);
   rows.clear();
   if (state == DuckDBError) {
-    throw RowsFileError(std::string("cannot append rows: ") + duckdb_appender_error(impl_->appender));
+    throw BugError(std::string("cannot append rows: ") + duckdb_appender_error(impl_->appender));
   }
 }
 
 void RowsFileWriter::finish(const std::string& path, const nlohmann::json& build) {
   flush();
   if (duckdb_appender_destroy(&impl_->appender) == DuckDBError) {
-    throw RowsFileError("cannot append rows: the appender failed to flush");
+    throw BugError("cannot append rows: the appender failed to flush");
   }
   impl_->appender = nullptr;
   // A temporary sibling, renamed over the target only once complete.
@@ -157,21 +154,32 @@ void RowsFileWriter::finish(const std::string& path, const nlohmann::json& build
   RemoveOnSignal remove_if_interrupted(temporary.string());
   try {
     impl_->duckdb.execute(sql);
-  } catch (const DuckDbError& error) {
+  } catch (const IoError& error) {
     fs::remove(temporary, ec);
-    throw RowsFileError(fmt::format("{}: cannot write ({})", path, error.what()));
+    throw IoError(path, fmt::format("{}: cannot write ({})", path, error.what()));
   }
   fs::rename(temporary, target, ec);
   if (ec) {
     std::error_code ignored;
     fs::remove(temporary, ignored);
-    throw RowsFileError(fmt::format("{}: cannot write ({})", path, ec.message()));
+    throw IoError(path, fmt::format("{}: cannot write ({})", path, ec.message()));
   }
 }
 
 namespace {
 
-// Checks the file's columns; returns the problem text, or "" when the layout is right.
+// What makes a rows file unreadable, thrown while reading it and caught by read_rows_file, which
+// returns it as a Problem; it never leaves this file.
+struct RowsFault {
+  Problem problem;
+};
+
+[[noreturn]] void fault(const std::string& path, std::string field, std::string message, std::string expected = "",
+                        std::string found = "") {
+  throw RowsFault{{path, {}, std::move(field), "rows.file", std::move(message), std::move(expected), std::move(found)}};
+}
+
+// Checks the file's columns: each of kColumns present with its type.
 void check_layout(const std::string& path, DuckDbSession& duckdb) {
   DuckDbStream columns = stream_query(duckdb, "SELECT * FROM read_parquet(" + sql_string(path) + ") LIMIT 0");
   for (const Column& column : kColumns) {
@@ -183,15 +191,13 @@ void check_layout(const std::string& path, DuckDbSession& duckdb) {
       duckdb_logical_type type = columns.column_type(i);
       std::string spelled = type_name(type);
       duckdb_destroy_logical_type(&type);
-      std::string expected = column.type;
-      if (spelled != expected) {
-        throw RowsFileError(fmt::format("{}: column {}: expected {}, found {}", path, needed, expected, spelled));
-      }
+      if (spelled != column.type) fault(path, needed, "column of the wrong type", column.type, spelled);
     }
     if (!found) {
-      throw RowsFileError(fmt::format("{}: no column '{}' (expected a rows file: row, input_ids, loss_mask, "
-                                      "conversation_ids, first_token_offset, stream_row; data/README.md)",
-                                      path, needed));
+      fault(path, needed,
+            fmt::format("no column '{}' (expected a rows file: row, input_ids, loss_mask, conversation_ids, "
+                        "first_token_offset, stream_row; data/README.md)",
+                        needed));
     }
   }
 }
@@ -207,141 +213,186 @@ nlohmann::json read_build_metadata(const std::string& path, DuckDbSession& duckd
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception&) {
-    throw RowsFileError(fmt::format("{}: metadata {}: not valid JSON", path, kRowsMetadataKey));
+    fault(path, std::string("metadata.") + kRowsMetadataKey, "not valid JSON");
+  }
+}
+
+// The summary being recomputed and the state carried from row to row.
+class RowsReader {
+ public:
+  RowsReader(const std::string& path, RowsFileSummary& summary) : path_(path), summary_(summary) {}
+
+  // A content problem: the first kShownProblems are kept, the rest counted.
+  void problem(const std::string& field, const std::string& message, const std::string& expected = "",
+               const std::string& found = "") {
+    if (++problems_found_ <= kShownProblems) {
+      summary_.problems.push_back({path_, {}, field, "rows.file", message, expected, found});
+    }
+  }
+
+  // Checks and hashes every row of one chunk.
+  void read_chunk(const DuckDbChunk& chunk);
+  // The figures over all rows: row tokens, padding, the ratio, rows of another length.
+  void finish_figures();
+  // Where the build metadata disagrees with the rows.
+  void compare_metadata();
+  std::size_t problems_not_shown() const {
+    return problems_found_ > kShownProblems ? problems_found_ - kShownProblems : 0;
+  }
+
+ private:
+  // A broken file could give millions of problems; the first 20 are shown, then a count.
+  static constexpr std::size_t kShownProblems = 20;
+  const std::string& path_;
+  RowsFileSummary& summary_;
+  std::size_t problems_found_ = 0;
+  RowsHasher hasher_;
+  std::vector<std::int64_t> lengths_;
+  std::int64_t last_stream_row_ = -1;
+
+};
+
+void RowsReader::read_chunk(const DuckDbChunk& chunk) {
+  duckdb_vector numbers = duckdb_data_chunk_get_vector(chunk.handle(), 0);
+  duckdb_vector ids = duckdb_data_chunk_get_vector(chunk.handle(), 1);
+  duckdb_vector masks = duckdb_data_chunk_get_vector(chunk.handle(), 2);
+  duckdb_vector stream_rows = duckdb_data_chunk_get_vector(chunk.handle(), 3);
+  auto* stream_row_data = static_cast<std::int32_t*>(duckdb_vector_get_data(stream_rows));
+  auto* number_data = static_cast<std::int32_t*>(duckdb_vector_get_data(numbers));
+  auto* id_lists = static_cast<duckdb_list_entry*>(duckdb_vector_get_data(ids));
+  auto* mask_lists = static_cast<duckdb_list_entry*>(duckdb_vector_get_data(masks));
+  auto* id_values = static_cast<std::int32_t*>(duckdb_vector_get_data(duckdb_list_vector_get_child(ids)));
+  auto* mask_values = static_cast<std::uint8_t*>(duckdb_vector_get_data(duckdb_list_vector_get_child(masks)));
+  std::uint64_t* id_child_validity = duckdb_vector_get_validity(duckdb_list_vector_get_child(ids));
+  std::uint64_t* mask_child_validity = duckdb_vector_get_validity(duckdb_list_vector_get_child(masks));
+  for (std::uint64_t i = 0; i < chunk.size(); ++i) {
+    std::int64_t row = summary_.rows;
+    std::string at = fmt::format("row {}", row);
+    if (!is_valid(duckdb_vector_get_validity(numbers), i) || number_data[i] != row) {
+      problem("row", fmt::format("{}: rows are not numbered 0, 1, 2, ... in file order", at), std::to_string(row),
+              is_valid(duckdb_vector_get_validity(numbers), i) ? std::to_string(number_data[i]) : "null");
+    }
+    // Rows are cut in stream order and some are skipped: stream_row rises by at least 1 a row.
+    bool stream_ok = is_valid(duckdb_vector_get_validity(stream_rows), i) && stream_row_data[i] >= row &&
+                     stream_row_data[i] > last_stream_row_;
+    if (!stream_ok) {
+      problem("stream_row", fmt::format("{}: stream_row must rise by at least 1 a row and be at least row", at), "",
+              is_valid(duckdb_vector_get_validity(stream_rows), i) ? std::to_string(stream_row_data[i]) : "null");
+    }
+    if (is_valid(duckdb_vector_get_validity(stream_rows), i)) last_stream_row_ = stream_row_data[i];
+    if (!is_valid(duckdb_vector_get_validity(ids), i) || !is_valid(duckdb_vector_get_validity(masks), i)) {
+      fault(path_, "input_ids", fmt::format("{}: input_ids or loss_mask is null", at));
+    }
+    const duckdb_list_entry& id_list = id_lists[i];
+    const duckdb_list_entry& mask_list = mask_lists[i];
+    if (id_list.length != mask_list.length) {
+      problem("loss_mask", fmt::format("{}: loss_mask and input_ids differ in length", at),
+              std::to_string(id_list.length), std::to_string(mask_list.length));
+    }
+    std::uint64_t length = std::min(id_list.length, mask_list.length);
+    const std::int32_t* row_ids = id_values + id_list.offset;
+    const std::uint8_t* row_mask = mask_values + mask_list.offset;
+    std::int64_t supervised = 0;
+    bool bad_mask = false, bad_id = false;
+    for (std::uint64_t k = 0; k < length; ++k) {
+      supervised += row_mask[k] == 1;
+      bad_mask |= row_mask[k] > 1 || !is_valid(mask_child_validity, mask_list.offset + k);
+      bad_id |= row_ids[k] < 0 || !is_valid(id_child_validity, id_list.offset + k);
+    }
+    if (bad_mask) problem("loss_mask", fmt::format("{}: a loss_mask value is not 0 or 1", at));
+    if (bad_id) problem("input_ids", fmt::format("{}: a token id is negative or null", at));
+    if (supervised == 0) problem("loss_mask", fmt::format("{}: no supervised token (such rows are skipped)", at));
+    hasher_.add(row_ids, row_mask, length);
+    summary_.supervised_tokens += supervised;
+    lengths_.push_back(static_cast<std::int64_t>(length));
+    ++summary_.rows;
+  }
+}
+
+void RowsReader::finish_figures() {
+  summary_.rows_sha256 = hasher_.hex_digest();
+  for (std::int64_t length : lengths_) summary_.row_tokens = std::max(summary_.row_tokens, length);
+  for (std::size_t row = 0; row < lengths_.size(); ++row) {
+    summary_.padding_tokens += summary_.row_tokens - lengths_[row];
+    if (lengths_[row] != summary_.row_tokens) {
+      problem("input_ids",
+              fmt::format("row {}: {} tokens where the longest row has {} (every row holds exactly row_tokens tokens)",
+                          row, lengths_[row], summary_.row_tokens),
+              std::to_string(summary_.row_tokens), std::to_string(lengths_[row]));
+    }
+  }
+  if (summary_.rows > 0) {
+    summary_.supervised_token_ratio = static_cast<double>(summary_.supervised_tokens) /
+                                      static_cast<double>(summary_.rows * summary_.row_tokens);
+  }
+  if (summary_.rows == 0) problem("row", "the file holds no rows");
+}
+
+void RowsReader::compare_metadata() {
+  const nlohmann::json& build = summary_.build;
+  if (!build.is_null() && !build.is_object()) {
+    problem(std::string("metadata.") + kRowsMetadataKey, "expected a JSON object of build parameters", "object",
+            build.type_name());
+  }
+  if (!build.is_object()) return;
+  auto compare = [&](const char* key, const nlohmann::json& actual) {
+    if (build.contains(key) && build.at(key) != actual) {
+      problem(std::string("metadata.") + key, "the build metadata disagrees with the rows", actual.dump(),
+              build.at(key).dump());
+    }
+  };
+  compare("rows_sha256", summary_.rows_sha256);
+  compare("rows", summary_.rows);
+  compare("row_tokens", summary_.row_tokens);
+  compare("padding_tokens", summary_.padding_tokens);
+  compare("supervised_tokens", summary_.supervised_tokens);
+  if (summary_.rows > 0) compare("skipped_rows", last_stream_row_ + 1 - summary_.rows);
+  const nlohmann::json& used = build.value("conversations_used", nlohmann::json());
+  const nlohmann::json& available = build.value("conversations_available", nlohmann::json());
+  if (used.is_number() && available.is_number() && used.get<double>() > available.get<double>()) {
+    problem("metadata.conversations_used", "more conversations used than available", available.dump(), used.dump());
   }
 }
 
 }  // namespace
 
-RowsFileSummary read_rows_file(const std::string& path, DuckDbSession& duckdb,
-                               const std::function<void(std::int64_t)>& on_row) {
+std::optional<RowsFileSummary> read_rows_file(const std::string& path, DuckDbSession& duckdb, Problems& problems,
+                                              const std::function<void(std::int64_t)>& on_row) {
   std::error_code ec;
-  if (!fs::exists(path, ec)) throw RowsFileError(path + ": no such file");
-  if (!fs::is_regular_file(path, ec)) throw RowsFileError(path + ": not a regular file");
+  if (!fs::exists(path, ec)) {
+    problems.push_back({path, {}, "", "file", "no such file", "", ""});
+    return std::nullopt;
+  }
+  if (!fs::is_regular_file(path, ec)) {
+    problems.push_back({path, {}, "", "file", "not a regular file", "", ""});
+    return std::nullopt;
+  }
   RowsFileSummary summary;
   try {
     std::tie(summary.parquet_sha256, summary.parquet_bytes) = sha256_file(path);
   } catch (const std::runtime_error& error) {
-    throw RowsFileError(error.what());
+    throw IoError(path, error.what());
   }
-  // A broken file could give millions of problems; the first 20 are shown, then a count.
-  constexpr std::size_t kShownProblems = 20;
-  std::size_t problems_found = 0;
-  auto problem = [&](const std::string& field, const std::string& message, const std::string& expected = "",
-                     const std::string& found = "") {
-    if (++problems_found <= kShownProblems) {
-      summary.problems.push_back({path, {}, field, "rows.file", message, expected, found});
-    }
-  };
-  RowsHasher hasher;
-  std::vector<std::int64_t> lengths;
-  std::int64_t last_stream_row = -1;
+  RowsReader reader(path, summary);
   try {
     check_layout(path, duckdb);
     summary.build = read_build_metadata(path, duckdb);
     DuckDbStream rows =
         stream_query(duckdb, "SELECT row, input_ids, loss_mask, stream_row FROM read_parquet(" + sql_string(path) + ")");
     for (DuckDbChunk chunk = rows.next(); chunk.handle(); chunk = rows.next()) {
-      duckdb_vector numbers = duckdb_data_chunk_get_vector(chunk.handle(), 0);
-      duckdb_vector ids = duckdb_data_chunk_get_vector(chunk.handle(), 1);
-      duckdb_vector masks = duckdb_data_chunk_get_vector(chunk.handle(), 2);
-      duckdb_vector stream_rows = duckdb_data_chunk_get_vector(chunk.handle(), 3);
-      auto* stream_row_data = static_cast<std::int32_t*>(duckdb_vector_get_data(stream_rows));
-      auto* number_data = static_cast<std::int32_t*>(duckdb_vector_get_data(numbers));
-      auto* id_lists = static_cast<duckdb_list_entry*>(duckdb_vector_get_data(ids));
-      auto* mask_lists = static_cast<duckdb_list_entry*>(duckdb_vector_get_data(masks));
-      auto* id_values = static_cast<std::int32_t*>(duckdb_vector_get_data(duckdb_list_vector_get_child(ids)));
-      auto* mask_values = static_cast<std::uint8_t*>(duckdb_vector_get_data(duckdb_list_vector_get_child(masks)));
-      std::uint64_t* id_child_validity = duckdb_vector_get_validity(duckdb_list_vector_get_child(ids));
-      std::uint64_t* mask_child_validity = duckdb_vector_get_validity(duckdb_list_vector_get_child(masks));
-      for (std::uint64_t i = 0; i < chunk.size(); ++i) {
-        std::int64_t row = summary.rows;
-        std::string at = fmt::format("row {}", row);
-        if (!is_valid(duckdb_vector_get_validity(numbers), i) || number_data[i] != row) {
-          problem("row", fmt::format("{}: rows are not numbered 0, 1, 2, ... in file order", at),
-                  std::to_string(row),
-                  is_valid(duckdb_vector_get_validity(numbers), i) ? std::to_string(number_data[i]) : "null");
-        }
-        // Rows are cut in stream order and some are skipped: stream_row rises by at least 1 a row.
-        bool stream_ok = is_valid(duckdb_vector_get_validity(stream_rows), i) && stream_row_data[i] >= row &&
-                         stream_row_data[i] > last_stream_row;
-        if (!stream_ok) {
-          problem("stream_row", fmt::format("{}: stream_row must rise by at least 1 a row and be at least row", at), "",
-                  is_valid(duckdb_vector_get_validity(stream_rows), i) ? std::to_string(stream_row_data[i]) : "null");
-        }
-        if (is_valid(duckdb_vector_get_validity(stream_rows), i)) last_stream_row = stream_row_data[i];
-        if (!is_valid(duckdb_vector_get_validity(ids), i) || !is_valid(duckdb_vector_get_validity(masks), i)) {
-          throw RowsFileError(fmt::format("{}: {}: input_ids or loss_mask is null", path, at));
-        }
-        const duckdb_list_entry& id_list = id_lists[i];
-        const duckdb_list_entry& mask_list = mask_lists[i];
-        if (id_list.length != mask_list.length) {
-          problem("loss_mask", fmt::format("{}: loss_mask and input_ids differ in length", at),
-                  std::to_string(id_list.length), std::to_string(mask_list.length));
-        }
-        std::uint64_t length = std::min(id_list.length, mask_list.length);
-        const std::int32_t* row_ids = id_values + id_list.offset;
-        const std::uint8_t* row_mask = mask_values + mask_list.offset;
-        std::int64_t supervised = 0;
-        bool bad_mask = false, bad_id = false;
-        for (std::uint64_t k = 0; k < length; ++k) {
-          supervised += row_mask[k] == 1;
-          bad_mask |= row_mask[k] > 1 || !is_valid(mask_child_validity, mask_list.offset + k);
-          bad_id |= row_ids[k] < 0 || !is_valid(id_child_validity, id_list.offset + k);
-        }
-        if (bad_mask) problem("loss_mask", fmt::format("{}: a loss_mask value is not 0 or 1", at));
-        if (bad_id) problem("input_ids", fmt::format("{}: a token id is negative or null", at));
-        if (supervised == 0) problem("loss_mask", fmt::format("{}: no supervised token (such rows are skipped)", at));
-        hasher.add(row_ids, row_mask, length);
-        summary.supervised_tokens += supervised;
-        lengths.push_back(static_cast<std::int64_t>(length));
-        ++summary.rows;
-      }
+      reader.read_chunk(chunk);
       if (on_row) on_row(summary.rows);
     }
+  } catch (const RowsFault& fault) {
+    problems.push_back(fault.problem);
+    return std::nullopt;
   } catch (const DuckDbError& error) {
-    throw RowsFileError(fmt::format("{}: not a readable rows file ({})", path, error.what()));
+    problems.push_back({path, {}, "", "rows.file", fmt::format("not a readable rows file ({})", error.what()), "", ""});
+    return std::nullopt;
   }
-  summary.rows_sha256 = hasher.hex_digest();
-  for (std::int64_t length : lengths) summary.row_tokens = std::max(summary.row_tokens, length);
-  for (std::size_t row = 0; row < lengths.size(); ++row) {
-    summary.padding_tokens += summary.row_tokens - lengths[row];
-    if (lengths[row] != summary.row_tokens) {
-      problem("input_ids", fmt::format("row {}: {} tokens where the longest row has {} (every row holds exactly row_tokens "
-                                       "tokens)",
-                                       row, lengths[row], summary.row_tokens),
-              std::to_string(summary.row_tokens), std::to_string(lengths[row]));
-    }
-  }
-  if (summary.rows > 0) {
-    summary.supervised_token_ratio = static_cast<double>(summary.supervised_tokens) /
-                                     static_cast<double>(summary.rows * summary.row_tokens);
-  }
-  if (summary.rows == 0) problem("row", "the file holds no rows");
-  if (!summary.build.is_null() && !summary.build.is_object()) {
-    problem(std::string("metadata.") + kRowsMetadataKey, "expected a JSON object of build parameters", "object",
-            summary.build.type_name());
-  }
-  if (summary.build.is_object()) {
-    auto compare = [&](const char* key, const nlohmann::json& actual) {
-      if (summary.build.contains(key) && summary.build.at(key) != actual) {
-        problem(std::string("metadata.") + key, "the build metadata disagrees with the rows", actual.dump(),
-                summary.build.at(key).dump());
-      }
-    };
-    compare("rows_sha256", summary.rows_sha256);
-    compare("rows", summary.rows);
-    compare("row_tokens", summary.row_tokens);
-    compare("padding_tokens", summary.padding_tokens);
-    compare("supervised_tokens", summary.supervised_tokens);
-    if (summary.rows > 0) compare("skipped_rows", last_stream_row + 1 - summary.rows);
-    const nlohmann::json& used = summary.build.value("conversations_used", nlohmann::json());
-    const nlohmann::json& available = summary.build.value("conversations_available", nlohmann::json());
-    if (used.is_number() && available.is_number() && used.get<double>() > available.get<double>()) {
-      problem("metadata.conversations_used", "more conversations used than available", available.dump(), used.dump());
-    }
-  }
-  summary.problems_not_shown = problems_found > kShownProblems ? problems_found - kShownProblems : 0;
+  reader.finish_figures();
+  reader.compare_metadata();
+  summary.problems_not_shown = reader.problems_not_shown();
   return summary;
 }
 

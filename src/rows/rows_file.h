@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <stdexcept>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -27,24 +27,17 @@ namespace openrecipes {
 /// The Parquet key-value metadata key holding the build parameters (JSON).
 inline constexpr const char* kRowsMetadataKey = "openrecipes.rows";
 
-/// A rows file that cannot be read or written: missing, truncated, not Parquet, a column missing
-/// or of the wrong type. The message names the file and the column.
-class RowsFileError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 /// Collects rows in an in-memory DuckDB table, then writes them as one Parquet file (zstd, row groups of
 /// 2,048 rows or more) through a temporary sibling and a rename, so the path never holds half a file.
 class RowsFileWriter {
  public:
-  /// `duckdb` must outlive the writer. Throws RowsFileError if the table cannot be made.
+  /// `duckdb` must outlive the writer. Throws IoError or BugError if DuckDB cannot make the table.
   explicit RowsFileWriter(DuckDbSession& duckdb);
   ~RowsFileWriter();
-  /// Adds one row (kept in order). Throws RowsFileError if DuckDB refuses it.
+  /// Adds one row (kept in order). Throws BugError if DuckDB refuses it.
   void add(const PackedRow& row);
   /// Writes every row added to `path` with `build` as the "openrecipes.rows" metadata. Throws
-  /// RowsFileError (the temporary file removed) when the directory is not writable.
+  /// IoError naming `path` (the temporary file removed) when the directory is not writable.
   void finish(const std::string& path, const nlohmann::json& build);
 
  private:
@@ -72,9 +65,11 @@ struct RowsFileSummary {
 };
 
 /// Reads the rows file at `path` and recomputes its figures. `on_row(rows_read)` is called as
-/// rows are read (for progress). Throws RowsFileError naming the file and column for a file that
-/// is missing, truncated, corrupt or of the wrong layout.
-RowsFileSummary read_rows_file(const std::string& path, DuckDbSession& duckdb,
-                               const std::function<void(std::int64_t)>& on_row = {});
+/// rows are read (for progress). A file that is missing, truncated, corrupt or of the wrong
+/// layout returns nullopt with one Problem naming the file and the column (field; rule `file` or
+/// `rows.file`); what is wrong with the rows themselves is in the summary's problems. Throws
+/// IoError when the file's bytes cannot be read for its sha256.
+std::optional<RowsFileSummary> read_rows_file(const std::string& path, DuckDbSession& duckdb, Problems& problems,
+                                              const std::function<void(std::int64_t)>& on_row = {});
 
 }  // namespace openrecipes

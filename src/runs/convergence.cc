@@ -36,11 +36,10 @@ double relative_difference(double candidate, double reference) {
   return reference != 0 ? std::fabs(candidate - reference) / std::fabs(reference) : std::fabs(candidate);
 }
 
-}  // namespace
-
-ConvergenceResult compare_convergence(const LossSeries& candidate, const LossSeries& reference,
-                                      const ConvergenceThresholds& t) {
-  ConvergenceResult result;
+// The steps both series have, in order; appends a failure for each step missing from either run
+// (or from both, between present steps) and for NaN or Inf losses.
+std::vector<std::int64_t> common_steps(const LossSeries& candidate, const LossSeries& reference,
+                                       std::vector<std::string>& failures) {
   std::set<std::int64_t> all;
   for (const auto& [step, loss] : candidate.loss) all.insert(step);
   for (const auto& [step, loss] : reference.loss) all.insert(step);
@@ -70,18 +69,77 @@ ConvergenceResult compare_convergence(const LossSeries& candidate, const LossSer
       if (missing > static_cast<std::int64_t>(gaps.size())) {
         listed += fmt::format(" and {} more", missing - static_cast<std::int64_t>(gaps.size()));
       }
-      result.failures.push_back(fmt::format("steps missing from both runs: {}", listed));
+      failures.push_back(fmt::format("steps missing from both runs: {}", listed));
     }
   }
   if (!missing_candidate.empty()) {
-    result.failures.push_back(fmt::format("steps missing from the candidate ({}): {}", candidate.path,
-                                          step_list(missing_candidate)));
+    failures.push_back(fmt::format("steps missing from the candidate ({}): {}", candidate.path,
+                                   step_list(missing_candidate)));
   }
   if (!missing_reference.empty()) {
-    result.failures.push_back(fmt::format("steps missing from the reference ({}): {}", reference.path,
-                                          step_list(missing_reference)));
+    failures.push_back(fmt::format("steps missing from the reference ({}): {}", reference.path,
+                                   step_list(missing_reference)));
   }
-  if (!not_finite.empty()) result.failures.push_back(fmt::format("NaN or Inf loss at steps {}", step_list(not_finite)));
+  if (!not_finite.empty()) failures.push_back(fmt::format("NaN or Inf loss at steps {}", step_list(not_finite)));
+  return steps;
+}
+
+// Pointwise tolerance and final-loss criteria over result.points (c, r: their losses).
+void check_pointwise(const std::vector<double>& c, const std::vector<double>& r, const ConvergenceThresholds& t,
+                     ConvergenceResult& result) {
+  double n = static_cast<double>(result.points.size());
+  std::vector<std::int64_t> out_of_tolerance;
+  for (const ScoredPoint& p : result.points) {
+    double ratio = p.tolerance > 0 ? p.relative_difference / p.tolerance
+                                   : (p.relative_difference > 0 ? HUGE_VAL : 0.0);
+    result.worst_step_tolerance_ratio = std::max(result.worst_step_tolerance_ratio, ratio);
+    if (p.relative_difference > p.tolerance) out_of_tolerance.push_back(p.step);
+  }
+  result.pointwise_failures = static_cast<int>(out_of_tolerance.size());
+  if (result.pointwise_failures / n > t.max_outlier_ratio) {
+    result.failures.push_back(fmt::format("{} of {} scored steps out of the pointwise tolerance (more than {:.0f}%): {}",
+                                          result.pointwise_failures, result.points.size(), 100 * t.max_outlier_ratio,
+                                          step_list(out_of_tolerance)));
+  }
+
+  result.final_loss_difference = relative_difference(c.back(), r.back());
+  if (result.final_loss_difference > t.final_loss_tolerance) {
+    result.failures.push_back(fmt::format("final loss differs by {:.4f} (> {}) at step {}", result.final_loss_difference,
+                                          t.final_loss_tolerance, result.points.back().step));
+  }
+}
+
+// Residuals beyond outlier_sigmas population standard deviations of their mean (numpy's std).
+void check_outliers(const std::vector<double>& c, const std::vector<double>& r, const ConvergenceThresholds& t,
+                    ConvergenceResult& result) {
+  double n = static_cast<double>(result.points.size());
+  double mean = 0;
+  for (std::size_t i = 0; i < c.size(); ++i) mean += c[i] - r[i];
+  mean /= n;
+  double variance = 0;
+  for (std::size_t i = 0; i < c.size(); ++i) variance += (c[i] - r[i] - mean) * (c[i] - r[i] - mean);
+  double sigma = std::sqrt(variance / n);
+  std::vector<std::int64_t> outlier_steps;
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    if (std::fabs(c[i] - r[i] - mean) > t.outlier_sigmas * sigma) {
+      result.points[i].outlier = true;
+      outlier_steps.push_back(result.points[i].step);
+    }
+  }
+  result.outliers = static_cast<int>(outlier_steps.size());
+  if (result.outliers / n > t.max_outlier_ratio) {
+    result.failures.push_back(fmt::format("{} of {} residuals beyond {} sigma (more than {:.0f}%): {}", result.outliers,
+                                          result.points.size(), t.outlier_sigmas, 100 * t.max_outlier_ratio,
+                                          step_list(outlier_steps)));
+  }
+}
+
+}  // namespace
+
+ConvergenceResult compare_convergence(const LossSeries& candidate, const LossSeries& reference,
+                                      const ConvergenceThresholds& t) {
+  ConvergenceResult result;
+  std::vector<std::int64_t> steps = common_steps(candidate, reference, result.failures);
   result.steps = static_cast<std::int64_t>(steps.size());
 
   // Megatron-Bridge: skip int(n x fraction) leading points, then score the rest.
@@ -102,7 +160,6 @@ ConvergenceResult compare_convergence(const LossSeries& candidate, const LossSer
     result.passed = false;
     return result;
   }
-  double n = static_cast<double>(result.points.size());
 
   result.correlation = pearson(c, r);
   if (std::isnan(result.correlation)) {
@@ -110,47 +167,8 @@ ConvergenceResult compare_convergence(const LossSeries& candidate, const LossSer
   } else if (result.correlation < t.correlation) {
     result.failures.push_back(fmt::format("correlation {:.6f} < {}", result.correlation, t.correlation));
   }
-
-  std::vector<std::int64_t> out_of_tolerance;
-  for (const ScoredPoint& p : result.points) {
-    double ratio = p.tolerance > 0 ? p.relative_difference / p.tolerance
-                                   : (p.relative_difference > 0 ? HUGE_VAL : 0.0);
-    result.worst_step_tolerance_ratio = std::max(result.worst_step_tolerance_ratio, ratio);
-    if (p.relative_difference > p.tolerance) out_of_tolerance.push_back(p.step);
-  }
-  result.pointwise_failures = static_cast<int>(out_of_tolerance.size());
-  if (result.pointwise_failures / n > t.max_outlier_ratio) {
-    result.failures.push_back(fmt::format("{} of {} scored steps out of the pointwise tolerance (more than {:.0f}%): {}",
-                                          result.pointwise_failures, result.points.size(), 100 * t.max_outlier_ratio,
-                                          step_list(out_of_tolerance)));
-  }
-
-  result.final_loss_difference = relative_difference(c.back(), r.back());
-  if (result.final_loss_difference > t.final_loss_tolerance) {
-    result.failures.push_back(fmt::format("final loss differs by {:.4f} (> {}) at step {}", result.final_loss_difference,
-                                          t.final_loss_tolerance, result.points.back().step));
-  }
-
-  // Residuals beyond outlier_sigmas population standard deviations of their mean (numpy's std).
-  double mean = 0;
-  for (std::size_t i = 0; i < c.size(); ++i) mean += c[i] - r[i];
-  mean /= n;
-  double variance = 0;
-  for (std::size_t i = 0; i < c.size(); ++i) variance += (c[i] - r[i] - mean) * (c[i] - r[i] - mean);
-  double sigma = std::sqrt(variance / n);
-  std::vector<std::int64_t> outlier_steps;
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    if (std::fabs(c[i] - r[i] - mean) > t.outlier_sigmas * sigma) {
-      result.points[i].outlier = true;
-      outlier_steps.push_back(result.points[i].step);
-    }
-  }
-  result.outliers = static_cast<int>(outlier_steps.size());
-  if (result.outliers / n > t.max_outlier_ratio) {
-    result.failures.push_back(fmt::format("{} of {} residuals beyond {} sigma (more than {:.0f}%): {}", result.outliers,
-                                          result.points.size(), t.outlier_sigmas, 100 * t.max_outlier_ratio,
-                                          step_list(outlier_steps)));
-  }
+  check_pointwise(c, r, t, result);
+  check_outliers(c, r, t, result);
   result.passed = result.failures.empty();
   return result;
 }

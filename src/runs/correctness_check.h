@@ -1,4 +1,4 @@
-// `openrecipes check`: the recipe's correctness evidence composed (seed 000 step 4): the recipe
+// `openrecipes check`: the recipe's correctness evidence composed (docs/run-evidence.md): the recipe
 // validates, every argument that differs from the reference has a class and passes, each
 // same-math swap has a passed component test, every listed component test passed, and the loss
 // curves converge. Each part is recomputed when its inputs are given, else taken as the recipe

@@ -17,16 +17,38 @@
 namespace openrecipes {
 namespace {
 
-std::int64_t parse_step(const std::string& text, const std::string& where) {
+// Where in a series file a value is: the file, a line (CSV) and a field (a JSON key, `step`).
+struct Where {
+  std::string file;
+  int line = 0;
+  std::string field;
+};
+
+// What is wrong with a series, thrown from deep in its parsing and caught by read_loss_series,
+// which returns it as a Problem; it never leaves this file.
+struct SeriesFault {
+  Problem problem;
+};
+
+[[noreturn]] void fault(const Where& where, std::string message, std::string rule = "loss.value") {
+  throw SeriesFault{{where.file, {where.line, 0}, where.field, std::move(rule), std::move(message), "", ""}};
+}
+
+Where field_of(Where where, const std::string& field) {
+  where.field = where.field.empty() ? field : where.field + "." + field;
+  return where;
+}
+
+std::int64_t parse_step(const std::string& text, const Where& where) {
   char* end = nullptr;
   long long step = std::strtoll(text.c_str(), &end, 10);
   if (text.empty() || *end != '\0' || step < 0) {
-    throw LossSeriesError(fmt::format("{}: step '{}': expected a 0-based integer", where, text));
+    fault(where, fmt::format("step '{}': expected a 0-based integer", text), "loss.step");
   }
   return step;
 }
 
-double json_loss(const nlohmann::json& value, const std::string& where) {
+double json_loss(const nlohmann::json& value, const Where& where) {
   if (value.is_number()) return value.get<double>();
   // Python's json.dump writes NaN and Infinity, which are not JSON; Megatron-Bridge's files may
   // hold them as strings after a round trip.
@@ -37,19 +59,17 @@ double json_loss(const nlohmann::json& value, const std::string& where) {
     if (text == "-Infinity" || text == "-inf") return -std::numeric_limits<double>::infinity();
   }
   std::string found = value.is_string() ? "\"" + value.get<std::string>().substr(0, 40) + "\"" : value.type_name();
-  throw LossSeriesError(fmt::format("{}: expected a number, found {}", where, found));
+  fault(where, fmt::format("expected a number, found {}", found));
 }
 
-void insert(LossSeries& series, std::int64_t step, double loss, const std::string& where) {
+void insert(LossSeries& series, std::int64_t step, double loss, const Where& where) {
   if (!series.loss.emplace(step, loss).second) {
-    throw LossSeriesError(fmt::format("{}: step {} given twice", where, step));
+    fault(where, fmt::format("step {} given twice", step), "loss.step");
   }
 }
 
-LossSeries from_json(const std::string& path, const std::string& text) {
-  LossSeries series{path, "JSON", {}};
-  nlohmann::json value;
-  // Python's json.dump writes NaN and Infinity bare; quote them so the parser takes them.
+// Python's json.dump writes NaN and Infinity bare; quotes them so the parser takes them.
+std::string quote_non_finite(const std::string& text) {
   std::string patched;
   bool in_string = false;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -72,42 +92,50 @@ LossSeries from_json(const std::string& path, const std::string& text) {
     }
     if (!matched) patched += c;
   }
+  return patched;
+}
+
+LossSeries from_json(const std::string& path, const std::string& text) {
+  LossSeries series{path, "JSON", {}};
+  nlohmann::json value;
+  std::string patched = quote_non_finite(text);
+  Where file{path, 0, ""};
   if (std::optional<std::size_t> at = json_too_deep(patched)) {
-    throw LossSeriesError(fmt::format("{}: nesting deeper than {} levels at byte {}", path, kMaxJsonDepth, *at));
+    fault(file, fmt::format("nesting deeper than {} levels at byte {}", kMaxJsonDepth, *at), "loss.json");
   }
   try {
     value = nlohmann::json::parse(patched);
   } catch (const nlohmann::json::parse_error& error) {
-    throw LossSeriesError(fmt::format("{}: not valid JSON at byte {}", path, error.byte));
+    fault(file, fmt::format("not valid JSON at byte {}", error.byte), "loss.json");
   }
   if (value.is_array()) {
     series.source = "JSON list";
     for (std::size_t i = 0; i < value.size(); ++i) {
-      insert(series, static_cast<std::int64_t>(i), json_loss(value[i], fmt::format("{}: [{}]", path, i)), path);
+      insert(series, static_cast<std::int64_t>(i), json_loss(value[i], {path, 0, fmt::format("[{}]", i)}), file);
     }
   } else if (value.is_object()) {
     bool golden = false;
     for (const auto& [key, entry] : value.items()) golden |= entry.is_object();
     for (const auto& [key, entry] : value.items()) {
-      std::string where = fmt::format("{}: \"{}\"", path, key.substr(0, 40));
+      Where where{path, 0, fmt::format("\"{}\"", key.substr(0, 40))};
       bool numeric = !key.empty() && key.find_first_not_of("-0123456789") == std::string::npos;
       // Megatron-Bridge's golden values: per step {"lm loss": ..., "iteration-time": ...}, beside
       // scalar memory figures (alloc, max_alloc) that are not steps.
       if (golden && !numeric && !entry.is_object()) continue;
-      if (!numeric) throw LossSeriesError(where + ": expected a step number as the key");
+      if (!numeric) fault(where, "expected a step number as the key", "loss.step");
       if (entry.is_object()) {
         series.source = "golden values JSON";
-        if (!entry.contains("lm loss")) throw LossSeriesError(where + ": no \"lm loss\"");
-        insert(series, parse_step(key, where), json_loss(entry.at("lm loss"), where + ".\"lm loss\""), path);
+        if (!entry.contains("lm loss")) fault(where, "no \"lm loss\"");
+        insert(series, parse_step(key, where), json_loss(entry.at("lm loss"), field_of(where, "\"lm loss\"")), file);
       } else {
-        if (golden) throw LossSeriesError(where + ": expected {\"lm loss\": ...} as the other steps");
+        if (golden) fault(where, "expected {\"lm loss\": ...} as the other steps");
         series.source = "JSON {step: loss}";
-        insert(series, parse_step(key, where), json_loss(entry, where), path);
+        insert(series, parse_step(key, where), json_loss(entry, where), file);
       }
     }
   } else {
-    throw LossSeriesError(fmt::format("{}: expected a list of losses or an object keyed by step, found {}", path,
-                                      value.type_name()));
+    fault(file, fmt::format("expected a list of losses or an object keyed by step, found {}", value.type_name()),
+          "loss.json");
   }
   return series;
 }
@@ -124,8 +152,8 @@ LossSeries from_csv(const std::string& path, const std::string& text) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos || line[0] == '#') continue;
     std::size_t comma = line.find(',');
-    std::string where = fmt::format("{}:{}", path, line_number);
-    if (comma == std::string::npos) throw LossSeriesError(where + ": expected `step,loss`");
+    Where where{path, line_number, ""};
+    if (comma == std::string::npos) fault(where, "expected `step,loss`", "loss.csv");
     std::string step = line.substr(0, comma), loss = line.substr(comma + 1);
     auto trim = [](std::string& s) {
       s.erase(0, s.find_first_not_of(" \t"));
@@ -137,33 +165,40 @@ LossSeries from_csv(const std::string& path, const std::string& text) {
     if (line_number == 1 && header) continue;
     char* stop = nullptr;
     double value = std::strtod(loss.c_str(), &stop);
-    if (loss.empty() || *stop != '\0') throw LossSeriesError(fmt::format("{}: loss '{}': expected a number", where, loss));
+    if (loss.empty() || *stop != '\0') fault(where, fmt::format("loss '{}': expected a number", loss));
     insert(series, parse_step(step, where), value, where);
+  }
+  return series;
+}
+
+// A training log's losses; a step without one is a Problem naming its line.
+std::optional<LossSeries> from_log(const std::string& path, Problems& problems) {
+  std::optional<TrainingLog> log = read_training_log(path, problems);
+  if (!log) return std::nullopt;
+  LossSeries series{path, log_format_name(log->format) + " log", {}};
+  for (const StepRecord& step : log->steps) {
+    if (!step.loss) {
+      problems.push_back({path, {step.line, 0}, "", "loss.value", fmt::format("step {} has no loss", step.step), "", ""});
+      return std::nullopt;
+    }
+    series.loss.emplace(step.step, *step.loss);
   }
   return series;
 }
 
 }  // namespace
 
-LossSeries read_loss_series(const std::string& path) {
+std::optional<LossSeries> read_loss_series(const std::string& path, Problems& problems) {
   std::string extension = std::filesystem::path(path).extension().string();
-  if (extension != ".csv" && extension != ".json") {
-    try {
-      TrainingLog log = read_training_log(path);
-      LossSeries series{path, log_format_name(log.format) + " log", {}};
-      for (const StepRecord& step : log.steps) {
-        if (!step.loss) throw LossSeriesError(fmt::format("{}:{}: step {} has no loss", path, step.line, step.step));
-        series.loss.emplace(step.step, *step.loss);
-      }
-      return series;
-    } catch (const TrainingLogError& error) {
-      throw LossSeriesError(error.what());
-    }
-  }
-  Problems problems;
+  if (extension != ".csv" && extension != ".json") return from_log(path, problems);
   std::optional<std::string> text = read_text_file(path, std::size_t{256} << 20, problems);
-  if (!text) throw LossSeriesError(problems.empty() ? path + ": cannot read" : format_problem_line(problems.front()));
-  return extension == ".csv" ? from_csv(path, *text) : from_json(path, *text);
+  if (!text) return std::nullopt;
+  try {
+    return extension == ".csv" ? from_csv(path, *text) : from_json(path, *text);
+  } catch (const SeriesFault& fault) {
+    problems.push_back(fault.problem);
+    return std::nullopt;
+  }
 }
 
 }  // namespace openrecipes

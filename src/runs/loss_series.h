@@ -5,17 +5,12 @@
 
 #include <cstdint>
 #include <map>
-#include <stdexcept>
+#include <optional>
 #include <string>
 
-namespace openrecipes {
+#include "base/problem.h"
 
-/// A series that cannot be read: an unknown layout, a step that is not an integer, a loss that is
-/// not a number, a step given twice. The message names the file and the line or key.
-class LossSeriesError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace openrecipes {
 
 /// Loss by 0-based step. NaN and Inf are kept (the comparison fails on them, naming the step).
 struct LossSeries {
@@ -25,7 +20,10 @@ struct LossSeries {
 };
 
 /// Reads `path`: `.csv` as CSV, `.json` as JSON, anything else as a training log
-/// (training_log.h). Throws LossSeriesError.
-LossSeries read_loss_series(const std::string& path);
+/// (training_log.h). A series that cannot be read returns nullopt with one Problem naming the
+/// file and the line (CSV, log) or key (JSON, as the field) and rule `loss.*`: an unknown layout,
+/// a step that is not an integer, a loss that is not a number, a step given twice, a log step
+/// without a loss; a file that cannot be read is rule `file` (read_text_file).
+std::optional<LossSeries> read_loss_series(const std::string& path, Problems& problems);
 
 }  // namespace openrecipes

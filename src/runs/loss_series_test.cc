@@ -16,35 +16,41 @@ std::string write(const std::string& name, const std::string& text) {
   return path;
 }
 
+// The series at `path`, failing the test (with the problems) when it does not read.
+LossSeries read_series(const std::string& path) {
+  Problems problems;
+  std::optional<LossSeries> series = read_loss_series(path, problems);
+  EXPECT_TRUE(series) << render_problems(problems, OutputFormat::kText);
+  return series.value_or(LossSeries{});
+}
+
 TEST(LossSeries, ReadsGoldenValuesCsvListsAndLogs) {
   // Megatron-Bridge's golden values: steps as keys, scalar memory figures beside them.
-  LossSeries golden = read_loss_series(write(
+  LossSeries golden = read_series(write(
       "golden.json", R"({"0": {"lm loss": 2.5, "iteration-time": 1.2}, "1": {"lm loss": NaN}, "alloc": 12.5})"));
   EXPECT_EQ(golden.source, "golden values JSON");
   ASSERT_EQ(golden.loss.size(), 2u);
   EXPECT_DOUBLE_EQ(golden.loss.at(0), 2.5);
   EXPECT_TRUE(std::isnan(golden.loss.at(1)));
-  LossSeries csv = read_loss_series(write("curve.csv", "step,loss\n0,2.5\n1, 2.25\n\n2,2.0\r\n"));
+  LossSeries csv = read_series(write("curve.csv", "step,loss\n0,2.5\n1, 2.25\n\n2,2.0\r\n"));
   EXPECT_EQ(csv.loss.size(), 3u);
   EXPECT_DOUBLE_EQ(csv.loss.at(1), 2.25);
-  EXPECT_EQ(read_loss_series(write("list.json", "[3.0, 2.0, 1.5]")).loss.at(2), 1.5);
-  EXPECT_EQ(read_loss_series(write("object.json", R"({"0": 3.0, "5": 2.0})")).loss.at(5), 2.0);
-  LossSeries log = read_loss_series(testing::source_dir() + "/tests/fixtures/logs/slime_qwen35_122b_flex_32xh200.log");
+  EXPECT_EQ(read_series(write("list.json", "[3.0, 2.0, 1.5]")).loss.at(2), 1.5);
+  EXPECT_EQ(read_series(write("object.json", R"({"0": 3.0, "5": 2.0})")).loss.at(5), 2.0);
+  LossSeries log = read_series(testing::source_dir() + "/tests/fixtures/logs/slime_qwen35_122b_flex_32xh200.log");
   EXPECT_EQ(log.source, "slime log");
   EXPECT_EQ(log.loss.size(), 20u);
 }
 
 TEST(LossSeries, BadFilesNameTheLineOrKey) {
   auto error = [](const std::string& path) -> std::string {
-    try {
-      read_loss_series(path);
-    } catch (const LossSeriesError& e) {
-      return e.what();
-    }
-    return "";
+    Problems problems;
+    std::optional<LossSeries> series = read_loss_series(path, problems);
+    EXPECT_EQ(series.has_value(), problems.empty());
+    return problems.empty() ? "" : format_problem_line(problems.front());
   };
   std::string csv = write("bad.csv", "step,loss\n0,2.5\n1,abc\n");
-  EXPECT_EQ(error(csv), csv + ":3: loss 'abc': expected a number");
+  EXPECT_EQ(error(csv), csv + ":3:0: loss 'abc': expected a number");
   std::string twice = write("twice.csv", "0,2.5\n0,2.4\n");
   EXPECT_NE(error(twice).find("step 0 given twice"), std::string::npos);
   std::string negative = write("negative.csv", "-1,2.5\n");
@@ -56,6 +62,29 @@ TEST(LossSeries, BadFilesNameTheLineOrKey) {
   std::string golden = write("golden.json", R"({"0": {"iteration-time": 1.0}})");
   EXPECT_NE(error(golden).find("no \"lm loss\""), std::string::npos);
   EXPECT_NE(error(write("notes.txt", "hello\n")).find("no training step lines found"), std::string::npos);
+}
+
+TEST(LossSeries, ABadSeriesIsAProblemWithItsFileLineAndField) {
+  Problems problems;
+  std::string csv = write("cut.csv", "step,loss\n0,2.5\n1,\n");
+  EXPECT_FALSE(read_loss_series(csv, problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].file, csv);
+  EXPECT_EQ(problems[0].position.line, 3);
+  EXPECT_EQ(problems[0].rule, "loss.value");
+  problems.clear();
+  std::string json = write("key.json", R"({"0": {"lm loss": 2.5}, "1": {"lm loss": "high"}})");
+  EXPECT_FALSE(read_loss_series(json, problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].file, json);
+  EXPECT_EQ(problems[0].field, "\"1\".\"lm loss\"");
+  problems.clear();
+  // A log step without a loss names the log's line.
+  std::string log = write("noloss.log", " iteration 1/ 2 | elapsed time per iteration (ms): 5.0 |\n");
+  EXPECT_FALSE(read_loss_series(log, problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].position.line, 1);
+  EXPECT_NE(problems[0].message.find("step 0 has no loss"), std::string::npos);
 }
 
 }  // namespace

@@ -55,6 +55,26 @@ std::optional<std::pair<double, std::string>> gpu_hours(const ResultBlock& b) {
 
 }  // namespace
 
+bool add_catalog_figures(ResultBlock& block, const Catalog& catalog, const std::string& gpu_type,
+                         const std::string& model, Problems& problems) {
+  if (const Gpu* gpu = catalog.find_gpu(gpu_type)) {
+    block.usd_per_gpu_hour = gpu->usd_per_gpu_hour;
+    block.peak_flop_per_s = gpu->peak_bf16_dense_flop_per_s;
+  } else if (!gpu_type.empty()) {
+    std::string known;
+    for (const Gpu& listed : catalog.gpus) known += (known.empty() ? "" : ", ") + listed.type;
+    problems.push_back({"", {}, "gpu.type", "score.catalog", gpu_type + " is not in gpus.yaml", "one of " + known, ""});
+    return false;
+  }
+  if (const Model* found = catalog.find_model(model)) {
+    block.active_params = found->active_params;
+  } else if (!model.empty()) {
+    problems.push_back({"", {}, "model", "score.catalog", model + " is not in models.yaml", "", ""});
+    return false;
+  }
+  return true;
+}
+
 std::string result_block_yaml(const ResultBlock& b) {
   std::string out = "result:\n";
   out += fmt::format("  tokens_per_s_per_gpu: {:.2f}\n", round_to(b.score.tokens_per_s_per_gpu, 2));

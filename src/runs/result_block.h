@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/problem.h"
+#include "catalog/catalog.h"
 #include "catalog/recipe.h"
 #include "base/yaml_document.h"
 #include "runs/run_score.h"
@@ -29,7 +30,15 @@ struct ResultBlock {
   std::optional<double> scheduler_gpu_hours;
 };
 
-/// `result:` lines in the recipe's layout (seed 002): tokens/s per GPU to 2 decimals, cost to the
+/// Fills `block`'s cost and MFU inputs from `catalog`: gpus.yaml's price and bf16 dense peak of
+/// `gpu_type`, models.yaml's active parameters of `model` (an empty name is left out). Returns
+/// false with one Problem (rule `score.catalog`, field `gpu.type` or `model`, file and position
+/// left for the caller to set) for the first name not in the catalog; a GPU's lists the known
+/// types as expected.
+bool add_catalog_figures(ResultBlock& block, const Catalog& catalog, const std::string& gpu_type,
+                         const std::string& model, Problems& problems);
+
+/// `result:` lines in the recipe's layout (docs/run-evidence.md): tokens/s per GPU to 2 decimals, cost to the
 /// cent, CV to 2 decimals, MFU to 4, the window, GPU-hours from the scheduler when given, else from
 /// the log's timestamps when it has them (with a note that startup is not in them). Figures the inputs cannot give are left out,
 /// with a comment saying what to add.

@@ -8,27 +8,41 @@
 
 namespace openrecipes {
 
-RunScore score_run(const TrainingLog& log, const ScoreSetup& setup) {
-  if (setup.gpus < 1) throw ScoreError(fmt::format("GPUs: expected 1 or more, found {}", setup.gpus));
+namespace {
+
+// The setup's own checks; appends a Problem (file: the log) for each value out of range.
+bool check_setup(const TrainingLog& log, const ScoreSetup& setup, Problems& problems) {
+  std::size_t before = problems.size();
+  auto problem = [&](const char* field, std::string message, std::string expected = "", std::string found = "") {
+    problems.push_back({log.path, {}, field, "score.setup", std::move(message), std::move(expected), std::move(found)});
+  };
+  if (setup.gpus < 1) problem("gpus", "GPUs of the run", "1 or more", std::to_string(setup.gpus));
   if (setup.window_first < 0 || setup.window_last < setup.window_first) {
-    throw ScoreError(fmt::format("window: expected 0 <= first <= last, found [{}, {}]", setup.window_first,
-                                 setup.window_last));
+    problem("window", "the scored window", "0 <= first <= last",
+            fmt::format("[{}, {}]", setup.window_first, setup.window_last));
+  } else if (setup.window_last == setup.window_first) {
+    problem("window", "a step-time CV needs at least 2 steps");
   }
   if (setup.global_batch < 1 || setup.row_tokens < 1) {
-    throw ScoreError("global batch and row tokens must be 1 or more");
+    problem("global_batch", "global batch and row tokens must be 1 or more");
   }
-  if (setup.window_last == setup.window_first) {
-    throw ScoreError("window: a step-time CV needs at least 2 steps");
-  }
+  if (problems.size() > before) return false;
   // Window tokens must fit in int64 (and be a run's, not an overflow).
   long double tokens = static_cast<long double>(setup.window_last - setup.window_first + 1) * setup.global_batch *
                        setup.row_tokens;
   if (tokens > 1e15L) {
-    throw ScoreError(fmt::format("window tokens {:.3g}: expected at most 1e15 (check the batch, row tokens and window)",
-                                 static_cast<double>(tokens)));
+    problem("window", fmt::format("window tokens {:.3g}: check the batch, row tokens and window",
+                                  static_cast<double>(tokens)),
+            "at most 1e15");
+    return false;
   }
-  RunScore score;
-  score.steps_in_log = log.steps.empty() ? 0 : static_cast<int>(log.steps.back().step + 1);
+  return true;
+}
+
+// The window's step times in step order, or nullopt with a Problem naming the steps missing from
+// the log or without a plausible time (1 us to 1 day, with their lines).
+std::optional<std::vector<double>> window_step_times(const TrainingLog& log, const ScoreSetup& setup, int steps_in_log,
+                                                     Problems& problems) {
   std::vector<double> times;
   std::string missing, untimed;
   int missing_count = 0, untimed_count = 0;
@@ -55,14 +69,29 @@ RunScore score_run(const TrainingLog& log, const ScoreSetup& setup) {
   if (missing_count > 10) missing += fmt::format(" and {} more", missing_count - 10);
   if (untimed_count > 10) untimed += fmt::format(" and {} more", untimed_count - 10);
   if (!missing.empty()) {
-    throw ScoreError(fmt::format("{}: window steps missing from the log: {} (the log reaches step {}; log every step, "
-                                 "e.g. --log-interval 1, and run at least {} steps)",
-                                 log.path, missing, score.steps_in_log - 1, setup.window_last + 1));
+    problems.push_back({log.path, {}, "", "score.window",
+                        fmt::format("window steps missing from the log: {} (the log reaches step {}; log every step, "
+                                    "e.g. --log-interval 1, and run at least {} steps)",
+                                    missing, steps_in_log - 1, setup.window_last + 1),
+                        "", ""});
   }
   if (!untimed.empty()) {
-    throw ScoreError(fmt::format("{}: window steps without a plausible step time (1 us to 1 day): {}", log.path,
-                                 untimed));
+    problems.push_back({log.path, {}, "", "score.step_time",
+                        fmt::format("window steps without a plausible step time (1 us to 1 day): {}", untimed), "", ""});
   }
+  if (!missing.empty() || !untimed.empty()) return std::nullopt;
+  return times;
+}
+
+}  // namespace
+
+std::optional<RunScore> score_run(const TrainingLog& log, const ScoreSetup& setup, Problems& problems) {
+  if (!check_setup(log, setup, problems)) return std::nullopt;
+  RunScore score;
+  score.steps_in_log = log.steps.empty() ? 0 : static_cast<int>(log.steps.back().step + 1);
+  std::optional<std::vector<double>> window = window_step_times(log, setup, score.steps_in_log, problems);
+  if (!window) return std::nullopt;
+  const std::vector<double>& times = *window;
   double sum = 0;
   for (double t : times) sum += t;
   score.window_seconds = sum;
@@ -81,7 +110,7 @@ RunScore score_run(const TrainingLog& log, const ScoreSetup& setup) {
     double start = *first.timestamp_s - first.step_time_s.value_or(0);
     score.first_timestamp_s = *first.timestamp_s;
     double hours = setup.gpus * (*last.timestamp_s - start) / 3600.0;
-    // Never below the window's own GPU time (seed 000): timestamps rounded to the second, or
+    // Never below the window's own GPU time (docs/run-evidence.md): timestamps rounded to the second, or
     // clocks that jumped, can say less.
     double floor = window_gpu_hours(score.window_tokens, score.tokens_per_s_per_gpu);
     score.log_gpu_hours = std::max(hours, floor);

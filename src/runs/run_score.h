@@ -1,23 +1,16 @@
-// The protocol's score of a measured run (seed 000 step 3): tokens/s per GPU over the scored
+// The protocol's score of a measured run (docs/run-evidence.md): tokens/s per GPU over the scored
 // window, the step-time CV, the window's tokens and the GPU-hours.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "base/problem.h"
 #include "runs/training_log.h"
 
 namespace openrecipes {
-
-/// A log that cannot be scored: a window step missing or without a step time, a time that is not
-/// a positive finite number, a bad window. The message names the log and the steps.
-class ScoreError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 /// What the score needs besides the log (from the recipe, or given on the command line).
 struct ScoreSetup {
@@ -46,7 +39,9 @@ struct RunScore {
 /// Scores `log` under `setup` (a window of at least 2 steps; step times from 1 us to 1 day;
 /// window tokens at most 1e15). Step-time CV uses the sample standard deviation (n - 1), as a
 /// measurement of a spread from 15 samples; docs/run-evidence.md defines every figure.
-/// Throws ScoreError.
-RunScore score_run(const TrainingLog& log, const ScoreSetup& setup);
+/// A log that cannot be scored returns nullopt with Problems (file: the log; rule `score.*`): a
+/// window step missing or without a plausible step time (naming the steps and their lines), a
+/// setup out of range (field `gpus`, `window`, `global_batch`, `row_tokens`).
+std::optional<RunScore> score_run(const TrainingLog& log, const ScoreSetup& setup, Problems& problems);
 
 }  // namespace openrecipes

@@ -21,11 +21,25 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // Step numbers beyond this are not a training run's; longer digit runs read as kMaxStep + 1.
 constexpr std::int64_t kMaxStep = 100'000'000;
 
-// A number the log printed that is not one: names the file, line and field, and what is there.
-[[noreturn]] void bad_number(const std::string& path, int line, std::string_view field, std::string_view text) {
+// What is wrong with a log, thrown from deep in a line's parsing and caught by
+// parse_training_log, which returns it as a Problem; it never leaves this file.
+struct LogFault {
+  Problem problem;
+};
+
+[[noreturn]] void fault(const std::string& path, int line, int column, std::string field, std::string rule,
+                        std::string message, std::string expected = "", std::string found = "") {
+  throw LogFault{{path, {line, column}, std::move(field), std::move(rule), std::move(message), std::move(expected),
+                  std::move(found)}};
+}
+
+// A number the log printed that is not one: names the file, line, column and field, and what is there.
+[[noreturn]] void bad_number(const std::string& path, int line, std::size_t at, std::string_view field,
+                             std::string_view text) {
   std::string found;
   for (char c : text.substr(0, 24)) found += (c >= 0x20 && c < 0x7f) ? c : '?';
-  throw TrainingLogError(fmt::format("{}:{}: {}: expected a number, found '{}'", path, line, field, found));
+  fault(path, line, static_cast<int>(at) + 1, std::string(field), "log.number", "not a number", "a number",
+        "'" + found + "'");
 }
 
 // The number starting at `text[at]` (after spaces), as strtod reads it (E notation, nan, inf),
@@ -38,7 +52,7 @@ double number_at(std::string_view text, std::size_t at, std::string_view ends, c
   double value = std::strtod(piece.c_str(), &end);
   std::size_t used = static_cast<std::size_t>(end - piece.c_str());
   if (used == 0 || (used < piece.size() && ends.find(piece[used]) == std::string_view::npos)) {
-    bad_number(path, line, field, piece);
+    bad_number(path, line, at, field, piece);
   }
   return value;
 }
@@ -127,13 +141,104 @@ void add_step(std::map<std::int64_t, StepRecord>& steps, StepRecord record, cons
     return !a || !b || *a == *b || (std::isnan(*a) && std::isnan(*b));
   };
   if (!same(first.loss, record.loss) || !same(first.step_time_s, record.step_time_s)) {
-    throw TrainingLogError(fmt::format("{}:{}: step {} appears again with other values (first at line {}); give "
-                                       "one run's log",
-                                       path, record.line, record.step, first.line));
+    fault(path, record.line, 0, "step", "log.step",
+          fmt::format("step {} appears again with other values (first at line {}); give one run's log", record.step,
+                      first.line));
   }
   if (!first.loss) first.loss = record.loss;
   if (!first.step_time_s) first.step_time_s = record.step_time_s;
   if (!first.timestamp_s) first.timestamp_s = record.timestamp_s;
+}
+
+// Every step line of a log, by format, before the format is chosen.
+struct LogLines {
+  std::map<std::int64_t, StepRecord> megatron, slime_steps;
+  std::map<std::int64_t, SlimePerf> slime_perf;
+  std::optional<std::int64_t> total_steps;
+  bool bridge = false;  ///< a Megatron-Bridge `Step Time :` line was seen
+};
+
+// Megatron's `iteration N/ M | ...` line (N and M given) into `lines`.
+void add_megatron_line(std::string_view line, int line_number, std::pair<std::int64_t, std::int64_t> iteration,
+                       const std::string& path, LogLines& lines) {
+  StepRecord record;
+  record.step = iteration.first - 1;
+  record.line = line_number;
+  if (iteration.first > kMaxStep + 1 || iteration.second > kMaxStep) {
+    fault(path, line_number, 0, "iteration", "log.step", fmt::format("expected at most {}", kMaxStep));
+  }
+  if (auto ms = labelled_number(line, "elapsed time per iteration (ms):", path, line_number)) {
+    record.step_time_s = *ms / 1000.0;
+  }
+  record.loss = labelled_number(line, "lm loss:", path, line_number);
+  record.timestamp_s = bracketed_timestamp(line);
+  if (record.step < 0) {
+    fault(path, line_number, 0, fmt::format("iteration {}", iteration.first), "log.step", "expected 1 or more");
+  }
+  lines.total_steps = iteration.second;
+  add_step(lines.megatron, record, path);
+}
+
+// Sorts each line of `text` into LogLines; lines of other kinds are ignored.
+LogLines read_log_lines(std::string_view text, const std::string& path) {
+  LogLines lines;
+  int line_number = 0;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_number;
+    if (line.find("Step Time :") != std::string_view::npos) lines.bridge = true;
+    if (auto iteration = iteration_of(line); iteration && line.find(" | ") != std::string_view::npos) {
+      add_megatron_line(line, line_number, *iteration, path, lines);
+      continue;
+    }
+    if (auto step = slime_record(line, "step")) {
+      if (step->first > kMaxStep) {
+        fault(path, line_number, 0, "step", "log.step", fmt::format("expected at most {}", kMaxStep));
+      }
+      StepRecord record;
+      record.step = step->first;
+      record.line = line_number;
+      record.loss = dict_number(line, step->second, "train/loss", path, line_number);
+      record.timestamp_s = bracketed_timestamp(line);
+      add_step(lines.slime_steps, record, path);
+      continue;
+    }
+    if (auto perf = slime_record(line, "perf")) {
+      auto& times = lines.slime_perf[perf->first];
+      times.line = line_number;
+      for (std::size_t k = 0; k < kSlimeTimeKeys.size(); ++k) {
+        times.seconds[k] = dict_number(line, perf->second, kSlimeTimeKeys[k], path, line_number);
+      }
+    }
+  }
+  return lines;
+}
+
+// slime's steps into `log`, each with the one time figure every `perf N:` line prints: the whole
+// step when every perf line prints it, else the training part alone, never a mix.
+void add_slime_steps(LogLines& lines, const std::string& path, TrainingLog& log) {
+  log.format = LogFormat::kSlime;
+  std::optional<std::size_t> key;
+  for (std::size_t k = 0; k < kSlimeTimeKeys.size() && !key && !lines.slime_perf.empty(); ++k) {
+    bool everywhere = true;
+    for (const auto& [rollout, perf] : lines.slime_perf) everywhere &= perf.seconds[k].has_value();
+    if (everywhere) key = k;
+  }
+  if (!lines.slime_perf.empty() && !key) {
+    fault(path, 0, 0, "", "log.format",
+          "the `perf N:` lines do not all print one of perf/step_time, perf/train_time or perf/actor_train_time");
+  }
+  log.step_time_source = key ? fmt::format("{} of `perf N:` (one step per rollout)", kSlimeTimeKeys[*key]) : "none";
+  for (auto& [step, record] : lines.slime_steps) {
+    // slime times a rollout; with the protocol's rollout batch = global batch it is one step.
+    if (auto perf = lines.slime_perf.find(step); perf != lines.slime_perf.end() && key) {
+      record.step_time_s = perf->second.seconds[*key];
+    }
+    log.steps.push_back(record);
+  }
 }
 
 }  // namespace
@@ -175,100 +280,34 @@ std::optional<double> parse_log_timestamp(std::string_view text) {
   return seconds;
 }
 
-TrainingLog parse_training_log(std::string_view text, const std::string& path) {
-  TrainingLog log;
-  log.path = path;
-  std::map<std::int64_t, StepRecord> megatron, slime_steps;
-  std::map<std::int64_t, SlimePerf> slime_perf;
-  bool bridge = false;
-  int line_number = 0;
-  for (std::size_t start = 0; start < text.size();) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    ++line_number;
-    if (line.find("Step Time :") != std::string_view::npos) bridge = true;
-    if (auto iteration = iteration_of(line); iteration && line.find(" | ") != std::string_view::npos) {
-      StepRecord record;
-      record.step = iteration->first - 1;
-      record.line = line_number;
-      if (iteration->first > kMaxStep + 1 || iteration->second > kMaxStep) {
-        throw TrainingLogError(fmt::format("{}:{}: iteration: expected at most {}", path, line_number, kMaxStep));
-      }
-      if (auto ms = labelled_number(line, "elapsed time per iteration (ms):", path, line_number)) {
-        record.step_time_s = *ms / 1000.0;
-      }
-      record.loss = labelled_number(line, "lm loss:", path, line_number);
-      record.timestamp_s = bracketed_timestamp(line);
-      if (record.step < 0) {
-        throw TrainingLogError(fmt::format("{}:{}: iteration {}: expected 1 or more", path, line_number, iteration->first));
-      }
-      log.total_steps = iteration->second;
-      add_step(megatron, record, path);
-      continue;
+std::optional<TrainingLog> parse_training_log(std::string_view text, const std::string& path, Problems& problems) {
+  try {
+    LogLines lines = read_log_lines(text, path);
+    TrainingLog log;
+    log.path = path;
+    log.total_steps = lines.total_steps;
+    if (!lines.megatron.empty()) {
+      log.format = lines.bridge ? LogFormat::kMegatronBridge : LogFormat::kMegatronLm;
+      log.step_time_source = "elapsed time per iteration (ms)";
+      for (auto& [step, record] : lines.megatron) log.steps.push_back(record);
+    } else if (!lines.slime_steps.empty()) {
+      add_slime_steps(lines, path, log);
+    } else {
+      fault(path, 0, 0, "", "log.format",
+            "no training step lines found (expected Megatron-LM or Megatron-Bridge `iteration N/ M | ... | "
+            "elapsed time per iteration (ms): ... | lm loss: ...` or slime `step N: {'train/loss': ...}` lines)");
     }
-    if (auto step = slime_record(line, "step")) {
-      if (step->first > kMaxStep) {
-        throw TrainingLogError(fmt::format("{}:{}: step: expected at most {}", path, line_number, kMaxStep));
-      }
-      StepRecord record;
-      record.step = step->first;
-      record.line = line_number;
-      record.loss = dict_number(line, step->second, "train/loss", path, line_number);
-      record.timestamp_s = bracketed_timestamp(line);
-      add_step(slime_steps, record, path);
-      continue;
-    }
-    if (auto perf = slime_record(line, "perf")) {
-      auto& times = slime_perf[perf->first];
-      times.line = line_number;
-      for (std::size_t k = 0; k < kSlimeTimeKeys.size(); ++k) {
-        times.seconds[k] = dict_number(line, perf->second, kSlimeTimeKeys[k], path, line_number);
-      }
-    }
+    return log;
+  } catch (const LogFault& fault) {
+    problems.push_back(fault.problem);
+    return std::nullopt;
   }
-  if (!megatron.empty()) {
-    log.format = bridge ? LogFormat::kMegatronBridge : LogFormat::kMegatronLm;
-    log.step_time_source = "elapsed time per iteration (ms)";
-    for (auto& [step, record] : megatron) log.steps.push_back(record);
-  } else if (!slime_steps.empty()) {
-    log.format = LogFormat::kSlime;
-    // One time figure for every step: the whole step when every perf line prints it, else the
-    // training part alone, never a mix.
-    std::optional<std::size_t> key;
-    for (std::size_t k = 0; k < kSlimeTimeKeys.size() && !key && !slime_perf.empty(); ++k) {
-      bool everywhere = true;
-      for (const auto& [rollout, perf] : slime_perf) everywhere &= perf.seconds[k].has_value();
-      if (everywhere) key = k;
-    }
-    if (!slime_perf.empty() && !key) {
-      throw TrainingLogError(fmt::format("{}: the `perf N:` lines do not all print one of perf/step_time, "
-                                         "perf/train_time or perf/actor_train_time",
-                                         path));
-    }
-    log.step_time_source = key ? fmt::format("{} of `perf N:` (one step per rollout)", kSlimeTimeKeys[*key]) : "none";
-    for (auto& [step, record] : slime_steps) {
-      // slime times a rollout; with the protocol's rollout batch = global batch it is one step.
-      if (auto perf = slime_perf.find(step); perf != slime_perf.end() && key) {
-        record.step_time_s = perf->second.seconds[*key];
-      }
-      log.steps.push_back(record);
-    }
-  } else {
-    throw TrainingLogError(fmt::format(
-        "{}: no training step lines found (expected Megatron-LM or Megatron-Bridge `iteration N/ M | ... | "
-        "elapsed time per iteration (ms): ... | lm loss: ...` or slime `step N: {{'train/loss': ...}}` lines)",
-        path));
-  }
-  return log;
 }
 
-TrainingLog read_training_log(const std::string& path) {
-  Problems problems;
+std::optional<TrainingLog> read_training_log(const std::string& path, Problems& problems) {
   std::optional<std::string> text = read_text_file(path, std::size_t{2} << 30, problems);
-  if (!text) throw TrainingLogError(problems.empty() ? path + ": cannot read" : format_problem_line(problems.front()));
-  return parse_training_log(*text, path);
+  if (!text) return std::nullopt;
+  return parse_training_log(*text, path, problems);
 }
 
 }  // namespace openrecipes

@@ -6,19 +6,13 @@
 
 #include <cstdint>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace openrecipes {
+#include "base/problem.h"
 
-/// A log this code cannot read: no step line of a known format, a step twice with different
-/// values, a number that does not parse. The message names the file and line.
-class TrainingLogError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace openrecipes {
 
 /// The log formats read.
 enum class LogFormat { kMegatronLm, kMegatronBridge, kSlime };
@@ -46,12 +40,16 @@ struct TrainingLog {
 };
 
 /// Parses `text` (the contents of `path`). Detects the format from the lines themselves. Lines
-/// of other kinds are ignored. Throws TrainingLogError when no step line is found (naming the
-/// formats read) or a step appears twice with different values.
-TrainingLog parse_training_log(std::string_view text, const std::string& path);
+/// of other kinds are ignored. A log this code cannot read returns nullopt with one Problem
+/// (file `path`, the line and column, the field, rule `log.*`): no step line of a known format
+/// (naming the formats read, rule `log.format`), a step twice with different values
+/// (`log.step`), a number that does not parse (`log.number`), a step number out of range.
+std::optional<TrainingLog> parse_training_log(std::string_view text, const std::string& path, Problems& problems);
 
-/// Reads and parses the file at `path` (at most 2 GiB). Throws TrainingLogError.
-TrainingLog read_training_log(const std::string& path);
+/// Reads and parses the file at `path` (at most 2 GiB). A file that is missing, not a regular
+/// file, unreadable or too large is a Problem of rule `file` (base/yaml_document.h's
+/// read_text_file); otherwise as parse_training_log.
+std::optional<TrainingLog> read_training_log(const std::string& path, Problems& problems);
 
 /// Seconds since the epoch of a `YYYY-MM-DD HH:MM:SS[.,fff]` timestamp taken as UTC, or nullopt.
 std::optional<double> parse_log_timestamp(std::string_view text);
