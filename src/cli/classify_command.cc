@@ -226,10 +226,10 @@ TrainingCommand read_command(const Operand& operand, const std::string& side,
   for (TrainingArgument& argument : command.arguments) shift(argument.line);
   for (TrainingVariable& variable : command.environment) shift(variable.line);
   for (int& line : command.other_commands) shift(line);
-  for (CommandProblem& problem : command.problems) {
-    shift(problem.line);
+  for (Problem& problem : command.problems) {
+    shift(problem.position.line);
     problems.push_back({operand.source,
-                        {problem.line, problem.line > 0 ? 1 : 0},
+                        problem.position,
                         "",
                         "classify.command",
                         problem.message,

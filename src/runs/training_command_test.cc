@@ -132,7 +132,7 @@ TEST(TrainingCommand, MalformedShellIsAProblemWithItsLine) {
       "python3 train.py \\\n  --tensor-model-parallel-size 1 --global-batch-size \"8\n",
       small_rules());
   ASSERT_EQ(command.problems.size(), 1u);
-  EXPECT_EQ(command.problems[0].line, 2);
+  EXPECT_EQ(command.problems[0].position.line, 2);
   EXPECT_TRUE(read_training_command("python3 train.py --global-batch-size 8\n", small_rules())
                   .problems.empty());
 }
@@ -148,7 +148,7 @@ TEST(TrainingCommand, NoCommandAndNotTextAreProblems) {
   }
   TrainingCommand binary = read_training_command(std::string("run\n\xff\xfe--x\n"), small_rules());
   ASSERT_EQ(binary.problems.size(), 1u);
-  EXPECT_EQ(binary.problems[0].line, 2);
+  EXPECT_EQ(binary.problems[0].position.line, 2);
   EXPECT_EQ(binary.problems[0].message, "not text: invalid UTF-8 (a binary file?)");
   TrainingCommand nul = read_training_command(std::string("run\0", 4), small_rules());
   ASSERT_EQ(nul.problems.size(), 1u);
