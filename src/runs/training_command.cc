@@ -189,6 +189,7 @@ void read_flag(const std::vector<ShellWord>& words, std::size_t& i, const Argume
   };
   if (eq != std::string::npos) {
     argument.value = word.text.substr(eq + 1);
+    argument.value_words = {argument.value};
     if (is_switch) argument.value = switch_value(argument.value);
     if (match.negated) argument.value = argument.value == "true" ? "false" : "true";
   } else if (is_switch) {
@@ -201,10 +202,12 @@ void read_flag(const std::vector<ShellWord>& words, std::size_t& i, const Argume
       values.push_back(words[++i].text);
     }
     argument.value = fmt::format("{}", fmt::join(values, " "));
+    argument.value_words = std::move(values);
   } else if (value_word(i + 1) && (match.rule || !is_override(words[i + 1])) &&
              !is_deletion(words[i + 1])) {
     argument.unevaluated = words[i + 1].unevaluated;
     argument.value = words[++i].text;
+    argument.value_words = {argument.value};
   } else {
     argument.value = match.rule ? "" : "true";  // an unknown flag alone reads as a switch
     argument.valued = false;
@@ -219,6 +222,7 @@ void read_override(const ShellWord& word, const ArgumentRules& rules, TrainingAr
   std::size_t eq = text.find('=');
   argument.spelling = std::string(text.substr(0, eq));
   argument.value = std::string(text.substr(eq + 1));
+  argument.value_words = {argument.value};
   SpellingMatch match = name_argument(argument, rules);
   if (match.rule && match.rule->takes == ArgumentTakes::kSwitch)
     argument.value = switch_value(argument.value);
@@ -309,6 +313,14 @@ const TrainingArgument* TrainingCommand::find_spelling(
     if (named && (!last || argument.word > last->word)) last = &argument;
   }
   return last;
+}
+
+std::vector<const TrainingArgument*> in_written_order(const TrainingCommand& command) {
+  std::vector<const TrainingArgument*> out;
+  for (const TrainingArgument& argument : command.arguments) out.push_back(&argument);
+  std::sort(out.begin(), out.end(),
+            [](const TrainingArgument* a, const TrainingArgument* b) { return a->word < b->word; });
+  return out;
 }
 
 const ArgumentRules& no_argument_rules() {

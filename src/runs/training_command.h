@@ -28,6 +28,8 @@ struct TrainingArgument {
                              ///< (`$(...)`, `$((...))`, an undefined `$NAME`)
   bool valued = true;        ///< false for a flag written alone, read as a switch (value `true` or
                              ///< `false`)
+  std::vector<std::string> value_words;  ///< the words read as the value, as written: one, several
+                                         ///< (`takes: values`), none for a switch or a deletion
   std::size_t word = 0;      ///< 0-based index of the spelling's word in the command, so that the
                              ///< last of several spellings written can be told
 };
@@ -64,6 +66,10 @@ struct TrainingCommand {
   /// (`--tensor-model-parallel-size`, `model.tensor_model_parallel_size`), or nullptr.
   const TrainingArgument* find_spelling(std::initializer_list<std::string_view> spellings) const;
 };
+
+/// The command's arguments in the order they are written (by the word of each one's last
+/// occurrence), for writers that keep the command's order.
+std::vector<const TrainingArgument*> in_written_order(const TrainingCommand& command);
 
 /// Rules that know no spelling, for readers without the catalog's rules/arguments.yaml
 /// (validate's run.layout rule, measure's step count): every flag reads the next word as its
