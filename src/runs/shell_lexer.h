@@ -1,7 +1,8 @@
 // The first half of the shell reader (shell_reader.h): bash's text split into words and command
-// ends, each word kept as its pieces (literal text, variable and array expansions) so that the
-// interpreter can expand them later, in order, with the variables defined by then. Internal to
-// the runs layer; callers use read_shell_script.
+// ends (shell_lexer.cc), each word kept as its pieces (literal text, variable and array
+// expansions; the syntax inside a word is shell_expansion.cc's) so that the interpreter can expand
+// them later, in order, with the variables defined by then. Internal to the runs layer; callers
+// use read_shell_script.
 #pragma once
 
 #include <cstddef>
@@ -58,6 +59,16 @@ bool is_name(std::string_view text);
 /// describes ("ANSI-C Quoting"): `\a \b \e \E \f \n \r \t \v \\ \' \" \?`, `\xHH` (one or two hex
 /// digits) and `\NNN` (one to three octal digits); any other escape stays as written.
 std::string decode_ansi_c(std::string_view text);
+
+/// What `${inner}`, written as `source`, stands for: a segment (a variable, `${NAME:-word}` and
+/// the other forms with a word, `${NAME[N]}`, `${NAME[@]}`, `${NAME[*]}`, and the slices
+/// `${NAME[@]:OFFSET[:LENGTH]}`), or none when it is kept as written; `unevaluated` when the kept
+/// text is an expansion bash would do (`${#NAME}`, `${NAME/a/b}`, a slice of one element).
+struct BracedExpansion {
+  std::optional<Segment> segment;
+  bool unevaluated = false;
+};
+BracedExpansion parse_braced(const std::string& inner, const std::string& source, bool quoted);
 
 /// Splits `text` into tokens as bash reads it (see read_shell_script for the constructs), adding
 /// a warning with its 1-based line for each construct bash would reject or read otherwise than it

@@ -16,7 +16,9 @@ using shell::RawWord;
 using shell::Segment;
 using shell::Token;
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\n';
+}
 
 // One word expanded with the variables and arrays of `script` as they are now: bash's parameter
 // expansion and, for unquoted expansions when `split`, word splitting on blanks.
