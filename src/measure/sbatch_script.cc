@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "figures/figures.h"
 #include "measure/measure_error.h"
 #include "measure/stack_versions.h"
 
@@ -79,7 +80,7 @@ SbatchScript write_sbatch_script(const Recipe& recipe, const SbatchOptions& opti
       throw MeasureError(
           fmt::format("--env {}={}: {} is not a shell variable name", name, value, name));
   }
-  script.nodes = gpu.count / gpu.per_node;
+  script.nodes = node_count(gpu.count, gpu.per_node);
   script.step_count = force_step_count(recipe.run, options.steps);
   const ForcedStepCount& steps = script.step_count;
 

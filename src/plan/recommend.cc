@@ -227,7 +227,7 @@ std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
   rec.advice.push_back(fmt::format("Keep TP within one node (at most {} GPUs here) unless the GPUs share an "
                                    "NVL72-class NVLink domain; enable SP whenever TP > 1.",
                                    request.cluster.per_node));
-  if (request.workload.row_tokens > 8192) {
+  if (request.workload.row_tokens > kRowTokens) {
     rec.advice.push_back(fmt::format("Rows of {} tokens: CP {} keeps {} tokens per GPU; raise CP before TP for longer "
                                      "context.",
                                      request.workload.row_tokens, rec.layout.cp, rec.layout.max_tokens_per_gpu));
