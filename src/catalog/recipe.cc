@@ -1,6 +1,7 @@
 #include "catalog/recipe.h"
 
 #include "base/yaml_fields.h"
+#include "catalog/protocol.h"
 
 namespace openrecipes {
 namespace {
@@ -137,7 +138,7 @@ Recipe recipe_from_yaml(const YamlNode& root) {
   recipe.result = result_from_yaml(mapping_or_empty(root, "result"));
   // A planned draft's result is null (the schema allows it only then): the run rule checks its
   // command's step count against the protocol's 20 steps.
-  if (!field_mapping(root, "result")) recipe.result.steps_per_run = 20;
+  if (!field_mapping(root, "result")) recipe.result.steps_per_run = kProtocolSteps;
   recipe.correctness = correctness_from_yaml(mapping_or_empty(root, "correctness"));
   recipe.env = field_string_map(root, "env");
   recipe.patches = field_string_list(root, "patches");

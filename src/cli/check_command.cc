@@ -63,13 +63,14 @@ int run_check(const GlobalOptions& global, const CheckOptions& options) {
     TrainingCommand reference_command_read = read_training_command(*reference, *rules);
     // Malformed shell, no command at all, or bytes that are not text: nothing to classify.
     int run_line = recipe->document.position_of("run").line + 1;  // a block scalar starts below `run: |`
-    for (const CommandProblem& problem : candidate.problems) {
-      SourcePosition at = problem.line > 0 ? SourcePosition{run_line + problem.line - 1, 1} : SourcePosition{};
+    for (const Problem& problem : candidate.problems) {
+      int line = problem.position.line;
+      SourcePosition at = line > 0 ? SourcePosition{run_line + line - 1, 1} : SourcePosition{};
       problems.push_back({options.recipe, at, "run", "check.run",
                           problem.message, "", ""});
     }
-    for (const CommandProblem& problem : reference_command_read.problems) {
-      SourcePosition at = problem.line > 0 ? SourcePosition{problem.line, 1} : SourcePosition{};
+    for (const Problem& problem : reference_command_read.problems) {
+      SourcePosition at = problem.position;
       problems.push_back({options.reference, at, "", "check.reference", problem.message, "", ""});
     }
     if (!problems.empty()) return print_problems(problems, format, stderr);

@@ -36,8 +36,8 @@ struct ExportOptions {
   std::string recompute = "none";
   std::string layer_split;
   std::string dispatcher;
-  std::int64_t seq_length = 8192;
-  std::int64_t global_batch = 128;
+  std::int64_t seq_length = kRowTokens;
+  std::int64_t global_batch = kGlobalBatchRows;
   std::string precision = "bf16";
 };
 

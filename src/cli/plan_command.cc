@@ -20,8 +20,8 @@ struct PlanOptions {
   std::string gpu;
   int gpus = 0;
   int per_node = 0;
-  std::int64_t seq_length = 8192;
-  std::int64_t global_batch = 128;
+  std::int64_t seq_length = kRowTokens;
+  std::int64_t global_batch = kGlobalBatchRows;
   std::string precision = "bf16";
   int top = 10;
   std::string layout;

@@ -20,7 +20,7 @@ struct RecommendOptions {
   int gpus = 0;
   int per_node = 0;
   std::string goal = "sft";
-  std::int64_t seq_length = 8192;
+  std::int64_t seq_length = kRowTokens;
   double headroom = 0.10;
   std::string format = "text";
 };

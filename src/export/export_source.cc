@@ -72,16 +72,9 @@ void read_settings(const std::string& run, const ArgumentRules& rules, ExportSou
       source.model_arguments.push_back(std::move(argument));
     }
   }
-  const ShellCommand* shell = nullptr;
-  for (const ShellCommand& candidate : script.commands) {
-    if (candidate.line == command.line) shell = &candidate;
-  }
-  if (!shell) return;
-  std::vector<std::string> texts;
-  for (const ShellWord& word : shell->words) {
-    if (word.opaque_array.empty()) texts.push_back(word.text);
-  }
-  for (CommandArgument& argument : group_arguments(texts)) {
+  for (const TrainingArgument* read : in_written_order(command)) {
+    if (read->spelling.rfind("--", 0) != 0) continue;  // a Megatron-Bridge override, not a flag
+    CommandArgument argument{read->spelling, read->value_words};
     if (array_flags.count(argument.flag)) continue;
     std::string name = canonical_name(rules, argument.flag);
     if (is_slime_only_argument(name)) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "catalog/protocol.h"
 #include "catalog/recipe.h"
 #include "params/model_shape.h"
 #include "layout/plan_inputs.h"
@@ -95,9 +96,6 @@ std::string model_identifier(const std::string& model_name);
 }  // namespace openrecipes
 
 namespace openrecipes {
-
-/// Steps of a protocol run (seed 000: 20 steps, scored over steps 5-19).
-inline constexpr int kProtocolSteps = 20;
 
 /// `word` as one shell word: as is when it holds only safe characters or is one `$(...)`
 /// substitution; `"$NAME"` for a variable; else single-quoted.

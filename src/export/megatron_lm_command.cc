@@ -1,4 +1,5 @@
 #include "export/megatron_lm_command.h"
+#include "figures/figures.h"
 
 #include <fmt/format.h>
 
@@ -49,9 +50,7 @@ std::string megatron_lm_command(const ExportSource& source) {
   for (const auto& [name, value] : source.env) out += fmt::format("export {}={}\n", name, shell_word(value));
   out += "\n";
 
-  int nodes = source.cluster.per_node > 0 && source.cluster.gpus >= source.cluster.per_node
-                  ? source.cluster.gpus / source.cluster.per_node
-                  : 1;
+  int nodes = node_count(source.cluster.gpus, source.cluster.per_node);
   std::vector<std::string> lines;
   lines.push_back(fmt::format("--nproc-per-node {}", source.cluster.gpus / nodes));
   lines.push_back(fmt::format("--nnodes {}", nodes));

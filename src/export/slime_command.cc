@@ -1,4 +1,5 @@
 #include "export/slime_command.h"
+#include "figures/figures.h"
 
 #include <fmt/format.h>
 
@@ -38,9 +39,7 @@ std::string slime_command(const ExportSource& source) {
   out += "\n";
 
   std::vector<std::string> lines;
-  int nodes = source.cluster.per_node > 0 && source.cluster.gpus >= source.cluster.per_node
-                  ? source.cluster.gpus / source.cluster.per_node
-                  : 1;
+  int nodes = node_count(source.cluster.gpus, source.cluster.per_node);
   int per_node = source.cluster.gpus / nodes;
   lines.push_back(fmt::format("--actor-num-nodes {}", nodes));
   lines.push_back(fmt::format("--actor-num-gpus-per-node {}", per_node));

@@ -3,6 +3,9 @@
 #include <cmath>
 
 namespace openrecipes {
+namespace {
+constexpr double kSecondsPerHour = 3600.0;
+}  // namespace
 
 std::optional<int> data_parallel_size(int gpus, int tp, int pp, int cp) {
   if (gpus < 1 || tp < 1 || pp < 1 || cp < 1) return std::nullopt;
@@ -12,7 +15,7 @@ std::optional<int> data_parallel_size(int gpus, int tp, int pp, int cp) {
 }
 
 double usd_per_million_tokens(double usd_per_gpu_hour, double tokens_per_s_per_gpu) {
-  return usd_per_gpu_hour / (tokens_per_s_per_gpu * 3600.0) * 1e6;
+  return usd_per_gpu_hour / (tokens_per_s_per_gpu * kSecondsPerHour) * 1e6;
 }
 
 double model_flops_utilization(std::int64_t active_params, double tokens_per_s_per_gpu,
@@ -26,7 +29,13 @@ std::int64_t window_tokens(int first_step, int last_step, std::int64_t global_ba
 }
 
 double window_gpu_hours(std::int64_t window_tokens, double tokens_per_s_per_gpu) {
-  return static_cast<double>(window_tokens) / tokens_per_s_per_gpu / 3600.0;
+  return static_cast<double>(window_tokens) / tokens_per_s_per_gpu / kSecondsPerHour;
 }
+
+int node_count(int gpus, int per_node) {
+  return per_node > 0 && gpus >= per_node ? gpus / per_node : 1;
+}
+
+double gpu_hours(int gpus, double seconds) { return gpus * seconds / kSecondsPerHour; }
 
 }  // namespace openrecipes

@@ -25,6 +25,15 @@ double usd_per_million_tokens(double usd_per_gpu_hour, double tokens_per_s_per_g
 double model_flops_utilization(std::int64_t active_params, double tokens_per_s_per_gpu,
                                double peak_flop_per_s);
 
+/// Nodes a run of `gpus` GPUs spans at `per_node` GPUs per node: gpus / per_node, or 1 when
+/// per_node is unknown (0) or above gpus (part of one node). Callers that need whole nodes check
+/// that per_node divides gpus (layout rule gpu.per_node).
+int node_count(int gpus, int per_node);
+
+/// GPU-hours of `gpus` GPUs over `seconds` of wall time: gpus x seconds / 3600 (the scheduler's
+/// or the log's span; docs/run-evidence.md, gpu_hours).
+double gpu_hours(int gpus, double seconds);
+
 /// Tokens in the scored window [first, last] (inclusive steps):
 /// (last - first + 1) x global batch (rows) x row tokens. Seed 000: 15 x 128 x 8,192 = 15,728,640.
 std::int64_t window_tokens(int first_step, int last_step, std::int64_t global_batch,

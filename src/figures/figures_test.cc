@@ -73,5 +73,18 @@ TEST(LayoutSlug, DropsDpAndLowercases) {
   EXPECT_EQ(layout_slug(make_layout(2, 4, 2, 2, 8, 2, 2)), "tp2-pp4-vpp2-cp2-ep8-etp2");
 }
 
+TEST(NodeCount, WholeNodesOrOnePartNode) {
+  EXPECT_EQ(node_count(16, 8), 2);
+  EXPECT_EQ(node_count(8, 8), 1);
+  EXPECT_EQ(node_count(4, 8), 1);   // part of one node
+  EXPECT_EQ(node_count(12, 0), 1);  // GPUs per node unknown
+}
+
+TEST(GpuHours, GpusTimesWallSecondsOverAnHour) {
+  EXPECT_DOUBLE_EQ(gpu_hours(8, 3600.0), 8.0);
+  EXPECT_DOUBLE_EQ(gpu_hours(32, 450.0), 4.0);
+  EXPECT_DOUBLE_EQ(gpu_hours(8, 0.0), 0.0);
+}
+
 }  // namespace
 }  // namespace openrecipes

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "catalog/gpu.h"
+#include "catalog/protocol.h"
 
 namespace openrecipes {
 
@@ -22,8 +23,8 @@ enum class Precision { kBf16, kFp8 };
 /// The training workload. Defaults are the protocol's (seed 000): 8,192-token rows, global batch
 /// 128 rows, BF16.
 struct PlanWorkload {
-  std::int64_t row_tokens = 8192;   ///< tokens per row (the sequence length)
-  std::int64_t global_batch = 128;  ///< rows per optimizer step
+  std::int64_t row_tokens = kRowTokens;          ///< tokens per row (the sequence length)
+  std::int64_t global_batch = kGlobalBatchRows;  ///< rows per optimizer step
   Precision precision = Precision::kBf16;
 };
 

@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include "base/error.h"
+#include "figures/figures.h"
 #include "runs/training_log.h"
 
 namespace openrecipes {
 
 double scheduler_gpu_hours(int gpus, double start_time_s, double end_time_s) {
-  return gpus * (end_time_s - start_time_s) / 3600.0;
+  return gpu_hours(gpus, end_time_s - start_time_s);
 }
 
 void require_completed_job(const JobRecord& job, const std::string& log_path) {

@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "figures/figures.h"
 #include "measure/measure_error.h"  // force_step_count still throws it (step_count.h)
 #include "measure/stack_versions.h"
 
@@ -180,7 +181,7 @@ std::optional<SbatchScript> write_sbatch_script(const Recipe& recipe, const Sbat
   std::optional<ForcedStepCount> forced = forced_run(recipe, options, problems);
   if (!forced) return std::nullopt;
   SbatchScript script;
-  script.nodes = recipe.gpu.count / recipe.gpu.per_node;
+  script.nodes = node_count(recipe.gpu.count, recipe.gpu.per_node);
   script.step_count = std::move(*forced);
   script.text = sbatch_header(recipe, options, script) + sbatch_body(recipe, options, script);
   return script;

@@ -8,13 +8,11 @@
 #include <string>
 
 #include "base/problem.h"
+#include "catalog/protocol.h"
 #include "catalog/recipe.h"
 #include "measure/step_count.h"
 
 namespace openrecipes {
-
-/// The protocol's run length (seed 000: 20 steps, scored over steps 5-19).
-inline constexpr int kProtocolSteps = 20;
 
 /// Where the job runs and what it adds to the recipe. Paths are absolute: the job's working
 /// folder need not be the submitter's.

@@ -4,8 +4,8 @@
 
 #include <regex>
 
-#include "catalog/run_command.h"
 #include "measure/measure_error.h"
+#include "runs/training_command.h"
 
 namespace openrecipes {
 
@@ -22,27 +22,28 @@ std::string training_framework_name(TrainingFramework framework) {
 }
 
 ForcedStepCount force_step_count(std::string_view run, int steps) {
-  RunCommand command = parse_run_command(run);
-  if (const RunArgument* profiler = command.find_any({"--profile", "--use-pytorch-profiler"})) {
+  TrainingCommand command = read_training_command(run, no_argument_rules());
+  if (const TrainingArgument* profiler =
+          command.find_spelling({"--profile", "--use-pytorch-profiler"})) {
     throw MeasureError(fmt::format(
         "run, line {}: {} turns the profiler on; the protocol measures with it off (remove it)",
-        profiler->line + 1, profiler->name));
+        profiler->line, profiler->spelling));
   }
   ForcedStepCount forced;
-  const RunArgument* argument =
-      command.find_any({"--num-rollout", "--train-iters", "train.train_iters"});
-  if (!argument || !argument->value) {
+  const TrainingArgument* argument =
+      command.find_spelling({"--num-rollout", "--train-iters", "train.train_iters"});
+  if (!argument || !argument->valued || argument->value == "~deleted") {
     throw MeasureError(
         fmt::format("run: no step count to set to the protocol's {} (expected --num-rollout N for "
                     "slime, --train-iters N for "
                     "Megatron-LM or train.train_iters=N for Megatron-Bridge in the command itself)",
                     steps));
   }
-  forced.flag = argument->name;
-  forced.recipe_value = *argument->value;
-  forced.framework = argument->name == "--num-rollout"       ? TrainingFramework::kSlime
-                     : argument->name == "train.train_iters" ? TrainingFramework::kMegatronBridge
-                                                             : TrainingFramework::kMegatronLm;
+  forced.flag = argument->spelling;
+  forced.recipe_value = argument->value;
+  forced.framework = forced.flag == "--num-rollout"       ? TrainingFramework::kSlime
+                     : forced.flag == "train.train_iters" ? TrainingFramework::kMegatronBridge
+                                                          : TrainingFramework::kMegatronLm;
   // A flag word, then '=' or blanks (a `\`-newline continuation included), then its value word.
   // Every match with its last group (the value) replaced by the step count.
   auto replace_values = [&](const std::string& text, const std::regex& pattern) {
@@ -59,7 +60,7 @@ ForcedStepCount force_step_count(std::string_view run, int steps) {
   };
   static const std::regex kFlagValue(
       R"((^|[\s])(--num-rollout|--train-iters)(=|(?:[ \t]|\\\n)+)([^\s\\;|&]+))");
-  static const std::regex kHydraValue(R"((^|[\s])(train\.train_iters=)([^\s\\;|&]+))");
+  static const std::regex kHydraValue(R"((^|[\s])(\+{0,2}train\.train_iters=)([^\s\\;|&]+))");
   forced.run = replace_values(replace_values(std::string(run), kFlagValue), kHydraValue);
   return forced;
 }

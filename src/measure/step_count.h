@@ -24,7 +24,9 @@ struct ForcedStepCount {
 };
 
 /// Sets every `--num-rollout N`, `--num-rollout=N`, `--train-iters N`, `--train-iters=N` and
-/// `train.train_iters=N` of `run` to `steps`. Throws MeasureError when the command states none
+/// `train.train_iters=N` (Hydra's `+`/`++` prefixes included) of `run` to `steps`. The command is
+/// the run's training command as runs/training_command.h reads it, variables expanded; the last
+/// step-count argument written is the recipe's (argparse). Throws MeasureError when the command states none
 /// (the count may hide in a model script: then add the argument to the recipe's command) or turns
 /// the profiler on (`--profile`, `--use-pytorch-profiler`), which the protocol forbids.
 ForcedStepCount force_step_count(std::string_view run, int steps);

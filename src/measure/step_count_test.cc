@@ -37,5 +37,25 @@ TEST(StepCount, RefusesACommandWithoutAStepCountOrWithTheProfiler) {
   EXPECT_THROW(force_step_count("python3 train.py --train-iters 20 --profile", 20), MeasureError);
 }
 
+TEST(StepCount, ReadsTheCommandAsTheShellDoes) {
+  // Hydra's `++` prefix, a variable the text defines, the last occurrence.
+  ForcedStepCount bridge = force_step_count("python run.py ++train.train_iters=500", 20);
+  EXPECT_EQ(bridge.run, "python run.py ++train.train_iters=20");
+  EXPECT_EQ(bridge.flag, "train.train_iters");
+  ForcedStepCount variable =
+      force_step_count("STEPS=7\npython3 train.py --train-iters 5 --train-iters $STEPS", 20);
+  EXPECT_EQ(variable.recipe_value, "7");
+  EXPECT_EQ(variable.run, "STEPS=7\npython3 train.py --train-iters 20 --train-iters 20");
+  // A flag alone has no count; a helper command's flag is not the training command's.
+  EXPECT_THROW(force_step_count("python3 train.py --train-iters", 20), MeasureError);
+  try {
+    force_step_count("python3 train.py --train-iters 20 \\\n  --profile", 20);
+    ADD_FAILURE() << "the profiler must be refused";
+  } catch (const MeasureError& error) {
+    EXPECT_NE(std::string(error.what()).find("run, line 2: --profile"), std::string::npos)
+        << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace openrecipes

@@ -185,7 +185,7 @@ std::vector<std::string> recommendation_advice(const RecommendRequest& request, 
   advice.push_back(fmt::format("Keep TP within one node (at most {} GPUs here) unless the GPUs share an "
                                "NVL72-class NVLink domain; enable SP whenever TP > 1.",
                                request.cluster.per_node));
-  if (request.workload.row_tokens > 8192) {
+  if (request.workload.row_tokens > kRowTokens) {
     advice.push_back(fmt::format("Rows of {} tokens: CP {} keeps {} tokens per GPU; raise CP before TP for longer "
                                  "context.",
                                  request.workload.row_tokens, rec.layout.cp, rec.layout.max_tokens_per_gpu));

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/problem.h"
+#include "catalog/protocol.h"
 #include "text/chat_format.h"
 
 namespace openrecipes {
@@ -24,7 +25,7 @@ struct RowsBuildOptions {
   std::string eos_token;            ///< empty: the eos_token of tokenizer_config.json beside tokenizer.json
   LossMaskType loss_mask = LossMaskType::kGptOss;
   std::int64_t rows = 6400;         ///< rows to keep (data/README.md: 6,400)
-  std::int64_t row_tokens = 8192;   ///< tokens per row (the protocol)
+  std::int64_t row_tokens = kRowTokens;  ///< tokens per row (the protocol)
   std::uint64_t seed = 42;          ///< seed of the permutation (data/README.md: 42)
   std::string name;                 ///< the row set's name, e.g. gptoss-tulu3-fixed8192-v1
   std::string output;               ///< the rows file to write

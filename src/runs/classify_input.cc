@@ -86,7 +86,7 @@ void shift_lines(TrainingCommand& command, int first_line) {
   for (TrainingArgument& argument : command.arguments) shift(argument.line);
   for (TrainingVariable& variable : command.environment) shift(variable.line);
   for (int& line : command.other_commands) shift(line);
-  for (CommandProblem& problem : command.problems) shift(problem.line);
+  for (Problem& problem : command.problems) shift(problem.position.line);
 }
 
 // The note naming the command compared when others with flags stand beside it.
@@ -119,9 +119,9 @@ TrainingCommand classify_operand_command(const ClassifyOperand& operand, const s
                                          std::vector<std::string>& notes) {
   TrainingCommand command = read_training_command(operand.command, rules);
   shift_lines(command, operand.first_line);
-  for (const CommandProblem& problem : command.problems) {
+  for (const Problem& problem : command.problems) {
     problems.push_back({operand.source,
-                        {problem.line, problem.line > 0 ? 1 : 0},
+                        problem.position,
                         "",
                         "classify.command",
                         problem.message,

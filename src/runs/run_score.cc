@@ -109,7 +109,7 @@ std::optional<RunScore> score_run(const TrainingLog& log, const ScoreSetup& setu
   if (first.timestamp_s && last.timestamp_s) {
     double start = *first.timestamp_s - first.step_time_s.value_or(0);
     score.first_timestamp_s = *first.timestamp_s;
-    double hours = setup.gpus * (*last.timestamp_s - start) / 3600.0;
+    double hours = gpu_hours(setup.gpus, *last.timestamp_s - start);
     // Never below the window's own GPU time (docs/run-evidence.md): timestamps rounded to the second, or
     // clocks that jumped, can say less.
     double floor = window_gpu_hours(score.window_tokens, score.tokens_per_s_per_gpu);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/problem.h"
+#include "catalog/protocol.h"
 #include "runs/training_log.h"
 
 namespace openrecipes {
@@ -15,10 +16,10 @@ namespace openrecipes {
 /// What the score needs besides the log (from the recipe, or given on the command line).
 struct ScoreSetup {
   int gpus = 0;                      ///< GPUs of the run
-  std::int64_t global_batch = 128;   ///< rows per step (the protocol)
-  std::int64_t row_tokens = 8192;    ///< tokens per row (the protocol)
-  int window_first = 5;              ///< first scored step, 0-based (the protocol: 5)
-  int window_last = 19;              ///< last scored step, inclusive (the protocol: 19)
+  std::int64_t global_batch = kGlobalBatchRows;  ///< rows per step (the protocol)
+  std::int64_t row_tokens = kRowTokens;          ///< tokens per row (the protocol)
+  int window_first = kWindowFirstStep;  ///< first scored step, 0-based (the protocol: 5)
+  int window_last = kWindowLastStep;    ///< last scored step, inclusive (the protocol: 19)
 };
 
 /// The score and the figures around it.

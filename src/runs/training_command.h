@@ -4,11 +4,14 @@
 // `model.tensor_model_parallel_size=2` are the same setting with the same value.
 #pragma once
 
+#include <cstddef>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/problem.h"
 #include "runs/argument_rules.h"
 #include "runs/shell_reader.h"
 
@@ -23,6 +26,12 @@ struct TrainingArgument {
   bool known = false;    ///< a rule owns the spelling
   bool unevaluated = false;  ///< the value holds an expansion the reader keeps as written
                              ///< (`$(...)`, `$((...))`, an undefined `$NAME`)
+  bool valued = true;        ///< false for a flag written alone, read as a switch (value `true` or
+                             ///< `false`)
+  std::vector<std::string> value_words;  ///< the words read as the value, as written: one, several
+                                         ///< (`takes: values`), none for a switch or a deletion
+  std::size_t word = 0;      ///< 0-based index of the spelling's word in the command, so that the
+                             ///< last of several spellings written can be told
 };
 
 /// One environment variable the command runs with.
@@ -30,14 +39,6 @@ struct TrainingVariable {
   std::string name;
   std::string value;
   int line = 0;
-};
-
-/// Why a text's training command cannot be compared: the text is not text, holds no command,
-/// holds several that could each be the training command, or is shell bash would reject or read
-/// otherwise than it looks (shell_reader.h's warnings).
-struct CommandProblem {
-  int line = 0;  ///< 1-based line in the text; 0 for the text as a whole
-  std::string message;
 };
 
 /// The training command of a script.
@@ -52,11 +53,28 @@ struct TrainingCommand {
       external_arrays;  ///< arrays expanded but not defined in the text (`MODEL_ARGS`), in order
   int line = 0;         ///< line of the command's first word; 0 when the text has none
   std::vector<int> other_commands;       ///< lines of the other commands with flags or overrides
-  std::vector<CommandProblem> problems;  ///< empty when the command can be compared
+  /// Why the command cannot be compared, empty when it can: the text is not text, holds no
+  /// command, holds several that could each be the training command, or is shell bash would
+  /// reject or read otherwise than it looks (shell_reader.h's warnings). Each has rule
+  /// `run.command` and position.line the 1-based line in the text (0: the text as a whole,
+  /// column 0; else column 1); file and field are empty, for the caller to name.
+  Problems problems;
 
-  /// The argument named `name`, or nullptr.
+  /// The argument named `name` (a canonical name), or nullptr.
   const TrainingArgument* find(std::string_view name) const;
+  /// The argument last written (argparse: the last occurrence wins) under one of `spellings`
+  /// (`--tensor-model-parallel-size`, `model.tensor_model_parallel_size`), or nullptr.
+  const TrainingArgument* find_spelling(std::initializer_list<std::string_view> spellings) const;
 };
+
+/// The command's arguments in the order they are written (by the word of each one's last
+/// occurrence), for writers that keep the command's order.
+std::vector<const TrainingArgument*> in_written_order(const TrainingCommand& command);
+
+/// Rules that know no spelling, for readers without the catalog's rules/arguments.yaml
+/// (validate's run.layout rule, measure's step count): every flag reads the next word as its
+/// value unless that word is a flag, an override or an undefined array, and alone is a switch.
+const ArgumentRules& no_argument_rules();
 
 /// Picks the training command out of `script` and reads its words with `rules`: `--flag value`,
 /// `--flag=value`, switches (`true`, or `false` for a negation such as `--no-rope-fusion`),
@@ -77,8 +95,9 @@ struct TrainingCommand {
 /// in other_commands. Never throws.
 TrainingCommand training_command_from_script(const ShellScript& script, const ArgumentRules& rules);
 
-/// A problem when `text` is not text a shell reads: a NUL byte or invalid UTF-8 (with its line).
-std::optional<CommandProblem> text_problem(std::string_view text);
+/// A problem (rule `run.command`, at its 1-based line) when `text` is not text a shell reads: a
+/// NUL byte or invalid UTF-8; nullopt for text.
+std::optional<Problem> text_problem(std::string_view text);
 
 /// text_problem, then read_shell_script and training_command_from_script. A caller checks
 /// `problems` before comparing: each names a line of `text` (0: the text as a whole).

@@ -132,7 +132,7 @@ TEST(TrainingCommand, MalformedShellIsAProblemWithItsLine) {
       "python3 train.py \\\n  --tensor-model-parallel-size 1 --global-batch-size \"8\n",
       small_rules());
   ASSERT_EQ(command.problems.size(), 1u);
-  EXPECT_EQ(command.problems[0].line, 2);
+  EXPECT_EQ(command.problems[0].position.line, 2);
   EXPECT_TRUE(read_training_command("python3 train.py --global-batch-size 8\n", small_rules())
                   .problems.empty());
 }
@@ -148,7 +148,7 @@ TEST(TrainingCommand, NoCommandAndNotTextAreProblems) {
   }
   TrainingCommand binary = read_training_command(std::string("run\n\xff\xfe--x\n"), small_rules());
   ASSERT_EQ(binary.problems.size(), 1u);
-  EXPECT_EQ(binary.problems[0].line, 2);
+  EXPECT_EQ(binary.problems[0].position.line, 2);
   EXPECT_EQ(binary.problems[0].message, "not text: invalid UTF-8 (a binary file?)");
   TrainingCommand nul = read_training_command(std::string("run\0", 4), small_rules());
   ASSERT_EQ(nul.problems.size(), 1u);
@@ -213,6 +213,116 @@ TEST(TrainingCommand, ARecipeEnvMergesAndConflictsAreReported) {
   EXPECT_EQ(command.environment[2].name, "C");
   ASSERT_EQ(conflicts.size(), 1u);
   EXPECT_NE(conflicts[0].find("env B"), std::string::npos) << conflicts[0];
+}
+
+// Read without rules (validate's run.layout rule, measure's step count): each spelling as
+// written, a flag taking the next word unless it is an option.
+TEST(TrainingCommandWithoutRules, ReadsFlagsAcrossContinuationsWithTheirLines) {
+  std::string text =
+      "export A=1 B=\"x y\"\n"
+      "\n"
+      "# a comment --tensor-model-parallel-size 9\n"
+      "python3 -m train --async \\\n"
+      "  --tensor-model-parallel-size 2 \\\n"
+      "  --sequence-parallel \\\n"
+      "  --max-tokens-per-gpu=8192 ${MODEL_ARGS[@]}\n";
+  ShellScript script = read_shell_script(text);
+  ASSERT_EQ(script.exports.size(), 2u);
+  EXPECT_EQ(script.exports[1].name, "B");
+  EXPECT_EQ(script.exports[1].value, "x y");
+  TrainingCommand command = read_training_command(text, no_argument_rules());
+  const TrainingArgument* tp = command.find_spelling({"--tensor-model-parallel-size"});
+  ASSERT_NE(tp, nullptr);
+  EXPECT_EQ(tp->value, "2");
+  EXPECT_EQ(tp->line, 5);
+  const TrainingArgument* sp = command.find_spelling({"--sequence-parallel"});
+  ASSERT_NE(sp, nullptr);
+  EXPECT_FALSE(sp->valued);
+  EXPECT_EQ(command.find_spelling({"--max-tokens-per-gpu"})->value, "8192");
+  ASSERT_NE(command.find_spelling({"--async"}), nullptr);
+  EXPECT_FALSE(command.find_spelling({"--async"})->valued);  // the next word is a flag
+  EXPECT_EQ(command.external_arrays, std::vector<std::string>{"MODEL_ARGS"});
+}
+
+TEST(TrainingCommandWithoutRules, TheLastOfSeveralSpellingsWins) {
+  TrainingCommand command = read_training_command(
+      "run --moe-token-dispatcher-type alltoall --moe-token-dispatcher-type flex\n",
+      no_argument_rules());
+  EXPECT_EQ(command.find_spelling({"--moe-token-dispatcher-type"})->value, "flex");
+  TrainingCommand mixed = read_training_command(
+      "python run.py model.tensor_model_parallel_size=4 --tensor-model-parallel-size 2\n",
+      no_argument_rules());
+  EXPECT_EQ(mixed.find_spelling({"model.tensor_model_parallel_size", "--tensor-model-parallel-size"})
+                ->value,
+            "2");
+}
+
+TEST(TrainingCommandWithoutRules, ReadsMegatronBridgeOverrides) {
+  TrainingCommand command = read_training_command(
+      "python scripts/training/run_recipe.py --recipe x model.tensor_model_parallel_size=4 "
+      "train.global_batch_size=128 ++train.train_iters=20 NCCL_DEBUG=INFO\n",
+      no_argument_rules());
+  const TrainingArgument* tp =
+      command.find_spelling({"--tensor-model-parallel-size", "model.tensor_model_parallel_size"});
+  ASSERT_NE(tp, nullptr);
+  EXPECT_EQ(tp->value, "4");
+  EXPECT_EQ(command.find_spelling({"train.global_batch_size"})->value, "128");
+  EXPECT_EQ(command.find_spelling({"train.train_iters"})->value, "20");  // Hydra's `++`
+  EXPECT_EQ(command.find_spelling({"--recipe"})->value, "x");  // not the override after it
+  EXPECT_EQ(command.find_spelling({"NCCL_DEBUG"}), nullptr);  // upper case: not an override
+}
+
+TEST(TrainingCommandWithoutRules, KeepsSubstitutionsWholeAndExpandsVariables) {
+  TrainingCommand command = read_training_command(
+      "export NCCL_NVLS_ENABLE=$([ \"$NVLINK_COUNT\" -gt 0 ] && echo 1 || echo 0)\n"
+      "TP=2\n"
+      "run --x \"$(echo a b)\" --tp $TP --y\n",
+      no_argument_rules());
+  ASSERT_EQ(command.environment.size(), 1u);
+  EXPECT_EQ(command.environment[0].value, "$([ \"$NVLINK_COUNT\" -gt 0 ] && echo 1 || echo 0)");
+  EXPECT_EQ(command.find_spelling({"--x"})->value, "$(echo a b)");
+  EXPECT_TRUE(command.find_spelling({"--x"})->unevaluated);
+  EXPECT_EQ(command.find_spelling({"--x"})->line, 3);
+  EXPECT_EQ(command.find_spelling({"--tp"})->value, "2");
+}
+
+TEST(TrainingCommandWithoutRules, ASwitchAtTheEndOfACommandTakesNoValueFromTheNext) {
+  TrainingCommand command =
+      read_training_command("python3 a.py --flag\nb --other 1\n", no_argument_rules());
+  EXPECT_FALSE(command.find_spelling({"--flag"})->valued);
+  EXPECT_EQ(command.other_commands, std::vector<int>{2});
+}
+
+TEST(TrainingCommand, ProblemsAreProblemValues) {
+  TrainingCommand command = read_training_command("python3 a.py --x 'open\n", no_argument_rules());
+  ASSERT_EQ(command.problems.size(), 1u);
+  EXPECT_EQ(command.problems[0].rule, "run.command");
+  EXPECT_EQ(command.problems[0].position.line, 1);
+  EXPECT_EQ(command.problems[0].position.column, 1);
+  TrainingCommand none = read_training_command("", no_argument_rules());
+  ASSERT_EQ(none.problems.size(), 1u);
+  EXPECT_EQ(none.problems[0].position.line, 0);
+  EXPECT_EQ(none.problems[0].position.column, 0);
+  EXPECT_FALSE(text_problem("plain text\n").has_value());
+}
+
+TEST(TrainingCommand, ListsArgumentsInWrittenOrderWithTheirValueWords) {
+  ArgumentRules rules = small_rules();
+  TrainingCommand command = read_training_command(
+      "python3 t.py --global-batch-size 128 --moe-aux-loss-coeff 0.1 0.2 --sequence-parallel "
+      "--tensor-model-parallel-size=2\n",
+      rules);
+  std::vector<std::string> spellings;
+  for (const TrainingArgument* argument : in_written_order(command))
+    spellings.push_back(argument->spelling);
+  EXPECT_EQ(spellings, (std::vector<std::string>{"--global-batch-size", "--moe-aux-loss-coeff",
+                                                 "--sequence-parallel",
+                                                 "--tensor-model-parallel-size"}));
+  EXPECT_EQ(command.find("moe_aux_loss_coeff")->value_words,
+            (std::vector<std::string>{"0.1", "0.2"}));
+  EXPECT_TRUE(command.find("sequence_parallel")->value_words.empty());
+  EXPECT_EQ(command.find("tensor_model_parallel_size")->value_words,
+            std::vector<std::string>{"2"});
 }
 
 }  // namespace

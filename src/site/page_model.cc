@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "base/number_format.h"
+#include "catalog/protocol.h"
 
 namespace openrecipes {
 namespace {
@@ -29,7 +30,8 @@ std::string author_url(const Recipe& recipe) {
 }
 
 bool follows_protocol_window(const RecipeResult& r) {
-  return r.steps_per_run == 20 && r.window_first == 5 && r.window_last == 19;
+  return r.steps_per_run == kProtocolSteps && r.window_first == kWindowFirstStep &&
+         r.window_last == kWindowLastStep;
 }
 
 std::string measured_line(const RecipeResult& r) {

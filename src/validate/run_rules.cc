@@ -1,15 +1,23 @@
-// The run.layout rule: the command in `run` sets what the layout says. Flag names are
-// Megatron-LM's (also slime's), plus Megatron-Bridge's Hydra-style overrides.
+// The run.layout rule: the command in `run` sets what the layout says. The command is read as
+// every other reader of `run` reads it (runs/training_command.h: the shell script's training
+// command); flag names are Megatron-LM's (also slime's), plus Megatron-Bridge's Hydra-style
+// overrides.
 #include <fmt/format.h>
 
 #include <charconv>
 
-#include "catalog/run_command.h"
 #include "base/source_text.h"
+#include "runs/training_command.h"
 #include "validate/recipe_rules.h"
 
 namespace openrecipes {
 namespace {
+
+// The value of an argument as written: none for a flag written alone.
+std::optional<std::string> value_of(const TrainingArgument& argument) {
+  if (!argument.valued) return std::nullopt;
+  return argument.value;
+}
 
 std::optional<long long> as_integer(const std::optional<std::string>& text) {
   if (!text || text->empty()) return std::nullopt;
@@ -22,7 +30,8 @@ std::optional<long long> as_integer(const std::optional<std::string>& text) {
 
 class RunChecker {
  public:
-  explicit RunChecker(const RuleContext& c) : c_(c), command_(parse_run_command(c.recipe.run)) {
+  explicit RunChecker(const RuleContext& c)
+      : c_(c), command_(read_training_command(c.recipe.run, no_argument_rules())) {
     // Lines of the command map to lines of the file only in a literal block (`run: |`); folded
     // and quoted scalars rewrap, so their problems point at the `run` key instead.
     const YamlNode* run = c.file.document.root.find("run");
@@ -32,7 +41,7 @@ class RunChecker {
   // A size that defaults to `fallback` when the command does not set it.
   void size(const std::string& field, long long layout_value, long long fallback,
             std::initializer_list<std::string_view> names) {
-    const RunArgument* argument = command_.find_any(names);
+    const TrainingArgument* argument = find(names);
     if (!argument) {
       if (layout_value != fallback) {
         report(nullptr, field, fmt::format("the run command does not set {} (so it is {})",
@@ -47,24 +56,24 @@ class RunChecker {
   // A value checked only where the command states it (it may come from a model script).
   void stated_integer(const std::string& field, long long layout_value,
                       std::initializer_list<std::string_view> names) {
-    if (const RunArgument* argument = command_.find_any(names)) {
+    if (const TrainingArgument* argument = find(names)) {
       compare_integer(*argument, field, layout_value);
     }
   }
 
   void stated_string(const std::string& field, const std::string& layout_value,
                      std::initializer_list<std::string_view> names) {
-    const RunArgument* argument = command_.find_any(names);
-    if (argument && argument->value.value_or("") != layout_value) {
-      report(argument, field, fmt::format("the run command sets {} differently", argument->name),
-             layout_value.empty() ? "null" : layout_value, argument->value.value_or("no value"));
+    const TrainingArgument* argument = find(names);
+    if (argument && value_of(*argument).value_or("") != layout_value) {
+      report(argument, field, fmt::format("the run command sets {} differently", argument->spelling),
+             layout_value.empty() ? "null" : layout_value, value_of(*argument).value_or("no value"));
     }
   }
 
   void sequence_parallel(const Layout& l) {
-    const RunArgument* argument = command_.find_any({"--sequence-parallel", "model.sequence_parallel"});
-    bool on = argument && (!argument->value || argument->name == "--sequence-parallel" ||
-                           *argument->value == "true" || *argument->value == "True");
+    const TrainingArgument* argument = find({"--sequence-parallel", "model.sequence_parallel"});
+    bool on = argument && (!argument->valued || argument->spelling == "--sequence-parallel" ||
+                           argument->value == "true" || argument->value == "True");
     // Megatron-LM turns sequence parallelism off at TP 1 (arguments.py), so only TP > 1 counts.
     bool effective = on && l.tp > 1;
     if (effective != l.sequence_parallel) {
@@ -79,12 +88,12 @@ class RunChecker {
   }
 
   void recompute(const Layout& l) {
-    const RunArgument* granularity =
-        command_.find_any({"--recompute-granularity", "model.recompute_granularity"});
+    const TrainingArgument* granularity =
+        find({"--recompute-granularity", "model.recompute_granularity"});
     if (!l.recompute) {
       if (granularity) {
         report(granularity, "layout.recompute", "the run command recomputes, the layout does not",
-               "no --recompute-granularity", granularity->value.value_or("no value"));
+               "no --recompute-granularity", value_of(*granularity).value_or("no value"));
       }
       return;
     }
@@ -98,8 +107,8 @@ class RunChecker {
     required_string("layout.recompute.method", l.recompute->method,
                     {"--recompute-method", "model.recompute_method"});
     if (l.recompute->num_layers) {
-      const RunArgument* layers =
-          command_.find_any({"--recompute-num-layers", "model.recompute_num_layers"});
+      const TrainingArgument* layers =
+          find({"--recompute-num-layers", "model.recompute_num_layers"});
       if (!layers) {
         report(nullptr, "layout.recompute.num_layers", "the run command does not set it",
                fmt::format("--recompute-num-layers {}", *l.recompute->num_layers), "no such argument");
@@ -112,13 +121,13 @@ class RunChecker {
   void gpu_count(const RecipeGpu& gpu) {
     auto check = [&](std::initializer_list<std::string_view> nodes,
                      std::initializer_list<std::string_view> per_node) {
-      const RunArgument* n = command_.find_any(nodes);
-      const RunArgument* g = command_.find_any(per_node);
-      std::optional<long long> nodes_value = n ? as_integer(n->value) : std::nullopt;
-      std::optional<long long> per_node_value = g ? as_integer(g->value) : std::nullopt;
+      const TrainingArgument* n = find(nodes);
+      const TrainingArgument* g = find(per_node);
+      std::optional<long long> nodes_value = n ? as_integer(value_of(*n)) : std::nullopt;
+      std::optional<long long> per_node_value = g ? as_integer(value_of(*g)) : std::nullopt;
       if (g && per_node_value && *per_node_value != gpu.per_node) {
-        report(g, "gpu.per_node", fmt::format("the run command sets {} differently", g->name),
-               fmt::format("{}", gpu.per_node), *g->value);
+        report(g, "gpu.per_node", fmt::format("the run command sets {} differently", g->spelling),
+               fmt::format("{}", gpu.per_node), g->value);
       }
       if (!nodes_value || !per_node_value) return;
       long long nodes_count = nodes_value.value_or(0), per_node_count = per_node_value.value_or(0);
@@ -133,11 +142,29 @@ class RunChecker {
     check({"--nnodes"}, {"--nproc-per-node", "--nproc_per_node"});  // torchrun
   }
 
+ /// Reports what keeps the run from being read as a command (rule run.layout, at the problem's
+  /// line where the block maps to the file); false when it holds no command to check.
+  bool readable() {
+    for (const Problem& problem : command_.problems) {
+      SourcePosition position = c_.file.document.position_of("run");
+      if (problem.position.line > 0 && first_line_ > 0)
+        position = {first_line_ + problem.position.line - 1, 1};
+      c_.report_at(position, "run.layout", "run", "the run command cannot be read: " + problem.message);
+    }
+    return has_command(command_);
+  }
+
  private:
+  // The argument last written under one of `spellings`; a Hydra deletion (`~key`) unsets it.
+  const TrainingArgument* find(std::initializer_list<std::string_view> spellings) const {
+    const TrainingArgument* argument = command_.find_spelling(spellings);
+    return argument && argument->value == "~deleted" ? nullptr : argument;
+  }
+
   void required_string(const std::string& field, const std::string& layout_value,
                        std::initializer_list<std::string_view> names) {
     if (layout_value.empty()) return stated_string(field, layout_value, names);
-    if (!command_.find_any(names)) {
+    if (!find(names)) {
       report(nullptr, field, "the run command does not set it",
              fmt::format("{} {}", *names.begin(), layout_value), "no such argument");
       return;
@@ -145,25 +172,25 @@ class RunChecker {
     stated_string(field, layout_value, names);
   }
 
-  void compare_integer(const RunArgument& argument, const std::string& field, long long expected) {
-    std::optional<long long> value = as_integer(argument.value);
+  void compare_integer(const TrainingArgument& argument, const std::string& field, long long expected) {
+    std::optional<long long> value = as_integer(value_of(argument));
     if (!value) {
-      report(&argument, field, fmt::format("{} must be a literal number", argument.name),
-             fmt::format("{}", expected), argument.value.value_or("no value"));
+      report(&argument, field, fmt::format("{} must be a literal number", argument.spelling),
+             fmt::format("{}", expected), value_of(argument).value_or("no value"));
     } else if (*value != expected) {
-      report(&argument, field, fmt::format("the run command sets {} differently", argument.name),
-             fmt::format("{}", expected), *argument.value);
+      report(&argument, field, fmt::format("the run command sets {} differently", argument.spelling),
+             fmt::format("{}", expected), argument.value);
     }
   }
 
-  void report(const RunArgument* argument, const std::string& field, std::string message,
+  void report(const TrainingArgument* argument, const std::string& field, std::string message,
               std::string expected, std::string found) {
     SourcePosition position = c_.file.document.position_of("run");
     if (argument && first_line_ > 0) {
-      int line = first_line_ + argument->line;
+      int line = first_line_ + argument->line - 1;
       SourceText source(c_.file.document.text);
       std::string_view text = source.line(line);
-      std::size_t at = text.find(argument->name);
+      std::size_t at = text.find(argument->spelling);
       position = {line, at == std::string_view::npos ? 1 : static_cast<int>(at) + 1};
     }
     c_.report_at(position, "run.layout", "run", fmt::format("{}: {}", field, message),
@@ -171,7 +198,7 @@ class RunChecker {
   }
 
   const RuleContext& c_;
-  RunCommand command_;
+  TrainingCommand command_;
   int first_line_ = 0;
 };
 
@@ -181,6 +208,7 @@ void check_run_rules(const RuleContext& context) {
   const Recipe& r = context.recipe;
   const Layout& l = r.layout;
   RunChecker run(context);
+  if (!run.readable()) return;
   run.size("layout.tp", l.tp, 1, {"--tensor-model-parallel-size", "model.tensor_model_parallel_size"});
   run.size("layout.pp", l.pp, 1,
            {"--pipeline-model-parallel-size", "model.pipeline_model_parallel_size"});
