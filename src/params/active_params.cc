@@ -105,6 +105,162 @@ std::pair<std::int64_t, std::string> gated_deltanet(const HfConfig& c, const Sha
 
 std::int64_t gated_mlp(std::int64_t hidden, std::int64_t ffn) { return 3 * hidden * ffn; }
 
+// The config's layer_types, checked: one per layer, each a known type, linear attention only in
+// the hybrid family. Empty when the config has none; nullopt with a problem when it is wrong.
+std::optional<std::vector<std::string>> read_layer_types(const HfConfig& c, const Shape& s, Family family,
+                                                         Problems& problems) {
+  std::vector<std::string> layer_types = c.strings("layer_types");
+  if (!layer_types.empty() && static_cast<std::int64_t>(layer_types.size()) != s.layers) {
+    problems.push_back({c.file(), {1, 1}, "layer_types", "config",
+                        "layer_types must list every layer", fmt::format("{} entries", s.layers),
+                        fmt::format("{} entries", layer_types.size())});
+    return std::nullopt;
+  }
+  for (std::size_t i = 0; i < layer_types.size(); ++i) {
+    const std::string& type = layer_types[i];
+    if (type != "full_attention" && type != "sliding_attention" && type != "linear_attention") {
+      problems.push_back({c.file(), {1, 1}, fmt::format("layer_types[{}]", i), "config", "unknown layer type",
+                          "full_attention, sliding_attention or linear_attention", "\"" + type + "\""});
+      return std::nullopt;
+    }
+    if (type == "linear_attention" && family != Family::kHybrid) {
+      problems.push_back({c.file(), {1, 1}, fmt::format("layer_types[{}]", i), "config",
+                          "linear attention in a model type without it", "full_attention or sliding_attention",
+                          "\"linear_attention\""});
+      return std::nullopt;
+    }
+  }
+  return layer_types;
+}
+
+// The MLP sizes of a family: experts, how many a token uses, their widths, which layers are dense.
+struct MlpShape {
+  std::int64_t experts = 0, top_k = 0, expert_ffn = 0, shared_ffn = 0;
+  bool shared_gate = false;
+  std::int64_t dense_ffn = 0, first_dense = 0, moe_frequency = 1, sparse_step = 1;
+  std::set<std::int64_t> mlp_only;
+};
+
+// Reads the family's MLP fields (HfConfig records any missing or out-of-range one as a problem).
+MlpShape read_mlp_shape(const HfConfig& c, Family family) {
+  MlpShape m;
+  switch (family) {
+    case Family::kDense:
+      m.dense_ffn = c.integer("intermediate_size");
+      break;
+    case Family::kMixtral:
+      m.experts = c.integer("num_local_experts", 1, 65536);
+      m.top_k = c.integer("num_experts_per_tok", 1, 65536);
+      m.expert_ffn = c.integer("intermediate_size");
+      break;
+    case Family::kGptOss:
+      m.experts = c.integer("num_local_experts", 1, 65536);
+      m.top_k = c.has("num_experts_per_tok") ? c.integer("num_experts_per_tok", 1, 65536) : c.integer("experts_per_token", 1, 65536);
+      m.expert_ffn = c.integer("intermediate_size");
+      break;
+    case Family::kQwenMoe:
+    case Family::kHybrid:
+      m.experts = c.integer_or("num_experts", 0, 0, 65536);
+      if (m.experts > 0 || family == Family::kQwenMoe) {
+        m.experts = c.integer("num_experts", 1, 65536);
+        m.top_k = c.integer("num_experts_per_tok", 1, 65536);
+        m.expert_ffn = c.integer("moe_intermediate_size");
+        m.shared_ffn = c.integer_or("shared_expert_intermediate_size", 0, 0);
+        m.shared_gate = m.shared_ffn > 0;
+        m.sparse_step = c.integer_or("decoder_sparse_step", 1, 1);
+        for (std::int64_t layer : c.integers("mlp_only_layers")) m.mlp_only.insert(layer);
+      }
+      if (m.experts == 0 || !m.mlp_only.empty() || m.sparse_step > 1) m.dense_ffn = c.integer("intermediate_size");
+      break;
+    case Family::kDeepSeek:
+      m.experts = c.integer("n_routed_experts", 1, 65536);
+      m.top_k = c.integer("num_experts_per_tok", 1, 65536);
+      m.expert_ffn = c.integer("moe_intermediate_size");
+      m.shared_ffn = c.integer_or("n_shared_experts", 0, 0, 64) * m.expert_ffn;
+      m.first_dense = c.integer_or("first_k_dense_replace", 0, 0);
+      m.moe_frequency = c.integer_or("moe_layer_freq", 1, 1);
+      if (m.first_dense > 0 || m.moe_frequency > 1) m.dense_ffn = c.integer("intermediate_size");
+      break;
+  }
+  return m;
+}
+
+// The relations between valid sizes: top-k within the experts, dense layers and MLP-only layers
+// within the model, key/value heads dividing the heads. Appends a problem per broken one.
+void check_consistency(const HfConfig& c, const Shape& s, Family family, const MlpShape& m, Problems& problems) {
+  auto inconsistent = [&](const std::string& field, const std::string& message, const std::string& expected,
+                          std::int64_t found) {
+    problems.push_back({c.file(), {1, 1}, field, "config", message, expected, std::to_string(found)});
+  };
+  if (m.experts > 0 && m.top_k > m.experts) {
+    inconsistent("num_experts_per_tok", "more experts per token than experts", fmt::format("at most {}", m.experts), m.top_k);
+  }
+  if (m.first_dense > s.layers) {
+    inconsistent("first_k_dense_replace", "more dense layers than layers", fmt::format("at most {}", s.layers), m.first_dense);
+  }
+  for (std::int64_t layer : m.mlp_only) {
+    if (layer < 0 || layer >= s.layers) {
+      inconsistent("mlp_only_layers", "a layer index outside the model", fmt::format("0 to {}", s.layers - 1), layer);
+    }
+  }
+  if (family != Family::kDeepSeek) {
+    std::int64_t heads = c.integer("num_attention_heads", 1, 4096);
+    std::int64_t kv_heads = c.integer_or("num_key_value_heads", heads, 1, 4096);
+    if (c.problems().empty() && heads % kv_heads != 0) {
+      inconsistent("num_key_value_heads", "key/value heads must divide the attention heads",
+                   fmt::format("a divisor of {}", heads), kv_heads);
+    }
+  }
+}
+
+// Whether layer `i` has routed experts.
+bool is_moe_layer(const MlpShape& m, Family family, std::int64_t i) {
+  if (m.experts == 0) return false;
+  switch (family) {
+    case Family::kDeepSeek:
+      return i >= m.first_dense && i % m.moe_frequency == 0;
+    case Family::kQwenMoe:
+    case Family::kHybrid:
+      return !m.mlp_only.count(i) && (i + 1) % m.sparse_step == 0;
+    default:
+      return true;
+  }
+}
+
+// The MLP of one layer: routed and shared experts with their router, or a dense MLP.
+void tally_mlp(Tally& tally, const Shape& s, const MlpShape& m, bool moe) {
+  if (moe) {
+    tally.add("routed experts", m.top_k * gated_mlp(s.hidden, m.expert_ffn),
+              fmt::format("top-{} of {} experts, each gate+up {} and down {}", m.top_k, m.experts,
+                          dims(s.hidden, 2 * m.expert_ffn), dims(m.expert_ffn, s.hidden)));
+    if (m.shared_ffn > 0) {
+      tally.add("shared experts", gated_mlp(s.hidden, m.shared_ffn) + (m.shared_gate ? s.hidden : 0),
+                fmt::format("gate+up {} and down {}{}", dims(s.hidden, 2 * m.shared_ffn),
+                            dims(m.shared_ffn, s.hidden), m.shared_gate ? fmt::format(" + gate {}x1", s.hidden) : ""));
+    }
+    tally.add("router", s.hidden * m.experts, fmt::format("{}", dims(s.hidden, m.experts)));
+  } else {
+    tally.add("dense MLP", gated_mlp(s.hidden, m.dense_ffn),
+              fmt::format("gate+up {} and down {}", dims(s.hidden, 2 * m.dense_ffn), dims(m.dense_ffn, s.hidden)));
+  }
+}
+
+// The sum of the components into result.active_params. Sizes are bounded one by one, not their
+// products: add up in 128 bits and refuse what int64 cannot hold instead of wrapping around.
+bool add_up(const HfConfig& c, ActiveParamCount& result, Problems& problems) {
+  __int128 total = 0;
+  for (const ParamComponent& component : result.components) {
+    total += static_cast<__int128>(component.layers) * component.per_layer;
+    if (component.per_layer < 0 || total > static_cast<__int128>(INT64_MAX)) {
+      problems.push_back({c.file(), {1, 1}, "", "config", "the sizes give more parameters than can be counted",
+                          "a real model's sizes", "N above 9.2e18"});
+      return false;
+    }
+  }
+  result.active_params = static_cast<std::int64_t>(total);
+  return true;
+}
+
 }  // namespace
 
 std::vector<std::string> supported_model_types() {
@@ -132,114 +288,20 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
   Shape s{c.integer("hidden_size"), c.integer("num_hidden_layers", 1, 100'000), c.integer("vocab_size")};
 
   // Which layers are full attention, linear attention, MoE.
-  std::vector<std::string> layer_types = c.strings("layer_types");
-  if (!layer_types.empty() && static_cast<std::int64_t>(layer_types.size()) != s.layers) {
-    problems.push_back({c.file(), {1, 1}, "layer_types", "config",
-                        "layer_types must list every layer", fmt::format("{} entries", s.layers),
-                        fmt::format("{} entries", layer_types.size())});
-    return finish_with_problems();
-  }
-  for (std::size_t i = 0; i < layer_types.size(); ++i) {
-    const std::string& type = layer_types[i];
-    if (type != "full_attention" && type != "sliding_attention" && type != "linear_attention") {
-      problems.push_back({c.file(), {1, 1}, fmt::format("layer_types[{}]", i), "config", "unknown layer type",
-                          "full_attention, sliding_attention or linear_attention", "\"" + type + "\""});
-      return finish_with_problems();
-    }
-    if (type == "linear_attention" && family != Family::kHybrid) {
-      problems.push_back({c.file(), {1, 1}, fmt::format("layer_types[{}]", i), "config",
-                          "linear attention in a model type without it", "full_attention or sliding_attention",
-                          "\"linear_attention\""});
-      return finish_with_problems();
-    }
-  }
+  std::optional<std::vector<std::string>> layer_types = read_layer_types(c, s, family, problems);
+  if (!layer_types) return finish_with_problems();
   std::int64_t interval = family == Family::kHybrid ? c.integer_or("full_attention_interval", 4, 1) : 1;
   auto is_linear = [&](std::int64_t i) {
     if (family != Family::kHybrid) return false;
-    if (!layer_types.empty()) return layer_types[static_cast<std::size_t>(i)] == "linear_attention";
+    if (!layer_types->empty()) return (*layer_types)[static_cast<std::size_t>(i)] == "linear_attention";
     return (i + 1) % interval != 0;
   };
 
-  std::int64_t experts = 0, top_k = 0, expert_ffn = 0, shared_ffn = 0;
-  bool shared_gate = false;
-  std::int64_t dense_ffn = 0, first_dense = 0, moe_frequency = 1, sparse_step = 1;
-  std::set<std::int64_t> mlp_only;
-  switch (family) {
-    case Family::kDense:
-      dense_ffn = c.integer("intermediate_size");
-      break;
-    case Family::kMixtral:
-      experts = c.integer("num_local_experts", 1, 65536);
-      top_k = c.integer("num_experts_per_tok", 1, 65536);
-      expert_ffn = c.integer("intermediate_size");
-      break;
-    case Family::kGptOss:
-      experts = c.integer("num_local_experts", 1, 65536);
-      top_k = c.has("num_experts_per_tok") ? c.integer("num_experts_per_tok", 1, 65536) : c.integer("experts_per_token", 1, 65536);
-      expert_ffn = c.integer("intermediate_size");
-      break;
-    case Family::kQwenMoe:
-    case Family::kHybrid:
-      experts = c.integer_or("num_experts", 0, 0, 65536);
-      if (experts > 0 || family == Family::kQwenMoe) {
-        experts = c.integer("num_experts", 1, 65536);
-        top_k = c.integer("num_experts_per_tok", 1, 65536);
-        expert_ffn = c.integer("moe_intermediate_size");
-        shared_ffn = c.integer_or("shared_expert_intermediate_size", 0, 0);
-        shared_gate = shared_ffn > 0;
-        sparse_step = c.integer_or("decoder_sparse_step", 1, 1);
-        for (std::int64_t layer : c.integers("mlp_only_layers")) mlp_only.insert(layer);
-      }
-      if (experts == 0 || !mlp_only.empty() || sparse_step > 1) dense_ffn = c.integer("intermediate_size");
-      break;
-    case Family::kDeepSeek:
-      experts = c.integer("n_routed_experts", 1, 65536);
-      top_k = c.integer("num_experts_per_tok", 1, 65536);
-      expert_ffn = c.integer("moe_intermediate_size");
-      shared_ffn = c.integer_or("n_shared_experts", 0, 0, 64) * expert_ffn;
-      first_dense = c.integer_or("first_k_dense_replace", 0, 0);
-      moe_frequency = c.integer_or("moe_layer_freq", 1, 1);
-      if (first_dense > 0 || moe_frequency > 1) dense_ffn = c.integer("intermediate_size");
-      break;
-  }
-  auto inconsistent = [&](const std::string& field, const std::string& message, const std::string& expected,
-                          std::int64_t found) {
-    problems.push_back({c.file(), {1, 1}, field, "config", message, expected, std::to_string(found)});
-  };
+  MlpShape mlp = read_mlp_shape(c, family);
   const std::size_t before_consistency = problems.size();
   if (!c.problems().empty()) return finish_with_problems();  // sizes first; relations only between valid sizes
-  if (experts > 0 && top_k > experts) {
-    inconsistent("num_experts_per_tok", "more experts per token than experts", fmt::format("at most {}", experts), top_k);
-  }
-  if (first_dense > s.layers) {
-    inconsistent("first_k_dense_replace", "more dense layers than layers", fmt::format("at most {}", s.layers), first_dense);
-  }
-  for (std::int64_t layer : mlp_only) {
-    if (layer < 0 || layer >= s.layers) {
-      inconsistent("mlp_only_layers", "a layer index outside the model", fmt::format("0 to {}", s.layers - 1), layer);
-    }
-  }
-  if (family != Family::kDeepSeek) {
-    std::int64_t heads = c.integer("num_attention_heads", 1, 4096);
-    std::int64_t kv_heads = c.integer_or("num_key_value_heads", heads, 1, 4096);
-    if (c.problems().empty() && heads % kv_heads != 0) {
-      inconsistent("num_key_value_heads", "key/value heads must divide the attention heads",
-                   fmt::format("a divisor of {}", heads), kv_heads);
-    }
-  }
+  check_consistency(c, s, family, mlp, problems);
   if (problems.size() != before_consistency || !c.problems().empty()) return finish_with_problems();
-  auto is_moe = [&](std::int64_t i) {
-    if (experts == 0) return false;
-    switch (family) {
-      case Family::kDeepSeek:
-        return i >= first_dense && i % moe_frequency == 0;
-      case Family::kQwenMoe:
-      case Family::kHybrid:
-        return !mlp_only.count(i) && (i + 1) % sparse_step == 0;
-      default:
-        return true;
-    }
-  };
   bool output_gate = family == Family::kHybrid && c.boolean_or("attn_output_gate", true);
   std::int64_t mtp = c.integer_or(family == Family::kDeepSeek ? "num_nextn_predict_layers" : "mtp_num_hidden_layers", 0, 0);
   auto attention = family == Family::kDeepSeek ? mla(c, s) : gqa(c, s, output_gate);
@@ -259,38 +321,14 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
     } else {
       tally.add("attention", attention.first, attention.second);
     }
-    if (is_moe(i)) {
-      tally.add("routed experts", top_k * gated_mlp(s.hidden, expert_ffn),
-                fmt::format("top-{} of {} experts, each gate+up {} and down {}", top_k, experts,
-                            dims(s.hidden, 2 * expert_ffn), dims(expert_ffn, s.hidden)));
-      if (shared_ffn > 0) {
-        tally.add("shared experts", gated_mlp(s.hidden, shared_ffn) + (shared_gate ? s.hidden : 0),
-                  fmt::format("gate+up {} and down {}{}", dims(s.hidden, 2 * shared_ffn),
-                              dims(shared_ffn, s.hidden), shared_gate ? fmt::format(" + gate {}x1", s.hidden) : ""));
-      }
-      tally.add("router", s.hidden * experts, fmt::format("{}", dims(s.hidden, experts)));
-    } else {
-      tally.add("dense MLP", gated_mlp(s.hidden, dense_ffn),
-                fmt::format("gate+up {} and down {}", dims(s.hidden, 2 * dense_ffn), dims(dense_ffn, s.hidden)));
-    }
+    tally_mlp(tally, s, mlp, is_moe_layer(mlp, family, i));
   }
   tally.add("output layer", s.vocab * s.hidden, fmt::format("{}", dims(s.hidden, s.vocab)));
 
   ActiveParamCount result;
   result.model_type = model_type;
   result.components = tally.take();
-  // Sizes are bounded one by one, not their products: add up in 128 bits and refuse what int64
-  // cannot hold instead of wrapping around.
-  __int128 total = 0;
-  for (const ParamComponent& component : result.components) {
-    total += static_cast<__int128>(component.layers) * component.per_layer;
-    if (component.per_layer < 0 || total > static_cast<__int128>(INT64_MAX)) {
-      problems.push_back({c.file(), {1, 1}, "", "config", "the sizes give more parameters than can be counted",
-                          "a real model's sizes", "N above 9.2e18"});
-      return std::nullopt;
-    }
-  }
-  result.active_params = static_cast<std::int64_t>(total);
+  if (!add_up(c, result, problems)) return std::nullopt;
   result.left_out = {"input embedding", "norms", "biases"};
   if (family == Family::kGptOss) result.left_out.push_back("attention sinks");
   if (family == Family::kHybrid) result.left_out.push_back("A_log and dt_bias");
