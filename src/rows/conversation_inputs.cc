@@ -243,11 +243,13 @@ void parse_source_conversation(SourceConversation& conversation) {
     throw InputError(fmt::format("{}: messages: expected a list of {{role, content}}, found {}", conversation.where,
                                  value.at("messages").type_name()));
   }
-  try {
-    conversation.messages = conversation_from_json(value);
-  } catch (const std::invalid_argument& error) {
-    throw InputError(fmt::format("{}: {}", conversation.where, error.what()));
+  Problems problems;
+  std::optional<Conversation> messages = conversation_from_json(value, conversation.where, problems);
+  if (!messages) {
+    const Problem& p = problems.front();
+    throw InputError(fmt::format("{}: {}{}", conversation.where, p.field.empty() ? "" : p.field + ": ", p.message));
   }
+  conversation.messages = std::move(*messages);
   conversation.json.clear();
   conversation.json.shrink_to_fit();
 }

@@ -147,7 +147,14 @@ void tokenize_chunk(std::vector<SourceConversation>& slots, std::size_t begin, s
       SourceConversation& source = slots[i];
       try {
         parse_source_conversation(source);
-        MaskedTokens tokens = tokenize_chat(tokenizer, source.messages, type, cache);
+        Problems problems;
+        std::optional<MaskedTokens> masked = tokenize_chat(tokenizer, source.messages, type, cache, problems);
+        if (!masked) {
+          const Problem& p = problems.front();
+          throw InputError(fmt::format("{} (id {}): {}{}{}", source.where, source.id, p.file.empty() ? "" : p.file + ": ",
+                                       p.field.empty() ? "" : p.field + ": ", p.message));
+        }
+        MaskedTokens& tokens = *masked;
         tokens.text.clear();
         tokens.text.shrink_to_fit();
         out[i - begin] = std::move(tokens);
@@ -205,11 +212,11 @@ RowsBuildResult build_rows(const RowsBuildOptions& options,
   auto report = [&](const char* stage, std::int64_t rows, std::int64_t conversations) {
     if (progress) progress({stage, rows, options.rows, conversations});
   };
-  std::shared_ptr<const Tokenizer> tokenizer;
-  try {
-    tokenizer = Tokenizer::load(options.tokenizer_path);
-  } catch (const TokenizerError& error) {
-    throw RowsBuildError(error.what());
+  Problems load_problems;
+  std::shared_ptr<const Tokenizer> tokenizer = Tokenizer::load(options.tokenizer_path, load_problems);
+  if (!tokenizer) {
+    const Problem& p = load_problems.front();
+    throw RowsBuildError(fmt::format("{}: {}{}", p.file, p.field.empty() ? "" : p.field + ": ", p.message));
   }
   for (const std::string& special : required_special_tokens(options.loss_mask)) {
     if (!tokenizer->added_token_id(special)) {
