@@ -22,7 +22,7 @@ struct RenderOptions {
 
 int run_render(const RenderOptions& options) {
   OutputFormat format = output_format(options.format);
-  LossMaskType type = parse_loss_mask_type(options.loss_mask);  // CLI11 checked the name
+  LossMaskType type = parse_loss_mask_type(options.loss_mask).value();  // CLI11 checked the name
   Problems problems;
   std::shared_ptr<const Tokenizer> tokenizer = Tokenizer::load(options.tokenizer, problems);
   if (!tokenizer) return print_problems(problems, format);

@@ -39,7 +39,7 @@ struct BuildOptions {
 };
 
 int run_build(BuildOptions& options) {
-  options.build.loss_mask = parse_loss_mask_type(options.loss_mask);
+  options.build.loss_mask = parse_loss_mask_type(options.loss_mask).value();  // CLI11 checked the name
   ProgressLine progress;
   RowsBuildResult result;
   try {

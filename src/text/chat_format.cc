@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <stdexcept>
 
 namespace openrecipes {
 namespace {
@@ -138,11 +137,11 @@ std::optional<RenderedChat> render_harmony(const Conversation& messages, Problem
 
 }  // namespace
 
-LossMaskType parse_loss_mask_type(const std::string& name) {
+std::optional<LossMaskType> parse_loss_mask_type(const std::string& name) {
   if (name == "qwen3") return LossMaskType::kQwen3;
   if (name == "qwen3_5") return LossMaskType::kQwen35;
   if (name == "gpt_oss") return LossMaskType::kGptOss;
-  throw std::invalid_argument(fmt::format("unknown loss mask type '{}' (expected qwen3, qwen3_5 or gpt_oss)", name));
+  return std::nullopt;
 }
 
 std::string loss_mask_name(LossMaskType type) {

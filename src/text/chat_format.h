@@ -15,8 +15,9 @@ namespace openrecipes {
 /// The loss-mask types of the catalog (`workload.dataset.build.loss_mask`).
 enum class LossMaskType { kQwen3, kQwen35, kGptOss };
 
-/// Parses "qwen3", "qwen3_5" or "gpt_oss". Throws std::invalid_argument listing them otherwise.
-LossMaskType parse_loss_mask_type(const std::string& name);
+/// Parses "qwen3", "qwen3_5" or "gpt_oss"; nullopt for any other name (the CLI checks the name
+/// against these three before it calls this).
+std::optional<LossMaskType> parse_loss_mask_type(const std::string& name);
 /// The name of a type, as in recipes.
 std::string loss_mask_name(LossMaskType type);
 

@@ -145,7 +145,8 @@ TEST(Conversation, BadMessagesNameIndexAndField) {
             std::string::npos);
   fails(R"([{"role": "user", "content": 3}])", "messages[0].content");
   fails(R"([{"role": "assistant", "tool_calls": [{"function": {}}]}])", "messages[0].tool_calls[0]");
-  EXPECT_THROW(parse_loss_mask_type("llama3"), std::invalid_argument);
+  EXPECT_FALSE(parse_loss_mask_type("llama3"));
+  EXPECT_EQ(parse_loss_mask_type("qwen3_5"), LossMaskType::kQwen35);
 }
 
 }  // namespace
