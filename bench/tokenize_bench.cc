@@ -21,7 +21,12 @@ int main(int argc, char** argv) {
   }
   using Clock = std::chrono::steady_clock;
   auto t0 = Clock::now();
-  std::shared_ptr<const openrecipes::Tokenizer> tokenizer = openrecipes::Tokenizer::load(argv[1]);
+  openrecipes::Problems problems;
+  std::shared_ptr<const openrecipes::Tokenizer> tokenizer = openrecipes::Tokenizer::load(argv[1], problems);
+  if (!tokenizer) {
+    std::fputs(openrecipes::render_problems(problems, openrecipes::OutputFormat::kText).c_str(), stderr);
+    return 1;
+  }
   double load_s = std::chrono::duration<double>(Clock::now() - t0).count();
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);

@@ -546,5 +546,61 @@ TEST(Cli, ClassifyComparesTheRecipesEnv) {
   EXPECT_TRUE(conflict) << result.output;
 }
 
+// The command's standard error (its standard output dropped) and exit code.
+CliRun run_for_errors(const std::string& arguments) {
+  std::string command = "cd '" + testing::source_dir() + "' && '" OPENRECIPES_BINARY "' " + arguments + " 2>&1 >/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+TEST(Cli, AnUnreadableFileIsAnIoErrorCaughtOnceInMain) {
+  CliRun result = run_for_errors("tokenize --tokenizer /nonexistent/tokenizer.json abc");
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_EQ(result.output.rfind("openrecipes tokenize: /nonexistent/tokenizer.json: ", 0), 0u) << result.output;
+  EXPECT_EQ(result.output.find("internal error"), std::string::npos) << result.output;
+}
+
+TEST(Cli, ABadTokenizerIsAProblemWithItsFieldPath) {
+  CliRun text = run_for_errors("tokenize --tokenizer tests/fixtures/tokenizers/metaspace.json abc");
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_EQ(text.output, "tests/fixtures/tokenizers/metaspace.json:0:0: pre_tokenizer[0].type: unsupported "
+                         "pre-tokenizer 'Metaspace' (supported: Split, ByteLevel)\n");
+  CliRun json = run_for_errors("tokenize --format json --tokenizer tests/fixtures/tokenizers/metaspace.json abc");
+  EXPECT_EQ(json.exit_code, 1);
+  nlohmann::json problems = nlohmann::json::parse(json.output);
+  ASSERT_TRUE(problems.is_array());
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0]["field"], "pre_tokenizer[0].type");
+  EXPECT_EQ(problems[0]["rule"], "tokenizer");
+}
+
+TEST(Cli, ErrorsParseAsJsonWithFormatJson) {
+  for (const char* command : {"render --format json --loss-mask gpt_oss --tokenizer tests/fixtures/tokenizers/lowercase.json x.json",
+                              "render --format json --loss-mask gpt_oss --tokenizer /nonexistent.json x.json"}) {
+    CliRun result = run_for_errors(command);
+    if (std::string(command).find("nonexistent") != std::string::npos) {  // an IoError: a sentence, not problems
+      EXPECT_EQ(result.exit_code, 1);
+      EXPECT_EQ(result.output, "openrecipes render: /nonexistent.json: no such file\n");
+      continue;
+    }
+    EXPECT_EQ(result.exit_code, 1) << command;
+    nlohmann::json problems = nlohmann::json::parse(result.output, nullptr, false);
+    ASSERT_TRUE(problems.is_array()) << command << ": " << result.output;
+    ASSERT_FALSE(problems.empty()) << command;
+    EXPECT_TRUE(problems[0].contains("message")) << command;
+  }
+  // active-params prints a config's problems on stdout, its result.
+  CliRun json = run("active-params --format json tests/fixtures/bad/wrong_types.yaml");
+  EXPECT_EQ(json.exit_code, 1);
+  nlohmann::json problems = nlohmann::json::parse(json.output, nullptr, false);
+  ASSERT_TRUE(problems.is_array()) << json.output;
+  EXPECT_EQ(problems.at(0).at("file"), "tests/fixtures/bad/wrong_types.yaml");
+}
+
 }  // namespace
 }  // namespace openrecipes

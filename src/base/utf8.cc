@@ -1,5 +1,6 @@
 #include "base/utf8.h"
 
+#include <fmt/format.h>
 #include <utf8proc.h>
 
 namespace openrecipes {
@@ -20,6 +21,14 @@ std::optional<std::size_t> first_invalid_utf8(std::string_view text) {
     i += static_cast<std::size_t>(length);
   }
   return std::nullopt;
+}
+
+bool check_utf8(std::string_view text, const std::string& file, Problems& problems) {
+  std::optional<std::size_t> bad = first_invalid_utf8(text);
+  if (!bad) return true;
+  problems.push_back(Problem{file, {}, "", "utf8", fmt::format("the text is not valid UTF-8 at byte offset {}", *bad),
+                             "", ""});
+  return false;
 }
 
 }  // namespace openrecipes

@@ -336,14 +336,8 @@ std::optional<SchemaChecker> SchemaChecker::load(const std::string& path, Proble
   std::set<std::string> sources;
   nlohmann::json for_valijson = without_patterns(checker.json_, sources);
   for (const std::string& source : sources) {
-    std::string error;
-    std::optional<Pattern> pattern = Pattern::compile(source, error);
-    if (!pattern) {
-      problems.push_back({path, {1, 1}, "", "schema",
-                          fmt::format("pattern /{}/ is not a valid regular expression {}", source, error),
-                          "", ""});
-      return std::nullopt;
-    }
+    std::optional<Pattern> pattern = Pattern::compile(source, {path, {1, 1}, "", "schema", "", "", ""}, problems);
+    if (!pattern) return std::nullopt;
     checker.patterns_.emplace(source, std::move(*pattern));
   }
   try {

@@ -7,6 +7,7 @@
 
 #include "params/active_params.h"
 #include "base/number_format.h"
+#include "cli/problem_output.h"
 #include "catalog/catalog_loader.h"
 
 namespace openrecipes::cli {
@@ -42,6 +43,8 @@ nlohmann::json to_json(const std::string& source, const ActiveParamCount& count)
 }
 
 int run_active_params(const GlobalOptions& global, const ActiveParamsOptions& options) {
+  // A config's problems are the command's result: on stdout, as validate prints them.
+  OutputFormat format = output_format(options.format);
   std::string path = options.target;
   std::error_code ec;
   if (!fs::exists(path, ec)) {
@@ -50,10 +53,7 @@ int run_active_params(const GlobalOptions& global, const ActiveParamsOptions& op
     if (!root) return kExitUsage;
     Problems problems;
     std::optional<LoadedCatalog> loaded = load_catalog(*root, problems);
-    if (!loaded) {
-      for (const Problem& problem : problems) fmt::print("{}\n", format_problem_line(problem));
-      return kExitProblems;
-    }
+    if (!loaded) return print_problems(problems, format, stdout);
     const Model* model = loaded->catalog.find_model(options.target);
     for (const Model& m : loaded->catalog.models) {
       if (!model && m.slug == options.target) model = &m;
@@ -61,6 +61,7 @@ int run_active_params(const GlobalOptions& global, const ActiveParamsOptions& op
     if (!model) {
       std::vector<std::string> names;
       for (const Model& m : loaded->catalog.models) names.push_back(m.name);
+      // An argument naming nothing is a usage error, as an unknown command is.
       fmt::print(stderr, "openrecipes active-params: {} is neither a file nor a model in models.yaml ({})\n",
                  options.target, fmt::join(names, ", "));
       return kExitUsage;
@@ -69,10 +70,7 @@ int run_active_params(const GlobalOptions& global, const ActiveParamsOptions& op
   }
   Problems problems;
   std::optional<ActiveParamCount> count = count_active_params_of_file(path, problems);
-  if (!count) {
-    for (const Problem& problem : problems) fmt::print("{}\n", format_problem_line(problem));
-    return kExitProblems;
-  }
+  if (!count) return print_problems(problems, format, stdout);
   if (options.format == "json") {
     fmt::print("{}\n", to_json(path, *count).dump(2));
   } else {
@@ -90,7 +88,7 @@ void add_active_params_command(CLI::App& app, const GlobalOptions& global, int& 
   command->add_option("PATH|MODEL", options->target,
                       "A config.json, a folder holding one, or a model of models.yaml (name or slug)")
       ->required();
-  command->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  command->add_option("--format", options->format, "Output format, errors included")->check(CLI::IsMember({"text", "json"}));
   command->callback([&global, &exit_code, options] { exit_code = run_active_params(global, *options); });
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "cli/problem_output.h"
 #include "site/site_builder.h"
 #include "site/site_files.h"
 #include "validate/recipe_validator.h"
@@ -16,6 +17,7 @@ namespace fs = std::filesystem;
 
 struct BuildOptions {
   std::string out;
+  std::string format = "text";
   bool check = false;
 };
 
@@ -54,9 +56,13 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
     return kExitUsage;
   }
 
+  // The catalog's problems are the check's result, on stdout as validate prints them.
+  OutputFormat format = output_format(options.format);
   CatalogCheck check = check_catalog(*root, {}, fs::current_path());
-  for (const Problem& problem : check.problems) fmt::print("{}\n", format_problem_line(problem));
-  fmt::print("{}, {}\n", plural(check.files_checked, "recipe"), plural(check.problems.size(), "problem"));
+  print_problems(check.problems, format, stdout);
+  if (format == OutputFormat::kText) {
+    fmt::print("{}, {}\n", plural(check.files_checked, "recipe"), plural(check.problems.size(), "problem"));
+  }
   std::fflush(stdout);
   if (!check.problems.empty()) {
     fmt::print(stderr, "openrecipes build: refusing to build from an invalid catalog\n");
@@ -64,10 +70,7 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
   }
   Problems problems;
   std::optional<SiteFiles> files = build_site(check, problems);
-  if (!files) {
-    for (const Problem& problem : problems) fmt::print("{}\n", format_problem_line(problem));
-    return kExitProblems;
-  }
+  if (!files) return print_problems(problems, format, stdout);
 
   if (options.check) {
     std::vector<SiteDifference> differences = compare_site(out, *files);
@@ -87,11 +90,7 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
     return kExitOk;
   }
 
-  std::string error = write_site_atomically(out, *files);
-  if (!error.empty()) {
-    fmt::print(stderr, "openrecipes build: {}\n", error);
-    return kExitProblems;
-  }
+  write_site_atomically(out, *files);  // an IoError ends in main: "openrecipes build: ..."
   fmt::print("Wrote {} to {}\n", plural(files->size() + 1, "file"), shown(out));
   bool default_out = out == (*root / "site").lexically_normal();
   fmt::print("Read it: openrecipes serve{}, then open http://127.0.0.1:8000/ (or open {}index.html)\n",
@@ -106,6 +105,8 @@ void add_build_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
   CLI::App* command = app.add_subcommand(
       "build", "Validate the catalog and render the static site (ranked pages per model and GPU)");
   command->add_option("--out", options->out, "Site folder (default: <root>/site)");
+  command->add_option("--format", options->format, "Format of the catalog's and the templates' problems")
+      ->check(CLI::IsMember({"text", "json"}));
   command->add_flag("--check", options->check,
                     "Write nothing; list every stale, missing or extra file and exit 1 if any");
   command->callback([&global, &exit_code, options] { exit_code = run_build(global, *options); });

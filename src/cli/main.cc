@@ -7,6 +7,8 @@
 #include <cstring>
 #include <string>
 
+#include "base/error.h"
+
 #include "cli/active_params_command.h"
 #include "cli/build_command.h"
 #include "cli/check_command.h"
@@ -23,6 +25,22 @@
 #include "cli/serve_command.h"
 #include "cli/tokenize_command.h"
 #include "cli/validate_command.h"
+
+namespace {
+
+// "openrecipes" and the subcommands the command line named ("openrecipes rows build").
+std::string command_path(const CLI::App& app) {
+  std::string path = "openrecipes";
+  const CLI::App* level = &app;
+  while (true) {
+    std::vector<CLI::App*> parsed = level->get_subcommands();
+    if (parsed.empty()) return path;
+    level = parsed.front();
+    path += " " + level->get_name();
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace openrecipes::cli;
@@ -80,9 +98,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return kExitUsage;
+  } catch (const openrecipes::IoError& e) {
+    // The one place errors end up (docs/architecture.md, "Errors"): bad input came back from the
+    // library as problems, which the command printed; what reaches here is I/O or a bug.
+    std::fprintf(stderr, "%s: %s\n", command_path(app).c_str(), e.what());
+    return kExitProblems;
   } catch (const std::exception& e) {
-    // A bug, not bad input: bad input is reported as problems. Still no crash.
-    std::fprintf(stderr, "openrecipes: internal error: %s\n", e.what());
+    std::fprintf(stderr, "openrecipes: internal error: %s (please report it)\n", e.what());
     return kExitProblems;
   }
   // Output that did not reach its destination (a full disk, a closed pipe) is a failure, not a

@@ -7,8 +7,7 @@
 #include <memory>
 #include <sstream>
 
-#include "base/json_depth.h"
-#include "base/yaml_document.h"
+#include "cli/problem_output.h"
 #include "text/loss_mask.h"
 
 namespace openrecipes::cli {
@@ -22,41 +21,22 @@ struct RenderOptions {
 };
 
 int run_render(const RenderOptions& options) {
-  LossMaskType type;
-  std::shared_ptr<const Tokenizer> tokenizer;
-  Conversation conversation;
-  try {
-    type = parse_loss_mask_type(options.loss_mask);
-    tokenizer = Tokenizer::load(options.tokenizer);
-    Problems problems;
-    std::optional<std::string> text = read_text_file(options.conversation, 256u << 20, problems);
-    if (!text) throw std::invalid_argument(problems.front().message);
-    if (std::optional<std::size_t> at = json_too_deep(*text)) {
-      throw std::invalid_argument(fmt::format("nesting deeper than {} levels at byte {}", kMaxJsonDepth, *at));
+  OutputFormat format = output_format(options.format);
+  LossMaskType type = parse_loss_mask_type(options.loss_mask).value();  // CLI11 checked the name
+  Problems problems;
+  std::shared_ptr<const Tokenizer> tokenizer = Tokenizer::load(options.tokenizer, problems);
+  if (!tokenizer) return print_problems(problems, format);
+  std::optional<Conversation> conversation = read_conversation_file(options.conversation, problems);
+  if (!conversation) return print_problems(problems, format);
+  EncodeCache cache;
+  std::optional<MaskedTokens> masked = tokenize_chat(*tokenizer, *conversation, type, cache, problems);
+  if (!masked) {
+    for (Problem& problem : problems) {
+      if (problem.file.empty()) problem.file = options.conversation;
     }
-    try {
-      conversation = conversation_from_json(nlohmann::ordered_json::parse(*text));
-    } catch (const nlohmann::json::exception& error) {
-      throw std::invalid_argument(std::string("not valid JSON: ") + error.what());
-    }
-  } catch (const TokenizerError& error) {
-    fmt::print(stderr, "openrecipes render: {}\n", error.what());
-    return kExitProblems;
-  } catch (const std::invalid_argument& error) {
-    fmt::print(stderr, "openrecipes render: {}: {}\n", options.conversation, error.what());
-    return kExitProblems;
+    return print_problems(problems, format);
   }
-  MaskedTokens tokens;
-  try {
-    EncodeCache cache;
-    tokens = tokenize_chat(*tokenizer, conversation, type, cache);
-  } catch (const InvalidUtf8Error& error) {
-    fmt::print(stderr, "openrecipes render: {}: {}\n", options.conversation, error.what());
-    return kExitProblems;
-  } catch (const std::invalid_argument& error) {
-    fmt::print(stderr, "openrecipes render: {}\n", error.what());
-    return kExitProblems;
-  }
+  const MaskedTokens& tokens = *masked;
   std::size_t supervised = 0;
   for (std::uint8_t m : tokens.mask) supervised += m;
   if (options.format == "json") {
@@ -97,7 +77,7 @@ void add_render_command(CLI::App& app, const GlobalOptions&, int& exit_code) {
   command->add_option("--tokenizer", options->tokenizer, "A tokenizer.json")->required();
   command->add_option("CONVERSATION", options->conversation,
                       "A JSON file: a list of messages, or {\"messages\": [...]}")->required();
-  command->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  command->add_option("--format", options->format, "Output format, errors included")->check(CLI::IsMember({"text", "json"}));
   command->callback([&exit_code, options] { exit_code = run_render(*options); });
 }
 

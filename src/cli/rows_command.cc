@@ -40,7 +40,7 @@ struct BuildOptions {
 };
 
 int run_build(BuildOptions& options) {
-  options.build.loss_mask = parse_loss_mask_type(options.loss_mask);
+  options.build.loss_mask = parse_loss_mask_type(options.loss_mask).value();  // CLI11 checked the name
   ProgressLine progress;
   Problems problems;
   std::optional<RowsBuildResult> built = build_rows(options.build, problems, [&](const RowsBuildProgress& p) {

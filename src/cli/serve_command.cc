@@ -6,6 +6,7 @@
 #include <memory>
 #include <thread>
 
+#include "base/error.h"
 #include "site/site_files.h"
 #include "site/site_server.h"
 
@@ -49,9 +50,8 @@ int run_serve(const GlobalOptions& global, const ServeOptions& options) {
   SiteServer server(dir);
   int port = server.bind(options.host, options.port);
   if (port < 0) {
-    fmt::print(stderr, "openrecipes serve: cannot listen on {}:{} (in use, or not an address here)\n",
-               options.host, options.port);
-    return kExitProblems;
+    throw IoError(fmt::format("{}:{}", options.host, options.port),
+                  fmt::format("cannot listen on {}:{} (in use, or not an address here)", options.host, options.port));
   }
   std::string shown_host = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
   fmt::print("Serving {} at http://{}:{}/ (Ctrl-C to stop)\n", dir.string(), shown_host, port);

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <memory>
 
+#include "base/utf8.h"
+#include "cli/problem_output.h"
 #include "text/tokenizer.h"
 
 namespace openrecipes::cli {
@@ -22,13 +24,10 @@ struct TokenizeOptions {
 };
 
 int run_tokenize(const TokenizeOptions& options) {
-  std::shared_ptr<const Tokenizer> tokenizer;
-  try {
-    tokenizer = Tokenizer::load(options.tokenizer);
-  } catch (const std::exception& error) {
-    fmt::print(stderr, "openrecipes tokenize: {}\n", error.what());
-    return kExitProblems;
-  }
+  OutputFormat format = output_format(options.format);
+  Problems problems;
+  std::shared_ptr<const Tokenizer> tokenizer = Tokenizer::load(options.tokenizer, problems);
+  if (!tokenizer) return print_problems(problems, format);
   std::string text = options.text;
   std::string source = "the text";
   if (text == "-") {
@@ -37,13 +36,8 @@ int run_tokenize(const TokenizeOptions& options) {
     text = buffer.str();
     source = "standard input";
   }
-  std::vector<std::int32_t> ids;
-  try {
-    ids = tokenizer->encode(text, !options.plain);
-  } catch (const InvalidUtf8Error& error) {
-    fmt::print(stderr, "openrecipes tokenize: {}: {}\n", source, error.what());
-    return kExitProblems;
-  }
+  if (!check_utf8(text, source, problems)) return print_problems(problems, format);
+  std::vector<std::int32_t> ids = tokenizer->encode(text, !options.plain);
   // Streamed, not built as one JSON value: 50 MB of text is 24M ids and pieces.
   auto piece_json = [&](std::int32_t id) {
     return nlohmann::json(std::string(tokenizer->token_bytes(id)))
@@ -74,7 +68,7 @@ void add_tokenize_command(CLI::App& app, const GlobalOptions&, int& exit_code) {
   auto options = std::make_shared<TokenizeOptions>();
   CLI::App* command = app.add_subcommand("tokenize", "Token ids, pieces and count of a text");
   command->add_option("--tokenizer", options->tokenizer, "A tokenizer.json")->required();
-  command->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  command->add_option("--format", options->format, "Output format, errors included")->check(CLI::IsMember({"text", "json"}));
   command->add_flag("--plain", options->plain,
                     "Treat added and special tokens in the text as plain text (as tiktoken's encode_ordinary)");
   command->add_option("TEXT", options->text, "The text, or - for standard input (the default)");

@@ -253,11 +253,13 @@ void parse_conversation_json(SourceConversation& conversation) {
   if (!value.at("messages").is_array()) {
     fail("messages", fmt::format("expected a list of {{role, content}}, found {}", value.at("messages").type_name()));
   }
-  try {
-    conversation.messages = conversation_from_json(value);
-  } catch (const std::invalid_argument& error) {
-    fail("", error.what());
+  Problems problems;
+  std::optional<Conversation> messages = conversation_from_json(value, conversation.where, problems);
+  if (!messages) {
+    const Problem& problem = problems.front();
+    fail(problem.field, problem.message);
   }
+  conversation.messages = std::move(*messages);
   conversation.json.clear();
   conversation.json.shrink_to_fit();
 }

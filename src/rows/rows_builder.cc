@@ -160,10 +160,20 @@ void tokenize_chunk(std::vector<SourceConversation>& slots, std::size_t begin, s
       Problems problems;
       try {
         if (parse_source_conversation(source, problems)) {
-          MaskedTokens tokens = tokenize_chat(tokenizer, source.messages, type, cache);
-          tokens.text.clear();
-          tokens.text.shrink_to_fit();
-          out[i - begin] = std::move(tokens);
+          Problems chat_problems;
+          std::optional<MaskedTokens> masked = tokenize_chat(tokenizer, source.messages, type, cache, chat_problems);
+          if (masked) {
+            masked->text.clear();
+            masked->text.shrink_to_fit();
+            out[i - begin] = std::move(*masked);
+          } else {
+            // The chat format refuses the conversation (text/chat_format.h).
+            const Problem& refused = chat_problems.front();
+            problems.push_back(conversation_problem(
+                source, "",
+                fmt::format("(id {}): {}{}", source.id, refused.field.empty() ? "" : refused.field + ": ",
+                            refused.message)));
+          }
         }
       } catch (const std::exception& error) {
         // The chat format refuses the conversation (text/chat_format.h).
@@ -216,18 +226,13 @@ nlohmann::json RowsBuildResult::metadata() const {
 
 namespace {
 
-// A message that starts with `path: ` without it (the Problem names the file).
-std::string without_path(const std::string& message, const std::string& path) {
-  return message.rfind(path + ": ", 0) == 0 ? message.substr(path.size() + 2) : message;
-}
-
 // The tokenizer, with every special token the chat format writes.
 std::shared_ptr<const Tokenizer> load_build_tokenizer(const RowsBuildOptions& options) {
-  std::shared_ptr<const Tokenizer> tokenizer;
-  try {
-    tokenizer = Tokenizer::load(options.tokenizer_path);
-  } catch (const TokenizerError& error) {
-    fault(options.tokenizer_path, without_path(error.what(), options.tokenizer_path));
+  Problems load_problems;
+  std::shared_ptr<const Tokenizer> tokenizer = Tokenizer::load(options.tokenizer_path, load_problems);
+  if (!tokenizer) {
+    const Problem& refused = load_problems.front();
+    fault(options.tokenizer_path, (refused.field.empty() ? "" : refused.field + ": ") + refused.message);
   }
   for (const std::string& special : required_special_tokens(options.loss_mask)) {
     if (!tokenizer->added_token_id(special)) {

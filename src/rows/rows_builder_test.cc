@@ -108,7 +108,9 @@ TEST(RowsBuild, RowsAreTheRenderedConversationsPackedAsDocumented) {
   options.rows = 45;
   RowsBuildResult result = built_rows(options);
 
-  auto tokenizer = Tokenizer::load(options.tokenizer_path);
+  Problems load_problems;
+  auto tokenizer = Tokenizer::load(options.tokenizer_path, load_problems);
+  EXPECT_TRUE(tokenizer) << testing::describe(load_problems);
   std::vector<nlohmann::ordered_json> lines;
   std::ifstream in(fixture_jsonl());
   for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::ordered_json::parse(line));
@@ -117,7 +119,12 @@ TEST(RowsBuild, RowsAreTheRenderedConversationsPackedAsDocumented) {
   std::vector<std::uint8_t> mask;
   EncodeCache cache;
   for (std::uint32_t index : seeded_permutation(static_cast<std::uint32_t>(lines.size()), 42)) {
-    MaskedTokens tokens = tokenize_chat(*tokenizer, conversation_from_json(lines[index]), LossMaskType::kGptOss, cache);
+    Problems problems;
+    std::optional<Conversation> conversation = conversation_from_json(lines[index], "lines", problems);
+    ASSERT_TRUE(conversation) << testing::describe(problems);
+    std::optional<MaskedTokens> masked = tokenize_chat(*tokenizer, *conversation, LossMaskType::kGptOss, cache, problems);
+    ASSERT_TRUE(masked) << testing::describe(problems);
+    const MaskedTokens& tokens = *masked;
     ids.insert(ids.end(), tokens.ids.begin(), tokens.ids.end());
     mask.insert(mask.end(), tokens.mask.begin(), tokens.mask.end());
     ids.push_back(eos);

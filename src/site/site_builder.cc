@@ -34,23 +34,28 @@ std::optional<SiteFiles> build_site(const CatalogCheck& check, Problems& problem
   if (!settings || !renderer || !css || !js) return std::nullopt;
 
   SiteFiles files;
+  std::size_t before = problems.size();
+  auto page = [&](const char* name, const nlohmann::json& context) {
+    return renderer->render(name, context, problems).value_or("");
+  };
   files["style.css"] = *css;
   files["site.js"] = *js;
-  files["index.html"] = renderer->render("index", index_page(catalog, check.recipes));
+  files["index.html"] = page("index", index_page(catalog, check.recipes));
   for (const Model& model : catalog.models) {
     for (const Gpu& gpu : catalog.gpus) {
       if (rank_recipes(check.recipes, model.name, gpu.type).empty()) continue;
       files[pair_page_path(model, gpu)] =
-          renderer->render("pair", pair_page(catalog, check.recipes, model, gpu, *settings));
+          page("pair", pair_page(catalog, check.recipes, model, gpu, *settings));
     }
   }
   for (const CatalogRecipe& entry : check.recipes) {
     if (entry.recipe.status == "verified") files[entry.catalog_path] = entry.text;
   }
   nlohmann::json plain = {{"root", ""}};
-  files["running.html"] = renderer->render("running", plain);
-  files["submit.html"] = renderer->render("submit", plain);
-  files["fields.html"] = renderer->render("fields", fields_page(check.loaded->recipe_schema.ordered_json()));
+  files["running.html"] = page("running", plain);
+  files["submit.html"] = page("submit", plain);
+  files["fields.html"] = page("fields", fields_page(check.loaded->recipe_schema.ordered_json()));
+  if (problems.size() != before) return std::nullopt;
   return files;
 }
 

@@ -15,7 +15,7 @@ namespace openrecipes {
 /// templates in `<root>/templates` and the settings in `<root>/site.yaml` (repository_url,
 /// branch). The output depends on nothing but those inputs: no clock, no environment, sorted
 /// iteration, so building twice gives identical bytes. Returns nullopt with problems when the
-/// templates or site.yaml are missing or broken.
+/// templates or site.yaml are missing or broken, or a template does not render.
 std::optional<SiteFiles> build_site(const CatalogCheck& check, Problems& problems);
 
 }  // namespace openrecipes

@@ -1,5 +1,7 @@
 #include "site/site_files.h"
 
+#include "base/error.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <stdio.h>
@@ -43,42 +45,40 @@ std::string write_tree(const fs::path& folder, const SiteFiles& files) {
 
 }  // namespace
 
-std::string write_site_atomically(const fs::path& out_argument, const SiteFiles& files) {
+void write_site_atomically(const fs::path& out_argument, const SiteFiles& files) {
   std::error_code ec;
   fs::path out = fs::absolute(out_argument, ec).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
   if (fs::is_symlink(out, ec)) {
-    return fmt::format("{} is a symbolic link; give the folder it points to", out.string());
+    throw IoError(out.string(), fmt::format("{} is a symbolic link; give the folder it points to", out.string()));
   }
   bool exists = fs::exists(out, ec);
   if (exists) {
-    if (!fs::is_directory(out, ec)) return fmt::format("{} exists and is not a folder", out.string());
+    if (!fs::is_directory(out, ec)) throw IoError(out.string(), fmt::format("{} exists and is not a folder", out.string()));
     if (!fs::is_empty(out, ec) && !fs::exists(out / kSiteMarker, ec)) {
-      return fmt::format(
-          "refusing to replace {}: it is not a site built by openrecipes (no {} in it)",
-          out.string(), kSiteMarker);
+      throw IoError(out.string(), fmt::format("refusing to replace {}: it is not a site built by openrecipes (no {} in it)",
+                                              out.string(), kSiteMarker));
     }
   }
   fs::path staging = sibling(out, "new");
   std::string error = write_tree(staging, files);
   if (!error.empty()) {
     fs::remove_all(staging, ec);
-    return error;
+    throw IoError(out.string(), error);
   }
-  if (!exists && ::rename(staging.c_str(), out.c_str()) == 0) return "";
+  if (!exists && ::rename(staging.c_str(), out.c_str()) == 0) return;
   // The site exists (or another build created it meanwhile): one atomic swap, so that readers see
   // the old site or the new one, never a mix.
   if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, out.c_str(), RENAME_EXCHANGE) != 0) {
     error = fmt::format("cannot swap the new site into {}: {}", out.string(), std::strerror(errno));
     fs::remove_all(staging, ec);
-    return error;
+    throw IoError(out.string(), error);
   }
   fs::remove_all(staging, ec);  // now the old site
   if (ec || fs::exists(staging)) {
-    return fmt::format("the new site is in {}, but the old one could not be removed from {}: {}",
-                       out.string(), staging.string(), ec ? ec.message() : "unknown error");
+    throw IoError(staging.string(), fmt::format("the new site is in {}, but the old one could not be removed from {}: {}",
+                                                out.string(), staging.string(), ec ? ec.message() : "unknown error"));
   }
-  return "";
 }
 
 std::vector<SiteDifference> compare_site(const fs::path& out, const SiteFiles& files) {

@@ -18,9 +18,9 @@ inline constexpr const char* kSiteMarker = ".openrecipes-site";
 /// Writes `files` (plus the marker) into a new temporary folder beside `out`, then swaps it in
 /// with one atomic rename (renameat2 RENAME_EXCHANGE when `out` exists) and removes the old site.
 /// On any failure the old site is left as it was and the temporary folder is removed. Refuses an
-/// existing, non-empty `out` that lacks the marker, and an `out` that is a symbolic link. Returns
-/// "" on success, else what went wrong (also when the old site could not be removed).
-std::string write_site_atomically(const std::filesystem::path& out, const SiteFiles& files);
+/// existing, non-empty `out` that lacks the marker, and an `out` that is a symbolic link. Throws
+/// IoError saying what went wrong (also when the old site could not be removed).
+void write_site_atomically(const std::filesystem::path& out, const SiteFiles& files);
 
 /// One way a site folder differs from what a build would write.
 struct SiteDifference {

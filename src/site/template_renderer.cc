@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <kainjow/mustache.hpp>
 
+#include "base/error.h"
 #include "base/source_text.h"
 #include "base/yaml_document.h"
 #include "base/utf8.h"
@@ -11,7 +12,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-#include <stdexcept>
 
 namespace openrecipes {
 namespace {
@@ -41,74 +41,93 @@ mustache::data to_data(const nlohmann::json& value) {
   }
 }
 
+// The templates' paths in `folder`, sorted.
+std::vector<std::filesystem::path> template_paths(const std::filesystem::path& folder) {
+  std::error_code ec;
+  std::vector<std::filesystem::path> paths;
+  for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator(folder, ec)) {
+    if (entry.path().extension() == ".mustache") paths.push_back(entry.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+// The text of the template at `path` when it is UTF-8 and parses; else nullopt with a problem
+// at the line:column of the fault.
+std::optional<std::string> read_template(const std::filesystem::path& path, Problems& problems) {
+  std::optional<std::string> text = read_text_file(path.string(), kMaxCatalogFileBytes, problems);
+  if (!text) return std::nullopt;
+  if (std::optional<std::size_t> bad = first_invalid_utf8(*text)) {
+    problems.push_back({path.string(), SourceText(*text).position(*bad), "", "templates",
+                        fmt::format("not valid UTF-8 at byte offset {}", *bad), "", ""});
+    return std::nullopt;
+  }
+  mustache::mustache parsed{*text};
+  if (parsed.is_valid()) return text;
+  // kainjow names a byte offset ("... at 4268"); turn it into line:column.
+  std::string message = parsed.error_message();
+  SourcePosition position{1, 1};
+  std::size_t at = message.rfind(" at ");
+  if (at != std::string::npos) {
+    std::size_t offset = std::strtoull(message.c_str() + at + 4, nullptr, 10);
+    position = SourceText(*text).position(offset);
+    message.resize(at);
+  }
+  problems.push_back({path.string(), position, "", "templates", "the template does not parse: " + message, "", ""});
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<TemplateRenderer> TemplateRenderer::load(const std::filesystem::path& folder,
                                                        Problems& problems) {
-  namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_directory(folder, ec)) {
+  if (!std::filesystem::is_directory(folder, ec)) {
     problems.push_back({folder.string(), {0, 0}, "", "templates", "the templates folder is missing", "", ""});
     return std::nullopt;
   }
   TemplateRenderer renderer;
+  renderer.folder_ = folder;
   std::size_t before = problems.size();
-  std::vector<fs::path> paths;
-  for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
-    if (entry.path().extension() == ".mustache") paths.push_back(entry.path());
+  for (const std::filesystem::path& path : template_paths(folder)) {
+    if (std::optional<std::string> text = read_template(path, problems)) renderer.templates_[path.stem().string()] = *text;
   }
-  std::sort(paths.begin(), paths.end());
-  for (const fs::path& path : paths) {
-    std::optional<std::string> text = read_text_file(path.string(), kMaxCatalogFileBytes, problems);
-    if (!text) continue;
-    if (std::optional<std::size_t> bad = first_invalid_utf8(*text)) {
-      problems.push_back({path.string(), SourceText(*text).position(*bad), "", "templates",
-                          fmt::format("not valid UTF-8 at byte offset {}", *bad), "", ""});
-      continue;
-    }
-    mustache::mustache parsed{*text};
-    if (!parsed.is_valid()) {
-      // kainjow names a byte offset ("... at 4268"); turn it into line:column.
-      std::string message = parsed.error_message();
-      SourcePosition position{1, 1};
-      std::size_t at = message.rfind(" at ");
-      if (at != std::string::npos) {
-        std::size_t offset = std::strtoull(message.c_str() + at + 4, nullptr, 10);
-        position = SourceText(*text).position(offset);
-        message.resize(at);
-      }
-      problems.push_back({path.string(), position, "", "templates", "the template does not parse: " + message, "", ""});
-      continue;
-    }
-    renderer.templates_[path.stem().string()] = *text;
-  }
+  if (problems.size() == before) renderer.check_required(problems);
+  renderer.check_partials(problems);
+  if (problems.size() != before) return std::nullopt;
+  return renderer;
+}
+
+void TemplateRenderer::check_required(Problems& problems) const {
   for (const char* required : {"_head", "_foot", "index", "pair", "fields", "running", "submit"}) {
-    if (problems.size() == before && !renderer.templates_.count(required)) {
-      problems.push_back({(folder / (std::string(required) + ".mustache")).string(), {0, 0}, "", "templates",
+    if (!templates_.count(required)) {
+      problems.push_back({(folder_ / (std::string(required) + ".mustache")).string(), {0, 0}, "", "templates",
                           "the site needs this template; it is missing", "", ""});
     }
   }
-  // Every {{> partial}} must exist: kainjow renders an unknown one as nothing.
-  for (const auto& [name, text] : renderer.templates_) {
+}
+
+void TemplateRenderer::check_partials(Problems& problems) const {
+  // kainjow renders an unknown {{> partial}} as nothing.
+  for (const auto& [name, text] : templates_) {
     for (std::size_t at = text.find("{{>"); at != std::string::npos; at = text.find("{{>", at + 3)) {
       std::size_t close = text.find("}}", at);
       std::string partial = text.substr(at + 3, close == std::string::npos ? 0 : close - at - 3);
       partial.erase(0, partial.find_first_not_of(' '));
       partial.erase(partial.find_last_not_of(' ') + 1);
-      if (!renderer.templates_.count(partial) || partial.rfind('_', 0) != 0) {
-        problems.push_back({(folder / (name + ".mustache")).string(), SourceText(text).position(at), "", "templates",
+      if (!templates_.count(partial) || partial.rfind('_', 0) != 0) {
+        problems.push_back({(folder_ / (name + ".mustache")).string(), SourceText(text).position(at), "", "templates",
                             fmt::format("includes '{}', which is not a partial template (_name.mustache) here", partial),
                             "", ""});
       }
     }
   }
-  if (problems.size() != before) return std::nullopt;
-  return renderer;
 }
 
-std::string TemplateRenderer::render(const std::string& name, const nlohmann::json& context) const {
+std::optional<std::string> TemplateRenderer::render(const std::string& name, const nlohmann::json& context,
+                                                    Problems& problems) const {
   auto it = templates_.find(name);
-  if (it == templates_.end()) throw std::runtime_error("no template " + name + ".mustache");
+  if (it == templates_.end()) throw BugError("no template " + name + ".mustache (load checks the site's templates)");
   mustache::data data = to_data(context);
   for (const auto& [partial_name, text] : templates_) {
     if (partial_name.rfind('_', 0) != 0) continue;  // only _name templates are partials
@@ -118,7 +137,9 @@ std::string TemplateRenderer::render(const std::string& name, const nlohmann::js
   mustache::mustache view{it->second};
   std::string out = view.render(data);
   if (!view.is_valid()) {
-    throw std::runtime_error(fmt::format("{}.mustache: {}", name, view.error_message()));
+    problems.push_back({(folder_ / (name + ".mustache")).string(), {0, 0}, "", "templates",
+                        "the template does not render: " + view.error_message(), "", ""});
+    return std::nullopt;
   }
   return out;
 }

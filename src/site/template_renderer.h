@@ -22,11 +22,19 @@ class TemplateRenderer {
   static std::optional<TemplateRenderer> load(const std::filesystem::path& folder, Problems& problems);
 
   /// Renders template `name` (without `.mustache`) with `context`: strings and numbers render as
-  /// text, booleans drive sections, arrays repeat them. Throws std::runtime_error naming the
-  /// template when it is unknown or rendering fails.
-  std::string render(const std::string& name, const nlohmann::json& context) const;
+  /// text, booleans drive sections, arrays repeat them. Returns nullopt and appends a Problem
+  /// (the template's file, rule `templates`) when rendering fails; throws BugError for a name that
+  /// load did not require.
+  std::optional<std::string> render(const std::string& name, const nlohmann::json& context,
+                                    Problems& problems) const;
 
  private:
+  // Each template the site needs is there (a problem per missing one).
+  void check_required(Problems& problems) const;
+  // Every {{> partial}} names a _name template of the folder.
+  void check_partials(Problems& problems) const;
+
+  std::filesystem::path folder_;
   std::map<std::string, std::string> templates_;
 };
 

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <stdexcept>
 
 namespace openrecipes {
 namespace {
@@ -91,7 +90,7 @@ RenderedChat render_chatml(const Conversation& messages, LossMaskType type) {
 }
 
 // The harmony format of gpt-oss (openai/harmony), as documented in docs/loss-masks.md.
-RenderedChat render_harmony(const Conversation& messages) {
+std::optional<RenderedChat> render_harmony(const Conversation& messages, Problems& problems) {
   ChatWriter out;
   bool tools = false;
   for (const Message& m : messages) tools = tools || !m.tool_calls.empty() || m.role == "tool";
@@ -126,8 +125,9 @@ RenderedChat render_harmony(const Conversation& messages) {
     } else {  // tool
       std::string name = m.name.empty() ? last_tool : m.name;
       if (name.empty()) {
-        throw std::invalid_argument(fmt::format(
-            "messages[{}]: a tool message needs a name (or an earlier tool call) in the harmony format", i));
+        problems.push_back({"", {}, fmt::format("messages[{}]", i), "conversation",
+                            "a tool message needs a name (or an earlier tool call) in the harmony format", "", ""});
+        return std::nullopt;
       }
       out.plain("<|start|>functions." + name + " to=assistant<|channel|>commentary<|message|>" + m.content + "<|end|>");
     }
@@ -137,11 +137,11 @@ RenderedChat render_harmony(const Conversation& messages) {
 
 }  // namespace
 
-LossMaskType parse_loss_mask_type(const std::string& name) {
+std::optional<LossMaskType> parse_loss_mask_type(const std::string& name) {
   if (name == "qwen3") return LossMaskType::kQwen3;
   if (name == "qwen3_5") return LossMaskType::kQwen35;
   if (name == "gpt_oss") return LossMaskType::kGptOss;
-  throw std::invalid_argument(fmt::format("unknown loss mask type '{}' (expected qwen3, qwen3_5 or gpt_oss)", name));
+  return std::nullopt;
 }
 
 std::string loss_mask_name(LossMaskType type) {
@@ -163,8 +163,8 @@ std::vector<std::string> required_special_tokens(LossMaskType type) {
   return {"<|im_start|>", "<|im_end|>"};
 }
 
-RenderedChat render_chat(const Conversation& conversation, LossMaskType type) {
-  if (type == LossMaskType::kGptOss) return render_harmony(conversation);
+std::optional<RenderedChat> render_chat(const Conversation& conversation, LossMaskType type, Problems& problems) {
+  if (type == LossMaskType::kGptOss) return render_harmony(conversation, problems);
   return render_chatml(conversation, type);
 }
 

@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "base/problem.h"
 #include "text/conversation.h"
 
 namespace openrecipes {
@@ -13,8 +15,9 @@ namespace openrecipes {
 /// The loss-mask types of the catalog (`workload.dataset.build.loss_mask`).
 enum class LossMaskType { kQwen3, kQwen35, kGptOss };
 
-/// Parses "qwen3", "qwen3_5" or "gpt_oss". Throws std::invalid_argument listing them otherwise.
-LossMaskType parse_loss_mask_type(const std::string& name);
+/// Parses "qwen3", "qwen3_5" or "gpt_oss"; nullopt for any other name (the CLI checks the name
+/// against these three before it calls this).
+std::optional<LossMaskType> parse_loss_mask_type(const std::string& name);
 /// The name of a type, as in recipes.
 std::string loss_mask_name(LossMaskType type);
 
@@ -39,8 +42,9 @@ struct RenderedChat {
 /// - kGptOss: the harmony format (openai/harmony) with a fixed system message and the
 ///   conversation's system text as the developer message. Supervised, in each assistant message:
 ///   everything after `<|start|>assistant` through its `<|end|>`, `<|return|>` or `<|call|>`.
-/// Throws std::invalid_argument for a gpt_oss tool message whose tool cannot be named.
-RenderedChat render_chat(const Conversation& conversation, LossMaskType type);
+/// Returns nullopt and appends a Problem (field `messages[i]`, rule `conversation`, no file: the
+/// caller knows it) for a gpt_oss tool message whose tool cannot be named.
+std::optional<RenderedChat> render_chat(const Conversation& conversation, LossMaskType type, Problems& problems);
 
 /// The special tokens a format writes; a tokenizer without them cannot render it.
 std::vector<std::string> required_special_tokens(LossMaskType type);

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/problem.h"
+
 namespace openrecipes {
 
 /// One tool call of an assistant message.
@@ -31,9 +33,16 @@ using Conversation = std::vector<Message>;
 /// Reads a conversation from JSON: a list of messages, or an object with a `messages` list. Tool
 /// call arguments given as objects are serialized as Python's json.dumps does (", " and ": ",
 /// keys in file order, non-ASCII kept), which is what the models' Jinja templates print.
-/// Throws std::invalid_argument naming the message index and field for a missing or unknown
-/// role, a content that is not a string, malformed tool calls, or an empty conversation.
-Conversation conversation_from_json(const nlohmann::ordered_json& value);
+/// Returns nullopt and appends one Problem (file `file`, rule `conversation`, the field path such
+/// as `messages[1].role`) for a missing or unknown role, a content that is not a string,
+/// malformed tool calls, or an empty conversation.
+std::optional<Conversation> conversation_from_json(const nlohmann::ordered_json& value, const std::string& file,
+                                                   Problems& problems);
+
+/// Reads the JSON file at `path` (at most 256 MiB, nesting within kMaxJsonDepth) as
+/// conversation_from_json does. Returns nullopt and appends a Problem for a file that cannot be
+/// read, bad JSON (rule `json`) or a bad conversation.
+std::optional<Conversation> read_conversation_file(const std::string& path, Problems& problems);
 
 /// `value` as Python's json.dumps(value, ensure_ascii=False) prints it.
 std::string python_json_dumps(const nlohmann::ordered_json& value);

@@ -2,17 +2,19 @@
 
 #include <fmt/format.h>
 
-#include <stdexcept>
+#include "base/error.h"
 
 namespace openrecipes {
 
-MaskedTokens tokenize_chat(const Tokenizer& tokenizer, const Conversation& conversation,
-                           LossMaskType type, EncodeCache& cache) {
+std::optional<MaskedTokens> tokenize_chat(const Tokenizer& tokenizer, const Conversation& conversation,
+                                          LossMaskType type, EncodeCache& cache, Problems& problems) {
   for (const std::string& token : required_special_tokens(type)) {
     if (!tokenizer.added_token_id(token)) {
-      throw std::invalid_argument(fmt::format("{}: the tokenizer has no {} token, which the {} format needs; "
-                                              "use that model's tokenizer",
-                                              tokenizer.path(), token, loss_mask_name(type)));
+      problems.push_back({tokenizer.path(), {}, "", "loss-mask",
+                          fmt::format("the tokenizer has no {} token, which the {} format needs; use that model's tokenizer",
+                                      token, loss_mask_name(type)),
+                          "", ""});
+      return std::nullopt;
     }
   }
   Conversation normalized = conversation;
@@ -21,7 +23,9 @@ MaskedTokens tokenize_chat(const Tokenizer& tokenizer, const Conversation& conve
     m.reasoning = tokenizer.normalize(m.reasoning);
     for (ToolCall& call : m.tool_calls) call.arguments = tokenizer.normalize(call.arguments);
   }
-  RenderedChat chat = render_chat(normalized, type);
+  std::optional<RenderedChat> rendered = render_chat(normalized, type, problems);
+  if (!rendered) return std::nullopt;
+  RenderedChat& chat = *rendered;
   MaskedTokens out;
   out.ids = tokenizer.encode(chat.text, cache);
   out.mask.reserve(out.ids.size());
@@ -33,7 +37,7 @@ MaskedTokens tokenize_chat(const Tokenizer& tokenizer, const Conversation& conve
     offset += tokenizer.token_bytes(id).size();
   }
   if (offset != chat.text.size()) {
-    throw std::logic_error("the tokens do not spell out the rendered text; the spans cannot be mapped");
+    throw BugError("the tokens do not spell out the rendered text; the spans cannot be mapped");
   }
   out.text = std::move(chat.text);
   return out;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,11 @@ struct MaskedTokens {
 /// Renders `conversation` as `type`, tokenizes the whole text at once (so that tokens match what
 /// the tokenizer makes of the rendered text, special tokens included) and marks a token
 /// supervised when its first byte lies in a supervised span. Message text is normalized first
-/// (NFC for Qwen3), so the spans stay where they were. Throws InvalidUtf8Error for bad text, and
-/// std::invalid_argument when the tokenizer lacks the format's special tokens or the conversation
-/// cannot be rendered.
-MaskedTokens tokenize_chat(const Tokenizer& tokenizer, const Conversation& conversation,
-                           LossMaskType type, EncodeCache& cache);
+/// (NFC for Qwen3), so the spans stay where they were; message text must be valid UTF-8 (as JSON
+/// strings are). Returns nullopt and appends a Problem when the tokenizer lacks the format's
+/// special tokens (file: the tokenizer) or the conversation cannot be rendered (no file: the
+/// caller knows it).
+std::optional<MaskedTokens> tokenize_chat(const Tokenizer& tokenizer, const Conversation& conversation,
+                                          LossMaskType type, EncodeCache& cache, Problems& problems);
 
 }  // namespace openrecipes

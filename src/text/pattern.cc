@@ -13,7 +13,7 @@ constexpr uint32_t kDepthLimit = 10'000;
 
 }  // namespace
 
-std::optional<Pattern> Pattern::compile(const std::string& pattern, std::string& error) {
+std::optional<Pattern> Pattern::compile(const std::string& pattern, Problem where, Problems& problems) {
   int code = 0;
   PCRE2_SIZE offset = 0;
   pcre2_code* compiled = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
@@ -21,7 +21,9 @@ std::optional<Pattern> Pattern::compile(const std::string& pattern, std::string&
   if (!compiled) {
     PCRE2_UCHAR message[256];
     pcre2_get_error_message(code, message, sizeof message);
-    error = fmt::format("at offset {}: {}", offset, reinterpret_cast<const char*>(message));
+    where.message = fmt::format("pattern /{}/ is not a valid regular expression at offset {}: {}", pattern, offset,
+                                reinterpret_cast<const char*>(message));
+    problems.push_back(std::move(where));
     return std::nullopt;
   }
   Pattern result;

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/problem.h"
+
 struct pcre2_real_code_8;
 
 namespace openrecipes {
@@ -15,8 +17,10 @@ namespace openrecipes {
 /// match anywhere unless it anchors itself with ^ and $.
 class Pattern {
  public:
-  /// Compiles `pattern`. Returns nullopt and sets `error` ("at offset N: why") when it is invalid.
-  static std::optional<Pattern> compile(const std::string& pattern, std::string& error);
+  /// Compiles `pattern`. When it is invalid, returns nullopt and appends `where` (the caller's
+  /// file, position, field and rule) with its message set to "pattern /P/ is not a valid regular
+  /// expression at offset N: why".
+  static std::optional<Pattern> compile(const std::string& pattern, Problem where, Problems& problems);
 
   enum class Result { kMatch, kNoMatch, kTooComplex };
 

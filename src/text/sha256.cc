@@ -6,8 +6,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <stdexcept>
 #include <vector>
+
+#include "base/error.h"
 
 namespace openrecipes {
 namespace {
@@ -28,7 +29,7 @@ std::string sha256_hex(std::string_view bytes) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int length = 0;
   if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &length, EVP_sha256(), nullptr) != 1) {
-    throw std::runtime_error("OpenSSL SHA-256 failed");
+    throw BugError("OpenSSL SHA-256 failed");
   }
   return hex(digest.data(), length);
 }
@@ -40,28 +41,28 @@ struct Sha256Stream::Impl {
 
 Sha256Stream::Sha256Stream() : impl_(std::make_unique<Impl>()) {
   if (!impl_->context || EVP_DigestInit_ex(impl_->context, EVP_sha256(), nullptr) != 1) {
-    throw std::runtime_error("OpenSSL SHA-256 failed to start");
+    throw BugError("OpenSSL SHA-256 failed to start");
   }
 }
 
 Sha256Stream::~Sha256Stream() = default;
 
 void Sha256Stream::update(const void* bytes, std::size_t size) {
-  if (EVP_DigestUpdate(impl_->context, bytes, size) != 1) throw std::runtime_error("OpenSSL SHA-256 failed");
+  if (EVP_DigestUpdate(impl_->context, bytes, size) != 1) throw BugError("OpenSSL SHA-256 failed");
 }
 
 std::string Sha256Stream::hex_digest() {
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int length = 0;
   if (EVP_DigestFinal_ex(impl_->context, digest.data(), &length) != 1) {
-    throw std::runtime_error("OpenSSL SHA-256 failed");
+    throw BugError("OpenSSL SHA-256 failed");
   }
   return hex(digest.data(), length);
 }
 
 std::pair<std::string, std::uint64_t> sha256_file(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (!file) throw std::runtime_error(path + ": cannot read (" + std::strerror(errno) + ")");
+  if (!file) throw IoError(path, path + ": cannot read (" + std::strerror(errno) + ")");
   Sha256Stream hash;
   std::vector<char> buffer(1 << 20);
   std::uint64_t total = 0;
@@ -72,7 +73,7 @@ std::pair<std::string, std::uint64_t> sha256_file(const std::string& path) {
   }
   bool failed = std::ferror(file);
   std::fclose(file);
-  if (failed) throw std::runtime_error(path + ": read error");
+  if (failed) throw IoError(path, path + ": read error");
   return {hash.hex_digest(), total};
 }
 

@@ -30,8 +30,8 @@ class Sha256Stream {
   std::unique_ptr<Impl> impl_;
 };
 
-/// The SHA-256 of the file at `path` and its size in bytes, read in 1 MiB pieces. Throws
-/// std::runtime_error naming the file when it cannot be read.
+/// The SHA-256 of the file at `path` and its size in bytes, read in 1 MiB pieces. Throws IoError
+/// naming the file when it cannot be read (BugError, as every function here, if OpenSSL fails).
 std::pair<std::string, std::uint64_t> sha256_file(const std::string& path);
 
 }  // namespace openrecipes

@@ -6,26 +6,13 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "base/problem.h"
+
 namespace openrecipes {
-
-/// A tokenizer.json this code does not read (another model or pre-tokenizer type, a feature it
-/// does not implement) or a broken one. The message names the file and the field.
-class TokenizerError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-/// Text that is not valid UTF-8; `byte_offset` is where the first bad byte is.
-class InvalidUtf8Error : public std::runtime_error {
- public:
-  InvalidUtf8Error(std::size_t byte_offset);
-  std::size_t byte_offset;
-};
 
 /// Per-thread memo of pieces already split into tokens (text repeats, so this is most of the
 /// speed). Not shared between threads.
@@ -41,12 +28,17 @@ class EncodeCache {
 /// (each with its own EncodeCache).
 class Tokenizer {
  public:
-  /// Reads `path`. Throws TokenizerError naming the file and the unsupported or missing part.
-  static std::shared_ptr<const Tokenizer> load(const std::string& path);
+  /// Reads the tokenizer.json at `path`. Returns nullptr and appends one Problem (file `path`,
+  /// rule `tokenizer` or `tokenizer.json`, the field path such as `pre_tokenizer[0].type` or
+  /// `model.merges[3]`, line:col for bad JSON) when it is a tokenizer this code does not read (another
+  /// model or pre-tokenizer type, a feature it does not implement) or a broken one. Throws IoError
+  /// when the file cannot be read.
+  static std::shared_ptr<const Tokenizer> load(const std::string& path, Problems& problems);
 
   /// Token ids of `text`. Added tokens (special or not) in the text are matched first, as the
   /// reference library does, unless `match_added_tokens` is false (then they are plain text, as
-  /// tiktoken's encode_ordinary). Throws InvalidUtf8Error for invalid UTF-8.
+  /// tiktoken's encode_ordinary). `text` must be valid UTF-8: check user text first with
+  /// check_utf8 (base/utf8.h); invalid UTF-8 here is a caller's bug and throws BugError.
   std::vector<std::int32_t> encode(std::string_view text, EncodeCache& cache,
                                    bool match_added_tokens = true) const;
   /// As above with a fresh cache.
@@ -55,11 +47,11 @@ class Tokenizer {
   /// `text` as the tokenizer's normalizer leaves it (NFC, or unchanged when it has none).
   std::string normalize(std::string_view text) const;
 
-  /// The bytes of `ids` joined (added tokens as their text). Throws std::out_of_range for an id
-  /// outside the vocabulary.
+  /// The bytes of `ids` joined (added tokens as their text). Throws BugError for an id outside the
+  /// vocabulary.
   std::string decode(const std::vector<std::int32_t>& ids) const;
 
-  /// The bytes one token stands for.
+  /// The bytes one token stands for. Throws BugError for an id outside the vocabulary.
   std::string_view token_bytes(std::int32_t id) const;
   /// The id of an added token by its text (e.g. "<|im_end|>"), or nullopt.
   std::optional<std::int32_t> added_token_id(std::string_view content) const;
@@ -74,13 +66,15 @@ class Tokenizer {
 
   ~Tokenizer();
 
- private:
-  Tokenizer();
-  static std::shared_ptr<const Tokenizer> load_checked(const std::string& path);
+  /// The tables behind encode (text/tokenizer_impl.h, private to the text layer).
   struct Impl;
+
+ private:
+  friend class TokenizerLoader;
+  Tokenizer();
   std::string path_;
   std::string sha256_;
-  std::vector<std::string> tokens_;  ///< id -> bytes
+  std::vector<std::string> tokens_;  // id -> bytes
   std::unique_ptr<Impl> impl_;
 };
 

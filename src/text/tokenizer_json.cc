@@ -2,7 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <stdexcept>
+#include <algorithm>
+
 
 namespace openrecipes {
 namespace {
@@ -12,7 +13,8 @@ using json = nlohmann::json;
 // A SAX handler that builds a DOM for everything but the two big members, which it streams.
 class Handler : public nlohmann::json_sax<json> {
  public:
-  explicit Handler(TokenizerJson& out) : out_(out) {}
+  Handler(TokenizerJson& out, const std::string& bytes, const std::string& file, Problems& problems)
+      : out_(out), bytes_(bytes), file_(file), problems_(problems) {}
 
   bool null() override { return value(json()); }
   bool boolean(bool v) override { return value(v); }
@@ -28,7 +30,7 @@ class Handler : public nlohmann::json_sax<json> {
         return true;
       }
       std::size_t space = v.find(' ');
-      if (space == std::string::npos) throw std::runtime_error(fmt::format("model.merges[{}]: expected \"a b\", found \"{}\"", out_.merges.size(), v));
+      if (space == std::string::npos) return fail(fmt::format("model.merges[{}]", out_.merges.size()), fmt::format("expected \"a b\", found \"{}\"", v));
       out_.merges.emplace_back(v.substr(0, space), v.substr(space + 1));
       return true;
     }
@@ -45,8 +47,8 @@ class Handler : public nlohmann::json_sax<json> {
   }
 
   bool start_object(std::size_t) override {
-    if (mode_ == Mode::kMerges) throw std::runtime_error("model.merges: expected strings or pairs");
-    if (mode_ == Mode::kVocab) throw std::runtime_error("model.vocab: expected integer ids");
+    if (mode_ == Mode::kMerges) return fail("model.merges", "expected strings or pairs");
+    if (mode_ == Mode::kVocab) return fail("model.vocab", "expected integer ids");
     if (path_is({"model"}) && key_ == "vocab" && depth_ == 2) {
       mode_ = Mode::kVocab;
       ++depth_;
@@ -68,7 +70,7 @@ class Handler : public nlohmann::json_sax<json> {
 
   bool start_array(std::size_t) override {
     if (mode_ == Mode::kMerges) {
-      if (++merge_depth_ > 1) throw std::runtime_error("model.merges: nested too deep");
+      if (++merge_depth_ > 1) return fail("model.merges", "nested too deep");
       pending_merge_.clear();
       return true;
     }
@@ -86,7 +88,7 @@ class Handler : public nlohmann::json_sax<json> {
     if (mode_ == Mode::kMerges) {
       if (merge_depth_ == 1) {
         if (pending_merge_.size() != 2) {
-          throw std::runtime_error(fmt::format("model.merges[{}]: expected a pair", out_.merges.size()));
+          return fail(fmt::format("model.merges[{}]", out_.merges.size()), "expected a pair");
         }
         out_.merges.emplace_back(std::move(pending_merge_[0]), std::move(pending_merge_[1]));
         --merge_depth_;
@@ -101,12 +103,42 @@ class Handler : public nlohmann::json_sax<json> {
   }
 
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+    failed_ = true;
     // The library's message quotes the bytes it last read, which may be binary: keep its id only.
-    throw std::runtime_error(fmt::format("not valid JSON at byte {} (JSON error {})", position, e.id));
+    Problem problem{file_, position_of(position), "", "tokenizer.json",
+                    fmt::format("not valid JSON at byte {} (JSON error {})", position, e.id), "", ""};
+    problems_.push_back(std::move(problem));
+    return false;
   }
+
+ /// Whether the document was rejected (a problem was appended).
+  bool failed() const { return failed_; }
 
  private:
   enum class Mode { kNone, kVocab, kMerges };
+
+  // Appends a problem with `field` and returns false, which stops the parse.
+  bool fail(const std::string& field, const std::string& message) {
+    failed_ = true;
+    problems_.push_back(Problem{file_, {}, field, "tokenizer.json", message, "", ""});
+    return false;
+  }
+
+  // The 1-based line and column of byte `offset` (nlohmann counts from 1 past the bad byte).
+  SourcePosition position_of(std::size_t offset) const {
+    SourcePosition at{1, 1};
+    std::size_t end = std::min(offset > 0 ? offset - 1 : 0, bytes_.size());
+    for (std::size_t i = 0; i < end; ++i) {
+      if (bytes_[i] == '\n') {
+        at.line += 1;
+        at.column = 1;
+      } else if ((static_cast<unsigned char>(bytes_[i]) & 0xC0) != 0x80) {
+        at.column += 1;
+      }
+    }
+    return at;
+  }
+
 
   bool path_is(std::initializer_list<const char*> keys) const {
     if (keys_.size() != keys.size()) return false;
@@ -119,11 +151,11 @@ class Handler : public nlohmann::json_sax<json> {
 
   bool value(json v) {
     if (mode_ == Mode::kVocab) {
-      if (!v.is_number_integer()) throw std::runtime_error(fmt::format("model.vocab[\"{}\"]: expected an integer id", vocab_key_));
+      if (!v.is_number_integer()) return fail(fmt::format("model.vocab[\"{}\"]", vocab_key_), "expected an integer id");
       out_.vocab.emplace_back(std::move(vocab_key_), v.get<std::int64_t>());
       return true;
     }
-    if (mode_ == Mode::kMerges) throw std::runtime_error("model.merges: expected strings");
+    if (mode_ == Mode::kMerges) return fail("model.merges", "expected strings");
     if (stack_.empty()) {
       out_.rest = std::move(v);
       return true;
@@ -164,6 +196,10 @@ class Handler : public nlohmann::json_sax<json> {
   }
 
   TokenizerJson& out_;
+  const std::string& bytes_;  // the document, for positions
+  const std::string& file_;
+  Problems& problems_;
+  bool failed_ = false;
   std::vector<json*> stack_;
   std::vector<std::string> keys_;  // path of the open containers below the root
   std::string key_, vocab_key_;
@@ -174,18 +210,26 @@ class Handler : public nlohmann::json_sax<json> {
 
 }  // namespace
 
-TokenizerJson parse_tokenizer_json(const std::string& bytes) {
+std::optional<TokenizerJson> parse_tokenizer_json(const std::string& bytes, const std::string& file,
+                                                  Problems& problems) {
   TokenizerJson out;
-  Handler handler(out);
+  Handler handler(out, bytes, file, problems);
   json::sax_parse(bytes, &handler);
+  if (handler.failed()) return std::nullopt;
   // model.merges, when present, must have been a list (streamed); anything else stayed in `rest`.
-  if (out.rest.is_object() && out.rest.contains("model") && out.rest.at("model").is_object() &&
-      out.rest.at("model").contains("merges")) {
-    throw std::runtime_error("model.merges: expected a list of \"a b\" strings or [a, b] pairs");
+  auto model_has = [&](const char* key) {
+    return out.rest.is_object() && out.rest.contains("model") && out.rest.at("model").is_object() &&
+           out.rest.at("model").contains(key);
+  };
+  if (model_has("merges")) {
+    problems.push_back(Problem{file, {}, "model.merges", "tokenizer.json",
+                               "expected a list of \"a b\" strings or [a, b] pairs", "", ""});
+    return std::nullopt;
   }
-  if (out.rest.is_object() && out.rest.contains("model") && out.rest.at("model").is_object() &&
-      out.rest.at("model").contains("vocab")) {
-    throw std::runtime_error("model.vocab: expected an object of token -> id");
+  if (model_has("vocab")) {
+    problems.push_back(
+        Problem{file, {}, "model.vocab", "tokenizer.json", "expected an object of token -> id", "", ""});
+    return std::nullopt;
   }
   return out;
 }

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "base/problem.h"
 
 namespace openrecipes {
 
@@ -19,8 +22,11 @@ struct TokenizerJson {
   std::vector<std::pair<std::string, std::string>> merges;   ///< left, right; rank order
 };
 
-/// Parses `bytes`. Throws std::runtime_error naming what is wrong (bad JSON with its byte
-/// position, a merge that is neither "a b" nor ["a", "b"], a vocabulary id that is not an integer).
-TokenizerJson parse_tokenizer_json(const std::string& bytes);
+/// Parses `bytes`, the contents of `file`. Returns nullopt and appends one Problem (rule
+/// `tokenizer.json`) naming what is wrong: bad JSON with its byte offset and line:col, a merge
+/// that is neither "a b" nor ["a", "b"] (field `model.merges[N]`), a vocabulary id that is not an
+/// integer (`model.vocab["token"]`). Never throws for bad input.
+std::optional<TokenizerJson> parse_tokenizer_json(const std::string& bytes, const std::string& file,
+                                                  Problems& problems);
 
 }  // namespace openrecipes
