@@ -1,5 +1,5 @@
 // A layout written on the command line: `TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1`, `full:uniform:1`,
-// `11,10`. Sizes in the catalog's label style (docs/planner.md).
+// `11,10`. Sizes in the catalog's label style (figures/layout_label.h).
 #pragma once
 
 #include <cstdint>
