@@ -31,8 +31,10 @@ std::string printable(const std::string& full) {
 }  // namespace
 
 std::string format_problem_line(const Problem& problem) {
-  std::string out = fmt::format("{}:{}:{}: ", printable(problem.file), problem.position.line,
-                                problem.position.column);
+  // A problem with no file (a command-line flag's value) has no position to print.
+  std::string out = problem.file.empty() ? std::string()
+                                         : fmt::format("{}:{}:{}: ", printable(problem.file), problem.position.line,
+                                                       problem.position.column);
   if (!problem.field.empty()) out += printable(problem.field) + ": ";
   out += printable(problem.message);
   std::string expected = printable(problem.expected), found = printable(problem.found);

@@ -41,10 +41,10 @@ Recipe bundled_recipe(const std::string& path) {
 }
 
 ExportSource recipe_source(const std::string& path) {
-  std::string error;
+  Problems error;
   std::optional<ExportSource> source =
       export_source_from_recipe(bundled_recipe(path), path, bundled_catalog().catalog, rules(), error);
-  EXPECT_TRUE(source) << error;
+  EXPECT_TRUE(source) << testing::describe(error);
   return *source;
 }
 

@@ -132,15 +132,17 @@ std::vector<CommandArgument> group_arguments(const std::vector<std::string>& wor
 
 std::optional<ExportSource> export_source_from_recipe(const Recipe& recipe, const std::string& path,
                                                       const Catalog& catalog, const ArgumentRules& rules,
-                                                      std::string& error) {
+                                                      Problems& problems) {
   const Model* model = catalog.find_model(recipe.model);
   const Gpu* gpu = catalog.find_gpu(recipe.gpu.type);
   if (!model) {
-    error = fmt::format("{}: model: '{}' is not in models.yaml", path, recipe.model);
+    problems.push_back({path, {}, "model", "export.model", fmt::format("'{}' is not in models.yaml", recipe.model),
+                        "a model of models.yaml", recipe.model});
     return std::nullopt;
   }
   if (!gpu) {
-    error = fmt::format("{}: gpu.type: '{}' is not in gpus.yaml", path, recipe.gpu.type);
+    problems.push_back({path, {}, "gpu.type", "export.gpu", fmt::format("'{}' is not in gpus.yaml", recipe.gpu.type),
+                        "a GPU type of gpus.yaml", recipe.gpu.type});
     return std::nullopt;
   }
   ExportSource source;

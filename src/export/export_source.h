@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/problem.h"
 #include "catalog/catalog.h"
 #include "catalog/protocol.h"
 #include "catalog/recipe.h"
@@ -69,11 +70,11 @@ std::vector<CommandArgument> group_arguments(const std::vector<std::string>& wor
 /// The source of a catalog recipe: the model and GPU from the catalog (their shape, repository,
 /// rate), the layout, workload, env and patches as written, and the settings read from the
 /// recipe's own `run` (read_training_command with `rules`). The layout's dp and label are
-/// recomputed. Returns nullopt with `error` set when the recipe's model or GPU is not in the
-/// catalog.
+/// recomputed. Returns nullopt with a Problem (file `path`, field `model` or `gpu.type`) when
+/// the recipe's model or GPU is not in the catalog.
 std::optional<ExportSource> export_source_from_recipe(const Recipe& recipe, const std::string& path,
                                                       const Catalog& catalog, const ArgumentRules& rules,
-                                                      std::string& error);
+                                                      Problems& problems);
 
 /// The source of a bare layout on `cluster` under `workload`. The training settings, env, patches
 /// and rows are `settings_recipe`'s (a catalog recipe of the same model) when given; else the

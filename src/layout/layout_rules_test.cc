@@ -26,9 +26,9 @@ ClusterShape h200(int gpus) {
 }
 
 Layout layout(const std::string& text) {
-  std::string error;
+  Problems error;
   std::optional<Layout> l = parse_layout_text(text, 8192, error);
-  EXPECT_TRUE(l) << error;
+  EXPECT_TRUE(l) << render_problems(error, OutputFormat::kText);
   return l.value_or(Layout{});
 }
 
@@ -127,7 +127,7 @@ TEST(LayoutRules, ContextParallelSplitsTheRowEvenly) {
   EXPECT_EQ(broken(kGptOss, 8, "CP2 EP8"), "");
   PlanWorkload odd;
   odd.row_tokens = 8190;
-  std::string error;
+  Problems error;
   Layout cp4 = *parse_layout_text("CP4 EP8", odd.row_tokens, error);
   EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), odd, cp4), LayoutRule::kContextParallel);
 }

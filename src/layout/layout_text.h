@@ -1,11 +1,12 @@
 // A layout written on the command line: `TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1`, `full:uniform:1`,
-// `11,10`. Sizes in the catalog's label style (seed 002/003 labels).
+// `11,10`. Sizes in the catalog's label style (figures/layout_label.h).
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "base/problem.h"
 #include "catalog/recipe.h"
 
 namespace openrecipes {
@@ -14,17 +15,19 @@ namespace openrecipes {
 /// a name and a positive integer (`TP2`, case-insensitive); any size omitted is 1. DP, when given,
 /// is kept for the caller to check against the implied W / (TP x PP x CP). Sets sequence_parallel
 /// = TP > 1, rows_per_microbatch = MBS, max_tokens_per_gpu = MBS x row_tokens / CP (rounded up),
-/// no recompute, no layer split, dispatcher alltoall when EP > 1. Returns nullopt and sets
-/// `error` for an unknown word, a repeated size, or a size that is not a positive integer.
-std::optional<Layout> parse_layout_text(const std::string& text, std::int64_t row_tokens, std::string& error);
+/// no recompute, no layer split, dispatcher alltoall when EP > 1. Returns nullopt and adds a
+/// Problem (field `--layout`, rule `arguments.layout`, the word found and what was expected) for
+/// an unknown word, a repeated size, a size that is not a positive integer, or an empty text.
+std::optional<Layout> parse_layout_text(const std::string& text, std::int64_t row_tokens, Problems& problems);
 
 /// Parses a recompute setting: `none`, `selective`, `full` (uniform, 1 layer), `full:uniform:N`
 /// or `full:block:N` (N >= 1). Returns nullopt inside the optional for `none`; nullopt overall
-/// with `error` set for anything else.
-std::optional<std::optional<Recompute>> parse_recompute_text(const std::string& text, std::string& error);
+/// with a Problem (field `--recompute`) for anything else.
+std::optional<std::optional<Recompute>> parse_recompute_text(const std::string& text, Problems& problems);
 
 /// Parses a layer split `FIRST,LAST` (layers on the first and last pipeline stages, each >= 1).
-std::optional<LayerSplit> parse_layer_split_text(const std::string& text, std::string& error);
+/// Returns nullopt with a Problem (field `--layer-split`) for anything else.
+std::optional<LayerSplit> parse_layer_split_text(const std::string& text, Problems& problems);
 
 /// The layout in the `--layout` form, every size written: `TP1 PP4 VPP1 CP1 EP8 ETP1 MBS1`.
 std::string layout_text(const Layout& layout);

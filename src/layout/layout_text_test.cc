@@ -6,10 +6,13 @@
 namespace openrecipes {
 namespace {
 
+// Every problem as its printed line, for assertions on the words.
+std::string text_of(const Problems& problems) { return render_problems(problems, OutputFormat::kText); }
+
 TEST(LayoutText, ReadsTheIssuesExampleWithOmittedSizesOne) {
-  std::string error;
+  Problems error;
   std::optional<Layout> l = parse_layout_text("TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1", 8192, error);
-  ASSERT_TRUE(l) << error;
+  ASSERT_TRUE(l) << text_of(error);
   EXPECT_EQ(l->tp, 2);
   EXPECT_EQ(l->pp, 8);
   EXPECT_EQ(l->vpp, 4);
@@ -22,7 +25,7 @@ TEST(LayoutText, ReadsTheIssuesExampleWithOmittedSizesOne) {
   EXPECT_EQ(l->dispatcher, "alltoall");
 
   l = parse_layout_text("pp4 cp2 mbs2", 8192, error);
-  ASSERT_TRUE(l) << error;
+  ASSERT_TRUE(l) << text_of(error);
   EXPECT_EQ(l->tp, 1);
   EXPECT_FALSE(l->sequence_parallel);
   EXPECT_EQ(l->ep, 1);
@@ -32,21 +35,21 @@ TEST(LayoutText, ReadsTheIssuesExampleWithOmittedSizesOne) {
 }
 
 TEST(LayoutText, RefusesWhatIsNotALayout) {
-  std::string error;
+  Problems error;
   EXPECT_FALSE(parse_layout_text("TP2 XP4", 8192, error));
-  EXPECT_NE(error.find("unknown layout word 'XP4'"), std::string::npos) << error;
+  EXPECT_NE(text_of(error).find("unknown layout word 'XP4'"), std::string::npos) << text_of(error);
   EXPECT_FALSE(parse_layout_text("TP0", 8192, error));
-  EXPECT_NE(error.find("positive integer"), std::string::npos) << error;
+  EXPECT_NE(text_of(error).find("positive integer"), std::string::npos) << text_of(error);
   EXPECT_FALSE(parse_layout_text("TP-1", 8192, error));
   EXPECT_FALSE(parse_layout_text("TP2 TP4", 8192, error));
-  EXPECT_NE(error.find("twice"), std::string::npos) << error;
+  EXPECT_NE(text_of(error).find("twice"), std::string::npos) << text_of(error);
   EXPECT_FALSE(parse_layout_text("TP99999999999", 8192, error));
   EXPECT_FALSE(parse_layout_text("   ", 8192, error));
   EXPECT_FALSE(parse_layout_text("TP", 8192, error));
 }
 
 TEST(LayoutText, ReadsRecomputeSettings) {
-  std::string error;
+  Problems error;
   auto none = parse_recompute_text("none", error);
   ASSERT_TRUE(none);
   EXPECT_FALSE(*none);
@@ -65,7 +68,7 @@ TEST(LayoutText, ReadsRecomputeSettings) {
 }
 
 TEST(LayoutText, ReadsLayerSplits) {
-  std::string error;
+  Problems error;
   std::optional<LayerSplit> split = parse_layer_split_text("11,10", error);
   ASSERT_TRUE(split);
   EXPECT_EQ(split->first, 11);
@@ -74,6 +77,25 @@ TEST(LayoutText, ReadsLayerSplits) {
   EXPECT_FALSE(parse_layer_split_text("11,", error));
   EXPECT_FALSE(parse_layer_split_text("0,3", error));
   EXPECT_FALSE(parse_layer_split_text("1,2,3", error));
+}
+
+TEST(LayoutText, ProblemsNameTheFlagAndWhatWasFound) {
+  Problems problems;
+  EXPECT_FALSE(parse_layout_text("TP2 XP4", 8192, problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].field, "--layout");
+  EXPECT_EQ(problems[0].found, "XP4");
+  EXPECT_NE(problems[0].expected.find("TP2 PP8"), std::string::npos);
+  problems.clear();
+  EXPECT_FALSE(parse_recompute_text("partial", problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].field, "--recompute");
+  EXPECT_EQ(problems[0].found, "partial");
+  problems.clear();
+  EXPECT_FALSE(parse_layer_split_text("0,3", problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].field, "--layer-split");
+  EXPECT_EQ(problems[0].found, "0,3");
 }
 
 }  // namespace

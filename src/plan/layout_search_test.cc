@@ -79,7 +79,7 @@ TEST(LayoutSearch, NoLayoutFitsWhenTheModelCannotFit) {
 }
 
 TEST(LayoutSearch, SameLayoutIgnoresLabelsButNotSettings) {
-  std::string error;
+  Problems error;
   Layout a = *parse_layout_text("TP1 PP4 EP8", 8192, error);
   Layout b = a;
   b.label = "anything";

@@ -1,0 +1,50 @@
+// What `openrecipes export` writes, as one library call per source: a catalog recipe's own
+// command for slime, Megatron-LM or Megatron-Bridge, or a planned recipe draft for a layout the
+// user asked for (resolved and checked by plan/layout_request.h, so export refuses the layouts
+// plan refuses).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/problem.h"
+#include "catalog/ranking.h"
+#include "export/export_source.h"
+#include "plan/layout_prediction.h"
+#include "plan/layout_request.h"
+
+namespace openrecipes {
+
+/// The framework a draft is written for (`--to`).
+enum class ExportTarget { kSlime, kMegatronLm, kMegatronBridge };
+
+/// Reads `--to`: "slime", "megatron-lm" or "megatron-bridge"; nullopt otherwise.
+std::optional<ExportTarget> export_target(const std::string& text);
+
+/// A catalog recipe's command for `target`: slime_command, megatron_lm_command or
+/// megatron_bridge_recipe of `source`.
+std::string export_recipe_text(const ExportSource& source, ExportTarget target,
+                               const ArgumentRules& rules);
+
+/// The verified recipe of `model_name` with the highest measured tokens/s per GPU in `recipes`
+/// (rank_recipes' order), or null.
+const CatalogRecipe* best_verified_recipe(const std::vector<CatalogRecipe>& recipes,
+                                          const std::string& model_name);
+
+/// A planned draft and the prediction it carries.
+struct LayoutDraft {
+  std::string text;
+  LayoutPrediction prediction;  ///< memory.fits false: the draft says so
+};
+
+/// The planned draft of `request` (its layout set and legal) for `target`: the settings of the
+/// model's best verified recipe in `recipes` when the model is in `catalog`, the layout predicted
+/// under the calibrated `speed` parameters, written by planned_recipe_yaml (slime, Megatron-LM)
+/// or megatron_bridge_recipe.
+LayoutDraft export_layout_draft(const PlanRequest& request, const Catalog& catalog,
+                                const std::vector<CatalogRecipe>& recipes,
+                                const SpeedParameters& speed, const ArgumentRules& rules,
+                                ExportTarget target);
+
+}  // namespace openrecipes

@@ -1,0 +1,247 @@
+#include "plan/layout_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/number_format.h"
+#include "layout/layout_rules.h"
+#include "layout/layout_text.h"
+#include "plan/plan_report.h"
+
+namespace openrecipes {
+namespace {
+
+std::string recipe_stem(const std::string& path) {
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  return name.size() > 5 ? name.substr(0, name.size() - 5) : name;
+}
+
+nlohmann::json measured_json(const MeasuredLayout* m) {
+  return m ? nlohmann::json{{"recipe", m->name}, {"tokens_per_s_per_gpu", m->tokens_per_s_per_gpu}}
+           : nlohmann::json(nullptr);
+}
+
+nlohmann::json ranked_json(const LayoutPlan& plan) {
+  nlohmann::json layouts = nlohmann::json::array();
+  for (std::size_t i = 0; i < plan.search.ranked.size(); ++i) {
+    nlohmann::json j = prediction_to_json(plan.search.ranked[i], false);
+    j["rank"] = static_cast<int>(i + 1);
+    j["measured"] = measured_json(plan.ranked_measured[i]);
+    layouts.push_back(j);
+  }
+  return layouts;
+}
+
+nlohmann::json catalog_json(const LayoutPlan& plan) {
+  nlohmann::json catalog = nlohmann::json::array();
+  for (const CatalogComparison& line : plan.catalog) {
+    nlohmann::json j = prediction_to_json(line.prediction, false);
+    j["recipe"] = line.measured->name;
+    j["gpus"] = line.measured->cluster.gpus;
+    j["measured_tokens_per_s_per_gpu"] = line.measured->tokens_per_s_per_gpu;
+    catalog.push_back(j);
+  }
+  return catalog;
+}
+
+nlohmann::json rejected_json(const LayoutSearchResult& result) {
+  nlohmann::json rejected = nlohmann::json::array();
+  for (const RuleRejections& r : result.rejected) {
+    rejected.push_back({{"rule", layout_rule_id(r.rule)},
+                        {"text", layout_rule_text(r.rule)},
+                        {"count", r.count},
+                        {"example", layout_to_json(r.example)},
+                        {"example_message", r.example_violation.message}});
+  }
+  return rejected;
+}
+
+std::string headline_text(const LayoutPlan& plan) {
+  const ClusterShape& cluster = plan.cluster;
+  const LayoutSearchResult& result = plan.search;
+  std::string out = fmt::format(
+      "{} on {} x {} ({} per node): rows of {} tokens, global batch {}, {}\n", plan.model_name,
+      cluster.gpus, cluster.gpu.type, cluster.per_node, format_count(plan.workload.row_tokens),
+      plan.workload.global_batch, precision_name(plan.workload.precision));
+  out += fmt::format(
+      "searched {} layouts: {} legal, {} predicted to fit in {:.1f} GB ({:.0f}% headroom of {} "
+      "GB)\n",
+      format_count(result.candidates), format_count(result.legal), format_count(result.fitting),
+      cluster.gpu.memory_gb * (1 - plan.memory.headroom_fraction),
+      plan.memory.headroom_fraction * 100, cluster.gpu.memory_gb);
+  double low = 0, high = 0;
+  for (const CalibrationRow& row : plan.calibration->rows) {
+    low = std::min(low, row.leave_one_out_error);
+    high = std::max(high, row.leave_one_out_error);
+  }
+  out += fmt::format(
+      "speed model calibrated on {} catalog recipes, leave-one-out error {:+.1f}% to {:+.1f}% "
+      "(plan "
+      "--calibration); layouts unlike them are extrapolations\n\n",
+      plan.calibrated_on, 100 * low, 100 * high);
+  return out;
+}
+
+std::string ranked_text(const LayoutPlan& plan) {
+  if (plan.search.ranked.empty()) return "no legal layout is predicted to fit; see --explain\n";
+  std::vector<std::vector<std::string>> rows = {{"rank", "layout", "recompute", "tokens/s/GPU",
+                                                 "memory GB", "MFU", "$/1M tokens", "measured"}};
+  for (std::size_t i = 0; i < plan.search.ranked.size(); ++i) {
+    const LayoutPrediction& p = plan.search.ranked[i];
+    const MeasuredLayout* m = plan.ranked_measured[i];
+    std::string split =
+        p.layout.layer_split
+            ? fmt::format(" split {},{}", p.layout.layer_split->first, p.layout.layer_split->last)
+            : "";
+    rows.push_back(
+        {fmt::format("{}", i + 1),
+         p.layout.label + split + fmt::format(" MBS{}", p.layout.rows_per_microbatch),
+         recompute_text(p.layout.recompute), format_thousands(p.speed.tokens_per_s_per_gpu, 0),
+         fmt::format("{:.1f}", p.memory.memory_bytes / 1e9),
+         format_fraction_percent(p.speed.mfu, 1), format_usd(p.speed.usd_per_million_tokens),
+         m ? format_thousands(m->tokens_per_s_per_gpu, 1) + " (" + recipe_stem(m->name) + ")"
+           : ""});
+  }
+  return aligned_table(rows, {true, false, false, true, true, true, true, false});
+}
+
+std::string catalog_text(const LayoutPlan& plan) {
+  if (plan.catalog.empty()) return "";
+  std::string out = fmt::format("\ncatalog recipes of {} on {}, measured beside predicted:\n",
+                                plan.model_name, plan.cluster.gpu.type);
+  std::vector<std::vector<std::string>> rows = {
+      {"recipe", "GPUs", "layout", "recompute", "measured", "predicted", "error", "memory GB"}};
+  for (const CatalogComparison& line : plan.catalog) {
+    double measured = line.measured->tokens_per_s_per_gpu;
+    double predicted = line.prediction.speed.tokens_per_s_per_gpu;
+    const Layout& layout = line.prediction.layout;
+    rows.push_back({line.measured->name, fmt::format("{}", line.measured->cluster.gpus),
+                    layout.label,
+                    recompute_text(layout.recompute) + (layout.dispatcher == "flex" ? " flex" : ""),
+                    format_thousands(measured, 1), format_thousands(predicted, 1),
+                    fmt::format("{:+.1f}%", 100 * (predicted - measured) / measured),
+                    fmt::format("{:.1f}", line.prediction.memory.memory_bytes / 1e9)});
+  }
+  return out + aligned_table(rows, {false, true, false, false, true, true, true, true});
+}
+
+std::string explain_text(const LayoutSearchResult& result) {
+  std::string out = "\nrejected by the layout rules:\n";
+  std::vector<std::vector<std::string>> rows = {{"rule", "layouts", "example", "why"}};
+  for (const RuleRejections& r : result.rejected) {
+    rows.push_back({layout_rule_id(r.rule), format_count(r.count), layout_text(r.example),
+                    fmt::format("{} (expected {}, found {})", r.example_violation.message,
+                                r.example_violation.expected, r.example_violation.found)});
+  }
+  out += aligned_table(rows, {false, true, false, false});
+  out += fmt::format("rejected by the memory model: {} legal layouts predicted not to fit\n",
+                     format_count(result.rejected_by_memory));
+  if (result.memory_example) {
+    const LayoutPrediction& e = *result.memory_example;
+    out += fmt::format(
+        "  closest to fitting: {} {} needs {:.2f} GB, {:.2f} GB over the {:.2f} GB usable\n",
+        layout_text(e.layout), recompute_text(e.layout.recompute), e.memory.memory_bytes / 1e9,
+        (e.memory.memory_bytes - e.memory.usable_bytes) / 1e9, e.memory.usable_bytes / 1e9);
+  }
+  return out;
+}
+
+}  // namespace
+
+const MeasuredLayout* measured_match(const std::vector<MeasuredLayout>& measured,
+                                     const std::string& model, const ClusterShape& cluster,
+                                     const PlanWorkload& workload, const Layout& layout) {
+  for (const MeasuredLayout& m : measured) {
+    if (m.model.name == model && m.cluster.gpu.type == cluster.gpu.type &&
+        m.cluster.gpus == cluster.gpus && m.workload.row_tokens == workload.row_tokens &&
+        m.workload.global_batch == workload.global_batch && same_layout(m.layout, layout)) {
+      return &m;
+    }
+  }
+  return nullptr;
+}
+
+LayoutPlan plan_layouts(const PlanRequest& request, const std::vector<MeasuredLayout>& measured,
+                        const SpeedCalibration& calibration, int top) {
+  LayoutPlan plan{request.model.name, request.cluster, request.workload, request.memory, {}, {}, {},
+                  &calibration,       measured.size()};
+  SearchOptions search;
+  search.top = top;
+  search.speed = calibration.parameters;
+  search.memory = request.memory;
+  plan.search = search_layouts(request.model.shape, request.cluster, request.workload, search);
+  for (const LayoutPrediction& p : plan.search.ranked) {
+    plan.ranked_measured.push_back(
+        measured_match(measured, plan.model_name, plan.cluster, plan.workload, p.layout));
+  }
+  for (const MeasuredLayout& m : measured) {
+    if (m.model.name != plan.model_name || m.cluster.gpu.type != plan.cluster.gpu.type) continue;
+    plan.catalog.push_back({&m, predict_layout(m.model, m.cluster, m.workload, m.layout,
+                                               calibration.parameters, request.memory)});
+  }
+  return plan;
+}
+
+OneLayoutPlan plan_one_layout(const PlanRequest& request,
+                              const std::vector<MeasuredLayout>& measured,
+                              const SpeedParameters& parameters) {
+  OneLayoutPlan plan{request.model.name, request.cluster, request.workload, {}, nullptr};
+  plan.prediction = predict_layout(request.model.shape, request.cluster, request.workload,
+                                   *request.layout, parameters, request.memory);
+  plan.measured = measured_match(measured, plan.model_name, plan.cluster, plan.workload,
+                                 plan.prediction.layout);
+  return plan;
+}
+
+nlohmann::json layout_plan_to_json(const LayoutPlan& plan) {
+  const LayoutSearchResult& result = plan.search;
+  return {
+      {"model", plan.model_name},
+      {"gpu", plan.cluster.gpu.type},
+      {"gpus", plan.cluster.gpus},
+      {"per_node", plan.cluster.per_node},
+      {"seq_length", plan.workload.row_tokens},
+      {"global_batch", plan.workload.global_batch},
+      {"precision", precision_name(plan.workload.precision)},
+      {"headroom_fraction", plan.memory.headroom_fraction},
+      {"searched",
+       {{"candidates", result.candidates}, {"legal", result.legal}, {"fitting", result.fitting}}},
+      {"layouts", ranked_json(plan)},
+      {"catalog_recipes", catalog_json(plan)},
+      {"rejected_by_rule", rejected_json(result)},
+      {"rejected_by_memory", result.rejected_by_memory},
+      {"calibration", calibration_to_json(*plan.calibration)}};
+}
+
+std::string layout_plan_text(const LayoutPlan& plan, bool explain) {
+  std::string out = headline_text(plan) + ranked_text(plan) + catalog_text(plan);
+  if (explain) out += explain_text(plan.search);
+  std::vector<std::string> left_out;
+  if (!plan.search.ranked.empty()) left_out = plan.search.ranked.front().memory.left_out;
+  if (!left_out.empty())
+    out += fmt::format("\nthe memory model leaves out: {}\n", fmt::join(left_out, "; "));
+  return out;
+}
+
+nlohmann::json one_layout_plan_to_json(const OneLayoutPlan& plan) {
+  nlohmann::json j = prediction_to_json(plan.prediction, true);
+  j["measured"] = measured_json(plan.measured);
+  return j;
+}
+
+std::string one_layout_plan_text(const OneLayoutPlan& plan) {
+  const Layout& layout = plan.prediction.layout;
+  std::string out = fmt::format("{} on {} x {} ({} per node), {}: {} {}\n", plan.model_name,
+                                plan.cluster.gpus, plan.cluster.gpu.type, plan.cluster.per_node,
+                                precision_name(plan.workload.precision), layout.label,
+                                recompute_text(layout.recompute));
+  if (plan.measured) {
+    out +=
+        fmt::format("measured: {} tokens/s per GPU ({})\n",
+                    format_thousands(plan.measured->tokens_per_s_per_gpu, 2), plan.measured->name);
+  }
+  return out + "\n" + prediction_explanation_text(plan.prediction);
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,166 @@
+#include "plan/layout_request.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+
+#include "layout/layout_rules.h"
+#include "layout/layout_text.h"
+#include "plan/catalog_measurements.h"
+
+namespace openrecipes {
+namespace {
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// A problem with the value of the command-line flag `field`.
+void add_problem(Problems& problems, const std::string& field, const std::string& rule,
+                 std::string message, std::string expected = "", std::string found = "") {
+  problems.push_back(
+      {"", {}, field, rule, std::move(message), std::move(expected), std::move(found)});
+}
+
+// The name a config file gives its model: models/<slug>/config.json by its folder, a folder by
+// its own name, any other file by its stem.
+std::string config_model_name(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return path.filename().string();
+  if (path.filename() == "config.json") return path.parent_path().filename().string();
+  return path.stem().string();
+}
+
+}  // namespace
+
+std::optional<ModelChoice> resolve_model(const Catalog& catalog, const std::string& text,
+                                         Problems& problems) {
+  for (const Model& model : catalog.models) {
+    if (lower(model.name) == lower(text) || lower(model.slug) == lower(text)) {
+      return ModelChoice{model.name, model.family, model.shape, true};
+    }
+  }
+  std::error_code ec;
+  if (!std::filesystem::exists(text, ec)) {
+    std::string known;
+    for (const Model& model : catalog.models) known += (known.empty() ? "" : ", ") + model.name;
+    add_problem(problems, "--model", "arguments.model",
+                fmt::format("{}: not a catalog model and no such file", text),
+                fmt::format("one of {}, or a Hugging Face config.json", known), text);
+    return std::nullopt;
+  }
+  std::optional<ModelShape> shape = model_shape_from_file(text, "", problems);
+  if (!shape) return std::nullopt;
+  std::string name = config_model_name(text);
+  if (name.empty() || name == ".") name = shape->model_type;
+  shape->name = name;
+  return ModelChoice{name, "", *shape, false};
+}
+
+const Gpu* resolve_gpu(const Catalog& catalog, const std::string& text, Problems& problems) {
+  for (const Gpu& gpu : catalog.gpus) {
+    if (lower(gpu.type) == lower(text) || lower(gpu.slug) == lower(text)) return &gpu;
+  }
+  std::string known;
+  for (const Gpu& gpu : catalog.gpus) known += (known.empty() ? "" : ", ") + gpu.type;
+  add_problem(problems, "--gpu", "arguments.gpu", fmt::format("{}: not in gpus.yaml", text),
+              fmt::format("one of {}", known), text);
+  return nullptr;
+}
+
+std::optional<Precision> resolve_precision(const std::string& text, Problems& problems) {
+  if (text == "bf16") return Precision::kBf16;
+  if (text == "fp8") return Precision::kFp8;
+  add_problem(problems, "--precision", "arguments.precision",
+              fmt::format("{}: not a precision", text), "bf16 or fp8", text);
+  return std::nullopt;
+}
+
+std::optional<ClusterShape> resolve_cluster(const Gpu& gpu, int gpus, int per_node,
+                                            Problems& problems) {
+  ClusterShape cluster = cluster_of(gpu, gpus, per_node);
+  if (cluster.gpus > cluster.per_node && cluster.gpus % cluster.per_node != 0) {
+    add_problem(
+        problems, "--gpus", "arguments.whole_nodes",
+        fmt::format("{}: not whole nodes of {} {} GPUs", cluster.gpus, cluster.per_node, gpu.type),
+        fmt::format("a multiple of the {} GPUs per node (or fewer)", cluster.per_node),
+        fmt::format("{}", cluster.gpus));
+    return std::nullopt;
+  }
+  return cluster;
+}
+
+std::optional<Layout> resolve_layout(const LayoutArguments& arguments, const ModelShape& model,
+                                     const ClusterShape& cluster, const PlanWorkload& workload,
+                                     Problems& problems) {
+  std::size_t before = problems.size();
+  std::optional<Layout> layout = parse_layout_text(arguments.layout, workload.row_tokens, problems);
+  std::optional<std::optional<Recompute>> recompute =
+      parse_recompute_text(arguments.recompute, problems);
+  std::optional<LayerSplit> split;
+  if (!arguments.layer_split.empty())
+    split = parse_layer_split_text(arguments.layer_split, problems);
+  const std::string& dispatcher = arguments.dispatcher;
+  if (!dispatcher.empty() && dispatcher != "alltoall" && dispatcher != "flex" &&
+      dispatcher != "allgather") {
+    add_problem(problems, "--dispatcher", "arguments.dispatcher",
+                fmt::format("{}: not a token dispatcher", dispatcher),
+                "alltoall, flex or allgather", dispatcher);
+  }
+  if (!layout || problems.size() != before) return std::nullopt;
+  layout->recompute = *recompute;
+  layout->layer_split = split;
+  if (!arguments.dispatcher.empty()) layout->dispatcher = arguments.dispatcher;
+  if (model.is_moe() && layout->dispatcher.empty()) layout->dispatcher = "alltoall";
+  if (!model.is_moe()) layout->dispatcher.clear();
+  int dp = implied_data_parallel(cluster, *layout);
+  if (layout->dp > 0 && dp > 0 && layout->dp != dp) {
+    add_problem(problems, "--layout", "arguments.dp",
+                fmt::format("DP{}: DP is implied by W / (TP x PP x CP) = {}", layout->dp, dp),
+                fmt::format("DP{} or no DP", dp), fmt::format("DP{}", layout->dp));
+    return std::nullopt;
+  }
+  for (const LayoutViolation& v : check_layout(model, cluster, workload, *layout)) {
+    add_problem(problems, "--layout", layout_rule_id(v.rule),
+                fmt::format("{} on {} x {} is not a legal layout of {}: {}: {}: {}",
+                            layout_text(*layout), cluster.gpus, cluster.gpu.type, model.name,
+                            layout_rule_id(v.rule), v.field, v.message),
+                v.expected, v.found);
+  }
+  if (problems.size() != before) return std::nullopt;
+  return layout;
+}
+
+std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
+                                                const PlanArguments& arguments,
+                                                Problems& problems) {
+  std::size_t before = problems.size();
+  std::optional<ModelChoice> model = resolve_model(catalog, arguments.model, problems);
+  const Gpu* gpu = resolve_gpu(catalog, arguments.gpu, problems);
+  std::optional<Precision> precision = resolve_precision(arguments.precision, problems);
+  if (!std::isfinite(arguments.headroom) || arguments.headroom < 0 || arguments.headroom > 0.9) {
+    add_problem(problems, "--headroom", "arguments.headroom", "not a fraction of GPU memory",
+                "a fraction from 0 to 0.9", fmt::format("{}", arguments.headroom));
+  }
+  if (problems.size() != before) return std::nullopt;
+  std::optional<ClusterShape> cluster =
+      resolve_cluster(*gpu, arguments.gpus, arguments.per_node, problems);
+  if (!cluster) return std::nullopt;
+  PlanRequest request{*model,
+                      gpu,
+                      *cluster,
+                      {arguments.seq_length, arguments.global_batch, *precision},
+                      MemoryOptions{arguments.headroom},
+                      std::nullopt};
+  if (!arguments.layout.layout.empty()) {
+    request.layout =
+        resolve_layout(arguments.layout, model->shape, *cluster, request.workload, problems);
+    if (!request.layout) return std::nullopt;
+  }
+  return request;
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,138 @@
+#include "plan/recommend_report.h"
+
+#include <fmt/format.h>
+
+#include "base/number_format.h"
+#include "layout/layout_text.h"
+#include "plan/plan_report.h"
+
+namespace openrecipes {
+namespace {
+
+std::string layer_split_text(const Layout& layout) {
+  return layout.layer_split
+             ? fmt::format(" split {},{}", layout.layer_split->first, layout.layer_split->last)
+             : "";
+}
+
+std::string overrides_text(const Recommendation& rec) {
+  if (rec.overrides.empty()) return "overrides: none; run the recipe as it is\n";
+  std::vector<std::vector<std::string>> rows = {{"override", "from", "to", "class"}};
+  for (const SettingOverride& o : rec.overrides)
+    rows.push_back({o.setting, o.from, o.to, o.argument_class});
+  return "overrides (classes from rules/arguments.yaml):\n" +
+         aligned_table(rows, {false, true, true, false});
+}
+
+std::string export_command_text(const RecommendRequest& request, const Layout& layout,
+                                const std::string& model_text) {
+  return fmt::format(
+      "\nnext: openrecipes export --model {} --gpu {} --gpus {} --layout \"{}\" --recompute {}{}{} "
+      "--to slime|megatron-lm|megatron-bridge\n",
+      model_text, request.cluster.gpu.type, request.cluster.gpus, layout_text(layout),
+      recompute_text(layout.recompute) +
+          (request.workload.row_tokens != kRowTokens
+               ? fmt::format(" --seq-length {}", request.workload.row_tokens)
+               : ""),
+      layout.layer_split
+          ? fmt::format(" --layer-split {},{}", layout.layer_split->first, layout.layer_split->last)
+          : "",
+      layout.dispatcher.empty() ? "" : " --dispatcher " + layout.dispatcher);
+}
+
+}  // namespace
+
+RecommendRequest recommend_request(const PlanRequest& request, const std::string& goal) {
+  RecommendRequest out;
+  out.model_name = request.model.name;
+  out.family = request.model.family;
+  out.model = request.model.shape;
+  out.cluster = request.cluster;
+  out.workload.row_tokens = request.workload.row_tokens;
+  out.goal = goal == "pretrain" ? TrainingGoal::kPretrain
+             : goal == "peft"   ? TrainingGoal::kPeft
+                                : TrainingGoal::kSft;
+  return out;
+}
+
+std::optional<Recommendation> recommend_from_catalog(
+    const RecommendRequest& request, const Catalog& catalog,
+    const std::vector<CatalogRecipe>& recipes, const ArgumentRules& rules,
+    const SpeedParameters& speed, const MemoryOptions& memory, Problems& problems) {
+  std::vector<RecipeCandidate> candidates;
+  for (const CatalogRecipe& recipe : recipes) {
+    const Model* m = catalog.find_model(recipe.recipe.model);
+    if (m) candidates.push_back({&recipe, m->family, m->shape});
+  }
+  std::string why_none;
+  std::optional<Recommendation> rec =
+      recommend_recipe(request, candidates, rules, speed, memory, why_none);
+  if (!rec) problems.push_back({"", {}, "", "recommend", why_none, "", ""});
+  return rec;
+}
+
+nlohmann::json recommendation_to_json(const RecommendRequest& request, const Recommendation& rec) {
+  nlohmann::json overrides = nlohmann::json::array();
+  for (const SettingOverride& o : rec.overrides) {
+    overrides.push_back({{"setting", o.setting},
+                         {"from", o.from},
+                         {"to", o.to},
+                         {"class", o.argument_class},
+                         {"reason", o.reason}});
+  }
+  nlohmann::json checks = nlohmann::json::array();
+  for (const ResizeCheck& c : rec.checks) {
+    checks.push_back(
+        {{"rule", c.rule}, {"text", c.text}, {"passed", c.passed}, {"detail", c.detail}});
+  }
+  return {{"model", request.model_name},
+          {"gpu", request.cluster.gpu.type},
+          {"gpus", request.cluster.gpus},
+          {"goal", goal_name(request.goal)},
+          {"seq_length", request.workload.row_tokens},
+          {"recipe", rec.base->catalog_path},
+          {"match", rec.match_text},
+          {"measured_tokens_per_s_per_gpu", rec.base->recipe.result.tokens_per_s_per_gpu},
+          {"resized_by_search", rec.resized_by_search},
+          {"prediction", prediction_to_json(rec.prediction, false)},
+          {"overrides", overrides},
+          {"checks", checks},
+          {"advice", rec.advice}};
+}
+
+std::string recommendation_text(const RecommendRequest& request, const Recommendation& rec,
+                                const std::string& model_text) {
+  const Recipe& base = rec.base->recipe;
+  const LayoutPrediction& p = rec.prediction;
+  std::string out = fmt::format("{} on {} x {} ({}), rows of {} tokens\n\n", request.model_name,
+                                request.cluster.gpus, request.cluster.gpu.type,
+                                goal_name(request.goal), format_count(request.workload.row_tokens));
+  out += fmt::format("start from: {} ({})\n", rec.base->catalog_path, rec.match_text);
+  out += fmt::format("  measured: {} tokens/s per GPU on {} x {}, {} {}\n",
+                     format_thousands(base.result.tokens_per_s_per_gpu, 2), base.gpu.count,
+                     base.gpu.type, base.layout.label, recompute_text(base.layout.recompute));
+  out += fmt::format(
+      "recommended layout: {} MBS{}{} recompute {}{}{}\n", p.layout.label,
+      p.layout.rows_per_microbatch, layer_split_text(p.layout), recompute_text(p.layout.recompute),
+      p.layout.dispatcher.empty() ? "" : " dispatcher " + p.layout.dispatcher,
+      rec.resized_by_search
+          ? " (the recipe's layout breaks a rule or does not fit here; the planner chose this)"
+          : "");
+  out += fmt::format(
+      "  predicted: {} tokens/s per GPU, MFU {}, {} per 1M tokens; memory {:.1f} GB of {:.1f} GB "
+      "usable ({})\n\n",
+      format_thousands(p.speed.tokens_per_s_per_gpu, 0), format_fraction_percent(p.speed.mfu, 1),
+      format_usd(p.speed.usd_per_million_tokens), p.memory.memory_bytes / 1e9,
+      p.memory.usable_bytes / 1e9, p.memory.fits ? "fits" : "does not fit");
+  out += overrides_text(rec);
+  out += "\nresizing rules:\n";
+  for (const ResizeCheck& c : rec.checks) {
+    out += fmt::format("  {} {:<16} {}{}\n", c.passed ? "ok  " : "FAIL", c.rule, c.text,
+                       c.detail.empty() ? "" : ": " + c.detail);
+  }
+  out += "\nadvice:\n";
+  for (const std::string& a : rec.advice) out += fmt::format("  - {}\n", a);
+  return out + export_command_text(request, p.layout, model_text);
+}
+
+}  // namespace openrecipes

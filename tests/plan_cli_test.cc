@@ -1,0 +1,153 @@
+// `plan`, `recommend` and `export --layout` as a user runs them: the same bad flags refused by
+// all three with the same problem (layout_request.h), and --root from another folder.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs the binary in `directory`, stdout and stderr kept apart.
+CliRun run(const std::string& arguments, const std::string& directory = testing::source_dir()) {
+  // One file per test process: ctest runs the tests in parallel.
+  fs::path err =
+      fs::path(::testing::TempDir()) / ("plan_cli_stderr." + std::to_string(::getpid()) + ".txt");
+  std::string command = "cd '" + directory + "' && '" OPENRECIPES_BINARY "' " + arguments + " 2>'" +
+                        err.string() + "'";
+  FILE* pipe = popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output, read_all(err)};
+}
+
+const std::string kExport = " --to slime";
+
+// plan and export on the same layout flags (recommend takes no --layout).
+std::vector<CliRun> run_both(const std::string& flags) {
+  return {run("plan " + flags), run("export " + flags + kExport)};
+}
+
+void expect_same_refusal(const std::vector<CliRun>& runs, const std::string& words) {
+  for (const CliRun& r : runs) {
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find(words), std::string::npos) << r.err;
+    EXPECT_EQ(r.err, runs.front().err);
+  }
+}
+
+TEST(PlanCli, PartialNodeIsRefusedByPlanRecommendAndExport) {
+  // export used to write --actor-num-gpus-per-node 12 for 8-GPU nodes and exit 0.
+  expect_same_refusal(run_both("--model gpt-oss-20b --gpu H200 --gpus 12 --layout 'TP1 PP3 EP4'"),
+                      "--gpus: 12: not whole nodes of 8 H200 GPUs");
+  expect_same_refusal(
+      {run("plan --model gpt-oss-20b --gpu H200 --gpus 12"),
+       run("recommend --model gpt-oss-20b --gpu H200 --gpus 12"),
+       run("export --model gpt-oss-20b --gpu H200 --gpus 12 --layout 'TP1 PP3 EP4'" + kExport)},
+      "expected a multiple of the 8 GPUs per node (or fewer), found 12");
+}
+
+TEST(PlanCli, BadLayoutFlagsGiveTheSameProblemEverywhere) {
+  const std::string base = "--model gpt-oss-20b --gpu H200 --gpus 16 ";
+  expect_same_refusal(run_both(base + "--layout 'TP1 PP2 EP8' --dispatcher broadcast"),
+                      "--dispatcher: broadcast: not a token dispatcher");
+  expect_same_refusal(run_both(base + "--layout 'TP1 PP2 EP8 DP4'"),
+                      "DP is implied by W / (TP x PP x CP)");
+  expect_same_refusal(run_both(base + "--layout 'TP1 XP2'"), "unknown layout word 'XP2'");
+  expect_same_refusal(run_both(base + "--layout 'TP1 PP2 EP8' --recompute partial"),
+                      "recompute 'partial'");
+  expect_same_refusal(run_both(base + "--layout 'TP3 PP2 EP5'"), "mesh.tp_heads");
+}
+
+TEST(PlanCli, UnknownModelAndGpuExitOneEverywhere) {
+  expect_same_refusal(run_both("--model no-such-model --gpu H200 --gpus 8 --layout TP1"),
+                      "--model: no-such-model: not a catalog model and no such file");
+  expect_same_refusal(run_both("--model gpt-oss-20b --gpu B999 --gpus 8 --layout TP1"),
+                      "--gpu: B999: not in gpus.yaml (expected one of H100, H200, B200");
+  expect_same_refusal({run("plan --model gpt-oss-20b --gpu B999 --gpus 8"),
+                       run("recommend --model gpt-oss-20b --gpu B999 --gpus 8")},
+                      "--gpu: B999: not in gpus.yaml");
+}
+
+TEST(PlanCli, ErrorsFollowFormatJson) {
+  for (const std::string& command :
+       {std::string("plan"), std::string("recommend"), std::string("export")}) {
+    CliRun r = run(command + " --model gpt-oss-20b --gpu H200 --gpus 12 --format json" +
+                   (command == "export" ? " --layout 'TP1 PP3 EP4'" + kExport : std::string()));
+    EXPECT_EQ(r.exit_code, 1) << command << r.err;
+    nlohmann::json problems = nlohmann::json::parse(r.err, nullptr);
+    ASSERT_TRUE(problems.is_array()) << command << ": " << r.err;
+    ASSERT_EQ(problems.size(), 1u) << command;
+    EXPECT_EQ(problems[0]["field"], "--gpus");
+    EXPECT_EQ(problems[0]["rule"], "arguments.whole_nodes");
+    EXPECT_EQ(problems[0]["found"], "12");
+  }
+}
+
+TEST(PlanCli, RootFromAnotherFolderReadsTheCatalogsRecipes) {
+  std::string elsewhere = testing::fresh_dir("plan_cli_elsewhere." + std::to_string(::getpid()));
+  CliRun r =
+      run("--root '" + testing::source_dir() + "' plan --model gpt-oss-20b --gpu H200 --gpus 16",
+          elsewhere);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("no such file"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("calibrated on 4 catalog recipes"), std::string::npos) << r.out;
+  CliRun e =
+      run("--root '" + testing::source_dir() +
+              "' export --model gpt-oss-20b --gpu H200 --gpus 16 --layout 'TP1 PP2 EP8'" + kExport,
+          elsewhere);
+  EXPECT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_NE(e.out.find("recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml"),
+            std::string::npos);  // its settings
+}
+
+TEST(PlanCli, PlanningWithoutTheCatalogsRecipesIsAnError) {
+  fs::path root = fs::path(testing::fresh_dir("plan_cli_no_recipes." + std::to_string(::getpid())));
+  fs::create_directories(root / "recipes");
+  fs::path source = testing::source_dir();
+  for (const char* file : {"models.yaml", "gpus.yaml", "authors.yaml", "site.yaml"}) {
+    fs::copy_file(source / file, root / file);
+  }
+  for (const char* folder : {"schema", "patches", "templates", "models", "rules"}) {
+    fs::copy(source / folder, root / folder, fs::copy_options::recursive);
+  }
+  for (const std::string& command :
+       {std::string("plan --model gpt-oss-20b --gpu H200 --gpus 16"),
+        std::string("recommend --model gpt-oss-20b --gpu H200 --gpus 16")}) {
+    std::string elsewhere = testing::fresh_dir("plan_cli_elsewhere2." + std::to_string(::getpid()));
+    CliRun r = run("--root '" + root.string() + "' " + command, elsewhere);
+    EXPECT_EQ(r.exit_code, 1) << command << r.out;
+    EXPECT_NE(r.err.find("no verified recipe of the catalog could be read"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+}  // namespace
+}  // namespace openrecipes
