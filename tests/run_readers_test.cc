@@ -121,7 +121,10 @@ void expect_measure_agrees(const std::string& run, const TrainingCommand& comman
   const TrainingArgument* steps = command.find("train_iters");
   if (!steps) steps = command.find("num_rollout");
   ASSERT_NE(steps, nullptr) << run;
-  ForcedStepCount forced = force_step_count(run, 20);
+  Problems problems;
+  std::optional<ForcedStepCount> forced_or_none = force_step_count(run, 20, problems);
+  ASSERT_TRUE(forced_or_none) << render_problems(problems, OutputFormat::kText);
+  const ForcedStepCount& forced = *forced_or_none;
   EXPECT_EQ(forced.recipe_value, steps->value) << run;
   EXPECT_EQ(classify_reads(command, forced.flag), steps) << forced.flag << "\n" << run;
   // The forced command reads as the same command with the protocol's step count.
@@ -137,10 +140,10 @@ void expect_measure_agrees(const std::string& run, const TrainingCommand& comman
 
 void expect_export_agrees(const std::string& run, const TrainingCommand& command,
                           const Recipe& recipe) {
-  std::string error;
+  Problems problems;
   std::optional<ExportSource> source =
-      export_source_from_recipe(recipe, kRecipe, bundled_catalog().catalog, catalog_rules(), error);
-  ASSERT_TRUE(source) << error;
+      export_source_from_recipe(recipe, kRecipe, bundled_catalog().catalog, catalog_rules(), problems);
+  ASSERT_TRUE(source) << render_problems(problems, OutputFormat::kText);
   std::vector<CommandArgument> all = source->training_arguments;
   all.insert(all.end(), source->other_arguments.begin(), source->other_arguments.end());
   all.insert(all.end(), source->slime_only_arguments.begin(), source->slime_only_arguments.end());

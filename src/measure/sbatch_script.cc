@@ -5,7 +5,6 @@
 #include <cctype>
 
 #include "figures/figures.h"
-#include "measure/measure_error.h"  // force_step_count still throws it (step_count.h)
 #include "measure/stack_versions.h"
 
 namespace openrecipes {
@@ -77,16 +76,11 @@ bool check_sbatch_inputs(const Recipe& recipe, const SbatchOptions& options, Pro
 // The run with the protocol's step count (force_step_count), or nullopt with a problem.
 std::optional<ForcedStepCount> forced_run(const Recipe& recipe, const SbatchOptions& options,
                                           Problems& problems) {
-  std::optional<ForcedStepCount> forced;
-  try {
-    forced = force_step_count(recipe.run, options.steps);
-  } catch (const MeasureError& error) {
-    // force_step_count's messages start with the field: "run: ..." or "run, line N: ...".
-    std::string message = error.what();
-    std::size_t colon = message.find(": ");
-    if (colon == std::string::npos) colon = 0;
-    problems.push_back(sbatch_problem(options, message.substr(0, colon), "measure.step_count",
-                                      colon == 0 ? message : message.substr(colon + 2)));
+  Problems refused;
+  std::optional<ForcedStepCount> forced = force_step_count(recipe.run, options.steps, refused);
+  if (!forced) {
+    for (const Problem& problem : refused)
+      problems.push_back(sbatch_problem(options, problem.field, problem.rule, problem.message));
     return std::nullopt;
   }
   if (holds_end_line(forced->run, kRunEnd)) {

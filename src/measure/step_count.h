@@ -4,8 +4,11 @@
 // protocol's.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "base/problem.h"
 
 namespace openrecipes {
 
@@ -26,9 +29,11 @@ struct ForcedStepCount {
 /// Sets every `--num-rollout N`, `--num-rollout=N`, `--train-iters N`, `--train-iters=N` and
 /// `train.train_iters=N` (Hydra's `+`/`++` prefixes included) of `run` to `steps`. The command is
 /// the run's training command as runs/training_command.h reads it, variables expanded; the last
-/// step-count argument written is the recipe's (argparse). Throws MeasureError when the command states none
-/// (the count may hide in a model script: then add the argument to the recipe's command) or turns
-/// the profiler on (`--profile`, `--use-pytorch-profiler`), which the protocol forbids.
-ForcedStepCount force_step_count(std::string_view run, int steps);
+/// step-count argument written is the recipe's (argparse). Returns nullopt with a Problem (field
+/// `run`, rule `measure.step_count`, the command's line where known; no file: the caller names
+/// it) when the command states no step count (the count may hide in a model script: then add the
+/// argument to the recipe's command) or turns the profiler on (`--profile`,
+/// `--use-pytorch-profiler`), which the protocol forbids.
+std::optional<ForcedStepCount> force_step_count(std::string_view run, int steps, Problems& problems);
 
 }  // namespace openrecipes

@@ -233,10 +233,10 @@ std::string goal_name(TrainingGoal goal) {
 std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
                                                const std::vector<RecipeCandidate>& candidates,
                                                const ArgumentRules& rules, const SpeedParameters& speed,
-                                               const MemoryOptions& memory, std::string& why_none) {
+                                               const MemoryOptions& memory, Problems& problems) {
   std::optional<Start> start = pick_start(request, candidates);
   if (!start) {
-    why_none = "the catalog has no verified recipe to start from";
+    problems.push_back({"", {}, "", "recommend", "the catalog has no verified recipe to start from", "", ""});
     return std::nullopt;
   }
   const Recipe& base = start->candidate->recipe->recipe;
@@ -260,8 +260,10 @@ std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
     options.memory = memory;
     LayoutSearchResult found = search_layouts(request.model, request.cluster, request.workload, options);
     if (found.ranked.empty()) {
-      why_none = fmt::format("no legal layout of {} on {} x {} is predicted to fit in memory", request.model_name,
-                             request.cluster.gpus, request.cluster.gpu.type);
+      problems.push_back({"", {}, "", "recommend",
+                          fmt::format("no legal layout of {} on {} x {} is predicted to fit in memory",
+                                      request.model_name, request.cluster.gpus, request.cluster.gpu.type),
+                          "", ""});
       return std::nullopt;
     }
     rec.resized_by_search = true;

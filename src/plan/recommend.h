@@ -74,12 +74,12 @@ struct Recommendation {
 /// is nearest (log ratio). Resizes its layout to the request: the recipe's sizes with DP implied;
 /// CP raised for longer rows so a GPU holds no more tokens than the recipe's max_tokens_per_gpu;
 /// when that layout breaks a rule or does not fit, the planner's best fitting layout
-/// (search_layouts). Returns nullopt with `why_none` when the catalog has no verified recipe or no
-/// layout fits.
+/// (search_layouts). Returns nullopt with a Problem (rule `recommend`, no file: the request came
+/// from flags) when the catalog has no verified recipe or no layout fits.
 std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
                                                const std::vector<RecipeCandidate>& candidates,
                                                const ArgumentRules& rules, const SpeedParameters& speed,
-                                               const MemoryOptions& memory, std::string& why_none);
+                                               const MemoryOptions& memory, Problems& problems);
 
 /// "sft", "pretrain" or "peft".
 std::string goal_name(TrainingGoal goal);

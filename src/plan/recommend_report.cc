@@ -64,11 +64,7 @@ std::optional<Recommendation> recommend_from_catalog(
     const Model* m = catalog.find_model(recipe.recipe.model);
     if (m) candidates.push_back({&recipe, m->family, m->shape});
   }
-  std::string why_none;
-  std::optional<Recommendation> rec =
-      recommend_recipe(request, candidates, rules, speed, memory, why_none);
-  if (!rec) problems.push_back({"", {}, "", "recommend", why_none, "", ""});
-  return rec;
+  return recommend_recipe(request, candidates, rules, speed, memory, problems);
 }
 
 nlohmann::json recommendation_to_json(const RecommendRequest& request, const Recommendation& rec) {

@@ -34,9 +34,9 @@ struct Fixture {
     return r;
   }
   Recommendation recommend(const RecommendRequest& r) const {
-    std::string why;
-    std::optional<Recommendation> rec = recommend_recipe(r, candidates, *rules, speed, MemoryOptions{}, why);
-    EXPECT_TRUE(rec) << why;
+    Problems problems;
+    std::optional<Recommendation> rec = recommend_recipe(r, candidates, *rules, speed, MemoryOptions{}, problems);
+    EXPECT_TRUE(rec) << render_problems(problems, OutputFormat::kText);
     return rec.value_or(Recommendation{});
   }
 };
@@ -91,12 +91,14 @@ TEST(Recommend, FewerGpusThanTheExpertMeshNeedsTheSearchAndSaysWhatChanged) {
 
 TEST(Recommend, SaysSoWhenNoLayoutFits) {
   // Qwen3.5-122B-A10B's weights, FP32 gradients and optimizer state need more than 16 H200s.
-  std::string why;
+  Problems problems;
   std::optional<Recommendation> rec =
       recommend_recipe(fixture().request("Qwen3.5-122B-A10B", "H200", 16), fixture().candidates, *fixture().rules,
-                       fixture().speed, MemoryOptions{}, why);
+                       fixture().speed, MemoryOptions{}, problems);
   EXPECT_FALSE(rec);
-  EXPECT_NE(why.find("fit in memory"), std::string::npos) << why;
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].rule, "recommend");
+  EXPECT_NE(problems[0].message.find("fit in memory"), std::string::npos) << problems[0].message;
 }
 
 TEST(Recommend, AnotherGpuTypeStartsFromTheSameModel) {

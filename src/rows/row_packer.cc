@@ -1,5 +1,7 @@
 #include "rows/row_packer.h"
 
+#include "base/error.h"
+
 #include <stdexcept>
 #include <utility>
 
@@ -8,15 +10,15 @@ namespace openrecipes {
 RowPacker::RowPacker(std::int64_t row_tokens, std::int32_t eos_id, std::int64_t max_rows,
                      std::function<void(PackedRow&&)> emit)
     : row_tokens_(row_tokens), eos_id_(eos_id), max_rows_(max_rows), emit_(std::move(emit)) {
-  if (row_tokens < 1) throw std::invalid_argument("row tokens must be at least 1");
-  if (max_rows < 1) throw std::invalid_argument("rows must be at least 1");
+  if (row_tokens < 1) throw BugError("row tokens must be at least 1");
+  if (max_rows < 1) throw BugError("rows must be at least 1");
   current_.input_ids.reserve(static_cast<std::size_t>(row_tokens));
   current_.loss_mask.reserve(static_cast<std::size_t>(row_tokens));
 }
 
 bool RowPacker::add(std::string_view conversation_id, const std::vector<std::int32_t>& ids,
                     const std::vector<std::uint8_t>& mask) {
-  if (ids.size() != mask.size()) throw std::invalid_argument("ids and mask differ in length");
+  if (ids.size() != mask.size()) throw BugError("ids and mask differ in length");
   if (done()) return false;
   ++stats_.conversations;
   std::int64_t length = static_cast<std::int64_t>(ids.size());

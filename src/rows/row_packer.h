@@ -38,13 +38,13 @@ struct PackingStats {
 class RowPacker {
  public:
   /// `row_tokens` >= 1 tokens per row; `eos_id` the token between conversations (never
-  /// supervised); `max_rows` >= 1. Throws std::invalid_argument for a bound out of range.
+  /// supervised); `max_rows` >= 1. Throws BugError for a bound out of range (callers check the options first).
   RowPacker(std::int64_t row_tokens, std::int32_t eos_id, std::int64_t max_rows,
             std::function<void(PackedRow&&)> emit);
 
   /// Appends one conversation's tokens and 0/1 mask (same length), then the EOS. Stops as soon
   /// as the last row is kept; tokens past it are not used. Returns whether more rows are wanted.
-  /// Throws std::invalid_argument when the lengths differ.
+  /// Throws BugError when the lengths differ.
   bool add(std::string_view conversation_id, const std::vector<std::int32_t>& ids,
            const std::vector<std::uint8_t>& mask);
 

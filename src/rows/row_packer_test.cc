@@ -1,5 +1,7 @@
 #include "rows/row_packer.h"
 
+#include "base/error.h"
+
 #include <gtest/gtest.h>
 
 namespace openrecipes {
@@ -86,9 +88,9 @@ TEST(RowPacker, IncompleteLastRowIsNeverEmitted) {
 
 TEST(RowPacker, RejectsMismatchedLengthsAndBadBounds) {
   RowPacker packer(4, kEos, 1, [](PackedRow&&) {});
-  EXPECT_THROW(packer.add("c", {1, 2}, {1}), std::invalid_argument);
-  EXPECT_THROW(RowPacker(0, kEos, 1, [](PackedRow&&) {}), std::invalid_argument);
-  EXPECT_THROW(RowPacker(4, kEos, 0, [](PackedRow&&) {}), std::invalid_argument);
+  EXPECT_THROW(packer.add("c", {1, 2}, {1}), BugError);
+  EXPECT_THROW(RowPacker(0, kEos, 1, [](PackedRow&&) {}), BugError);
+  EXPECT_THROW(RowPacker(4, kEos, 0, [](PackedRow&&) {}), BugError);
 }
 
 }  // namespace
