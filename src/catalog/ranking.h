@@ -19,9 +19,9 @@ struct CatalogRecipe {
 };
 
 /// The verified recipes of one (model, GPU type), best first: higher tokens/s per GPU ranks
-/// higher (seed 000: recipes rank within a model and GPU type by tokens/s per GPU, on any number
+/// higher (the submission guide: recipes rank within a model and GPU type by tokens/s per GPU, on any number
 /// of GPUs); ties go to the earlier measurement, then to the path, so the order is total.
-/// Unverified recipes are left out (seed 000: the catalog lists a recipe once every check passes).
+/// Unverified recipes are left out (the submission guide: the catalog lists a recipe once every check passes).
 std::vector<const CatalogRecipe*> rank_recipes(const std::vector<CatalogRecipe>& recipes,
                                                const std::string& model, const std::string& gpu_type);
 

@@ -191,7 +191,7 @@ ExportSource export_source_from_layout(const ModelShape& shape, const Model* mod
     source.settings_source =
         fmt::format("{}'s run command (a measured recipe of the same model; only the layout differs)", settings_path);
   } else {
-    // The catalog's Qwen3.5-122B-A10B recipes' optimizer and schedule (seed 003).
+    // The catalog's Qwen3.5-122B-A10B recipes' optimizer and schedule (recipes/qwen3.5-122b-a10b/h200/).
     add(source.training_arguments, "--optimizer", "adam");
     add(source.training_arguments, "--lr", "1e-5");
     add(source.training_arguments, "--lr-decay-style", "cosine");

@@ -78,7 +78,7 @@ std::optional<ExportSource> export_source_from_recipe(const Recipe& recipe, cons
 
 /// The source of a bare layout on `cluster` under `workload`. The training settings, env, patches
 /// and rows are `settings_recipe`'s (a catalog recipe of the same model) when given; else the
-/// catalog's Qwen3.5-122B-A10B recipes' optimizer and schedule (seed 003), said so in
+/// catalog's Qwen3.5-122B-A10B recipes' optimizer and schedule (recipes/qwen3.5-122b-a10b/h200/), said so in
 /// settings_source. `model` may be null for a bare Hugging Face config (then `shape` names it).
 /// The layout's dp and label are filled in (the caller has checked it is legal).
 ExportSource export_source_from_layout(const ModelShape& shape, const Model* model, const ClusterShape& cluster,
@@ -105,7 +105,7 @@ std::string shell_word(const std::string& word);
 /// `--flag value...` with each value through shell_word.
 std::string argument_text(const CommandArgument& argument);
 
-/// The layout's Megatron-LM arguments, in seed 003's order: TP, PP, CP, EP, ETP, virtual stages
+/// The layout's Megatron-LM arguments, in the Qwen3.5 recipes' order (recipes/qwen3.5-122b-a10b/h200/): TP, PP, CP, EP, ETP, virtual stages
 /// (--num-virtual-stages-per-pipeline-rank when vpp > 1), first/last stage layers for a
 /// layer_split, --sequence-parallel, recompute, offload, and the dispatcher for an MoE model.
 std::vector<CommandArgument> layout_arguments(const ExportSource& source);

@@ -1,4 +1,4 @@
-// A Megatron-Bridge recipe module (seed 004) for an export source.
+// A Megatron-Bridge recipe module (in the layout of NVIDIA-NeMo/Megatron-Bridge's src/megatron/bridge/recipes/) for an export source.
 #pragma once
 
 #include <string>
@@ -14,7 +14,7 @@ namespace openrecipes {
 std::string bridge_function_name(const std::string& model_name);
 
 /// A Python module holding one self-contained `def <model>_sft_config() -> ConfigContainer:`
-/// (seed 004): a docstring, `cfg = _sft_common()`, the model from AutoBridge with the source's
+/// (Megatron-Bridge's recipe layout, src/megatron/bridge/recipes/ in NVIDIA-NeMo/Megatron-Bridge): a docstring, `cfg = _sft_common()`, the model from AutoBridge with the source's
 /// Hugging Face repository, then every parallelism, recompute and dispatcher field, training
 /// (max_steps 20, global and micro batch, sequence length), optimizer and schedule, mixed
 /// precision and seed, and the recipe's other settings. Megatron-LM flags become config fields

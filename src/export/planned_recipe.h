@@ -1,5 +1,5 @@
 // A recipe YAML draft from the planner: the recipe file's fields in the template's order
-// (seed 000) with `status: planned`, the predictions, `result: null` and `correctness: null`.
+// (templates/submit.mustache) with `status: planned`, the predictions, `result: null` and `correctness: null`.
 #pragma once
 
 #include <string>

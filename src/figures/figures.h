@@ -1,5 +1,5 @@
 // The catalog's derived figures. Each formula lives here once; the validator, the site and the
-// planner all call these functions. Source of every formula: seed 000 (the submission guide).
+// planner all call these functions. Source of every formula: the submission guide (templates/submit.mustache) and the schema's descriptions (schema/recipe.schema.yaml).
 #pragma once
 
 #include <cstdint>
@@ -10,18 +10,18 @@
 namespace openrecipes {
 
 /// Data-parallel size: GPUs / (TP x PP x CP). Returns nullopt when the product does not divide
-/// the GPU count (or any size is below 1). Seed 000: `dp = gpu.count / (tp x pp x cp)`.
+/// the GPU count (or any size is below 1). The submission guide: `dp = gpu.count / (tp x pp x cp)`.
 std::optional<int> data_parallel_size(int gpus, int tp, int pp, int cp);
 
 /// Cost in USD per 1M tokens: rate (USD per GPU-hour) / (tokens/s per GPU x 3600 s/h) x 1e6.
-/// Unrounded; the catalog states it to the cent. Seed 000, `usd_per_million_tokens`.
+/// Unrounded; the catalog states it to the cent. schema/recipe.schema.yaml, `usd_per_million_tokens`.
 double usd_per_million_tokens(double usd_per_gpu_hour, double tokens_per_s_per_gpu);
 
 /// Model FLOPs utilization, a fraction of peak: 6 x N x (tokens/s per GPU) / peak FLOP/s, with
 /// N the active parameters per token. 6N FLOP per trained token (forward 2N + backward 4N) is the
 /// standard estimate of Kaplan et al. 2020 (arXiv:2001.08361) and the PaLM paper's MFU
 /// (arXiv:2204.02311, appendix B); attention FLOPs are left out. Unrounded; the catalog states it
-/// to 4 decimals. Seed 000, `mfu`.
+/// to 4 decimals. schema/recipe.schema.yaml, `mfu`.
 double model_flops_utilization(std::int64_t active_params, double tokens_per_s_per_gpu,
                                double peak_flop_per_s);
 
@@ -35,7 +35,7 @@ int node_count(int gpus, int per_node);
 double gpu_hours(int gpus, double seconds);
 
 /// Tokens in the scored window [first, last] (inclusive steps):
-/// (last - first + 1) x global batch (rows) x row tokens. Seed 000: 15 x 128 x 8,192 = 15,728,640.
+/// (last - first + 1) x global batch (rows) x row tokens. The submission guide: 15 x 128 x 8,192 = 15,728,640.
 std::int64_t window_tokens(int first_step, int last_step, std::int64_t global_batch,
                            std::int64_t row_tokens);
 

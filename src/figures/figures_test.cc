@@ -1,4 +1,4 @@
-// The figures against the seed documents' own numbers (seeds 002 and 003, issue 2's tiles).
+// The figures against the bundled recipes' own stated figures (recipes/).
 #include "figures/figures.h"
 
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@ namespace openrecipes {
 namespace {
 
 TEST(DataParallelSize, DividesGpusByModelParallelProduct) {
-  EXPECT_EQ(data_parallel_size(32, 1, 4, 1), 8);  // seed 003: TP1 PP4 on 32 GPUs
-  EXPECT_EQ(data_parallel_size(8, 1, 2, 1), 4);   // seed 002: TP1 PP2 on 8 GPUs
+  EXPECT_EQ(data_parallel_size(32, 1, 4, 1), 8);  // the Qwen3.5 recipes: TP1 PP4 on 32 GPUs
+  EXPECT_EQ(data_parallel_size(8, 1, 2, 1), 4);   // the gpt-oss recipe: TP1 PP2 on 8 GPUs
   EXPECT_EQ(data_parallel_size(64, 2, 2, 2), 8);
   EXPECT_FALSE(data_parallel_size(8, 3, 1, 1).has_value());
   EXPECT_FALSE(data_parallel_size(8, 0, 1, 1).has_value());
@@ -32,13 +32,13 @@ TEST(ModelFlopsUtilization, ReproducesSeedMfu) {
   EXPECT_DOUBLE_EQ(round_to(model_flops_utilization(9008136192, 2451.44, 989e12), 4), 0.1340);
   EXPECT_DOUBLE_EQ(round_to(model_flops_utilization(9008136192, 2366.73, 989e12), 4), 0.1293);
   EXPECT_DOUBLE_EQ(round_to(model_flops_utilization(9008136192, 2289.65, 989e12), 4), 0.1251);
-  // Another peak changes the answer: the seeds' values hold only at 989e12.
+  // Another peak changes the answer: the recipes' stated values hold only at 989e12.
   EXPECT_NE(round_to(model_flops_utilization(3607142400, 9448.16, 1979e12), 4), 0.2068);
 }
 
 TEST(WindowTokens, CountsInclusiveSteps) {
-  EXPECT_EQ(window_tokens(5, 19, 128, 8192), 15728640);  // seed 000
-  EXPECT_EQ(window_tokens(4, 13, 128, 8192), 10485760);  // seed 003, 14-step run
+  EXPECT_EQ(window_tokens(5, 19, 128, 8192), 15728640);  // the protocol: steps 5-19
+  EXPECT_EQ(window_tokens(4, 13, 128, 8192), 10485760);  // a 14-step run scored over steps 4-13
   EXPECT_EQ(window_tokens(0, 0, 1, 1), 1);
 }
 

@@ -1,5 +1,5 @@
 // Which layouts are legal: the one set of rules that `validate`, `plan`, `recommend` and `export`
-// all apply. Sources: Megatron-Core's parallel-state and argument checks, and seed 001's resizing
+// all apply. Sources: Megatron-Core's parallel-state and argument checks, and Megatron-Bridge's recipe guide's resizing
 // rules (TP divides the KV heads and stays within a node, SP when TP > 1, DP is implied).
 #pragma once
 

@@ -20,7 +20,7 @@ struct ClusterShape {
 /// Arithmetic precision of the linear layers.
 enum class Precision { kBf16, kFp8 };
 
-/// The training workload. Defaults are the protocol's (seed 000): 8,192-token rows, global batch
+/// The training workload. Defaults are the protocol's (the submission guide): 8,192-token rows, global batch
 /// 128 rows, BF16.
 struct PlanWorkload {
   std::int64_t row_tokens = kRowTokens;          ///< tokens per row (the sequence length)

@@ -136,7 +136,7 @@ std::vector<SettingOverride> overrides_between(const Recipe& base, const Layout&
 }
 
 // Resizes `base`'s layout to the request: the recipe's sizes, DP implied by the new GPU count.
-// A longer row keeps the recipe's tokens per GPU by raising CP (seed 001: configure CP for long
+// A longer row keeps the recipe's tokens per GPU by raising CP (Megatron-Bridge's recipe guide: configure CP for long
 // context); a dense model drops EP, ETP and the dispatcher.
 Layout resized_layout(const Recipe& base, const RecommendRequest& request) {
   Layout layout = base.layout;
@@ -176,7 +176,7 @@ std::vector<ResizeCheck> resize_checks(const RecommendRequest& request, const Re
   return checks;
 }
 
-// Seed 001's advice, as it applies to `rec`.
+// Megatron-Bridge's recipe advice, as it applies to `rec`.
 std::vector<std::string> recommendation_advice(const RecommendRequest& request, const Recommendation& rec) {
   std::vector<std::string> advice;
   advice.push_back(

@@ -1,5 +1,5 @@
 // `recommend`: the best measured catalog recipe for a model and GPU, else the nearest one, resized
-// to the requested GPUs by seed 001's rules, with every override classed (rules/arguments.yaml) and
+// to the requested GPUs by Megatron-Bridge's recipe-resizing rules, with every override classed (rules/arguments.yaml) and
 // the memory model's verdict.
 #pragma once
 
@@ -16,7 +16,7 @@
 
 namespace openrecipes {
 
-/// The training goal (seed 001: pretrain, SFT or PEFT). The catalog's recipes are SFT.
+/// The training goal (Megatron-Bridge's recipe goals: pretrain, SFT or PEFT). The catalog's recipes are SFT.
 enum class TrainingGoal { kSft, kPretrain, kPeft };
 
 /// What is asked for.

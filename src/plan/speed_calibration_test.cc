@@ -126,7 +126,7 @@ TEST(SpeedCalibration, CatalogRecipesRankInTheirMeasuredOrder) {
     EXPECT_TRUE(std::isfinite(r.leave_one_out_error)) << r.name;
     EXPECT_GT(r.leave_one_out_tokens_per_s_per_gpu, 0) << r.name;
   }
-  // Seed 003: 2-layer recompute units > 1-layer units (alltoall) > flex dispatcher.
+  // The Qwen3.5 recipes' measured order: 2-layer recompute units > 1-layer units (alltoall) > flex dispatcher.
   double rc2 = row(c, "ep8-rc2.yaml").fitted_tokens_per_s_per_gpu;
   double rc1 = row(c, "ep8.yaml").fitted_tokens_per_s_per_gpu;
   double flex = row(c, "ep8-flex.yaml").fitted_tokens_per_s_per_gpu;

@@ -1,5 +1,5 @@
 // Classes of differences and verdicts with the bundled rules: one case per class, unknown
-// arguments, component tests, and the seed 003 recipe pairs.
+// arguments, component tests, and the Qwen3.5 recipe pairs (recipes/qwen3.5-122b-a10b/h200/).
 #include "runs/argument_classifier.h"
 
 #include <gtest/gtest.h>
@@ -208,7 +208,7 @@ TEST(ArgumentClassifier, ValuesCompareAsNumbersWhenBothAreNumbers) {
   EXPECT_FALSE(same_value("", "0"));
 }
 
-// --- the seed 003 pairs ------------------------------------------------------------------------
+// --- the Qwen3.5 recipe pairs ------------------------------------------------------------------------
 
 Recipe bundled_recipe(const std::string& path) {
   Problems problems;

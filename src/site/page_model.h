@@ -25,7 +25,7 @@ std::string pair_page_path(const Model& model, const Gpu& gpu);
 /// GPU type of gpus.yaml ("—" where there is no verified recipe). `root` is "" (site top).
 nlohmann::json index_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes);
 
-/// The page of one (model, GPU type), as in seed 003: ranked table, a card per recipe, the
+/// The page of one (model, GPU type), as the committed site shows it (site/qwen3.5-122b-a10b/h200/): ranked table, a card per recipe, the
 /// authors' citations and the tiles of the model on other GPU types.
 nlohmann::json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes,
                          const Model& model, const Gpu& gpu, const SiteSettings& settings);

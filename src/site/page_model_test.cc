@@ -1,4 +1,4 @@
-// The page models of the bundled catalog, against what seed 003 shows.
+// The page models of the bundled catalog, against what the committed site shows.
 #include "site/page_model.h"
 
 #include <gtest/gtest.h>
