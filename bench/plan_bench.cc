@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "catalog/catalog_loader.h"
 #include "plan/catalog_measurements.h"
 #include "plan/layout_search.h"
-#include "catalog/catalog_loader.h"
 
 namespace openrecipes {
 namespace {

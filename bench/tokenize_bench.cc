@@ -22,9 +22,11 @@ int main(int argc, char** argv) {
   using Clock = std::chrono::steady_clock;
   auto t0 = Clock::now();
   openrecipes::Problems problems;
-  std::shared_ptr<const openrecipes::Tokenizer> tokenizer = openrecipes::Tokenizer::load(argv[1], problems);
+  std::shared_ptr<const openrecipes::Tokenizer> tokenizer =
+      openrecipes::Tokenizer::load(argv[1], problems);
   if (!tokenizer) {
-    std::fputs(openrecipes::render_problems(problems, openrecipes::OutputFormat::kText).c_str(), stderr);
+    std::fputs(openrecipes::render_problems(problems, openrecipes::OutputFormat::kText).c_str(),
+               stderr);
     return 1;
   }
   double load_s = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -45,12 +47,14 @@ int main(int argc, char** argv) {
   std::string packed(ids.size() * 4, '\0');
   for (std::size_t i = 0; i < ids.size(); ++i) {
     auto v = static_cast<std::uint32_t>(ids[i]);
-    for (int b = 0; b < 4; ++b) packed[i * 4 + static_cast<std::size_t>(b)] = static_cast<char>((v >> (8 * b)) & 0xFF);
+    for (int b = 0; b < 4; ++b)
+      packed[i * 4 + static_cast<std::size_t>(b)] = static_cast<char>((v >> (8 * b)) & 0xFF);
   }
   std::printf(
-      "{\"load_s\": %.4f, \"load_max_rss_mb\": %.1f, \"bytes\": %zu, \"tokens\": %zu, \"encode_s\": %.4f, "
+      "{\"load_s\": %.4f, \"load_max_rss_mb\": %.1f, \"bytes\": %zu, \"tokens\": %zu, "
+      "\"encode_s\": %.4f, "
       "\"mb_per_s\": %.3f, \"ids_sha256\": \"%s\"}\n",
-      load_s, load_rss_mb, text.size(), ids.size(), encode_s, static_cast<double>(text.size()) / 1e6 / encode_s,
-      openrecipes::sha256_hex(packed).c_str());
+      load_s, load_rss_mb, text.size(), ids.size(), encode_s,
+      static_cast<double>(text.size()) / 1e6 / encode_s, openrecipes::sha256_hex(packed).c_str());
   return 0;
 }

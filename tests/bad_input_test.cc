@@ -44,18 +44,17 @@ TEST_P(BadInputTest, IsReportedWithItsPosition) {
 
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, BadInputTest,
-    ::testing::Values(
-        BadInput{"malformed.yaml", "", "YAML syntax error", 4},
-        BadInput{"wrong_types.yaml", "gpu.count", "wrong type", 6},
-        BadInput{"missing_fields.yaml", "gpu.count", "missing required field", 3},
-        BadInput{"unknown_fields.yaml", "gpu.interconnect", "unknown field", 9},
-        BadInput{"duplicate_keys.yaml", "gpu.count", "duplicate key 'count'", 7},
-        BadInput{"alias_bomb.yaml", "a", "anchors", 2},
-        BadInput{"not_utf8.yaml", "", "not valid UTF-8: byte offset 51", 4},
-        BadInput{"empty.yaml", "", "empty", 1},
-        BadInput{"only_comment.yaml", "", "no YAML document", 1},
-        BadInput{"two_documents.yaml", "", "more than one YAML document", 2},
-        BadInput{"not_a_mapping.yaml", "", "wrong type", 1}),
+    ::testing::Values(BadInput{"malformed.yaml", "", "YAML syntax error", 4},
+                      BadInput{"wrong_types.yaml", "gpu.count", "wrong type", 6},
+                      BadInput{"missing_fields.yaml", "gpu.count", "missing required field", 3},
+                      BadInput{"unknown_fields.yaml", "gpu.interconnect", "unknown field", 9},
+                      BadInput{"duplicate_keys.yaml", "gpu.count", "duplicate key 'count'", 7},
+                      BadInput{"alias_bomb.yaml", "a", "anchors", 2},
+                      BadInput{"not_utf8.yaml", "", "not valid UTF-8: byte offset 51", 4},
+                      BadInput{"empty.yaml", "", "empty", 1},
+                      BadInput{"only_comment.yaml", "", "no YAML document", 1},
+                      BadInput{"two_documents.yaml", "", "more than one YAML document", 2},
+                      BadInput{"not_a_mapping.yaml", "", "wrong type", 1}),
     [](const auto& test) {
       std::string name = test.param.fixture.substr(0, test.param.fixture.find('.'));
       return name;

@@ -22,7 +22,8 @@ struct CliRun {
 };
 
 CliRun run(const std::string& arguments, const std::string& directory = testing::source_dir()) {
-  std::string command = "cd '" + directory + "' && '" OPENRECIPES_BINARY "' " + arguments + " 2>/dev/null";
+  std::string command =
+      "cd '" + directory + "' && '" OPENRECIPES_BINARY "' " + arguments + " 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   EXPECT_NE(pipe, nullptr);
   std::string output;
@@ -34,7 +35,8 @@ CliRun run(const std::string& arguments, const std::string& directory = testing:
 
 // Runs the binary as `run` does, keeping its stderr instead of its stdout (a command's errors).
 CliRun run_errors(const std::string& arguments) {
-  std::string command = "cd '" + testing::source_dir() + "' && '" OPENRECIPES_BINARY "' " + arguments + " 2>&1 >/dev/null";
+  std::string command = "cd '" + testing::source_dir() + "' && '" OPENRECIPES_BINARY "' " +
+                        arguments + " 2>&1 >/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   EXPECT_NE(pipe, nullptr);
   std::string output;
@@ -110,13 +112,15 @@ TEST(Cli, ProblemsPrintOnePerLineWithPositions) {
 TEST(Cli, RecipeFilesNotNamedYamlAreReportedNotSkipped) {
   fs::path root = copy_catalog("yml_file");
   fs::create_directories(root / "recipes/gpt-oss-20b/h200");
-  fs::copy_file(fs::path(testing::source_dir()) / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
-                root / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yml");
+  fs::copy_file(
+      fs::path(testing::source_dir()) / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
+      root / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yml");
   fs::create_symlink(root / "nowhere.yaml", root / "recipes/gpt-oss-20b/h200/dangling.yaml");
   CliRun result = run("--root '" + root.string() + "' validate", "/");
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.output.find("attune-tp1-pp2-ep4.yml:0:0: a recipe file must end in .yaml"),
-            std::string::npos) << result.output;
+            std::string::npos)
+      << result.output;
   EXPECT_NE(result.output.find("dangling.yaml:0:0: a link that leads nowhere"), std::string::npos)
       << result.output;
   fs::remove_all(root);
@@ -135,7 +139,8 @@ TEST(Cli, BuildRefusesAnInvalidCatalogAndKeepsTheOldSite) {
   fs::path root = copy_catalog("build_invalid");
   fs::create_directories(root / "recipes/gpt-oss-20b/h200");
   fs::path recipe = root / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
-  fs::copy_file(fs::path(testing::source_dir()) / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml", recipe);
+  fs::copy_file(
+      fs::path(testing::source_dir()) / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml", recipe);
   std::string quoted = "'" + root.string() + "'";
   ASSERT_EQ(run("--root " + quoted + " build", "/").exit_code, 0);
   auto page = [&] {
@@ -155,8 +160,9 @@ TEST(Cli, BuildRefusesAnInvalidCatalogAndKeepsTheOldSite) {
 TEST(Cli, BuildCheckListsStaleMissingAndExtraFiles) {
   fs::path root = copy_catalog("build_check");
   fs::create_directories(root / "recipes/gpt-oss-20b/h200");
-  fs::copy_file(fs::path(testing::source_dir()) / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
-                root / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml");
+  fs::copy_file(
+      fs::path(testing::source_dir()) / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
+      root / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml");
   std::string quoted = "'" + root.string() + "'";
   ASSERT_EQ(run("--root " + quoted + " build", "/").exit_code, 0);
   EXPECT_EQ(run("--root " + quoted + " build --check", "/").exit_code, 0);
@@ -165,8 +171,11 @@ TEST(Cli, BuildCheckListsStaleMissingAndExtraFiles) {
   std::ofstream(root / "site/stray.html") << "x";
   CliRun result = run("--root " + quoted + " build --check", "/");
   EXPECT_EQ(result.exit_code, 1);
-  auto shown = [&](const char* file) { return (root / "site" / file).lexically_relative("/").string(); };
-  EXPECT_NE(result.output.find("stale: " + shown("index.html")), std::string::npos) << result.output;
+  auto shown = [&](const char* file) {
+    return (root / "site" / file).lexically_relative("/").string();
+  };
+  EXPECT_NE(result.output.find("stale: " + shown("index.html")), std::string::npos)
+      << result.output;
   EXPECT_NE(result.output.find("missing: " + shown("fields.html")), std::string::npos);
   EXPECT_NE(result.output.find("extra: " + shown("stray.html")), std::string::npos);
   ASSERT_EQ(run("--root " + quoted + " build", "/").exit_code, 0);
@@ -178,7 +187,8 @@ TEST(Cli, BuildRefusesToReplaceAFolderItDidNotWrite) {
   fs::path root = copy_catalog("build_foreign");
   fs::create_directories(root / "notes");
   std::ofstream(root / "notes/keep.txt") << "mine";
-  CliRun result = run("--root '" + root.string() + "' build --out '" + (root / "notes").string() + "'", "/");
+  CliRun result =
+      run("--root '" + root.string() + "' build --out '" + (root / "notes").string() + "'", "/");
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_TRUE(fs::exists(root / "notes/keep.txt"));
   fs::remove_all(root);
@@ -200,16 +210,22 @@ TEST(Cli, BuildChecksSiteYamlAndTemplates) {
   std::ofstream(root / "site.yaml") << "repository_url: \"javascript:alert(1)//\"\nbranch: main\n";
   CliRun result = run("--root " + quoted + " build", "/");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find("site.yaml:1:1: repository_url: wrong format"), std::string::npos) << result.output;
-  fs::copy_file(fs::path(testing::source_dir()) / "site.yaml", root / "site.yaml", fs::copy_options::overwrite_existing);
+  EXPECT_NE(result.output.find("site.yaml:1:1: repository_url: wrong format"), std::string::npos)
+      << result.output;
+  fs::copy_file(fs::path(testing::source_dir()) / "site.yaml", root / "site.yaml",
+                fs::copy_options::overwrite_existing);
   fs::remove(root / "templates/_head.mustache");
   result = run("--root " + quoted + " build", "/");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find("includes '_head', which is not a partial template"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("includes '_head', which is not a partial template"),
+            std::string::npos)
+      << result.output;
   std::ofstream(root / "templates/_head.mustache") << "<!doctype html>\n<p>\n{{#open}}\n";
   result = run("--root " + quoted + " build", "/");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find("_head.mustache:3:1: the template does not parse"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("_head.mustache:3:1: the template does not parse"),
+            std::string::npos)
+      << result.output;
   EXPECT_FALSE(fs::exists(root / "site"));
   fs::remove_all(root);
 }
@@ -245,14 +261,18 @@ TEST(Cli, RowsBuildPrintsTheDatasetBlockAndVerifyChecksARecipe) {
   std::string tokenizer = testing::npm_tokenizer_path("tokenizer-gptoss");
   std::string build_args = "rows build --tokenizer '" + tokenizer +
                            "' --loss-mask gpt_oss --rows 8 --row-tokens 64 --name cli-rows "
-                           "tests/fixtures/rows/conversations.jsonl -o '" + dir + "/rows.parquet'";
+                           "tests/fixtures/rows/conversations.jsonl -o '" +
+                           dir + "/rows.parquet'";
   CliRun built = run(build_args);
   ASSERT_EQ(built.exit_code, 0);
   std::smatch sha;
-  ASSERT_TRUE(std::regex_search(built.output, sha, std::regex("\n    rows_sha256: ([0-9a-f]{64})\n    build:\n")))
+  ASSERT_TRUE(std::regex_search(built.output, sha,
+                                std::regex("\n    rows_sha256: ([0-9a-f]{64})\n    build:\n")))
       << built.output;
-  EXPECT_NE(built.output.find("\n      rows: 8\n      row_tokens: 64\n      padding_tokens: 0\n      seed: 42\n"),
-            std::string::npos) << built.output;
+  EXPECT_NE(built.output.find(
+                "\n      rows: 8\n      row_tokens: 64\n      padding_tokens: 0\n      seed: 42\n"),
+            std::string::npos)
+      << built.output;
 
   CliRun verified = run("rows verify '" + dir + "/rows.parquet' --format json");
   EXPECT_EQ(verified.exit_code, 0);
@@ -261,38 +281,52 @@ TEST(Cli, RowsBuildPrintsTheDatasetBlockAndVerifyChecksARecipe) {
   EXPECT_EQ(summary["rows"], 8);
   EXPECT_EQ(summary["build"]["name"], "cli-rows");
 
-  CliRun against = run("rows verify '" + dir + "/rows.parquet' --recipe recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml");
+  CliRun against = run("rows verify '" + dir +
+                       "/rows.parquet' --recipe recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml");
   EXPECT_EQ(against.exit_code, 1);
-  EXPECT_NE(against.output.find("attune-tp1-pp2-ep4.yaml:43:7: workload.dataset.build.rows: does not match the rows "
-                                "file (expected 8, found 6400)"),
-            std::string::npos) << against.output;
+  EXPECT_NE(
+      against.output.find(
+          "attune-tp1-pp2-ep4.yaml:43:7: workload.dataset.build.rows: does not match the rows "
+          "file (expected 8, found 6400)"),
+      std::string::npos)
+      << against.output;
 
   EXPECT_EQ(run("rows verify '" + dir + "/missing.parquet'").exit_code, 1);
   EXPECT_EQ(run("rows verify tests/fixtures/rows/conversations.jsonl").exit_code, 1);
-  EXPECT_EQ(run("rows build --loss-mask gpt_oss --name x conversations.jsonl -o x.parquet").exit_code, 2);
+  EXPECT_EQ(
+      run("rows build --loss-mask gpt_oss --name x conversations.jsonl -o x.parquet").exit_code, 2);
   EXPECT_EQ(run(testing::replace_all(build_args, "--rows 8", "--rows 0")).exit_code, 2);
   EXPECT_EQ(run(testing::replace_all(build_args, "gpt_oss", "llama")).exit_code, 2);
   EXPECT_EQ(run("rows").exit_code, 2);
   EXPECT_EQ(run("rows frob").exit_code, 2);
-  EXPECT_EQ(run(testing::replace_all(build_args, "--rows 8", "--rows 010")).exit_code, 2);  // not octal 8
+  EXPECT_EQ(run(testing::replace_all(build_args, "--rows 8", "--rows 010")).exit_code,
+            2);  // not octal 8
   EXPECT_EQ(run(build_args + " --seed 0x2A").exit_code, 2);
   EXPECT_EQ(run(build_args + " --eos ''").exit_code, 2);
 }
 
 TEST(Cli, ScorePrintsTheResultBlockAndChecksTheRecipe) {
   const std::string log = "tests/fixtures/logs/megatron_lm_gpt_oss_20b_8xh200.log";
-  CliRun scored = run("score " + log + " --recipe recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml");
+  CliRun scored =
+      run("score " + log + " --recipe recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml");
   EXPECT_EQ(scored.exit_code, 0) << scored.output;
-  EXPECT_NE(scored.output.find("result:\n  tokens_per_s_per_gpu: 9448.16\n  usd_per_million_tokens: 0.23\n"
-                               "  step_time_cv_percent: 3.99\n  mfu: 0.2068\n"),
-            std::string::npos) << scored.output;
+  EXPECT_NE(scored.output.find(
+                "result:\n  tokens_per_s_per_gpu: 9448.16\n  usd_per_million_tokens: 0.23\n"
+                "  step_time_cv_percent: 3.99\n  mfu: 0.2068\n"),
+            std::string::npos)
+      << scored.output;
   // The same log against another recipe: every stated figure it does not give is named.
-  CliRun other = run("score " + log + " --recipe recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml");
+  CliRun other =
+      run("score " + log + " --recipe recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml");
   EXPECT_EQ(other.exit_code, 1);
-  EXPECT_NE(other.output.find("attune-tp1-pp4-ep8-flex.yaml:76:3: result.tokens_per_s_per_gpu: does not match the "
-                              "log's score (expected 2362.04"),
-            std::string::npos) << other.output;
-  nlohmann::json json = nlohmann::json::parse(run("score " + log + " --gpus 8 --format json").output);
+  EXPECT_NE(
+      other.output.find(
+          "attune-tp1-pp4-ep8-flex.yaml:76:3: result.tokens_per_s_per_gpu: does not match the "
+          "log's score (expected 2362.04"),
+      std::string::npos)
+      << other.output;
+  nlohmann::json json =
+      nlohmann::json::parse(run("score " + log + " --gpus 8 --format json").output);
   EXPECT_NEAR(json["result"]["tokens_per_s_per_gpu"].get<double>(), 9448.16, 0.005);
   EXPECT_TRUE(json["result"]["mfu"].is_null());
   EXPECT_EQ(run("score " + log).exit_code, 2);  // no GPU count
@@ -305,8 +339,9 @@ TEST(Cli, ScoreWithFormatJsonPrintsABadLogAsAJsonProblemArray) {
   fs::path dir = fs::path(::testing::TempDir()) / "score_bad_log";
   fs::create_directories(dir);
   std::string log = (dir / "cut.log").string();
-  std::ofstream(log) << " iteration 1/ 20 | elapsed time per iteration (ms): 5000.0 | lm loss: 2.0 |\n"
-                        " iteration 2/ 20 | elapsed time per iteration (ms): 5000.0 | lm loss:";
+  std::ofstream(log)
+      << " iteration 1/ 20 | elapsed time per iteration (ms): 5000.0 | lm loss: 2.0 |\n"
+         " iteration 2/ 20 | elapsed time per iteration (ms): 5000.0 | lm loss:";
   CliRun json = run_errors("score '" + log + "' --gpus 8 --format json");
   EXPECT_EQ(json.exit_code, 1);
   nlohmann::json problems = nlohmann::json::parse(json.output);
@@ -323,8 +358,9 @@ TEST(Cli, ScoreWithFormatJsonPrintsABadLogAsAJsonProblemArray) {
   CliRun converge = run_errors("converge '" + log + "' '" + log + "' --format json");
   EXPECT_EQ(converge.exit_code, 1);
   EXPECT_EQ(nlohmann::json::parse(converge.output)[0]["file"], log) << converge.output;
-  CliRun check = run_errors("check recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml --candidate-log '" + log +
-                            "' --reference-log '" + log + "' --format json");
+  CliRun check =
+      run_errors("check recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml --candidate-log '" + log +
+                 "' --reference-log '" + log + "' --format json");
   EXPECT_EQ(check.exit_code, 1);
   EXPECT_EQ(nlohmann::json::parse(check.output)[0]["rule"], "log.number") << check.output;
   // A rows file that is not there: one problem, as JSON with --format json.
@@ -335,17 +371,22 @@ TEST(Cli, ScoreWithFormatJsonPrintsABadLogAsAJsonProblemArray) {
 
 TEST(Cli, ConvergeComparesTwoRunsAndFailsOnADifference) {
   const std::string candidate = "tests/fixtures/logs/megatron_lm_gpt_oss_20b_8xh200.log";
-  CliRun pass = run("converge " + candidate + " tests/fixtures/logs/megatron_lm_gpt_oss_20b_reference_arm.log");
+  CliRun pass = run("converge " + candidate +
+                    " tests/fixtures/logs/megatron_lm_gpt_oss_20b_reference_arm.log");
   EXPECT_EQ(pass.exit_code, 0) << pass.output;
-  EXPECT_NE(pass.output.find("  convergence:\n    steps: 20\n    result: pass\n"), std::string::npos) << pass.output;
-  CliRun fail = run("converge " + candidate + " tests/fixtures/logs/slime_qwen35_122b_flex_32xh200.log --format json");
+  EXPECT_NE(pass.output.find("  convergence:\n    steps: 20\n    result: pass\n"),
+            std::string::npos)
+      << pass.output;
+  CliRun fail = run("converge " + candidate +
+                    " tests/fixtures/logs/slime_qwen35_122b_flex_32xh200.log --format json");
   EXPECT_EQ(fail.exit_code, 1);
   EXPECT_EQ(nlohmann::json::parse(fail.output)["result"], "fail");
   EXPECT_EQ(run("converge " + candidate + " no/such.log").exit_code, 1);
   EXPECT_EQ(run("converge " + candidate + " " + candidate + " --min-correlation 2").exit_code, 2);
-  for (const char* flag : {"--min-correlation", "--final-loss-tolerance", "--max-outlier-ratio", "--outlier-sigmas",
-                           "--high-loss-tolerance", "--skip-first"}) {
-    EXPECT_EQ(run("converge " + candidate + " " + candidate + " " + flag + " nan").exit_code, 2) << flag;
+  for (const char* flag : {"--min-correlation", "--final-loss-tolerance", "--max-outlier-ratio",
+                           "--outlier-sigmas", "--high-loss-tolerance", "--skip-first"}) {
+    EXPECT_EQ(run("converge " + candidate + " " + candidate + " " + flag + " nan").exit_code, 2)
+        << flag;
   }
 }
 
@@ -353,11 +394,15 @@ TEST(Cli, CheckComposesTheCorrectnessBlock) {
   const std::string qwen = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8";
   CliRun flex = run("check " + qwen + "-flex.yaml --reference " + qwen + ".yaml");
   EXPECT_EQ(flex.exit_code, 0) << flex.output;
-  EXPECT_NE(flex.output.find("configuration    pass  recomputed  same-math swaps covered by passed component tests: "
-                             "dispatcher"),
-            std::string::npos) << flex.output;
+  EXPECT_NE(
+      flex.output.find(
+          "configuration    pass  recomputed  same-math swaps covered by passed component tests: "
+          "dispatcher"),
+      std::string::npos)
+      << flex.output;
   EXPECT_NE(flex.output.find("correctness:\n  result: pass\n"), std::string::npos);
-  // The other way round, the base recipe swaps the dispatcher back with no component test of its own.
+  // The other way round, the base recipe swaps the dispatcher back with no component test of its
+  // own.
   CliRun base = run("check " + qwen + ".yaml --reference " + qwen + "-flex.yaml --format json");
   EXPECT_EQ(base.exit_code, 1);
   nlohmann::json parsed = nlohmann::json::parse(base.output);
@@ -367,21 +412,24 @@ TEST(Cli, CheckComposesTheCorrectnessBlock) {
   // Convergence recomputed from the logs: a curve that is not the reference's fails the check.
   const std::string gpt = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
   const std::string logs = "tests/fixtures/logs/";
-  CliRun converged = run("check " + gpt + " --candidate-log " + logs + "megatron_lm_gpt_oss_20b_8xh200.log --reference-log " +
-                         logs + "megatron_lm_gpt_oss_20b_reference_arm.log");
+  CliRun converged = run("check " + gpt + " --candidate-log " + logs +
+                         "megatron_lm_gpt_oss_20b_8xh200.log --reference-log " + logs +
+                         "megatron_lm_gpt_oss_20b_reference_arm.log");
   EXPECT_EQ(converged.exit_code, 0) << converged.output;
-  EXPECT_NE(converged.output.find("convergence      pass  recomputed"), std::string::npos) << converged.output;
-  CliRun diverged = run("check " + gpt + " --candidate-log " + logs + "megatron_lm_gpt_oss_20b_8xh200.log --reference-log " +
-                        logs + "slime_qwen35_122b_flex_32xh200.log");
+  EXPECT_NE(converged.output.find("convergence      pass  recomputed"), std::string::npos)
+      << converged.output;
+  CliRun diverged = run("check " + gpt + " --candidate-log " + logs +
+                        "megatron_lm_gpt_oss_20b_8xh200.log --reference-log " + logs +
+                        "slime_qwen35_122b_flex_32xh200.log");
   EXPECT_EQ(diverged.exit_code, 1);
   EXPECT_NE(diverged.output.find("  result: fail"), std::string::npos);
   EXPECT_EQ(run("check " + gpt + " --candidate-log x.log").exit_code, 2);
-  EXPECT_EQ(run("check " + gpt + " --reference " + logs + "megatron_lm_gpt_oss_20b_8xh200.log").exit_code, 1);
+  EXPECT_EQ(
+      run("check " + gpt + " --reference " + logs + "megatron_lm_gpt_oss_20b_8xh200.log").exit_code,
+      1);
 }
 
-TEST(Cli, UnknownCommandIsNamed) {
-  EXPECT_EQ(run("bogus").exit_code, 2);
-}
+TEST(Cli, UnknownCommandIsNamed) { EXPECT_EQ(run("bogus").exit_code, 2); }
 
 TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run("validate --format xml").exit_code, 2);
@@ -394,17 +442,20 @@ TEST(Cli, UsageErrorsExitTwo) {
 TEST(Cli, MissingFileExitsOne) {
   CliRun result = run("validate no/such.yaml");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find("no/such.yaml:0:0: no such file"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("no/such.yaml:0:0: no such file"), std::string::npos)
+      << result.output;
 }
 
 TEST(Cli, RecipeFiledUnderTheWrongModelFails) {
   fs::path root = copy_catalog("wrong_place");
   fs::create_directories(root / "recipes/qwen3.5-122b-a10b/h200");
-  fs::copy_file(fs::path(testing::source_dir()) / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
-                root / "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp2-ep4.yaml");
+  fs::copy_file(
+      fs::path(testing::source_dir()) / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
+      root / "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp2-ep4.yaml");
   CliRun result = run("--root '" + root.string() + "' validate", "/");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find("model: the file's path disagrees with its model"), std::string::npos)
+  EXPECT_NE(result.output.find("model: the file's path disagrees with its model"),
+            std::string::npos)
       << result.output;
   fs::remove_all(root);
 }
@@ -424,7 +475,8 @@ TEST(Cli, DuplicateGpuTypeIsReported) {
   std::string text = testing::read_source_file("gpus.yaml");
   std::size_t at = text.find("  - type: H200");
   std::string entry = text.substr(at, text.find("  - type: B200") - at);
-  std::ofstream(root / "gpus.yaml", std::ios::app) << testing::replace_all(entry, "slug: h200", "slug: h200b");
+  std::ofstream(root / "gpus.yaml", std::ios::app)
+      << testing::replace_all(entry, "slug: h200", "slug: h200b");
   CliRun result = run("--root '" + root.string() + "' validate", "/");
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.output.find("gpus[3].type: appears twice"), std::string::npos) << result.output;
@@ -435,12 +487,16 @@ TEST(Cli, ClassifyClassesTheSeedPairsAndFailsUnknownArguments) {
   const std::string base = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml";
   CliRun flex = run("classify recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml " + base);
   EXPECT_EQ(flex.exit_code, 0) << flex.output;
-  EXPECT_TRUE(std::regex_search(flex.output, std::regex("same-math swap +moe_token_dispatcher_type +\\(absent\\) +flex")))
+  EXPECT_TRUE(std::regex_search(
+      flex.output, std::regex("same-math swap +moe_token_dispatcher_type +\\(absent\\) +flex")))
       << flex.output;
-  EXPECT_NE(flex.output.find("verdict         same-math swaps covered by passed component tests: dispatcher\n"),
-            std::string::npos) << flex.output;
+  EXPECT_NE(flex.output.find(
+                "verdict         same-math swaps covered by passed component tests: dispatcher\n"),
+            std::string::npos)
+      << flex.output;
 
-  CliRun rc2 = run("classify --format json recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml " + base);
+  CliRun rc2 = run(
+      "classify --format json recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml " + base);
   EXPECT_EQ(rc2.exit_code, 0) << rc2.output;
   nlohmann::json result = nlohmann::json::parse(rc2.output);
   EXPECT_EQ(result["verdict"]["id"], "execution_only");
@@ -455,8 +511,8 @@ TEST(Cli, ClassifyClassesTheSeedPairsAndFailsUnknownArguments) {
   EXPECT_EQ(run_length["candidate"], "20");
   EXPECT_EQ(run_length["candidate_spelling"], "--num-rollout");
   EXPECT_EQ(run_length["reference_line"], 136);  // the line in the recipe file
-  for (const char* key : {"class", "kind", "name", "rule", "reference", "candidate", "reference_line",
-                          "candidate_line", "reason"}) {
+  for (const char* key : {"class", "kind", "name", "rule", "reference", "candidate",
+                          "reference_line", "candidate_line", "reason"}) {
     EXPECT_TRUE(run_length.contains(key)) << key;
   }
   EXPECT_TRUE(result["component_tests"].is_array());
@@ -464,9 +520,12 @@ TEST(Cli, ClassifyClassesTheSeedPairsAndFailsUnknownArguments) {
 
   // A command file with an argument no rule knows fails; so does a bare command's untested swap.
   fs::path dir = testing::fresh_dir("classify");
-  std::ofstream(dir / "reference.sh") << "python3 train.py --tensor-model-parallel-size 2 --seed 1\n";
-  std::ofstream(dir / "unknown.sh") << "python3 train.py --tensor-model-parallel-size 4 --seed 1 --made-up 3\n";
-  std::ofstream(dir / "swap.sh") << "python3 train.py --tensor-model-parallel-size 2 --seed 1 --attention-backend fused\n";
+  std::ofstream(dir / "reference.sh")
+      << "python3 train.py --tensor-model-parallel-size 2 --seed 1\n";
+  std::ofstream(dir / "unknown.sh")
+      << "python3 train.py --tensor-model-parallel-size 4 --seed 1 --made-up 3\n";
+  std::ofstream(dir / "swap.sh")
+      << "python3 train.py --tensor-model-parallel-size 2 --seed 1 --attention-backend fused\n";
   CliRun unknown = run("classify --format json '" + (dir / "unknown.sh").string() + "' '" +
                        (dir / "reference.sh").string() + "'");
   EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
@@ -475,24 +534,31 @@ TEST(Cli, ClassifyClassesTheSeedPairsAndFailsUnknownArguments) {
   EXPECT_EQ(failed["verdict"]["passes"], false);
   EXPECT_EQ(failed["differences"][0]["class"], "unknown");
   EXPECT_EQ(failed["differences"][0]["rule"], nullptr);
-  CliRun swap = run("classify '" + (dir / "swap.sh").string() + "' '" + (dir / "reference.sh").string() + "'");
+  CliRun swap = run("classify '" + (dir / "swap.sh").string() + "' '" +
+                    (dir / "reference.sh").string() + "'");
   EXPECT_EQ(swap.exit_code, 1) << swap.output;
-  EXPECT_NE(swap.output.find("verdict         needs component tests: attention\n"), std::string::npos) << swap.output;
+  EXPECT_NE(swap.output.find("verdict         needs component tests: attention\n"),
+            std::string::npos)
+      << swap.output;
 
   // Usage errors exit 2; a missing file or a broken rules file exits 1 naming file and line.
   EXPECT_EQ(run("classify " + base).exit_code, 2);
   EXPECT_EQ(run("classify " + base + " " + base + " --format xml").exit_code, 2);
   CliRun missing = run("classify no/such.sh " + base);
   EXPECT_EQ(missing.exit_code, 1);
-  EXPECT_NE(missing.output.find("no/such.sh:0:0: no such file"), std::string::npos) << missing.output;
+  EXPECT_NE(missing.output.find("no/such.sh:0:0: no such file"), std::string::npos)
+      << missing.output;
   fs::path root = copy_catalog("classify_rules");
   fs::create_directories(root / "rules");
-  std::ofstream(root / "rules/arguments.yaml") << "arguments:\n- name: seed\n  class: sometimes\n"
-                                                  "  spellings: [--seed]\n  reason: seed\nenvironment: []\n";
-  CliRun broken = run("classify '" + (dir / "unknown.sh").string() + "' '" + (dir / "reference.sh").string() + "'",
-                      root.string());
+  std::ofstream(root / "rules/arguments.yaml")
+      << "arguments:\n- name: seed\n  class: sometimes\n"
+         "  spellings: [--seed]\n  reason: seed\nenvironment: []\n";
+  CliRun broken = run(
+      "classify '" + (dir / "unknown.sh").string() + "' '" + (dir / "reference.sh").string() + "'",
+      root.string());
   EXPECT_EQ(broken.exit_code, 1);
-  EXPECT_NE(broken.output.find("rules/arguments.yaml:3:3: arguments[0].class:"), std::string::npos) << broken.output;
+  EXPECT_NE(broken.output.find("rules/arguments.yaml:3:3: arguments[0].class:"), std::string::npos)
+      << broken.output;
   fs::remove_all(root);
 }
 
@@ -509,8 +575,10 @@ TEST(Cli, ClassifyNamesMalformedOrMissingCommandsAndNotesTheOthers) {
   };
   CliRun unterminated = classify("unterminated.sh", reference);
   EXPECT_EQ(unterminated.exit_code, 1);
-  EXPECT_NE(unterminated.output.find("unterminated.sh:2:1: the \" quote opened here is never closed"),
-            std::string::npos) << unterminated.output;
+  EXPECT_NE(
+      unterminated.output.find("unterminated.sh:2:1: the \" quote opened here is never closed"),
+      std::string::npos)
+      << unterminated.output;
   CliRun empty = classify("empty.sh", reference);
   EXPECT_EQ(empty.exit_code, 1);
   EXPECT_NE(empty.output.find("empty.sh:0:0: no command found"), std::string::npos) << empty.output;
@@ -520,25 +588,30 @@ TEST(Cli, ClassifyNamesMalformedOrMissingCommandsAndNotesTheOthers) {
   EXPECT_EQ(binary.output.find("\xff"), std::string::npos);
   CliRun two = classify("two.sh", (dir / "ref.sh").string());
   EXPECT_EQ(two.exit_code, 1);
-  EXPECT_NE(two.output.find("several training commands (lines 1, 2)"), std::string::npos) << two.output;
+  EXPECT_NE(two.output.find("several training commands (lines 1, 2)"), std::string::npos)
+      << two.output;
   CliRun noted = classify("ref.sh", (dir / "ref.sh").string());
   EXPECT_EQ(noted.exit_code, 0) << noted.output;
-  EXPECT_NE(noted.output.find("candidate: compared the command at line 2"), std::string::npos) << noted.output;
+  EXPECT_NE(noted.output.find("candidate: compared the command at line 2"), std::string::npos)
+      << noted.output;
 }
 
 TEST(Cli, ClassifyComparesTheRecipesEnv) {
   const std::string reference = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml";
   fs::path dir = testing::fresh_dir("classify_env");
   std::string recipe = testing::read_source_file(reference);
-  std::string changed = testing::replace_all(recipe, "  TORCHINDUCTOR_COMPILE_THREADS: '1'\n",
-                                             "  TORCHINDUCTOR_COMPILE_THREADS: '1'\n  NCCL_ALGO: Tree\n");
-  changed = testing::replace_all(changed, "  CUDA_DEVICE_MAX_CONNECTIONS: '1'\n", "  CUDA_DEVICE_MAX_CONNECTIONS: '2'\n");
+  std::string changed =
+      testing::replace_all(recipe, "  TORCHINDUCTOR_COMPILE_THREADS: '1'\n",
+                           "  TORCHINDUCTOR_COMPILE_THREADS: '1'\n  NCCL_ALGO: Tree\n");
+  changed = testing::replace_all(changed, "  CUDA_DEVICE_MAX_CONNECTIONS: '1'\n",
+                                 "  CUDA_DEVICE_MAX_CONNECTIONS: '2'\n");
   ASSERT_NE(changed, recipe);
   std::ofstream(dir / "env.yaml") << changed;
   CliRun result = run("classify --format json '" + (dir / "env.yaml").string() + "' " + reference);
   nlohmann::json json = nlohmann::json::parse(result.output);
   bool algo = false;
-  for (const nlohmann::json& d : json["differences"]) algo |= d["name"] == "NCCL_ALGO" && d["candidate"] == "Tree";
+  for (const nlohmann::json& d : json["differences"])
+    algo |= d["name"] == "NCCL_ALGO" && d["candidate"] == "Tree";
   EXPECT_TRUE(algo) << result.output;
   bool conflict = false;
   for (const nlohmann::json& note : json["notes"])
@@ -548,7 +621,8 @@ TEST(Cli, ClassifyComparesTheRecipesEnv) {
 
 // The command's standard error (its standard output dropped) and exit code.
 CliRun run_for_errors(const std::string& arguments) {
-  std::string command = "cd '" + testing::source_dir() + "' && '" OPENRECIPES_BINARY "' " + arguments + " 2>&1 >/dev/null";
+  std::string command = "cd '" + testing::source_dir() + "' && '" OPENRECIPES_BINARY "' " +
+                        arguments + " 2>&1 >/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   EXPECT_NE(pipe, nullptr);
   std::string output;
@@ -561,16 +635,19 @@ CliRun run_for_errors(const std::string& arguments) {
 TEST(Cli, AnUnreadableFileIsAnIoErrorCaughtOnceInMain) {
   CliRun result = run_for_errors("tokenize --tokenizer /nonexistent/tokenizer.json abc");
   EXPECT_EQ(result.exit_code, 1) << result.output;
-  EXPECT_EQ(result.output.rfind("openrecipes tokenize: /nonexistent/tokenizer.json: ", 0), 0u) << result.output;
+  EXPECT_EQ(result.output.rfind("openrecipes tokenize: /nonexistent/tokenizer.json: ", 0), 0u)
+      << result.output;
   EXPECT_EQ(result.output.find("internal error"), std::string::npos) << result.output;
 }
 
 TEST(Cli, ABadTokenizerIsAProblemWithItsFieldPath) {
   CliRun text = run_for_errors("tokenize --tokenizer tests/fixtures/tokenizers/metaspace.json abc");
   EXPECT_EQ(text.exit_code, 1);
-  EXPECT_EQ(text.output, "tests/fixtures/tokenizers/metaspace.json:0:0: pre_tokenizer[0].type: unsupported "
-                         "pre-tokenizer 'Metaspace' (supported: Split, ByteLevel)\n");
-  CliRun json = run_for_errors("tokenize --format json --tokenizer tests/fixtures/tokenizers/metaspace.json abc");
+  EXPECT_EQ(text.output,
+            "tests/fixtures/tokenizers/metaspace.json:0:0: pre_tokenizer[0].type: unsupported "
+            "pre-tokenizer 'Metaspace' (supported: Split, ByteLevel)\n");
+  CliRun json = run_for_errors(
+      "tokenize --format json --tokenizer tests/fixtures/tokenizers/metaspace.json abc");
   EXPECT_EQ(json.exit_code, 1);
   nlohmann::json problems = nlohmann::json::parse(json.output);
   ASSERT_TRUE(problems.is_array());
@@ -580,10 +657,13 @@ TEST(Cli, ABadTokenizerIsAProblemWithItsFieldPath) {
 }
 
 TEST(Cli, ErrorsParseAsJsonWithFormatJson) {
-  for (const char* command : {"render --format json --loss-mask gpt_oss --tokenizer tests/fixtures/tokenizers/lowercase.json x.json",
-                              "render --format json --loss-mask gpt_oss --tokenizer /nonexistent.json x.json"}) {
+  for (const char* command :
+       {"render --format json --loss-mask gpt_oss --tokenizer "
+        "tests/fixtures/tokenizers/lowercase.json x.json",
+        "render --format json --loss-mask gpt_oss --tokenizer /nonexistent.json x.json"}) {
     CliRun result = run_for_errors(command);
-    if (std::string(command).find("nonexistent") != std::string::npos) {  // an IoError: a sentence, not problems
+    if (std::string(command).find("nonexistent") !=
+        std::string::npos) {  // an IoError: a sentence, not problems
       EXPECT_EQ(result.exit_code, 1);
       EXPECT_EQ(result.output, "openrecipes render: /nonexistent.json: no such file\n");
       continue;

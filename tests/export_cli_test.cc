@@ -21,7 +21,8 @@ struct CliRun {
 };
 
 CliRun run(const std::string& arguments) {
-  std::string command = "cd '" + testing::source_dir() + "' && '" OPENRECIPES_BINARY "' " + arguments + " 2>&1";
+  std::string command =
+      "cd '" + testing::source_dir() + "' && '" OPENRECIPES_BINARY "' " + arguments + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   EXPECT_NE(pipe, nullptr);
   std::string output;
@@ -38,7 +39,8 @@ TEST(ExportCli, RecipeToEachFrameworkMatchesTheGoldenFiles) {
     CliRun result = run(std::string("export ") + kGptOss + " --to " + target);
     EXPECT_EQ(result.exit_code, 0) << result.output;
     std::string extension = std::string(target) == "megatron-bridge" ? ".py" : ".sh";
-    std::ifstream golden(testing::source_dir() + "/tests/golden/export/gpt-oss-20b_attune-tp1-pp2-ep4." + target +
+    std::ifstream golden(testing::source_dir() +
+                         "/tests/golden/export/gpt-oss-20b_attune-tp1-pp2-ep4." + target +
                          extension);
     std::ostringstream expected;
     expected << golden.rdbuf();
@@ -48,14 +50,16 @@ TEST(ExportCli, RecipeToEachFrameworkMatchesTheGoldenFiles) {
 
 TEST(ExportCli, LayoutGivesAPlannedDraftThatValidates) {
   fs::path out = fs::path(testing::fresh_dir("export_cli")) / "draft.yaml";
-  CliRun result = run("export --model gpt-oss-20b --gpu H200 --gpus 16 --layout 'TP1 PP2 EP8' --to slime -o '" +
-                      out.string() + "'");
+  CliRun result =
+      run("export --model gpt-oss-20b --gpu H200 --gpus 16 --layout 'TP1 PP2 EP8' --to slime -o '" +
+          out.string() + "'");
   ASSERT_EQ(result.exit_code, 0) << result.output;
   std::ifstream in(out);
   std::ostringstream text;
   text << in.rdbuf();
   EXPECT_NE(text.str().find("status: planned"), std::string::npos);
-  EXPECT_NE(text.str().find("source: openrecipes plan (calibrated speed model; not measured)"), std::string::npos);
+  EXPECT_NE(text.str().find("source: openrecipes plan (calibrated speed model; not measured)"),
+            std::string::npos);
   EXPECT_EQ(text.str().find("verified"), std::string::npos);
   CliRun validate = run("validate '" + out.string() + "'");
   EXPECT_EQ(validate.exit_code, 0) << validate.output;
@@ -65,14 +69,18 @@ TEST(ExportCli, LayoutGivesAPlannedDraftThatValidates) {
 }
 
 TEST(ExportCli, LayoutToBridgeSaysPlanned) {
-  CliRun result = run("export --model gpt-oss-20b --gpu H200 --gpus 16 --layout 'TP1 PP2 EP8' --to megatron-bridge");
+  CliRun result =
+      run("export --model gpt-oss-20b --gpu H200 --gpus 16 --layout 'TP1 PP2 EP8' --to "
+          "megatron-bridge");
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  EXPECT_NE(result.output.find("def gpt_oss_20b_sft_config() -> ConfigContainer:"), std::string::npos);
+  EXPECT_NE(result.output.find("def gpt_oss_20b_sft_config() -> ConfigContainer:"),
+            std::string::npos);
   EXPECT_NE(result.output.find("Planned, not measured"), std::string::npos);
 }
 
 TEST(ExportCli, IllegalLayoutNamesEachRule) {
-  CliRun result = run("export --model gpt-oss-20b --gpu H200 --gpus 16 --layout 'TP3 PP2 EP5' --to slime");
+  CliRun result =
+      run("export --model gpt-oss-20b --gpu H200 --gpus 16 --layout 'TP3 PP2 EP5' --to slime");
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_NE(result.output.find("mesh.tp_heads"), std::string::npos) << result.output;
   EXPECT_NE(result.output.find("mesh.ep"), std::string::npos) << result.output;

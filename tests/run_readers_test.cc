@@ -3,9 +3,8 @@
 // recipes' commands and a few tricky ones (Hydra overrides, quotes, `--arg=value`, arrays,
 // variables, repeated flags, helper commands). Classify's reading (read_training_command with the
 // catalog's rules/arguments.yaml) is the reference; each other use must find the same values.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <optional>
@@ -51,11 +50,15 @@ struct Setting {
 // a command setting the bundled values disagrees with it.
 const std::vector<Setting> kSettings = {
     {"layout.tp", {"--tensor-model-parallel-size", "model.tensor_model_parallel_size"}, true, "2"},
-    {"layout.pp", {"--pipeline-model-parallel-size", "model.pipeline_model_parallel_size"}, true,
+    {"layout.pp",
+     {"--pipeline-model-parallel-size", "model.pipeline_model_parallel_size"},
+     true,
      "4"},
     {"layout.cp", {"--context-parallel-size", "model.context_parallel_size"}, true, "1"},
     {"layout.ep", {"--expert-model-parallel-size", "model.expert_model_parallel_size"}, true, "2"},
-    {"layout.etp", {"--expert-tensor-parallel-size", "model.expert_tensor_parallel_size"}, true,
+    {"layout.etp",
+     {"--expert-tensor-parallel-size", "model.expert_tensor_parallel_size"},
+     true,
      "1"},
     {"layout.dispatcher",
      {"--moe-token-dispatcher-type", "model.moe_token_dispatcher_type"},
@@ -87,7 +90,8 @@ std::string recipe_text(const std::string& run) {
 }
 
 // What classify reads for a setting, under the rule's canonical name.
-const TrainingArgument* classify_reads(const TrainingCommand& command, const std::string& spelling) {
+const TrainingArgument* classify_reads(const TrainingCommand& command,
+                                       const std::string& spelling) {
   SpellingMatch match = catalog_rules().find_spelling(spelling);
   return command.find(match.rule ? match.rule->name : spelling);
 }
@@ -134,15 +138,16 @@ void expect_measure_agrees(const std::string& run, const TrainingCommand& comman
     const TrainingArgument& a = after.arguments[i];
     EXPECT_EQ(a.name, command.arguments[i].name) << forced.run;
     EXPECT_EQ(a.value, &command.arguments[i] == steps ? "20" : command.arguments[i].value)
-        << a.name << "\n" << forced.run;
+        << a.name << "\n"
+        << forced.run;
   }
 }
 
 void expect_export_agrees(const std::string& run, const TrainingCommand& command,
                           const Recipe& recipe) {
   Problems problems;
-  std::optional<ExportSource> source =
-      export_source_from_recipe(recipe, kRecipe, bundled_catalog().catalog, catalog_rules(), problems);
+  std::optional<ExportSource> source = export_source_from_recipe(
+      recipe, kRecipe, bundled_catalog().catalog, catalog_rules(), problems);
   ASSERT_TRUE(source) << render_problems(problems, OutputFormat::kText);
   std::vector<CommandArgument> all = source->training_arguments;
   all.insert(all.end(), source->other_arguments.begin(), source->other_arguments.end());
@@ -151,7 +156,8 @@ void expect_export_agrees(const std::string& run, const TrainingCommand& command
     const TrainingArgument* read = classify_reads(command, argument.flag);
     ASSERT_NE(read, nullptr) << argument.flag << "\n" << run;
     EXPECT_EQ(fmt::format("{}", fmt::join(argument.values, " ")), read->valued ? read->value : "")
-        << argument.flag << "\n" << run;
+        << argument.flag << "\n"
+        << run;
   }
 }
 
@@ -159,8 +165,7 @@ void expect_export_agrees(const std::string& run, const TrainingCommand& command
 void expect_one_reading(const std::string& run) {
   TrainingCommand command = read_training_command(run, catalog_rules());
   ASSERT_TRUE(command.problems.empty()) << run << describe(command.problems);
-  RecipeReport report =
-      validate_recipe_text(bundled_catalog(), kRecipe, kRecipe, recipe_text(run));
+  RecipeReport report = validate_recipe_text(bundled_catalog(), kRecipe, kRecipe, recipe_text(run));
   ASSERT_TRUE(report.recipe) << describe(report.problems);
   expect_validate_agrees(run, command, report.problems);
   expect_measure_agrees(run, command);
@@ -219,7 +224,8 @@ TEST(RunReaders, ValidateReportsARunNoShellReads) {
   RecipeReport report = validate_recipe_text(bundled_catalog(), kRecipe, kRecipe, recipe_text(run));
   const Problem* problem = nullptr;
   for (const Problem& p : report.problems) {
-    if (p.rule == "run.layout" && p.message.find("cannot be read") != std::string::npos) problem = &p;
+    if (p.rule == "run.layout" && p.message.find("cannot be read") != std::string::npos)
+      problem = &p;
   }
   ASSERT_NE(problem, nullptr) << describe(report.problems);
   EXPECT_NE(problem->message.find("never closed"), std::string::npos) << problem->message;

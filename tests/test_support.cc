@@ -1,9 +1,8 @@
 #include "test_support.h"
 
-#include <filesystem>
-
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 

@@ -14,6 +14,7 @@ inline constexpr std::size_t kMaxJsonDepth = 256;
 
 /// The byte offset where `text` first nests `[`/`{` deeper than `max_depth` (outside strings), or
 /// nullopt when it never does.
-std::optional<std::size_t> json_too_deep(std::string_view text, std::size_t max_depth = kMaxJsonDepth);
+std::optional<std::size_t> json_too_deep(std::string_view text,
+                                         std::size_t max_depth = kMaxJsonDepth);
 
 }  // namespace openrecipes

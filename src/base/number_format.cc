@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-
 namespace openrecipes {
 namespace {
 
@@ -29,7 +28,6 @@ bool equals_rounded(double stated, double exact, int decimals) {
   return std::fabs(stated - round_to(exact, decimals)) < 0.5 * std::pow(10.0, -decimals - 3);
 }
 
-
 std::string format_thousands(double value, int decimals) {
   std::string digits = fmt::format("{:.{}f}", std::fabs(round_to(value, decimals)), decimals);
   std::size_t point = digits.find('.');
@@ -41,7 +39,8 @@ std::string format_thousands(double value, int decimals) {
 
 std::string format_count(std::int64_t value) {
   // Exact for every int64 (a double would round counts above 2^53).
-  std::uint64_t magnitude = value < 0 ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
+  std::uint64_t magnitude =
+      value < 0 ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
   return (value < 0 ? "-" : "") + group_thousands(std::to_string(magnitude));
 }
 

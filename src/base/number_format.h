@@ -1,5 +1,5 @@
-// Figures as readers see them on the site, in the style of the committed site (site/): 2,451.4 tokens/s per GPU;
-// $0.90 per 1M tokens; MFU 13.4%; step-time CV 0.57%; N = 9,008,136,192.
+// Figures as readers see them on the site, in the style of the committed site (site/): 2,451.4
+// tokens/s per GPU; $0.90 per 1M tokens; MFU 13.4%; step-time CV 0.57%; N = 9,008,136,192.
 #pragma once
 
 #include <cstdint>

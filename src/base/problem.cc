@@ -14,7 +14,8 @@ std::string printable(const std::string& full) {
   std::string text = full;
   if (text.size() > kLongest) {
     std::size_t cut = kLongest;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // whole characters
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+      --cut;  // whole characters
     text = text.substr(0, cut) + fmt::format("... ({} bytes in all)", full.size());
   }
   std::string out;
@@ -32,9 +33,10 @@ std::string printable(const std::string& full) {
 
 std::string format_problem_line(const Problem& problem) {
   // A problem with no file (a command-line flag's value) has no position to print.
-  std::string out = problem.file.empty() ? std::string()
-                                         : fmt::format("{}:{}:{}: ", printable(problem.file), problem.position.line,
-                                                       problem.position.column);
+  std::string out = problem.file.empty()
+                        ? std::string()
+                        : fmt::format("{}:{}:{}: ", printable(problem.file), problem.position.line,
+                                      problem.position.column);
   if (!problem.field.empty()) out += printable(problem.field) + ": ";
   out += printable(problem.message);
   std::string expected = printable(problem.expected), found = printable(problem.found);
@@ -50,12 +52,18 @@ std::string format_problem_line(const Problem& problem) {
 
 nlohmann::json problem_to_json(const Problem& problem) {
   auto cut = [](const std::string& text) {
-    return text.size() > 4096 ? text.substr(0, 4096) + fmt::format("... ({} bytes in all)", text.size()) : text;
+    return text.size() > 4096
+               ? text.substr(0, 4096) + fmt::format("... ({} bytes in all)", text.size())
+               : text;
   };
-  return {{"file", problem.file},              {"line", problem.position.line},
-          {"column", problem.position.column}, {"field", cut(problem.field)},
-          {"rule", problem.rule},              {"message", cut(problem.message)},
-          {"expected", cut(problem.expected)}, {"found", cut(problem.found)}};
+  return {{"file", problem.file},
+          {"line", problem.position.line},
+          {"column", problem.position.column},
+          {"field", cut(problem.field)},
+          {"rule", problem.rule},
+          {"message", cut(problem.message)},
+          {"expected", cut(problem.expected)},
+          {"found", cut(problem.found)}};
 }
 
 std::string render_problems(const Problems& problems, OutputFormat format) {

@@ -1,10 +1,9 @@
 // A problem found in a catalog file: where it is, which field, what was expected and found.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace openrecipes {
 
@@ -17,10 +16,11 @@ struct SourcePosition {
 /// One problem with one field of one file. Printed as
 /// `file:line:col: field: message (expected X, found Y)`; the CLI decides the format.
 struct Problem {
-  std::string file;      ///< path as the user named it, or relative to the catalog root
+  std::string file;  ///< path as the user named it, or relative to the catalog root
   SourcePosition position;
-  std::string field;     ///< dotted field path, e.g. `layout.dp` or `result.window[1]`; empty for the file
-  std::string rule;      ///< stable id of the check that failed, e.g. `figures.mfu`, `schema`, `yaml`
+  std::string
+      field;  ///< dotted field path, e.g. `layout.dp` or `result.window[1]`; empty for the file
+  std::string rule;  ///< stable id of the check that failed, e.g. `figures.mfu`, `schema`, `yaml`
   std::string message;   ///< what is wrong, in words
   std::string expected;  ///< optional
   std::string found;     ///< optional

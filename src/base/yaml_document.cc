@@ -1,7 +1,5 @@
 #include "base/yaml_document.h"
 
-#include "base/source_text.h"
-
 #include <fmt/format.h>
 #include <utf8proc.h>
 #include <yaml-cpp/depthguard.h>
@@ -19,6 +17,8 @@
 #include <set>
 #include <sstream>
 
+#include "base/source_text.h"
+
 namespace openrecipes {
 namespace {
 
@@ -27,10 +27,12 @@ SourcePosition to_position(const SourceText& source, const YAML::Mark& mark) {
   return source.position(static_cast<std::size_t>(mark.pos));
 }
 
-// A character YAML 1.2 allows in a stream (c-printable, https://yaml.org/spec/1.2.2/#51-character-set).
+// A character YAML 1.2 allows in a stream (c-printable,
+// https://yaml.org/spec/1.2.2/#51-character-set).
 bool is_yaml_printable(std::int32_t c) {
   return c == 0x09 || c == 0x0A || c == 0x0D || (c >= 0x20 && c <= 0x7E) || c == 0x85 ||
-         (c >= 0xA0 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) || (c >= 0x10000 && c <= 0x10FFFF);
+         (c >= 0xA0 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) ||
+         (c >= 0x10000 && c <= 0x10FFFF);
 }
 
 // The offset just past the quoted scalar that opens at `open`, or npos when the file ends first.
@@ -78,8 +80,9 @@ class TreeBuilder : public YAML::EventHandler {
   }
 
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
-    throw StrictnessError{position(mark), current_path(),
-                          "YAML aliases (*name) are not allowed in catalog files; write the value out"};
+    throw StrictnessError{
+        position(mark), current_path(),
+        "YAML aliases (*name) are not allowed in catalog files; write the value out"};
   }
 
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
@@ -93,17 +96,19 @@ class TreeBuilder : public YAML::EventHandler {
     node.quoted = tag != "?";
     std::size_t offset = mark.pos < 0 ? text_.size() : static_cast<std::size_t>(mark.pos);
     node.style = offset < text_.size() ? text_[offset] : 0;
-    if ((node.style == '"' || node.style == '\'') && closing_quote(text_, offset) == std::string_view::npos) {
+    if ((node.style == '"' || node.style == '\'') &&
+        closing_quote(text_, offset) == std::string_view::npos) {
       throw StrictnessError{node.position, current_path(),
                             fmt::format("a {}-quoted string opens here and is never closed",
                                         node.style == '"' ? "double" : "single")};
     }
     for (unsigned char c : value) {
       if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
-        throw StrictnessError{node.position, current_path(),
-                              fmt::format("the string holds control character U+{:04X} (written as an "
-                                          "escape); catalog text may hold only tabs and line breaks",
-                                          static_cast<int>(c))};
+        throw StrictnessError{
+            node.position, current_path(),
+            fmt::format("the string holds control character U+{:04X} (written as an "
+                        "escape); catalog text may hold only tabs and line breaks",
+                        static_cast<int>(c))};
       }
     }
     complete(std::move(node));
@@ -145,8 +150,9 @@ class TreeBuilder : public YAML::EventHandler {
   // "?" is a plain node and "!" a quoted scalar; anything else was written as a tag.
   void refuse_tag(const YAML::Mark& mark, const std::string& tag) {
     if (tag == "?" || tag == "!") return;
-    throw StrictnessError{position(mark), current_path(),
-                          fmt::format("explicit YAML tag '{}' is not allowed in catalog files", tag)};
+    throw StrictnessError{
+        position(mark), current_path(),
+        fmt::format("explicit YAML tag '{}' is not allowed in catalog files", tag)};
   }
 
   void open(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
@@ -319,9 +325,10 @@ std::optional<std::string> read_text_file(const std::string& path, std::size_t m
   if (in.bad()) return fail("read error");
   if (text.size() > max_bytes) {
     std::uintmax_t size = fs::file_size(path, ec);
-    return fail(fmt::format("file is {} bytes; it may be at most {} bytes",
-                            ec ? std::string("more than " + std::to_string(max_bytes)) : std::to_string(size),
-                            max_bytes));
+    return fail(fmt::format(
+        "file is {} bytes; it may be at most {} bytes",
+        ec ? std::string("more than " + std::to_string(max_bytes)) : std::to_string(size),
+        max_bytes));
   }
   return text;
 }
@@ -336,19 +343,21 @@ std::optional<YamlDocument> parse_yaml(std::string_view text, const std::string&
   // Characters first: yaml-cpp would read other encodings and control bytes silently.
   for (std::size_t offset = 0; offset < text.size();) {
     utf8proc_int32_t codepoint = 0;
-    utf8proc_ssize_t length = utf8proc_iterate(
-        reinterpret_cast<const utf8proc_uint8_t*>(text.data() + offset),
-        static_cast<utf8proc_ssize_t>(text.size() - offset), &codepoint);
+    utf8proc_ssize_t length =
+        utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + offset),
+                         static_cast<utf8proc_ssize_t>(text.size() - offset), &codepoint);
     if (length < 0) {
       return fail(source.position(offset), "",
                   fmt::format("the file is not valid UTF-8: byte offset {} (0x{:02X})", offset,
                               static_cast<unsigned char>(text[offset])));
     }
     // Bidirectional overrides can make a reviewer read text that is not there (Trojan Source).
-    if ((codepoint >= 0x202A && codepoint <= 0x202E) || (codepoint >= 0x2066 && codepoint <= 0x2069)) {
-      return fail(source.position(offset), "",
-                  fmt::format("the file holds bidirectional control character U+{:04X} at byte offset {}",
-                              codepoint, offset));
+    if ((codepoint >= 0x202A && codepoint <= 0x202E) ||
+        (codepoint >= 0x2066 && codepoint <= 0x2069)) {
+      return fail(
+          source.position(offset), "",
+          fmt::format("the file holds bidirectional control character U+{:04X} at byte offset {}",
+                      codepoint, offset));
     }
     bool bom = codepoint == 0xFEFF && offset == 0;
     if (!bom && !is_yaml_printable(codepoint)) {
@@ -463,7 +472,8 @@ std::string describe_found(const YamlNode& node) {
   if (value.is_boolean()) return "boolean " + shown;
   if (value.is_number_integer()) return "integer " + shown;
   if (value.is_number()) return "number " + shown;
-  return "string " + nlohmann::json(shown).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return "string " +
+         nlohmann::json(shown).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace openrecipes

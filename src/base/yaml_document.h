@@ -3,12 +3,11 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "base/problem.h"
 
@@ -24,7 +23,8 @@ struct YamlNode {
   SourcePosition position;
   std::string scalar;
   bool quoted = false;
-  char style = 0;  ///< scalars: the first source character: '|' or '>' (block), '"' or '\'' (quoted)
+  char style =
+      0;  ///< scalars: the first source character: '|' or '>' (block), '"' or '\'' (quoted)
   std::vector<YamlNode> items;     ///< kSequence
   std::vector<YamlEntry> entries;  ///< kMapping, in file order
 

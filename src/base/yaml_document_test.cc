@@ -22,7 +22,8 @@ TEST(ParseYaml, KeepsPositionsOfEveryField) {
 TEST(ParseYaml, ResolvesScalarsByTheYaml12CoreSchema) {
   Problems problems;
   auto document = parse(
-      "i: 42\nf: 1.5e3\nb: true\nn: null\ne:\ns: '12.9'\nd: 2026-10-13\nno: no\nbig: 99999999999999999999\n",
+      "i: 42\nf: 1.5e3\nb: true\nn: null\ne:\ns: '12.9'\nd: 2026-10-13\nno: no\nbig: "
+      "99999999999999999999\n",
       problems);
   ASSERT_TRUE(document);
   nlohmann::json json = to_json(document->root);
@@ -106,7 +107,8 @@ TEST(ParseYaml, RejectsBidirectionalOverrides) {
 }
 
 TEST(ProblemLine, CutsVeryLongValues) {
-  Problem problem{"f.yaml", {1, 2}, "model", "catalog.model", "unknown", "", std::string(100000, 'x')};
+  Problem problem{
+      "f.yaml", {1, 2}, "model", "catalog.model", "unknown", "", std::string(100000, 'x')};
   std::string line = format_problem_line(problem);
   EXPECT_LT(line.size(), 400u);
   EXPECT_NE(line.find("(100000 bytes in all)"), std::string::npos);

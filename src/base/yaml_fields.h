@@ -19,7 +19,8 @@ std::string field_string(const YamlNode& node, std::string_view key, std::string
 std::optional<std::string> field_optional_string(const YamlNode& node, std::string_view key);
 /// The integer at `key`, or `fallback`.
 std::int64_t field_int(const YamlNode& node, std::string_view key, std::int64_t fallback = 0);
-/// The integer at `key` narrowed to int (schemas bound these fields far below INT_MAX), or `fallback`.
+/// The integer at `key` narrowed to int (schemas bound these fields far below INT_MAX), or
+/// `fallback`.
 int field_int32(const YamlNode& node, std::string_view key, int fallback = 0);
 /// The number at `key` (integer or float), or `fallback`.
 double field_number(const YamlNode& node, std::string_view key, double fallback = 0.0);

@@ -16,8 +16,10 @@ bool looks_typed_to_yaml_1_1(const std::string& text) {
     if (lower == word) return true;
   }
   char first = text.front();
-  bool numeric_start = std::isdigit(static_cast<unsigned char>(first)) || first == '+' || first == '-' || first == '.';
-  return numeric_start && text.find_first_not_of("0123456789abcdefABCDEFxXoO._:+-") == std::string::npos;
+  bool numeric_start = std::isdigit(static_cast<unsigned char>(first)) || first == '+' ||
+                       first == '-' || first == '.';
+  return numeric_start &&
+         text.find_first_not_of("0123456789abcdefABCDEFxXoO._:+-") == std::string::npos;
 }
 
 }  // namespace
@@ -26,11 +28,12 @@ std::string yaml_scalar(const std::string& text) {
   // Plain when the catalog's own strict reader gives the same string back (so `True`, `a: b` or
   // `#x` get quotes) and no YAML 1.1 reader would type it (`0x2A`, `yes`); otherwise a JSON
   // string, which is a valid YAML double-quoted scalar.
-  if (!text.empty() && text.find_first_of("\n\r\t\"'\\") == std::string::npos && text.front() != ' ' &&
-      text.back() != ' ' && !looks_typed_to_yaml_1_1(text)) {
+  if (!text.empty() && text.find_first_of("\n\r\t\"'\\") == std::string::npos &&
+      text.front() != ' ' && text.back() != ' ' && !looks_typed_to_yaml_1_1(text)) {
     Problems problems;
     std::optional<YamlDocument> document = parse_yaml("value: " + text + "\n", "", problems);
-    if (document && document->root.kind == YamlNode::Kind::kMapping && document->root.entries.size() == 1) {
+    if (document && document->root.kind == YamlNode::Kind::kMapping &&
+        document->root.entries.size() == 1) {
       nlohmann::json value = resolve_scalar(document->root.entries[0].value);
       if (value.is_string() && value.get<std::string>() == text) return text;
     }

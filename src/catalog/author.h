@@ -20,8 +20,8 @@ struct Author {
 /// Reads authors from authors.yaml's root node (already checked against authors.schema.yaml).
 std::vector<Author> authors_from_yaml(const YamlNode& root);
 
-/// The handle a recipe's file name must start with: the GitHub handle (lowercased) when given, else the
-/// handle authors.yaml lists for the name, else the name lowercased with runs of other
+/// The handle a recipe's file name must start with: the GitHub handle (lowercased) when given, else
+/// the handle authors.yaml lists for the name, else the name lowercased with runs of other
 /// characters turned into '-'.
 std::string author_handle(const std::string& github, const std::string& name,
                           const std::vector<Author>& authors);

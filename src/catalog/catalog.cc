@@ -45,8 +45,13 @@ std::optional<fs::path> find_catalog_root(const fs::path& start) {
 std::vector<std::string> list_recipe_files(const fs::path& root, Problems& problems) {
   std::vector<std::string> files;
   auto report = [&](const fs::path& path, std::string message) {
-    problems.push_back({path.lexically_relative(root).generic_string(), {0, 0}, "", "catalog.files",
-                        std::move(message), "", ""});
+    problems.push_back({path.lexically_relative(root).generic_string(),
+                        {0, 0},
+                        "",
+                        "catalog.files",
+                        std::move(message),
+                        "",
+                        ""});
   };
   std::error_code ec;
   fs::recursive_directory_iterator it(root / "recipes", ec), end;

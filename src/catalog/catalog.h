@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "base/problem.h"
 #include "catalog/author.h"
 #include "catalog/gpu.h"
 #include "catalog/model.h"
-#include "base/problem.h"
 
 namespace openrecipes {
 

@@ -13,8 +13,8 @@ namespace fs = std::filesystem;
 
 }  // namespace
 
-std::optional<YamlDocument> load_checked_file(const std::string& path, const std::string& schema_path,
-                                              Problems& problems) {
+std::optional<YamlDocument> load_checked_file(const std::string& path,
+                                              const std::string& schema_path, Problems& problems) {
   std::optional<SchemaChecker> schema = SchemaChecker::load(schema_path, problems);
   std::optional<std::string> text = read_text_file(path, kMaxCatalogFileBytes, problems);
   if (!schema || !text) return std::nullopt;
@@ -31,15 +31,17 @@ std::optional<YamlDocument> load_checked_file(const std::string& path, const std
 std::optional<YamlDocument> load_checked_catalog_file(const fs::path& root, const std::string& name,
                                                       Problems& problems) {
   std::string schema_name = name.substr(0, name.find('.')) + ".schema.yaml";
-  return load_checked_file((root / name).string(), (root / "schema" / schema_name).string(), problems);
+  return load_checked_file((root / name).string(), (root / "schema" / schema_name).string(),
+                           problems);
 }
 
 namespace {
 
 // Reports a repeated value of `field` among the list items at `list`.
 template <typename T>
-void check_unique(const YamlDocument& document, const std::string& list, const std::vector<T>& items,
-                  const std::string& field, std::string T::*member, Problems& problems) {
+void check_unique(const YamlDocument& document, const std::string& list,
+                  const std::vector<T>& items, const std::string& field, std::string T::*member,
+                  Problems& problems) {
   std::set<std::string> seen;
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (!seen.insert(items[i].*member).second) {
@@ -72,8 +74,8 @@ std::optional<LoadedCatalog> load_catalog(const fs::path& root, Problems& proble
   check_unique(*gpus, "gpus", catalog.gpus, "slug", &Gpu::slug, problems);
   check_unique(*authors, "authors", catalog.authors, "name", &Author::name, problems);
   for (Model& model : catalog.models) {
-    std::optional<ModelShape> shape =
-        model_shape_from_file((root / "models" / model.slug / "config.json").string(), model.name, problems);
+    std::optional<ModelShape> shape = model_shape_from_file(
+        (root / "models" / model.slug / "config.json").string(), model.name, problems);
     if (shape) {
       model.active_params = shape->active_params;
       model.shape = std::move(*shape);

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <optional>
 
-#include "catalog/catalog.h"
 #include "base/problem.h"
+#include "catalog/catalog.h"
 #include "catalog/schema_check.h"
 
 namespace openrecipes {
@@ -19,8 +19,8 @@ struct LoadedCatalog {
 /// Reads the YAML file at `path` strictly and checks it against the schema at `schema_path`.
 /// Returns nullopt, adding problems, when either is missing, is not valid YAML, or the file does
 /// not conform.
-std::optional<YamlDocument> load_checked_file(const std::string& path, const std::string& schema_path,
-                                              Problems& problems);
+std::optional<YamlDocument> load_checked_file(const std::string& path,
+                                              const std::string& schema_path, Problems& problems);
 
 /// Reads `<root>/<name>` (e.g. `site.yaml`) and checks it against
 /// `<root>/schema/<stem>.schema.yaml`. Returns nullopt, adding problems, when either is missing,
@@ -30,8 +30,9 @@ std::optional<YamlDocument> load_checked_catalog_file(const std::filesystem::pat
 
 /// Reads `<root>/models.yaml`, `gpus.yaml` and `authors.yaml`, checks each against
 /// `<root>/schema/<name>.schema.yaml`, checks that names and slugs are unique, counts each
-/// model's N from `<root>/models/<slug>/config.json`, and loads `schema/recipe.schema.yaml`. Returns nullopt, with problems naming file, line and field, when
-/// any of them is missing or invalid (recipes cannot be checked against a broken catalog).
+/// model's N from `<root>/models/<slug>/config.json`, and loads `schema/recipe.schema.yaml`.
+/// Returns nullopt, with problems naming file, line and field, when any of them is missing or
+/// invalid (recipes cannot be checked against a broken catalog).
 std::optional<LoadedCatalog> load_catalog(const std::filesystem::path& root, Problems& problems);
 
 }  // namespace openrecipes

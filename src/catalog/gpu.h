@@ -20,7 +20,8 @@ struct Gpu {
   std::string peak_fp8_source;
   double nvlink_gb_per_s = 0;  ///< GB/s (1e9 bytes/s) per GPU, one direction, within a node
   std::string nvlink_source;
-  double network_gb_per_s = 0;  ///< GB/s per GPU, one direction, between nodes (instance total / GPUs)
+  double network_gb_per_s =
+      0;  ///< GB/s per GPU, one direction, between nodes (instance total / GPUs)
   std::string network_source;
   int per_node = 0;
   std::string instance;

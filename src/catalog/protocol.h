@@ -1,7 +1,8 @@
 // The measurement protocol's fixed numbers, written once. schema/recipe.schema.yaml fixes the
 // workload (`workload.row_tokens` const 8192, `workload.global_batch` const 128) and states the
 // run (`result.steps_per_run`: 20, `result.window`: [5, 19], 0-based and inclusive);
-// docs/run-evidence.md scores and measures by them. Every reader, writer and check takes them from here.
+// docs/run-evidence.md scores and measures by them. Every reader, writer and check takes them from
+// here.
 #pragma once
 
 #include <cstdint>

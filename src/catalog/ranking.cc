@@ -11,7 +11,8 @@ std::string CatalogRecipe::stem() const {
 }
 
 std::vector<const CatalogRecipe*> rank_recipes(const std::vector<CatalogRecipe>& recipes,
-                                               const std::string& model, const std::string& gpu_type) {
+                                               const std::string& model,
+                                               const std::string& gpu_type) {
   std::vector<const CatalogRecipe*> ranked;
   for (const CatalogRecipe& entry : recipes) {
     if (entry.recipe.model == model && entry.recipe.gpu.type == gpu_type &&
@@ -21,9 +22,9 @@ std::vector<const CatalogRecipe*> rank_recipes(const std::vector<CatalogRecipe>&
   }
   std::sort(ranked.begin(), ranked.end(), [](const CatalogRecipe* a, const CatalogRecipe* b) {
     return std::make_tuple(-a->recipe.result.tokens_per_s_per_gpu, a->recipe.result.measured,
-                           a->catalog_path) < std::make_tuple(-b->recipe.result.tokens_per_s_per_gpu,
-                                                              b->recipe.result.measured,
-                                                              b->catalog_path);
+                           a->catalog_path) <
+           std::make_tuple(-b->recipe.result.tokens_per_s_per_gpu, b->recipe.result.measured,
+                           b->catalog_path);
   });
   return ranked;
 }

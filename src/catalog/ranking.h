@@ -19,10 +19,12 @@ struct CatalogRecipe {
 };
 
 /// The verified recipes of one (model, GPU type), best first: higher tokens/s per GPU ranks
-/// higher (the submission guide: recipes rank within a model and GPU type by tokens/s per GPU, on any number
-/// of GPUs); ties go to the earlier measurement, then to the path, so the order is total.
-/// Unverified recipes are left out (the submission guide: the catalog lists a recipe once every check passes).
+/// higher (the submission guide: recipes rank within a model and GPU type by tokens/s per GPU, on
+/// any number of GPUs); ties go to the earlier measurement, then to the path, so the order is
+/// total. Unverified recipes are left out (the submission guide: the catalog lists a recipe once
+/// every check passes).
 std::vector<const CatalogRecipe*> rank_recipes(const std::vector<CatalogRecipe>& recipes,
-                                               const std::string& model, const std::string& gpu_type);
+                                               const std::string& model,
+                                               const std::string& gpu_type);
 
 }  // namespace openrecipes

@@ -92,7 +92,8 @@ Correctness correctness_from_yaml(const YamlNode& n) {
   c.convergence.correlation = field_number(conv, "correlation");
   c.convergence.final_loss_difference = field_number(conv, "final_loss_difference");
   c.convergence.pointwise_failures = field_int32(conv, "pointwise_failures");
-  c.convergence.worst_step_tolerance_ratio = field_optional_number(conv, "worst_step_tolerance_ratio");
+  c.convergence.worst_step_tolerance_ratio =
+      field_optional_number(conv, "worst_step_tolerance_ratio");
   c.convergence.note = field_string(conv, "note");
   c.rules = field_string(n, "rules");
   return c;
@@ -126,12 +127,17 @@ Recipe recipe_from_yaml(const YamlNode& root) {
   d.license = field_string(dataset, "license");
   d.rows_sha256 = field_string(dataset, "rows_sha256");
   const YamlNode& build = mapping_or_empty(dataset, "build");
-  d.build = {field_string(build, "name"),          field_string(build, "tokenizer"),
-             field_string(build, "loss_mask"),     field_int(build, "rows"),
-             field_int(build, "row_tokens"),       field_int(build, "padding_tokens"),
-             field_int(build, "seed"),             field_string(build, "packing"),
+  d.build = {field_string(build, "name"),
+             field_string(build, "tokenizer"),
+             field_string(build, "loss_mask"),
+             field_int(build, "rows"),
+             field_int(build, "row_tokens"),
+             field_int(build, "padding_tokens"),
+             field_int(build, "seed"),
+             field_string(build, "packing"),
              field_optional_number(build, "supervised_token_ratio"),
-             field_string(build, "parquet_sha256"), field_int(build, "parquet_bytes"),
+             field_string(build, "parquet_sha256"),
+             field_int(build, "parquet_bytes"),
              field_string(build, "builder")};
 
   recipe.layout = layout_from_yaml(mapping_or_empty(root, "layout"));

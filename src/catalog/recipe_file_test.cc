@@ -14,8 +14,8 @@ using testing::describe;
 TEST(RecipeFile, ReadsABundledRecipeWithItsCatalog) {
   std::string root = testing::source_dir();
   Problems problems;
-  std::optional<RecipeFile> file = read_recipe_file(
-      root, root + "/recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml", problems);
+  std::optional<RecipeFile> file =
+      read_recipe_file(root, root + "/recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml", problems);
   ASSERT_TRUE(file) << describe(problems);
   EXPECT_EQ(file->recipe.model, "gpt-oss-20b");
   EXPECT_NE(file->catalog.catalog.find_model("gpt-oss-20b"), nullptr);

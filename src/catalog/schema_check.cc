@@ -1,14 +1,14 @@
 #include "catalog/schema_check.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
 #include <valijson/schema_parser.hpp>
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
-
-#include <algorithm>
-#include <set>
 
 namespace openrecipes {
 namespace {
@@ -22,7 +22,8 @@ struct Step {
 
 // valijson names the instance location as {"<root>", "[gpu]", "[0]", ...}; the document tells
 // whether a bracket is a key or an index.
-std::vector<Step> steps_from_context(const std::vector<std::string>& context, const YamlNode& root) {
+std::vector<Step> steps_from_context(const std::vector<std::string>& context,
+                                     const YamlNode& root) {
   std::vector<Step> steps;
   const YamlNode* node = &root;
   for (const std::string& part : context) {
@@ -57,7 +58,8 @@ const YamlNode* node_at(const YamlNode& root, const std::vector<Step>& steps) {
   const YamlNode* node = &root;
   for (const Step& step : steps) {
     if (step.is_index) {
-      if (node->kind != YamlNode::Kind::kSequence || step.index >= node->items.size()) return nullptr;
+      if (node->kind != YamlNode::Kind::kSequence || step.index >= node->items.size())
+        return nullptr;
       node = &node->items[step.index];
     } else {
       node = node->find(step.key);
@@ -140,7 +142,8 @@ std::string expected_pattern(const nlohmann::json& schema) {
 std::string short_description(const nlohmann::json& schema) {
   std::string text = schema.is_object() ? schema.value("description", std::string()) : "";
   std::size_t stop = text.find('\n');
-  for (std::size_t at = text.find(". "); at != std::string::npos && at < stop; at = text.find(". ", at + 1)) {
+  for (std::size_t at = text.find(". "); at != std::string::npos && at < stop;
+       at = text.find(". ", at + 1)) {
     bool abbreviation = (at >= 3 && text.compare(at - 3, 3, "e.g") == 0) ||
                         (at >= 3 && text.compare(at - 3, 3, "i.e") == 0);
     if (!abbreviation) {
@@ -162,10 +165,12 @@ nlohmann::json without_patterns(const nlohmann::json& schema, std::set<std::stri
     if (key == "pattern" && value.is_string()) {
       collect.insert(value.get<std::string>());
     } else if (key == "propertyNames") {
-      if (value.is_object() && value.contains("pattern")) collect.insert(value.at("pattern").get<std::string>());
+      if (value.is_object() && value.contains("pattern"))
+        collect.insert(value.at("pattern").get<std::string>());
     } else if (key == "properties" || key == "definitions" || key == "patternProperties") {
       nlohmann::json children = nlohmann::json::object();
-      for (const auto& [name, child] : value.items()) children[name] = without_patterns(child, collect);
+      for (const auto& [name, child] : value.items())
+        children[name] = without_patterns(child, collect);
       out[key] = children;
     } else if (key == "items" || key == "additionalProperties" || key == "not") {
       out[key] = without_patterns(value, collect);
@@ -209,7 +214,7 @@ void describe_missing(Problem& problem, const std::string& name, const std::stri
     type = child_resolved.at("const").dump();
   }
   std::string description = short_description(child);
-  problem.expected = type.empty() ? description
+  problem.expected = type.empty()          ? description
                      : description.empty() ? type
                                            : fmt::format("{} ({})", type, description);
   problem.found = "nothing";
@@ -316,7 +321,8 @@ std::optional<Problem> to_problem(const valijson::ValidationResults::Error& erro
     describe_missing(problem, quoted_name(text, kMissing), field, steps, schema_root);
   } else if (text.rfind(kUnknown, 0) == 0 && text.size() > kUnknown.size() + 1) {
     describe_unknown(problem, quoted_name(text, kUnknown), field, schema, document);
-  } else if (!describe_form(problem, text, schema, described) && !describe_bound(problem, text, schema, node)) {
+  } else if (!describe_form(problem, text, schema, described) &&
+             !describe_bound(problem, text, schema, node)) {
     problem.message = text;
     if (!problem.message.empty() && problem.message.back() == '.') problem.message.pop_back();
   }
@@ -336,7 +342,8 @@ std::optional<SchemaChecker> SchemaChecker::load(const std::string& path, Proble
   std::set<std::string> sources;
   nlohmann::json for_valijson = without_patterns(checker.json_, sources);
   for (const std::string& source : sources) {
-    std::optional<Pattern> pattern = Pattern::compile(source, {path, {1, 1}, "", "schema", "", "", ""}, problems);
+    std::optional<Pattern> pattern =
+        Pattern::compile(source, {path, {1, 1}, "", "schema", "", "", ""}, problems);
     if (!pattern) return std::nullopt;
     checker.patterns_.emplace(source, std::move(*pattern));
   }
@@ -347,8 +354,13 @@ std::optional<SchemaChecker> SchemaChecker::load(const std::string& path, Proble
     parser.populateSchema(adapter, *schema);
     checker.schema_ = std::move(schema);
   } catch (const std::exception& error) {
-    problems.push_back({path, {1, 1}, "", "schema", fmt::format("not a usable JSON Schema: {}",
-                                                               error.what()), "", ""});
+    problems.push_back({path,
+                        {1, 1},
+                        "",
+                        "schema",
+                        fmt::format("not a usable JSON Schema: {}", error.what()),
+                        "",
+                        ""});
     return std::nullopt;
   }
   return checker;
@@ -363,12 +375,16 @@ void SchemaChecker::check_patterns(const nlohmann::json& schema_node, const Yaml
                    const std::string& at_field, const std::string& what, const std::string& found) {
     Pattern::Result result = patterns_.at(pattern_source).search(text);
     if (result == Pattern::Result::kMatch) return;
-    Problem problem{document.file, document.position_of(at_field), at_field, "schema",
+    Problem problem{document.file,
+                    document.position_of(at_field),
+                    at_field,
+                    "schema",
                     result == Pattern::Result::kTooComplex
                         ? "the schema's pattern is too complex to check this value"
                         : "wrong format" + what,
                     expected_pattern(schema.contains("propertyNames") && what.size()
-                                         ? schema.at("propertyNames") : schema),
+                                         ? schema.at("propertyNames")
+                                         : schema),
                     found};
     problems.push_back(std::move(problem));
   };
@@ -386,9 +402,12 @@ void SchemaChecker::check_patterns(const nlohmann::json& schema_node, const Yaml
               " of a name", "'" + shown + "'");
       }
       if (schema.contains("properties") && schema.at("properties").contains(entry.key)) {
-        check_patterns(schema.at("properties").at(entry.key), entry.value, child_field, document, problems);
-      } else if (schema.contains("additionalProperties") && schema.at("additionalProperties").is_object()) {
-        check_patterns(schema.at("additionalProperties"), entry.value, child_field, document, problems);
+        check_patterns(schema.at("properties").at(entry.key), entry.value, child_field, document,
+                       problems);
+      } else if (schema.contains("additionalProperties") &&
+                 schema.at("additionalProperties").is_object()) {
+        check_patterns(schema.at("additionalProperties"), entry.value, child_field, document,
+                       problems);
       }
     }
   } else if (node.kind == YamlNode::Kind::kSequence && schema.contains("items")) {
@@ -408,7 +427,8 @@ Problems SchemaChecker::check(const YamlDocument& document) const {
 
   Problems all;
   std::set<std::pair<std::string, std::string>> seen;
-  std::set<std::string> wrong_type;  // a wrong type says it all; drop the same field's other findings
+  std::set<std::string>
+      wrong_type;  // a wrong type says it all; drop the same field's other findings
   valijson::ValidationResults::Error error;
   while (results.popError(error)) {
     std::optional<Problem> problem = to_problem(error, document, json_);
@@ -425,7 +445,8 @@ Problems SchemaChecker::check(const YamlDocument& document) const {
   }
   check_patterns(json_, document.root, "", document, problems);
   std::stable_sort(problems.begin(), problems.end(), [](const Problem& a, const Problem& b) {
-    return std::pair(a.position.line, a.position.column) < std::pair(b.position.line, b.position.column);
+    return std::pair(a.position.line, a.position.column) <
+           std::pair(b.position.line, b.position.column);
   });
   return problems;
 }

@@ -21,16 +21,37 @@ const std::string kGptOss = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
 // Only draft-07 keywords (and our x- extensions) may appear where a schema is expected: a stray
 // key there is almost always a description with an unquoted comma in a flow mapping.
 void expect_only_keywords(const nlohmann::json& schema, const std::string& where) {
-  static const std::set<std::string> kKeywords = {
-      "$schema", "$id", "$ref", "title", "description", "type", "properties", "required",
-      "additionalProperties", "items", "enum", "const", "pattern", "minimum", "maximum",
-      "exclusiveMinimum", "minItems", "maxItems", "minLength", "anyOf", "oneOf", "definitions",
-      "examples", "propertyNames", "x-cross-field-rules"};
+  static const std::set<std::string> kKeywords = {"$schema",
+                                                  "$id",
+                                                  "$ref",
+                                                  "title",
+                                                  "description",
+                                                  "type",
+                                                  "properties",
+                                                  "required",
+                                                  "additionalProperties",
+                                                  "items",
+                                                  "enum",
+                                                  "const",
+                                                  "pattern",
+                                                  "minimum",
+                                                  "maximum",
+                                                  "exclusiveMinimum",
+                                                  "minItems",
+                                                  "maxItems",
+                                                  "minLength",
+                                                  "anyOf",
+                                                  "oneOf",
+                                                  "definitions",
+                                                  "examples",
+                                                  "propertyNames",
+                                                  "x-cross-field-rules"};
   if (!schema.is_object()) return;
   for (const auto& [key, value] : schema.items()) {
     EXPECT_TRUE(kKeywords.count(key)) << where << ": '" << key << "' is not a schema keyword";
     if (key == "properties" || key == "definitions") {
-      for (const auto& [name, child] : value.items()) expect_only_keywords(child, where + "/" + name);
+      for (const auto& [name, child] : value.items())
+        expect_only_keywords(child, where + "/" + name);
     } else if (key == "items" || key == "additionalProperties" || key == "propertyNames") {
       expect_only_keywords(value, where + "/" + key);
     }
@@ -131,8 +152,8 @@ TEST(SchemaCheck, IntegersBeyondTheirRangeFailBeforeAnyNarrowing) {
 
 TEST(SchemaCheck, PatternsHoldOnVeryLongStrings) {
   // std::regex would overflow the stack here; the PCRE2 check just says no.
-  Problems problems = check_edited("patches/attune_gpt_oss_yarn.py",
-                                   "patches/" + std::string(200000, 'a') + " b");
+  Problems problems =
+      check_edited("patches/attune_gpt_oss_yarn.py", "patches/" + std::string(200000, 'a') + " b");
   ASSERT_EQ(problems.size(), 1u) << describe(problems);
   EXPECT_EQ(problems[0].field, "patches[0]");
   EXPECT_EQ(problems[0].message, "wrong format");
@@ -169,7 +190,8 @@ TEST(SchemaLoad, BrokenSchemasAreProblemsNotCrashes) {
 TEST(SchemaLoad, APathologicalPatternEndsQuickly) {
   Problems problems;
   auto checker = SchemaChecker::load(
-      write_schema("slow.yaml", "type: object\nproperties:\n  a: {type: string, pattern: '^(a*)*b$'}\n"),
+      write_schema("slow.yaml",
+                   "type: object\nproperties:\n  a: {type: string, pattern: '^(a*)*b$'}\n"),
       problems);
   ASSERT_TRUE(checker) << describe(problems);
   auto document = parse_yaml("a: " + std::string(5000, 'a') + "\n", "x.yaml", problems);

@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <memory>
 
-#include "params/active_params.h"
 #include "base/number_format.h"
-#include "cli/problem_output.h"
 #include "catalog/catalog_loader.h"
+#include "cli/problem_output.h"
+#include "params/active_params.h"
 
 namespace openrecipes::cli {
 namespace {
@@ -23,7 +23,8 @@ struct ActiveParamsOptions {
 void print_text(const std::string& source, const ActiveParamCount& count) {
   fmt::print("{} ({}): N = {} active parameters per token\n\n", source, count.model_type,
              format_count(count.active_params));
-  fmt::print("{:<17} {:>6} {:>15} {:>15}  {}\n", "component", "layers", "per layer", "total", "matrices");
+  fmt::print("{:<17} {:>6} {:>15} {:>15}  {}\n", "component", "layers", "per layer", "total",
+             "matrices");
   for (const ParamComponent& c : count.components) {
     fmt::print("{:<17} {:>6} {:>15} {:>15}  {}\n", c.name, c.layers, format_count(c.per_layer),
                format_count(c.total), c.detail);
@@ -35,11 +36,17 @@ void print_text(const std::string& source, const ActiveParamCount& count) {
 nlohmann::json to_json(const std::string& source, const ActiveParamCount& count) {
   nlohmann::json components = nlohmann::json::array();
   for (const ParamComponent& c : count.components) {
-    components.push_back({{"name", c.name}, {"layers", c.layers}, {"per_layer", c.per_layer},
-                          {"total", c.total}, {"detail", c.detail}});
+    components.push_back({{"name", c.name},
+                          {"layers", c.layers},
+                          {"per_layer", c.per_layer},
+                          {"total", c.total},
+                          {"detail", c.detail}});
   }
-  return {{"source", source}, {"model_type", count.model_type}, {"active_params", count.active_params},
-          {"components", components}, {"left_out", count.left_out}};
+  return {{"source", source},
+          {"model_type", count.model_type},
+          {"active_params", count.active_params},
+          {"components", components},
+          {"left_out", count.left_out}};
 }
 
 int run_active_params(const GlobalOptions& global, const ActiveParamsOptions& options) {
@@ -62,8 +69,10 @@ int run_active_params(const GlobalOptions& global, const ActiveParamsOptions& op
       std::vector<std::string> names;
       for (const Model& m : loaded->catalog.models) names.push_back(m.name);
       // An argument naming nothing is a usage error, as an unknown command is.
-      fmt::print(stderr, "openrecipes active-params: {} is neither a file nor a model in models.yaml ({})\n",
-                 options.target, fmt::join(names, ", "));
+      fmt::print(
+          stderr,
+          "openrecipes active-params: {} is neither a file nor a model in models.yaml ({})\n",
+          options.target, fmt::join(names, ", "));
       return kExitUsage;
     }
     path = (*root / "models" / model->slug / "config.json").string();
@@ -85,11 +94,14 @@ void add_active_params_command(CLI::App& app, const GlobalOptions& global, int& 
   auto options = std::make_shared<ActiveParamsOptions>();
   CLI::App* command = app.add_subcommand(
       "active-params", "Count N, the active parameters per token, from a Hugging Face config.json");
-  command->add_option("PATH|MODEL", options->target,
-                      "A config.json, a folder holding one, or a model of models.yaml (name or slug)")
+  command
+      ->add_option("PATH|MODEL", options->target,
+                   "A config.json, a folder holding one, or a model of models.yaml (name or slug)")
       ->required();
-  command->add_option("--format", options->format, "Output format, errors included")->check(CLI::IsMember({"text", "json"}));
-  command->callback([&global, &exit_code, options] { exit_code = run_active_params(global, *options); });
+  command->add_option("--format", options->format, "Output format, errors included")
+      ->check(CLI::IsMember({"text", "json"}));
+  command->callback(
+      [&global, &exit_code, options] { exit_code = run_active_params(global, *options); });
 }
 
 }  // namespace openrecipes::cli

@@ -24,8 +24,8 @@ struct BuildOptions {
 std::string shown(const fs::path& path) {
   std::error_code ec;
   fs::path relative = path.lexically_relative(fs::current_path(ec));
-  std::string text = relative.empty() || relative.native().rfind("..", 0) == 0 ? path.string()
-                                                                              : relative.string();
+  std::string text =
+      relative.empty() || relative.native().rfind("..", 0) == 0 ? path.string() : relative.string();
   return text == "." ? "./" : text + "/";
 }
 
@@ -40,8 +40,10 @@ std::string unsafe_out(const fs::path& root, const fs::path& out) {
     return end == folder.end();
   };
   if (inside(out, root)) return "it holds the catalog";
-  for (const char* folder : {"recipes", "models", "schema", "templates", "patches", "deps", "src", "tests"}) {
-    if (inside(root / folder, out)) return fmt::format("it is inside the catalog's {}/ folder", folder);
+  for (const char* folder :
+       {"recipes", "models", "schema", "templates", "patches", "deps", "src", "tests"}) {
+    if (inside(root / folder, out))
+      return fmt::format("it is inside the catalog's {}/ folder", folder);
   }
   return "";
 }
@@ -49,7 +51,8 @@ std::string unsafe_out(const fs::path& root, const fs::path& out) {
 int run_build(const GlobalOptions& global, const BuildOptions& options) {
   std::optional<fs::path> root = resolve_root(global);
   if (!root) return kExitUsage;
-  fs::path out = (options.out.empty() ? *root / "site" : fs::absolute(options.out)).lexically_normal();
+  fs::path out =
+      (options.out.empty() ? *root / "site" : fs::absolute(options.out)).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
   if (std::string why = unsafe_out(root->lexically_normal(), out); !why.empty()) {
     fmt::print(stderr, "openrecipes build: refusing --out {}: {}\n", out.string(), why);
@@ -61,7 +64,8 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
   CatalogCheck check = check_catalog(*root, {}, fs::current_path());
   print_problems(check.problems, format, stdout);
   if (format == OutputFormat::kText) {
-    fmt::print("{}, {}\n", plural(check.files_checked, "recipe"), plural(check.problems.size(), "problem"));
+    fmt::print("{}, {}\n", plural(check.files_checked, "recipe"),
+               plural(check.problems.size(), "problem"));
   }
   std::fflush(stdout);
   if (!check.problems.empty()) {
@@ -79,11 +83,13 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
                          : d.kind == SiteDifference::Kind::kMissing ? "missing"
                          : d.kind == SiteDifference::Kind::kExtra   ? "extra"
                                                                     : "unreadable";
-      fmt::print("{}: {}{}{}\n", kind, shown(out), d.path, d.reason.empty() ? "" : " (" + d.reason + ")");
+      fmt::print("{}: {}{}{}\n", kind, shown(out), d.path,
+                 d.reason.empty() ? "" : " (" + d.reason + ")");
     }
     if (!differences.empty()) {
       fmt::print("{} is not what a build would write ({} differ{}); run openrecipes build\n",
-                 shown(out), plural(differences.size(), "file"), differences.size() == 1 ? "s" : "");
+                 shown(out), plural(differences.size(), "file"),
+                 differences.size() == 1 ? "s" : "");
       return kExitProblems;
     }
     fmt::print("{} is up to date ({} files)\n", shown(out), files->size() + 1);
@@ -93,8 +99,9 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
   write_site_atomically(out, *files);  // an IoError ends in main: "openrecipes build: ..."
   fmt::print("Wrote {} to {}\n", plural(files->size() + 1, "file"), shown(out));
   bool default_out = out == (*root / "site").lexically_normal();
-  fmt::print("Read it: openrecipes serve{}, then open http://127.0.0.1:8000/ (or open {}index.html)\n",
-             default_out ? "" : " --dir " + shown(out), shown(out));
+  fmt::print(
+      "Read it: openrecipes serve{}, then open http://127.0.0.1:8000/ (or open {}index.html)\n",
+      default_out ? "" : " --dir " + shown(out), shown(out));
   return kExitOk;
 }
 
@@ -105,7 +112,9 @@ void add_build_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
   CLI::App* command = app.add_subcommand(
       "build", "Validate the catalog and render the static site (ranked pages per model and GPU)");
   command->add_option("--out", options->out, "Site folder (default: <root>/site)");
-  command->add_option("--format", options->format, "Format of the catalog's and the templates' problems")
+  command
+      ->add_option("--format", options->format,
+                   "Format of the catalog's and the templates' problems")
       ->check(CLI::IsMember({"text", "json"}));
   command->add_flag("--check", options->check,
                     "Write nothing; list every stale, missing or extra file and exit 1 if any");

@@ -33,8 +33,9 @@ std::optional<std::string> reference_command(const std::string& path, Problems& 
   if (!document) return std::nullopt;
   const YamlNode* run = document->root.find("run");
   if (!run || run->kind != YamlNode::Kind::kScalar) {
-    problems.push_back({path, document->position_of("run"), "run", "check.reference", "the reference recipe has no run command",
-                        "the command as run", "nothing"});
+    problems.push_back({path, document->position_of("run"), "run", "check.reference",
+                        "the reference recipe has no run command", "the command as run",
+                        "nothing"});
     return std::nullopt;
   }
   return run->scalar;
@@ -42,7 +43,8 @@ std::optional<std::string> reference_command(const std::string& path, Problems& 
 
 int run_check(const GlobalOptions& global, const CheckOptions& options) {
   if (options.candidate_log.empty() != options.reference_log.empty()) {
-    fmt::print(stderr, "openrecipes check: give both --candidate-log and --reference-log, or neither\n");
+    fmt::print(stderr,
+               "openrecipes check: give both --candidate-log and --reference-log, or neither\n");
     return kExitUsage;
   }
   OutputFormat format = output_format(options.format);
@@ -55,19 +57,21 @@ int run_check(const GlobalOptions& global, const CheckOptions& options) {
   CorrectnessInputs inputs;
   inputs.validation = validate_recipe_file(recipe->catalog, options.recipe).problems;
   if (!options.reference.empty()) {
-    std::optional<ArgumentRules> rules = load_argument_rules(recipe->catalog.catalog.root, problems);
-    std::optional<std::string> reference = rules ? reference_command(options.reference, problems) : std::nullopt;
+    std::optional<ArgumentRules> rules =
+        load_argument_rules(recipe->catalog.catalog.root, problems);
+    std::optional<std::string> reference =
+        rules ? reference_command(options.reference, problems) : std::nullopt;
     if (!reference) return print_problems(problems, format, stderr);
     inputs.reference = options.reference;
     TrainingCommand candidate = read_training_command(recipe->recipe.run, *rules);
     TrainingCommand reference_command_read = read_training_command(*reference, *rules);
     // Malformed shell, no command at all, or bytes that are not text: nothing to classify.
-    int run_line = recipe->document.position_of("run").line + 1;  // a block scalar starts below `run: |`
+    int run_line =
+        recipe->document.position_of("run").line + 1;  // a block scalar starts below `run: |`
     for (const Problem& problem : candidate.problems) {
       int line = problem.position.line;
       SourcePosition at = line > 0 ? SourcePosition{run_line + line - 1, 1} : SourcePosition{};
-      problems.push_back({options.recipe, at, "run", "check.run",
-                          problem.message, "", ""});
+      problems.push_back({options.recipe, at, "run", "check.run", problem.message, "", ""});
     }
     for (const Problem& problem : reference_command_read.problems) {
       SourcePosition at = problem.position;
@@ -87,7 +91,10 @@ int run_check(const GlobalOptions& global, const CheckOptions& options) {
   if (options.format == "json") {
     nlohmann::json parts = nlohmann::json::array();
     for (const CorrectnessPart& part : check.parts) {
-      parts.push_back({{"name", part.name}, {"passed", part.passed}, {"recomputed", part.recomputed}, {"detail", part.detail}});
+      parts.push_back({{"name", part.name},
+                       {"passed", part.passed},
+                       {"recomputed", part.recomputed},
+                       {"detail", part.detail}});
     }
     nlohmann::json validation = nlohmann::json::array();
     for (const Problem& problem : inputs.validation) validation.push_back(problem_to_json(problem));
@@ -98,7 +105,8 @@ int run_check(const GlobalOptions& global, const CheckOptions& options) {
                           {"validation_problems", validation}};
     fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   } else {
-    for (const Problem& problem : inputs.validation) fmt::print("{}\n", format_problem_line(problem));
+    for (const Problem& problem : inputs.validation)
+      fmt::print("{}\n", format_problem_line(problem));
     for (const CorrectnessPart& part : check.parts) {
       fmt::print("{:<16} {:<5} {:<11} {}\n", part.name, part.passed ? "pass" : "FAIL",
                  part.recomputed ? "recomputed" : "as stated", part.detail);
@@ -112,14 +120,20 @@ int run_check(const GlobalOptions& global, const CheckOptions& options) {
 
 void add_check_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<CheckOptions>();
-  CLI::App* command = app.add_subcommand(
-      "check", "Compose a recipe's correctness evidence (validate, classify against the reference, component tests, "
-               "convergence) into its correctness block; exit 1 unless all pass");
+  CLI::App* command =
+      app.add_subcommand("check",
+                         "Compose a recipe's correctness evidence (validate, classify against the "
+                         "reference, component tests, "
+                         "convergence) into its correctness block; exit 1 unless all pass");
   command->add_option("RECIPE", options->recipe, "The recipe to check")->required();
-  command->add_option("--reference", options->reference, "The reference: a recipe, or a file holding its command");
-  command->add_option("--candidate-log", options->candidate_log, "The measured run's log (or loss CSV/JSON)");
-  command->add_option("--reference-log", options->reference_log, "The reference arm's log (or loss CSV/JSON)");
-  command->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  command->add_option("--reference", options->reference,
+                      "The reference: a recipe, or a file holding its command");
+  command->add_option("--candidate-log", options->candidate_log,
+                      "The measured run's log (or loss CSV/JSON)");
+  command->add_option("--reference-log", options->reference_log,
+                      "The reference arm's log (or loss CSV/JSON)");
+  command->add_option("--format", options->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}));
   command->callback([&global, &exit_code, options] { exit_code = run_check(global, *options); });
 }
 

@@ -42,8 +42,8 @@ int run_classify(const GlobalOptions& global, const ClassifyOptions& options) {
   // The problems are the check's outcome, on standard output as the report would be.
   if (!report) return print_problems(problems, format, stdout);
   if (format == OutputFormat::kJson) {
-    fmt::print("{}\n", classify_report_json(*report).dump(2, ' ', false,
-                                                          nlohmann::json::error_handler_t::replace));
+    fmt::print("{}\n", classify_report_json(*report).dump(
+                           2, ' ', false, nlohmann::json::error_handler_t::replace));
   } else {
     fmt::print("{}", classify_report_text(*report));
   }

@@ -12,8 +12,10 @@ std::optional<std::filesystem::path> resolve_root(const GlobalOptions& options) 
   if (!options.root.empty()) {
     fs::path root = fs::absolute(options.root, ec);
     if (!fs::is_regular_file(root / "models.yaml", ec) || !fs::is_directory(root / "recipes", ec)) {
-      fmt::print(stderr, "openrecipes: --root {}: not a catalog (expected models.yaml and recipes/ in it)\n",
-                 options.root);
+      fmt::print(
+          stderr,
+          "openrecipes: --root {}: not a catalog (expected models.yaml and recipes/ in it)\n",
+          options.root);
       return std::nullopt;
     }
     return root;

@@ -61,13 +61,15 @@ std::optional<std::string> export_layout(const GlobalOptions& global, const Expo
                                          ExportTarget target, Problems& problems) {
   std::optional<PlannerContext> context = load_planner_context(global, "export", problems);
   if (!context) return std::nullopt;
-  std::optional<PlanRequest> request = resolve_plan_request(context->catalog(), options.arguments, problems);
+  std::optional<PlanRequest> request =
+      resolve_plan_request(context->catalog(), options.arguments, problems);
   if (!request) return std::nullopt;
   LayoutDraft draft = export_layout_draft(*request, context->catalog(), context->checked.recipes,
                                           context->calibration.parameters, *context->rules, target);
   if (!draft.prediction.memory.fits) {
     fmt::print(stderr,
-               "openrecipes export: warning: {} is predicted to need {:.1f} GB per GPU, more than the {:.1f} GB usable; "
+               "openrecipes export: warning: {} is predicted to need {:.1f} GB per GPU, more than "
+               "the {:.1f} GB usable; "
                "the draft says fits: false\n",
                layout_text(*request->layout), draft.prediction.memory.memory_bytes / 1e9,
                draft.prediction.memory.usable_bytes / 1e9);
@@ -94,25 +96,32 @@ std::optional<std::string> export_recipe(const GlobalOptions& global, const Expo
 // Usage errors (exit 2): the flags do not say what to export. Prints why.
 bool usage_ok(const ExportOptions& options) {
   if (!export_target(options.to)) {
-    fmt::print(stderr, "openrecipes export: --to: expected slime, megatron-lm or megatron-bridge, found {}\n",
-               options.to);
+    fmt::print(
+        stderr,
+        "openrecipes export: --to: expected slime, megatron-lm or megatron-bridge, found {}\n",
+        options.to);
     return false;
   }
   if (options.recipe.empty() == options.arguments.layout.layout.empty()) {
-    fmt::print(stderr, "openrecipes export: give a recipe file or --layout (expected one, found {})\n",
+    fmt::print(stderr,
+               "openrecipes export: give a recipe file or --layout (expected one, found {})\n",
                options.recipe.empty() ? "neither" : "both");
     return false;
   }
   const PlanArguments& a = options.arguments;
   if (!a.layout.layout.empty() && (a.model.empty() || a.gpu.empty() || a.gpus <= 0)) {
-    fmt::print(stderr, "openrecipes export: a layout needs --model, --gpu and --gpus (expected all three)\n");
+    fmt::print(
+        stderr,
+        "openrecipes export: a layout needs --model, --gpu and --gpus (expected all three)\n");
     return false;
   }
   std::error_code same_ec;
   if (!options.output.empty() && !options.recipe.empty() && fs::exists(options.output, same_ec) &&
       fs::equivalent(options.output, options.recipe, same_ec)) {
-    fmt::print(stderr, "openrecipes export: -o {}: that is the recipe being exported (expected another file)\n",
-               options.output);
+    fmt::print(
+        stderr,
+        "openrecipes export: -o {}: that is the recipe being exported (expected another file)\n",
+        options.output);
     return false;
   }
   return true;
@@ -122,9 +131,12 @@ int run_export(const GlobalOptions& global, const ExportOptions& options) {
   if (!usage_ok(options) || !resolve_root(global)) return kExitUsage;
   ExportTarget target = *export_target(options.to);
   Problems problems;
-  std::optional<std::string> text = options.recipe.empty() ? export_layout(global, options, target, problems)
-                                                            : export_recipe(global, options, target, problems);
-  if (!text) return problems.empty() ? kExitProblems : print_problems(problems, output_format(options.format));
+  std::optional<std::string> text = options.recipe.empty()
+                                        ? export_layout(global, options, target, problems)
+                                        : export_recipe(global, options, target, problems);
+  if (!text)
+    return problems.empty() ? kExitProblems
+                            : print_problems(problems, output_format(options.format));
   return write_output(options.output, *text) ? kExitOk : kExitProblems;
 }
 
@@ -133,17 +145,24 @@ int run_export(const GlobalOptions& global, const ExportOptions& options) {
 void add_export_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<ExportOptions>();
   CLI::App* command = app.add_subcommand(
-      "export", "A recipe draft for slime, Megatron-LM or Megatron-Bridge from a recipe or a layout");
+      "export",
+      "A recipe draft for slime, Megatron-LM or Megatron-Bridge from a recipe or a layout");
   command->add_option("recipe", options->recipe, "A recipe file (or give --layout)");
   command->add_option("--to", options->to, "slime, megatron-lm or megatron-bridge")->required();
-  command->add_option("-o,--output", options->output, "Write to FILE (atomically) instead of stdout");
-  command->add_option("--model", options->arguments.model, "A catalog model, or a Hugging Face config.json path");
+  command->add_option("-o,--output", options->output,
+                      "Write to FILE (atomically) instead of stdout");
+  command->add_option("--model", options->arguments.model,
+                      "A catalog model, or a Hugging Face config.json path");
   command->add_option("--gpu", options->arguments.gpu, "A GPU type of gpus.yaml (H200)");
   command->add_option("--gpus", options->arguments.gpus, "GPUs in all");
-  command->add_option("--layout", options->arguments.layout.layout, "Sizes, e.g. \"TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1\"");
-  command->add_option("--recompute", options->arguments.layout.recompute, "none, selective, full[:uniform|block[:N]]");
-  command->add_option("--layer-split", options->arguments.layout.layer_split, "FIRST,LAST layers on the first and last stage");
-  command->add_option("--dispatcher", options->arguments.layout.dispatcher, "alltoall, flex or allgather");
+  command->add_option("--layout", options->arguments.layout.layout,
+                      "Sizes, e.g. \"TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1\"");
+  command->add_option("--recompute", options->arguments.layout.recompute,
+                      "none, selective, full[:uniform|block[:N]]");
+  command->add_option("--layer-split", options->arguments.layout.layer_split,
+                      "FIRST,LAST layers on the first and last stage");
+  command->add_option("--dispatcher", options->arguments.layout.dispatcher,
+                      "alltoall, flex or allgather");
   command->add_option("--seq-length", options->arguments.seq_length, "Tokens per row (8192)");
   command->add_option("--global-batch", options->arguments.global_batch, "Rows per step (128)");
   command->add_option("--precision", options->arguments.precision, "bf16 or fp8");

@@ -1,14 +1,12 @@
 // openrecipes: the catalog's toolchain in one binary. Each subcommand is a thin adapter over the
 // library in src/; see README.md.
 #include <CLI/CLI.hpp>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "base/error.h"
-
 #include "cli/active_params_command.h"
 #include "cli/build_command.h"
 #include "cli/check_command.h"
@@ -47,8 +45,9 @@ int main(int argc, char** argv) {
   CLI::App app{"openrecipes: a catalog of measured, correctness-checked LLM training recipes"};
   app.require_subcommand(1);
   GlobalOptions global;
-  app.add_option("--root", global.root,
-                 "Catalog root (default: nearest directory upward holding models.yaml and recipes/)");
+  app.add_option(
+      "--root", global.root,
+      "Catalog root (default: nearest directory upward holding models.yaml and recipes/)");
   int exit_code = kExitOk;
   add_validate_command(app, global, exit_code);
   add_build_command(app, global, exit_code);
@@ -75,15 +74,16 @@ int main(int argc, char** argv) {
       continue;
     }
     if (word.rfind("-", 0) == 0) continue;
-    auto named = level->get_subcommands([&](const CLI::App* command) { return command->get_name() == word; });
+    auto named = level->get_subcommands(
+        [&](const CLI::App* command) { return command->get_name() == word; });
     if (named.empty()) {
       std::string names;
       for (const CLI::App* command : level->get_subcommands([](const CLI::App*) { return true; })) {
         names += (names.empty() ? "" : ", ") + command->get_name();
       }
       std::string parent = level == &app ? "openrecipes" : "openrecipes " + level->get_name();
-      std::fprintf(stderr, "%s: unknown command '%s' (commands: %s; see --help)\n", parent.c_str(), word.c_str(),
-                   names.c_str());
+      std::fprintf(stderr, "%s: unknown command '%s' (commands: %s; see --help)\n", parent.c_str(),
+                   word.c_str(), names.c_str());
       return kExitUsage;
     }
     level = named.front();
@@ -110,7 +110,8 @@ int main(int argc, char** argv) {
   // Output that did not reach its destination (a full disk, a closed pipe) is a failure, not a
   // success with the result lost.
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::fprintf(stderr, "openrecipes: could not write the output (standard output): %s\n", std::strerror(errno));
+    std::fprintf(stderr, "openrecipes: could not write the output (standard output): %s\n",
+                 std::strerror(errno));
     return kExitProblems;
   }
   return exit_code;

@@ -120,8 +120,8 @@ int measure_on_slurm(const RecipeFile& recipe, const MeasureRequest& request, Ou
   }
   if (!run) return problems.empty() ? kExitProblems : print_problems(problems, format);
   if (format == OutputFormat::kJson) {
-    fmt::print("{}\n", measured_run_json(*run).dump(2, ' ', false,
-                                                   nlohmann::ordered_json::error_handler_t::replace));
+    fmt::print("{}\n", measured_run_json(*run).dump(
+                           2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
   } else {
     fmt::print("{}", run->text);
   }

@@ -41,10 +41,12 @@ int run_plan(const GlobalOptions& global, const PlanOptions& options) {
     fmt::print(stderr, "openrecipes plan: give --model M --gpu G --gpus N (or --calibration)\n");
     return kExitUsage;
   }
-  std::optional<PlanRequest> request = resolve_plan_request(context->catalog(), arguments, problems);
+  std::optional<PlanRequest> request =
+      resolve_plan_request(context->catalog(), arguments, problems);
   if (!request) return print_problems(problems, format);
   if (request->layout) {
-    OneLayoutPlan plan = plan_one_layout(*request, context->measured, context->calibration.parameters);
+    OneLayoutPlan plan =
+        plan_one_layout(*request, context->measured, context->calibration.parameters);
     fmt::print("{}", options.format == "json" ? one_layout_plan_to_json(plan).dump(2) + "\n"
                                               : one_layout_plan_text(plan));
     return kExitOk;
@@ -60,31 +62,43 @@ int run_plan(const GlobalOptions& global, const PlanOptions& options) {
 void add_plan_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<PlanOptions>();
   CLI::App* plan = app.add_subcommand(
-      "plan", "Rank every legal layout that fits by predicted tokens/s per GPU, or explain one layout");
-  plan->add_option("--model", options->arguments.model, "Catalog model (name or slug) or a Hugging Face config.json");
+      "plan",
+      "Rank every legal layout that fits by predicted tokens/s per GPU, or explain one layout");
+  plan->add_option("--model", options->arguments.model,
+                   "Catalog model (name or slug) or a Hugging Face config.json");
   plan->add_option("--gpu", options->arguments.gpu, "GPU type from gpus.yaml (e.g. H200)");
   plan->add_option("--gpus", options->arguments.gpus, "GPUs in all")->check(CLI::Range(1, 1 << 20));
-  plan->add_option("--per-node", options->arguments.per_node, "GPUs per node (default: the GPU type's, gpus.yaml)")
+  plan->add_option("--per-node", options->arguments.per_node,
+                   "GPUs per node (default: the GPU type's, gpus.yaml)")
       ->check(CLI::Range(1, 1 << 10));
-  plan->add_option("--seq-length", options->arguments.seq_length, "Tokens per row (default 8192, the protocol's)")
+  plan->add_option("--seq-length", options->arguments.seq_length,
+                   "Tokens per row (default 8192, the protocol's)")
       ->check(CLI::Range(static_cast<std::int64_t>(1), static_cast<std::int64_t>(1) << 24));
-  plan->add_option("--global-batch", options->arguments.global_batch, "Rows per step (default 128, the protocol's)")
+  plan->add_option("--global-batch", options->arguments.global_batch,
+                   "Rows per step (default 128, the protocol's)")
       ->check(CLI::Range(static_cast<std::int64_t>(1), static_cast<std::int64_t>(1) << 24));
   plan->add_option("--precision", options->arguments.precision, "bf16 (default) or fp8");
-  plan->add_option("--top", options->top, "Layouts to list (default 10)")->check(CLI::Range(1, 10000));
+  plan->add_option("--top", options->top, "Layouts to list (default 10)")
+      ->check(CLI::Range(1, 10000));
   plan->add_option("--layout", options->arguments.layout.layout,
-                   "Predict one layout, e.g. \"TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1\" (omitted sizes are 1; DP implied)");
-  plan->add_option("--recompute", options->arguments.layout.recompute,
-                   "With --layout: none (default), selective, full, full:uniform:N or full:block:N");
-  plan->add_option("--layer-split", options->arguments.layout.layer_split, "With --layout: FIRST,LAST layers on the first/last stage");
-  plan->add_option("--dispatcher", options->arguments.layout.dispatcher, "With --layout: alltoall (default), flex or allgather");
-  plan->add_option("--headroom", options->arguments.headroom,
-                   "Fraction of GPU memory kept free for what the memory model leaves out (default 0.10)")
+                   "Predict one layout, e.g. \"TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1\" (omitted sizes "
+                   "are 1; DP implied)");
+  plan->add_option(
+      "--recompute", options->arguments.layout.recompute,
+      "With --layout: none (default), selective, full, full:uniform:N or full:block:N");
+  plan->add_option("--layer-split", options->arguments.layout.layer_split,
+                   "With --layout: FIRST,LAST layers on the first/last stage");
+  plan->add_option("--dispatcher", options->arguments.layout.dispatcher,
+                   "With --layout: alltoall (default), flex or allgather");
+  plan->add_option(
+          "--headroom", options->arguments.headroom,
+          "Fraction of GPU memory kept free for what the memory model leaves out (default 0.10)")
       ->check(CLI::Range(0.0, 0.9));
   plan->add_flag("--explain", options->explain, "Show why layouts were rejected");
   plan->add_flag("--calibration", options->calibration,
                  "Show the speed model's fit on the catalog and each recipe's leave-one-out error");
-  plan->add_option("--format", options->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
+  plan->add_option("--format", options->format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
   plan->callback([&global, &exit_code, options] { exit_code = run_plan(global, *options); });
 }
 

@@ -6,8 +6,8 @@
 
 namespace openrecipes::cli {
 
-std::optional<PlannerContext> load_planner_context(const GlobalOptions& global, const std::string& command,
-                                                   Problems& problems) {
+std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
+                                                   const std::string& command, Problems& problems) {
   std::optional<std::filesystem::path> root = resolve_root(global);
   if (!root) return std::nullopt;
   PlannerContext context;
@@ -15,7 +15,8 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global, 
   // are shown; the root is absolute (resolve_root).
   context.checked = check_catalog(*root, {}, std::filesystem::current_path());
   if (!context.checked.loaded) {
-    problems.insert(problems.end(), context.checked.problems.begin(), context.checked.problems.end());
+    problems.insert(problems.end(), context.checked.problems.begin(),
+                    context.checked.problems.end());
     return std::nullopt;
   }
   for (const Problem& problem : context.checked.problems) {
@@ -26,10 +27,14 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global, 
   if (!context.rules) return std::nullopt;
   context.measured = measured_layouts(context.catalog(), context.checked.recipes);
   if (context.measured.empty()) {
-    problems.push_back({(*root / "recipes").string(), {}, "", "plan.no_recipes",
-                        "no verified recipe of the catalog could be read; the speed model is calibrated on them",
-                        "at least one verified recipe", fmt::format("{} recipe files, none verified and valid",
-                                                                     context.checked.files_checked)});
+    problems.push_back(
+        {(*root / "recipes").string(),
+         {},
+         "",
+         "plan.no_recipes",
+         "no verified recipe of the catalog could be read; the speed model is calibrated on them",
+         "at least one verified recipe",
+         fmt::format("{} recipe files, none verified and valid", context.checked.files_checked)});
     return std::nullopt;
   }
   context.calibration = calibrate_speed_model(context.measured);

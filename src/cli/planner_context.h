@@ -32,7 +32,7 @@ struct PlannerContext {
 /// rules/arguments.yaml are broken, or when no verified recipe could be read (the planner is
 /// calibrated on them; rule `plan.no_recipes`). Prints nothing else; a missing root is printed
 /// by resolve_root and returns nullopt with no problem.
-std::optional<PlannerContext> load_planner_context(const GlobalOptions& global, const std::string& command,
-                                                   Problems& problems);
+std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
+                                                   const std::string& command, Problems& problems);
 
 }  // namespace openrecipes::cli

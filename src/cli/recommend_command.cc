@@ -23,15 +23,17 @@ int run_recommend(const GlobalOptions& global, const RecommendOptions& options) 
   Problems problems;
   std::optional<PlannerContext> context = load_planner_context(global, "recommend", problems);
   if (!context) return problems.empty() ? kExitProblems : print_problems(problems, format);
-  std::optional<PlanRequest> plan = resolve_plan_request(context->catalog(), options.arguments, problems);
+  std::optional<PlanRequest> plan =
+      resolve_plan_request(context->catalog(), options.arguments, problems);
   if (!plan) return print_problems(problems, format);
   RecommendRequest request = recommend_request(*plan, options.goal);
   std::optional<Recommendation> rec =
       recommend_from_catalog(request, context->catalog(), context->checked.recipes, *context->rules,
                              context->calibration.parameters, plan->memory, problems);
   if (!rec) return print_problems(problems, format);
-  fmt::print("{}", options.format == "json" ? recommendation_to_json(request, *rec).dump(2) + "\n"
-                                            : recommendation_text(request, *rec, options.arguments.model));
+  fmt::print("{}", options.format == "json"
+                       ? recommendation_to_json(request, *rec).dump(2) + "\n"
+                       : recommendation_text(request, *rec, options.arguments.model));
   return kExitOk;
 }
 
@@ -39,22 +41,35 @@ int run_recommend(const GlobalOptions& global, const RecommendOptions& options) 
 
 void add_recommend_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<RecommendOptions>();
-  CLI::App* recommend = app.add_subcommand(
-      "recommend", "The best catalog recipe for a model, GPU type and count, resized, with each override classed");
-  recommend->add_option("--model", options->arguments.model, "Catalog model (name or slug) or a Hugging Face config.json")
+  CLI::App* recommend = app.add_subcommand("recommend",
+                                           "The best catalog recipe for a model, GPU type and "
+                                           "count, resized, with each override classed");
+  recommend
+      ->add_option("--model", options->arguments.model,
+                   "Catalog model (name or slug) or a Hugging Face config.json")
       ->required();
-  recommend->add_option("--gpu", options->arguments.gpu, "GPU type from gpus.yaml (e.g. H200)")->required();
-  recommend->add_option("--gpus", options->arguments.gpus, "GPUs in all")->required()->check(CLI::Range(1, 1 << 20));
-  recommend->add_option("--per-node", options->arguments.per_node, "GPUs per node (default: the GPU type's)")
+  recommend->add_option("--gpu", options->arguments.gpu, "GPU type from gpus.yaml (e.g. H200)")
+      ->required();
+  recommend->add_option("--gpus", options->arguments.gpus, "GPUs in all")
+      ->required()
+      ->check(CLI::Range(1, 1 << 20));
+  recommend
+      ->add_option("--per-node", options->arguments.per_node,
+                   "GPUs per node (default: the GPU type's)")
       ->check(CLI::Range(1, 1 << 10));
   recommend->add_option("--goal", options->goal, "sft (default), pretrain or peft")
       ->check(CLI::IsMember({"sft", "pretrain", "peft"}));
-  recommend->add_option("--seq-length", options->arguments.seq_length, "Tokens per row (default 8192)")
+  recommend
+      ->add_option("--seq-length", options->arguments.seq_length, "Tokens per row (default 8192)")
       ->check(CLI::Range(static_cast<std::int64_t>(1), static_cast<std::int64_t>(1) << 24));
-  recommend->add_option("--headroom", options->arguments.headroom, "Fraction of GPU memory kept free (default 0.10)")
+  recommend
+      ->add_option("--headroom", options->arguments.headroom,
+                   "Fraction of GPU memory kept free (default 0.10)")
       ->check(CLI::Range(0.0, 0.9));
-  recommend->add_option("--format", options->format, "text (default) or json")->check(CLI::IsMember({"text", "json"}));
-  recommend->callback([&global, &exit_code, options] { exit_code = run_recommend(global, *options); });
+  recommend->add_option("--format", options->format, "text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  recommend->callback(
+      [&global, &exit_code, options] { exit_code = run_recommend(global, *options); });
 }
 
 }  // namespace openrecipes::cli

@@ -1,6 +1,7 @@
 // `openrecipes recommend --model M --gpu G --gpus N [--goal sft|pretrain|peft] [--seq-length S]
 // [--format json]`: the best catalog recipe for the request, or the nearest one, resized with each
-// override classed, each resizing rule checked and the memory verdict (after Megatron-Bridge's recipe recommender).
+// override classed, each resizing rule checked and the memory verdict (after Megatron-Bridge's
+// recipe recommender).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -29,7 +29,8 @@ int run_render(const RenderOptions& options) {
   std::optional<Conversation> conversation = read_conversation_file(options.conversation, problems);
   if (!conversation) return print_problems(problems, format);
   EncodeCache cache;
-  std::optional<MaskedTokens> masked = tokenize_chat(*tokenizer, *conversation, type, cache, problems);
+  std::optional<MaskedTokens> masked =
+      tokenize_chat(*tokenizer, *conversation, type, cache, problems);
   if (!masked) {
     for (Problem& problem : problems) {
       if (problem.file.empty()) problem.file = options.conversation;
@@ -40,9 +41,12 @@ int run_render(const RenderOptions& options) {
   std::size_t supervised = 0;
   for (std::uint8_t m : tokens.mask) supervised += m;
   if (options.format == "json") {
-    nlohmann::json out = {{"loss_mask", loss_mask_name(type)}, {"tokenizer_sha256", tokenizer->sha256()},
-                          {"text", tokens.text},   {"ids", tokens.ids},
-                          {"mask", tokens.mask},   {"tokens", tokens.ids.size()},
+    nlohmann::json out = {{"loss_mask", loss_mask_name(type)},
+                          {"tokenizer_sha256", tokenizer->sha256()},
+                          {"text", tokens.text},
+                          {"ids", tokens.ids},
+                          {"mask", tokens.mask},
+                          {"tokens", tokens.ids.size()},
                           {"supervised_tokens", supervised}};
     fmt::print("{}\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     return kExitOk;
@@ -70,14 +74,18 @@ int run_render(const RenderOptions& options) {
 void add_render_command(CLI::App& app, const GlobalOptions&, int& exit_code) {
   auto options = std::make_shared<RenderOptions>();
   CLI::App* command = app.add_subcommand(
-      "render", "Render a conversation in a model's chat format and show which tokens are supervised");
+      "render",
+      "Render a conversation in a model's chat format and show which tokens are supervised");
   command->add_option("--loss-mask", options->loss_mask, "qwen3, qwen3_5 or gpt_oss")
       ->required()
       ->check(CLI::IsMember({"qwen3", "qwen3_5", "gpt_oss"}));
   command->add_option("--tokenizer", options->tokenizer, "A tokenizer.json")->required();
-  command->add_option("CONVERSATION", options->conversation,
-                      "A JSON file: a list of messages, or {\"messages\": [...]}")->required();
-  command->add_option("--format", options->format, "Output format, errors included")->check(CLI::IsMember({"text", "json"}));
+  command
+      ->add_option("CONVERSATION", options->conversation,
+                   "A JSON file: a list of messages, or {\"messages\": [...]}")
+      ->required();
+  command->add_option("--format", options->format, "Output format, errors included")
+      ->check(CLI::IsMember({"text", "json"}));
   command->callback([&exit_code, options] { exit_code = run_render(*options); });
 }
 

@@ -33,8 +33,8 @@ struct ScoreInputs {
 // The recipe or catalog's figures into `inputs`. Returns an exit code when the command must stop:
 // 1 with `problems` (a recipe or catalog that is not valid, a recipe's GPU or model not in the
 // catalog), 2 for a usage error (said on stderr).
-std::optional<int> read_score_inputs(const GlobalOptions& global, const ScoreOptions& options, ScoreInputs& inputs,
-                                     Problems& problems) {
+std::optional<int> read_score_inputs(const GlobalOptions& global, const ScoreOptions& options,
+                                     ScoreInputs& inputs, Problems& problems) {
   ResultBlock& block = inputs.block;
   const Catalog* catalog = nullptr;
   std::optional<LoadedCatalog> loaded;
@@ -42,8 +42,8 @@ std::optional<int> read_score_inputs(const GlobalOptions& global, const ScoreOpt
     inputs.recipe = read_recipe_file(global, options.recipe, problems);
     if (!inputs.recipe) return problems.empty() ? kExitUsage : kExitProblems;
     const Recipe& r = inputs.recipe->recipe;
-    block.setup = {r.gpu.count, r.workload.global_batch, r.workload.row_tokens, r.result.window_first,
-                   r.result.window_last};
+    block.setup = {r.gpu.count, r.workload.global_batch, r.workload.row_tokens,
+                   r.result.window_first, r.result.window_last};
     catalog = &inputs.recipe->catalog.catalog;
   } else if (!options.gpu.empty() || !options.model.empty()) {
     std::optional<std::filesystem::path> root = resolve_root(global);
@@ -55,9 +55,11 @@ std::optional<int> read_score_inputs(const GlobalOptions& global, const ScoreOpt
   if (options.gpus) block.setup.gpus = *options.gpus;
   if (options.global_batch) block.setup.global_batch = *options.global_batch;
   if (options.row_tokens) block.setup.row_tokens = *options.row_tokens;
-  if (options.window.size() == 2) block.setup.window_first = options.window[0], block.setup.window_last = options.window[1];
+  if (options.window.size() == 2)
+    block.setup.window_first = options.window[0], block.setup.window_last = options.window[1];
   if (options.window.size() == 2 && options.window[1] <= options.window[0]) {
-    fmt::print(stderr, "openrecipes score: --window {} {}: expected first < last\n", options.window[0], options.window[1]);
+    fmt::print(stderr, "openrecipes score: --window {} {}: expected first < last\n",
+               options.window[0], options.window[1]);
     return kExitUsage;
   }
   if (block.setup.gpus < 1) {
@@ -67,14 +69,18 @@ std::optional<int> read_score_inputs(const GlobalOptions& global, const ScoreOpt
   if (!catalog) return std::nullopt;
   const RecipeFile* recipe = inputs.recipe ? &*inputs.recipe : nullptr;
   std::string gpu_type = !options.gpu.empty() ? options.gpu : recipe ? recipe->recipe.gpu.type : "";
-  std::string model_name = !options.model.empty() ? options.model : recipe ? recipe->recipe.model : "";
+  std::string model_name = !options.model.empty() ? options.model
+                           : recipe               ? recipe->recipe.model
+                                                  : "";
   Problems unknown;
   if (add_catalog_figures(block, *catalog, gpu_type, model_name, unknown)) return std::nullopt;
   Problem& problem = unknown.front();
   bool from_flag = problem.field == "gpu.type" ? !options.gpu.empty() : !options.model.empty();
   if (from_flag) {
-    fmt::print(stderr, "openrecipes score: --{} {}: not in {}.yaml{}\n", problem.field == "gpu.type" ? "gpu" : "model",
-               problem.field == "gpu.type" ? gpu_type : model_name, problem.field == "gpu.type" ? "gpus" : "models",
+    fmt::print(stderr, "openrecipes score: --{} {}: not in {}.yaml{}\n",
+               problem.field == "gpu.type" ? "gpu" : "model",
+               problem.field == "gpu.type" ? gpu_type : model_name,
+               problem.field == "gpu.type" ? "gpus" : "models",
                problem.expected.empty() ? "" : " (expected " + problem.expected + ")");
     return kExitUsage;
   }
@@ -93,15 +99,16 @@ void print_score(const ScoreOptions& options, const TrainingLog& log, const Resu
                                   {"step_time_source", log.step_time_source},
                                   {"result", result_block_json(block)},
                                   {"problems", nlohmann::json::array()}};
-    for (const Problem& problem : disagreements) out["problems"].push_back(nlohmann::ordered_json(problem_to_json(problem)));
+    for (const Problem& problem : disagreements)
+      out["problems"].push_back(nlohmann::ordered_json(problem_to_json(problem)));
     fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
     return;
   }
-  fmt::print("# {}: {} log, steps 0-{}; step times from {}\n", options.log, log_format_name(log.format),
-             block.score.steps_in_log - 1, log.step_time_source);
-  fmt::print("# window {}-{}: {} tokens in {:.3f} s on {} GPUs (mean step {:.3f} s)\n", block.setup.window_first,
-             block.setup.window_last, block.score.window_tokens, block.score.window_seconds, block.setup.gpus,
-             block.score.mean_step_time_s);
+  fmt::print("# {}: {} log, steps 0-{}; step times from {}\n", options.log,
+             log_format_name(log.format), block.score.steps_in_log - 1, log.step_time_source);
+  fmt::print("# window {}-{}: {} tokens in {:.3f} s on {} GPUs (mean step {:.3f} s)\n",
+             block.setup.window_first, block.setup.window_last, block.score.window_tokens,
+             block.score.window_seconds, block.setup.gpus, block.score.mean_step_time_s);
   fmt::print("{}", result_block_yaml(block));
   for (const Problem& problem : disagreements) fmt::print("{}\n", format_problem_line(problem));
 }
@@ -121,7 +128,9 @@ int run_score(const GlobalOptions& global, const ScoreOptions& options) {
   block.score = *score;
   block.steps_per_run = log->total_steps.value_or(block.score.steps_in_log);
   Problems disagreements;
-  if (inputs.recipe) disagreements = check_result_against_recipe(block, inputs.recipe->document, inputs.recipe->recipe);
+  if (inputs.recipe)
+    disagreements =
+        check_result_against_recipe(block, inputs.recipe->document, inputs.recipe->recipe);
   print_score(options, *log, block, disagreements);
   return disagreements.empty() ? kExitOk : kExitProblems;
 }
@@ -130,22 +139,28 @@ int run_score(const GlobalOptions& global, const ScoreOptions& options) {
 
 void add_score_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<ScoreOptions>();
-  CLI::App* command = app.add_subcommand(
-      "score", "Score a training log under the protocol (tokens/s per GPU over steps 5-19, step-time CV, GPU-hours) "
-               "and print the recipe's result block");
-  command->add_option("LOG", options->log, "A Megatron-LM, Megatron-Bridge or slime training log")->required();
-  command->add_option("--recipe", options->recipe, "The recipe the run measured (GPUs, batch, window; checks its result)");
+  CLI::App* command = app.add_subcommand("score",
+                                         "Score a training log under the protocol (tokens/s per "
+                                         "GPU over steps 5-19, step-time CV, GPU-hours) "
+                                         "and print the recipe's result block");
+  command->add_option("LOG", options->log, "A Megatron-LM, Megatron-Bridge or slime training log")
+      ->required();
+  command->add_option("--recipe", options->recipe,
+                      "The recipe the run measured (GPUs, batch, window; checks its result)");
   command->add_option("--gpus", options->gpus, "GPUs of the run")->check(CLI::Range(1, 1 << 20));
   command->add_option("--global-batch", options->global_batch, "Rows per step (default 128)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
   command->add_option("--row-tokens", options->row_tokens, "Tokens per row (default 8192)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
-  command->add_option("--window", options->window, "First and last scored step, 0-based (default 5 19)")
+  command
+      ->add_option("--window", options->window,
+                   "First and last scored step, 0-based (default 5 19)")
       ->expected(2)
       ->check(CLI::Range(0, 1 << 24));
   command->add_option("--gpu", options->gpu, "GPU type of gpus.yaml, for cost and MFU");
   command->add_option("--model", options->model, "Model of models.yaml, for MFU");
-  command->add_option("--format", options->format, "Output format")->check(CLI::IsMember({"text", "json"}));
+  command->add_option("--format", options->format, "Output format")
+      ->check(CLI::IsMember({"text", "json"}));
   command->callback([&global, &exit_code, options] { exit_code = run_score(global, *options); });
 }
 

@@ -32,7 +32,8 @@ int run_serve(const GlobalOptions& global, const ServeOptions& options) {
   }
   std::error_code ec;
   if (!fs::is_regular_file(dir / "index.html", ec)) {
-    fmt::print(stderr, "openrecipes serve: no site in {} (no index.html); run openrecipes build first\n",
+    fmt::print(stderr,
+               "openrecipes serve: no site in {} (no index.html); run openrecipes build first\n",
                dir.string());
     return kExitUsage;
   }
@@ -51,9 +52,11 @@ int run_serve(const GlobalOptions& global, const ServeOptions& options) {
   int port = server.bind(options.host, options.port);
   if (port < 0) {
     throw IoError(fmt::format("{}:{}", options.host, options.port),
-                  fmt::format("cannot listen on {}:{} (in use, or not an address here)", options.host, options.port));
+                  fmt::format("cannot listen on {}:{} (in use, or not an address here)",
+                              options.host, options.port));
   }
-  std::string shown_host = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
+  std::string shown_host =
+      options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
   fmt::print("Serving {} at http://{}:{}/ (Ctrl-C to stop)\n", dir.string(), shown_host, port);
   std::fflush(stdout);
   std::thread waiter([&] {
@@ -74,8 +77,9 @@ void add_serve_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
   CLI::App* command = app.add_subcommand("serve", "Serve the built site locally");
   command->add_option("--port", options->port, "Port (0 picks a free one)")
       ->check(CLI::Range(0, 65535));
-  command->add_option("--host", options->host,
-                      "Address to listen on (default 127.0.0.1; 0.0.0.0 exposes the site to your network)");
+  command->add_option(
+      "--host", options->host,
+      "Address to listen on (default 127.0.0.1; 0.0.0.0 exposes the site to your network)");
   command->add_option("--dir", options->dir, "Site folder (default: <root>/site)");
   command->callback([&global, &exit_code, options] { exit_code = run_serve(global, *options); });
 }

@@ -1,13 +1,13 @@
 #include "cli/tokenize_command.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "base/utf8.h"
 #include "cli/problem_output.h"
@@ -46,8 +46,9 @@ int run_tokenize(const TokenizeOptions& options) {
   std::string out;
   out.reserve(ids.size() * 12 + 256);
   if (options.format == "json") {
-    out += "{\"tokenizer\":" + nlohmann::json(tokenizer->path()).dump() + ",\"tokenizer_sha256\":\"" +
-           tokenizer->sha256() + "\",\"count\":" + std::to_string(ids.size()) + ",\"ids\":[";
+    out += "{\"tokenizer\":" + nlohmann::json(tokenizer->path()).dump() +
+           ",\"tokenizer_sha256\":\"" + tokenizer->sha256() +
+           "\",\"count\":" + std::to_string(ids.size()) + ",\"ids\":[";
     for (std::size_t i = 0; i < ids.size(); ++i) (out += i ? "," : "") += std::to_string(ids[i]);
     out += "],\"pieces\":[";
     for (std::size_t i = 0; i < ids.size(); ++i) (out += i ? "," : "") += piece_json(ids[i]);
@@ -68,9 +69,11 @@ void add_tokenize_command(CLI::App& app, const GlobalOptions&, int& exit_code) {
   auto options = std::make_shared<TokenizeOptions>();
   CLI::App* command = app.add_subcommand("tokenize", "Token ids, pieces and count of a text");
   command->add_option("--tokenizer", options->tokenizer, "A tokenizer.json")->required();
-  command->add_option("--format", options->format, "Output format, errors included")->check(CLI::IsMember({"text", "json"}));
-  command->add_flag("--plain", options->plain,
-                    "Treat added and special tokens in the text as plain text (as tiktoken's encode_ordinary)");
+  command->add_option("--format", options->format, "Output format, errors included")
+      ->check(CLI::IsMember({"text", "json"}));
+  command->add_flag(
+      "--plain", options->plain,
+      "Treat added and special tokens in the text as plain text (as tiktoken's encode_ordinary)");
   command->add_option("TEXT", options->text, "The text, or - for standard input (the default)");
   command->callback([&exit_code, options] { exit_code = run_tokenize(*options); });
 }

@@ -41,7 +41,8 @@ void add_validate_command(CLI::App& app, const GlobalOptions& global, int& exit_
       "validate",
       "Check recipes against schema/recipe.schema.yaml and recompute every derived figure "
       "(cost, MFU, DP size, window); prints one line per problem");
-  command->add_option("FILE", options->files, "Recipe files (default: every recipe in the catalog)");
+  command->add_option("FILE", options->files,
+                      "Recipe files (default: every recipe in the catalog)");
   command->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}));
   command->callback([&global, &exit_code, options] { exit_code = run_validate(global, *options); });

@@ -42,8 +42,8 @@ Recipe bundled_recipe(const std::string& path) {
 
 ExportSource recipe_source(const std::string& path) {
   Problems error;
-  std::optional<ExportSource> source =
-      export_source_from_recipe(bundled_recipe(path), path, bundled_catalog().catalog, rules(), error);
+  std::optional<ExportSource> source = export_source_from_recipe(
+      bundled_recipe(path), path, bundled_catalog().catalog, rules(), error);
   EXPECT_TRUE(source) << testing::describe(error);
   return *source;
 }
@@ -60,8 +60,8 @@ ExportSource planner_source() {
   layout.max_tokens_per_gpu = 8192;
   layout.dispatcher = "alltoall";
   Recipe settings = bundled_recipe(testing::kBundledRecipes[0]);
-  return export_source_from_layout(model->shape, model, {*gpu, 16, 8}, PlanWorkload{}, layout, &settings,
-                                   testing::kBundledRecipes[0], rules());
+  return export_source_from_layout(model->shape, model, {*gpu, 16, 8}, PlanWorkload{}, layout,
+                                   &settings, testing::kBundledRecipes[0], rules());
 }
 
 LayoutPrediction fixed_prediction(const ExportSource& source) {
@@ -83,7 +83,8 @@ std::string read_file(const fs::path& path) {
   return text.str();
 }
 
-// Compares `text` with tests/golden/export/<name>, or rewrites it under OPENRECIPES_UPDATE_GOLDEN=1.
+// Compares `text` with tests/golden/export/<name>, or rewrites it under
+// OPENRECIPES_UPDATE_GOLDEN=1.
 void expect_golden(const std::string& name, const std::string& text) {
   fs::path golden = fs::path(source_dir()) / "tests/golden/export" / name;
   if (std::getenv("OPENRECIPES_UPDATE_GOLDEN")) {
@@ -91,15 +92,18 @@ void expect_golden(const std::string& name, const std::string& text) {
     std::ofstream(golden, std::ios::binary) << text;
     return;
   }
-  ASSERT_TRUE(fs::exists(golden)) << golden << " is missing; regenerate with OPENRECIPES_UPDATE_GOLDEN=1";
+  ASSERT_TRUE(fs::exists(golden)) << golden
+                                  << " is missing; regenerate with OPENRECIPES_UPDATE_GOLDEN=1";
   std::string expected = read_file(golden);
   if (expected == text) return;
   fs::path actual = fs::path(testing::fresh_dir("export_golden_" + name)) / name;
   std::ofstream(actual, std::ios::binary) << text;
   std::string diff = "diff -u '" + golden.string() + "' '" + actual.string() + "'";
   std::system(diff.c_str());
-  ADD_FAILURE() << name << " differs from its golden file (diff above). If the change is intended, regenerate: "
-                << "OPENRECIPES_UPDATE_GOLDEN=1 openrecipes_tests --gtest_filter='ExportGolden*'";
+  ADD_FAILURE()
+      << name
+      << " differs from its golden file (diff above). If the change is intended, regenerate: "
+      << "OPENRECIPES_UPDATE_GOLDEN=1 openrecipes_tests --gtest_filter='ExportGolden*'";
 }
 
 // Runs python3 -m py_compile on `text`; returns its exit status.
@@ -156,7 +160,8 @@ TEST(ExportMegatronLm, CommandCarriesTheRecipeLayout) {
   for (const std::string& path : testing::kBundledRecipes) {
     SCOPED_TRACE(path);
     Recipe recipe = bundled_recipe(path);
-    TrainingCommand command = read_training_command(megatron_lm_command(recipe_source(path)), rules());
+    TrainingCommand command =
+        read_training_command(megatron_lm_command(recipe_source(path)), rules());
     ASSERT_TRUE(command.problems.empty()) << command.problems.front().message;
     auto value = [&](const char* name) {
       const TrainingArgument* argument = command.find(name);
@@ -186,8 +191,10 @@ TEST(PlannedRecipe, ValidatesOutsideRecipesAndIsReportedInside) {
     std::string text = planned_recipe_yaml(source, prediction, run);
     RecipeReport outside = validate_recipe_text(bundled_catalog(), "draft.yaml", "", text);
     EXPECT_TRUE(outside.problems.empty()) << testing::describe(outside.problems) << text;
-    Problems inside = testing::validate_as("recipes/gpt-oss-20b/h200/your-handle-tp1-pp2-ep8.yaml", text);
-    EXPECT_EQ(testing::rules_of(inside), std::vector<std::string>{"status.planned"}) << testing::describe(inside);
+    Problems inside =
+        testing::validate_as("recipes/gpt-oss-20b/h200/your-handle-tp1-pp2-ep8.yaml", text);
+    EXPECT_EQ(testing::rules_of(inside), std::vector<std::string>{"status.planned"})
+        << testing::describe(inside);
   }
 }
 

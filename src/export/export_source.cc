@@ -16,39 +16,106 @@ namespace {
 
 // Arguments every writer writes itself from the layout, the workload or the protocol.
 const std::set<std::string>& layout_names() {
-  static const std::set<std::string> kNames = {
-      "tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size",
-      "expert_model_parallel_size", "expert_tensor_parallel_size", "virtual_pipeline_model_parallel_size",
-      "num_layers_per_virtual_pipeline_stage", "sequence_parallel", "num_layers_in_first_pipeline_stage",
-      "num_layers_in_last_pipeline_stage", "micro_batch_size", "recompute_granularity", "recompute_method",
-      "recompute_num_layers", "moe_token_dispatcher_type", "global_batch_size", "seq_length", "train_iters",
-      "use_distributed_optimizer", "bf16", "optimizer_cpu_offload", "optimizer_offload_fraction",
-      "overlap_cpu_optimizer_d2h_h2d", "nproc_per_node", "nnodes", "node_rank", "master_addr", "master_port",
-      "rdzv_backend", "rdzv_endpoint", "rdzv_id", "nodes", "gpus_per_node", "load", "data_path", "split",
-      "tokenizer_model"};
+  static const std::set<std::string> kNames = {"tensor_model_parallel_size",
+                                               "pipeline_model_parallel_size",
+                                               "context_parallel_size",
+                                               "expert_model_parallel_size",
+                                               "expert_tensor_parallel_size",
+                                               "virtual_pipeline_model_parallel_size",
+                                               "num_layers_per_virtual_pipeline_stage",
+                                               "sequence_parallel",
+                                               "num_layers_in_first_pipeline_stage",
+                                               "num_layers_in_last_pipeline_stage",
+                                               "micro_batch_size",
+                                               "recompute_granularity",
+                                               "recompute_method",
+                                               "recompute_num_layers",
+                                               "moe_token_dispatcher_type",
+                                               "global_batch_size",
+                                               "seq_length",
+                                               "train_iters",
+                                               "use_distributed_optimizer",
+                                               "bf16",
+                                               "optimizer_cpu_offload",
+                                               "optimizer_offload_fraction",
+                                               "overlap_cpu_optimizer_d2h_h2d",
+                                               "nproc_per_node",
+                                               "nnodes",
+                                               "node_rank",
+                                               "master_addr",
+                                               "master_port",
+                                               "rdzv_backend",
+                                               "rdzv_endpoint",
+                                               "rdzv_id",
+                                               "nodes",
+                                               "gpus_per_node",
+                                               "load",
+                                               "data_path",
+                                               "split",
+                                               "tokenizer_model"};
   return kNames;
 }
 
 // Optimizer, schedule and seed: the convergence settings a draft carries over unchanged.
 const std::set<std::string>& training_names() {
-  static const std::set<std::string> kNames = {
-      "optimizer", "lr", "min_lr", "lr_decay_style", "lr_decay_iters", "lr_warmup_iters", "lr_warmup_fraction",
-      "lr_warmup_init", "adam_beta1", "adam_beta2", "adam_eps", "clip_grad", "weight_decay",
-      "weight_decay_incr_style", "start_weight_decay", "end_weight_decay", "seed"};
+  static const std::set<std::string> kNames = {"optimizer",
+                                               "lr",
+                                               "min_lr",
+                                               "lr_decay_style",
+                                               "lr_decay_iters",
+                                               "lr_warmup_iters",
+                                               "lr_warmup_fraction",
+                                               "lr_warmup_init",
+                                               "adam_beta1",
+                                               "adam_beta2",
+                                               "adam_eps",
+                                               "clip_grad",
+                                               "weight_decay",
+                                               "weight_decay_incr_style",
+                                               "start_weight_decay",
+                                               "end_weight_decay",
+                                               "seed"};
   return kNames;
 }
 
 // Architecture arguments (rules/arguments.yaml's model-shape entries).
 const std::set<std::string>& model_names() {
-  static const std::set<std::string> kNames = {
-      "spec", "num_layers", "hidden_size", "ffn_hidden_size", "num_attention_heads", "group_query_attention",
-      "num_query_groups", "kv_channels", "max_position_embeddings", "padded_vocab_size", "vocab_size",
-      "make_vocab_size_divisible_by", "normalization", "norm_epsilon", "apply_layernorm_1p",
-      "untie_embeddings_and_output_weights", "position_embedding_type", "rotary_percent", "rotary_base",
-      "rotary_seq_len_interpolation_factor", "swiglu", "quick_geglu", "glu_linear_offset",
-      "activation_func_clamp_value", "softmax_type", "window_size", "window_attn_skip_freq", "add_bias_linear",
-      "add_qkv_bias", "qk_layernorm", "num_experts", "moe_ffn_hidden_size", "moe_shared_expert_intermediate_size",
-      "moe_layer_freq", "mtp_num_layers", "tokenizer_type"};
+  static const std::set<std::string> kNames = {"spec",
+                                               "num_layers",
+                                               "hidden_size",
+                                               "ffn_hidden_size",
+                                               "num_attention_heads",
+                                               "group_query_attention",
+                                               "num_query_groups",
+                                               "kv_channels",
+                                               "max_position_embeddings",
+                                               "padded_vocab_size",
+                                               "vocab_size",
+                                               "make_vocab_size_divisible_by",
+                                               "normalization",
+                                               "norm_epsilon",
+                                               "apply_layernorm_1p",
+                                               "untie_embeddings_and_output_weights",
+                                               "position_embedding_type",
+                                               "rotary_percent",
+                                               "rotary_base",
+                                               "rotary_seq_len_interpolation_factor",
+                                               "swiglu",
+                                               "quick_geglu",
+                                               "glu_linear_offset",
+                                               "activation_func_clamp_value",
+                                               "softmax_type",
+                                               "window_size",
+                                               "window_attn_skip_freq",
+                                               "add_bias_linear",
+                                               "add_qkv_bias",
+                                               "qk_layernorm",
+                                               "num_experts",
+                                               "moe_ffn_hidden_size",
+                                               "moe_shared_expert_intermediate_size",
+                                               "moe_layer_freq",
+                                               "mtp_num_layers",
+                                               "tokenizer_type"};
   return kNames;
 }
 
@@ -100,7 +167,8 @@ void finish_layout(ExportSource& source) {
   }
 }
 
-void add(std::vector<CommandArgument>& list, const std::string& flag, const std::string& value = "") {
+void add(std::vector<CommandArgument>& list, const std::string& flag,
+         const std::string& value = "") {
   CommandArgument argument{flag, {}};
   if (!value.empty()) argument.values.push_back(value);
   list.push_back(std::move(argument));
@@ -109,12 +177,30 @@ void add(std::vector<CommandArgument>& list, const std::string& flag, const std:
 }  // namespace
 
 bool is_slime_only_argument(const std::string& canonical_name) {
-  static const std::set<std::string> kNames = {
-      "actor_num_nodes", "actor_num_gpus_per_node", "colocate", "async", "debug_train_only", "hf_checkpoint",
-      "ref_load", "prompt_data", "input_key", "label_key", "metadata_key", "tool_key", "apply_chat_template",
-      "rollout_function_path", "rollout_shuffle", "rollout_seed", "rollout_batch_size", "n_samples_per_prompt",
-      "loss_mask_type", "loss_type", "disable_compute_advantages_and_returns", "num_rollout",
-      "use_dynamic_batch_size", "max_tokens_per_gpu"};
+  static const std::set<std::string> kNames = {"actor_num_nodes",
+                                               "actor_num_gpus_per_node",
+                                               "colocate",
+                                               "async",
+                                               "debug_train_only",
+                                               "hf_checkpoint",
+                                               "ref_load",
+                                               "prompt_data",
+                                               "input_key",
+                                               "label_key",
+                                               "metadata_key",
+                                               "tool_key",
+                                               "apply_chat_template",
+                                               "rollout_function_path",
+                                               "rollout_shuffle",
+                                               "rollout_seed",
+                                               "rollout_batch_size",
+                                               "n_samples_per_prompt",
+                                               "loss_mask_type",
+                                               "loss_type",
+                                               "disable_compute_advantages_and_returns",
+                                               "num_rollout",
+                                               "use_dynamic_batch_size",
+                                               "max_tokens_per_gpu"};
   return kNames.count(canonical_name) > 0;
 }
 
@@ -131,18 +217,29 @@ std::vector<CommandArgument> group_arguments(const std::vector<std::string>& wor
 }
 
 std::optional<ExportSource> export_source_from_recipe(const Recipe& recipe, const std::string& path,
-                                                      const Catalog& catalog, const ArgumentRules& rules,
+                                                      const Catalog& catalog,
+                                                      const ArgumentRules& rules,
                                                       Problems& problems) {
   const Model* model = catalog.find_model(recipe.model);
   const Gpu* gpu = catalog.find_gpu(recipe.gpu.type);
   if (!model) {
-    problems.push_back({path, {}, "model", "export.model", fmt::format("'{}' is not in models.yaml", recipe.model),
-                        "a model of models.yaml", recipe.model});
+    problems.push_back({path,
+                        {},
+                        "model",
+                        "export.model",
+                        fmt::format("'{}' is not in models.yaml", recipe.model),
+                        "a model of models.yaml",
+                        recipe.model});
     return std::nullopt;
   }
   if (!gpu) {
-    problems.push_back({path, {}, "gpu.type", "export.gpu", fmt::format("'{}' is not in gpus.yaml", recipe.gpu.type),
-                        "a GPU type of gpus.yaml", recipe.gpu.type});
+    problems.push_back({path,
+                        {},
+                        "gpu.type",
+                        "export.gpu",
+                        fmt::format("'{}' is not in gpus.yaml", recipe.gpu.type),
+                        "a GPU type of gpus.yaml",
+                        recipe.gpu.type});
     return std::nullopt;
   }
   ExportSource source;
@@ -154,7 +251,8 @@ std::optional<ExportSource> export_source_from_recipe(const Recipe& recipe, cons
   source.cluster = {*gpu, recipe.gpu.count, recipe.gpu.per_node};
   source.workload.row_tokens = recipe.workload.row_tokens;
   source.workload.global_batch = recipe.workload.global_batch;
-  source.workload.precision = recipe.workload.precision == "fp8" ? Precision::kFp8 : Precision::kBf16;
+  source.workload.precision =
+      recipe.workload.precision == "fp8" ? Precision::kFp8 : Precision::kBf16;
   source.layout = recipe.layout;
   source.env = recipe.env;
   source.patches = recipe.patches;
@@ -167,9 +265,10 @@ std::optional<ExportSource> export_source_from_recipe(const Recipe& recipe, cons
   return source;
 }
 
-ExportSource export_source_from_layout(const ModelShape& shape, const Model* model, const ClusterShape& cluster,
-                                       const PlanWorkload& workload, const Layout& layout,
-                                       const Recipe* settings_recipe, const std::string& settings_path,
+ExportSource export_source_from_layout(const ModelShape& shape, const Model* model,
+                                       const ClusterShape& cluster, const PlanWorkload& workload,
+                                       const Layout& layout, const Recipe* settings_recipe,
+                                       const std::string& settings_path,
                                        const ArgumentRules& rules) {
   ExportSource source;
   source.model_name = model ? model->name : shape.name;
@@ -188,10 +287,12 @@ ExportSource export_source_from_layout(const ModelShape& shape, const Model* mod
     source.env = settings_recipe->env;
     source.patches = settings_recipe->patches;
     source.dataset = settings_recipe->workload.dataset;
-    source.settings_source =
-        fmt::format("{}'s run command (a measured recipe of the same model; only the layout differs)", settings_path);
+    source.settings_source = fmt::format(
+        "{}'s run command (a measured recipe of the same model; only the layout differs)",
+        settings_path);
   } else {
-    // The catalog's Qwen3.5-122B-A10B recipes' optimizer and schedule (recipes/qwen3.5-122b-a10b/h200/).
+    // The catalog's Qwen3.5-122B-A10B recipes' optimizer and schedule
+    // (recipes/qwen3.5-122b-a10b/h200/).
     add(source.training_arguments, "--optimizer", "adam");
     add(source.training_arguments, "--lr", "1e-5");
     add(source.training_arguments, "--lr-decay-style", "cosine");
@@ -202,9 +303,11 @@ ExportSource export_source_from_layout(const ModelShape& shape, const Model* mod
     add(source.training_arguments, "--adam-beta2", "0.98");
     add(source.other_arguments, "--attention-dropout", "0.0");
     add(source.other_arguments, "--hidden-dropout", "0.0");
-    source.env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}, {"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"}};
+    source.env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"},
+                  {"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"}};
     source.settings_source =
-        "defaults: the catalog's Qwen3.5-122B-A10B recipes' optimizer and schedule (no recipe of this model "
+        "defaults: the catalog's Qwen3.5-122B-A10B recipes' optimizer and schedule (no recipe of "
+        "this model "
         "in the catalog)";
   }
   finish_layout(source);
@@ -216,7 +319,8 @@ std::vector<CommandArgument> model_arguments_from_shape(const ModelShape& shape)
   auto number = [](auto value) { return fmt::format("{}", value); };
   add(list, "--num-layers", number(shape.layers));
   add(list, "--hidden-size", number(shape.hidden_size));
-  int ffn = shape.dense_ffn_hidden_size > 0 ? shape.dense_ffn_hidden_size : shape.expert_ffn_hidden_size;
+  int ffn =
+      shape.dense_ffn_hidden_size > 0 ? shape.dense_ffn_hidden_size : shape.expert_ffn_hidden_size;
   if (ffn > 0) add(list, "--ffn-hidden-size", number(ffn));
   add(list, "--num-attention-heads", number(shape.attention_heads));
   if (shape.kv_heads > 0 && shape.kv_heads < shape.attention_heads) {
@@ -235,7 +339,8 @@ std::vector<CommandArgument> model_arguments_from_shape(const ModelShape& shape)
     add(list, "--moe-ffn-hidden-size", number(shape.expert_ffn_hidden_size));
     add(list, "--moe-router-topk", number(shape.experts_per_token));
     if (shape.shared_expert_ffn_hidden_size > 0) {
-      add(list, "--moe-shared-expert-intermediate-size", number(shape.shared_expert_ffn_hidden_size));
+      add(list, "--moe-shared-expert-intermediate-size",
+          number(shape.shared_expert_ffn_hidden_size));
     }
     add(list, "--moe-grouped-gemm");
   }
@@ -267,7 +372,8 @@ std::string shell_word(const std::string& word) {
   bool safe = true;
   for (char ch : word) {
     unsigned char c = static_cast<unsigned char>(ch);
-    if (!std::isalnum(c) && std::string_view("_./:,=+-@%").find(ch) == std::string_view::npos) safe = false;
+    if (!std::isalnum(c) && std::string_view("_./:,=+-@%").find(ch) == std::string_view::npos)
+      safe = false;
   }
   if (safe) return word;
   bool variable = word.size() > 1 && word[0] == '$';
@@ -305,19 +411,22 @@ std::vector<CommandArgument> layout_arguments(const ExportSource& source) {
   if (l.recompute) {
     add(list, "--recompute-granularity", l.recompute->granularity);
     if (!l.recompute->method.empty()) add(list, "--recompute-method", l.recompute->method);
-    if (l.recompute->num_layers) add(list, "--recompute-num-layers", number(*l.recompute->num_layers));
+    if (l.recompute->num_layers)
+      add(list, "--recompute-num-layers", number(*l.recompute->num_layers));
   }
   if (l.offload) {
     add(list, "--optimizer-cpu-offload");
     add(list, "--optimizer-offload-fraction", number(l.offload->optimizer_fraction));
     if (l.offload->overlap_d2h_h2d) add(list, "--overlap-cpu-optimizer-d2h-h2d");
   }
-  if (source.shape.is_moe() && !l.dispatcher.empty()) add(list, "--moe-token-dispatcher-type", l.dispatcher);
+  if (source.shape.is_moe() && !l.dispatcher.empty())
+    add(list, "--moe-token-dispatcher-type", l.dispatcher);
   return list;
 }
 
 std::string layout_headline(const ExportSource& source) {
-  return fmt::format("{} on {} x {}", source.layout.label, source.cluster.gpus, source.cluster.gpu.type);
+  return fmt::format("{} on {} x {}", source.layout.label, source.cluster.gpus,
+                     source.cluster.gpu.type);
 }
 
 }  // namespace openrecipes

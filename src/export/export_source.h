@@ -12,8 +12,8 @@
 #include "catalog/catalog.h"
 #include "catalog/protocol.h"
 #include "catalog/recipe.h"
-#include "params/model_shape.h"
 #include "layout/plan_inputs.h"
+#include "params/model_shape.h"
 #include "runs/argument_rules.h"
 
 namespace openrecipes {
@@ -32,9 +32,9 @@ struct ExportSource {
   std::string loss_mask;   ///< slime --loss-mask-type (models.yaml); empty when unknown
   ModelShape shape;
 
-  ClusterShape cluster;  ///< GPU type (with gpus.yaml's rate and instance), GPUs, per node
+  ClusterShape cluster;   ///< GPU type (with gpus.yaml's rate and instance), GPUs, per node
   PlanWorkload workload;  ///< row tokens, global batch (rows), precision
-  Layout layout;  ///< dp and label filled in
+  Layout layout;          ///< dp and label filled in
 
   /// The model's architecture arguments in Megatron-LM spelling: the recipe's own MODEL_ARGS
   /// when its command defines them, else written from the shape (model_arguments_from_shape).
@@ -51,12 +51,12 @@ struct ExportSource {
   /// defaults and why).
   std::string settings_source;
 
-  NamedValues env;                  ///< environment variables, in order
+  NamedValues env;                   ///< environment variables, in order
   std::vector<std::string> patches;  ///< files under patches/ the model arguments need
-  std::optional<Dataset> dataset;   ///< the rows (from the settings recipe); none when unknown
+  std::optional<Dataset> dataset;    ///< the rows (from the settings recipe); none when unknown
 
-  std::string origin;    ///< the recipe's path, or "planner"
-  std::string run_text;  ///< the recipe's `run` as written; empty from a layout
+  std::string origin;         ///< the recipe's path, or "planner"
+  std::string run_text;       ///< the recipe's `run` as written; empty from a layout
   bool run_is_slime = false;  ///< the recipe's training command is slime's
 };
 
@@ -73,17 +73,19 @@ std::vector<CommandArgument> group_arguments(const std::vector<std::string>& wor
 /// recomputed. Returns nullopt with a Problem (file `path`, field `model` or `gpu.type`) when
 /// the recipe's model or GPU is not in the catalog.
 std::optional<ExportSource> export_source_from_recipe(const Recipe& recipe, const std::string& path,
-                                                      const Catalog& catalog, const ArgumentRules& rules,
+                                                      const Catalog& catalog,
+                                                      const ArgumentRules& rules,
                                                       Problems& problems);
 
 /// The source of a bare layout on `cluster` under `workload`. The training settings, env, patches
 /// and rows are `settings_recipe`'s (a catalog recipe of the same model) when given; else the
-/// catalog's Qwen3.5-122B-A10B recipes' optimizer and schedule (recipes/qwen3.5-122b-a10b/h200/), said so in
-/// settings_source. `model` may be null for a bare Hugging Face config (then `shape` names it).
-/// The layout's dp and label are filled in (the caller has checked it is legal).
-ExportSource export_source_from_layout(const ModelShape& shape, const Model* model, const ClusterShape& cluster,
-                                       const PlanWorkload& workload, const Layout& layout,
-                                       const Recipe* settings_recipe, const std::string& settings_path,
+/// catalog's Qwen3.5-122B-A10B recipes' optimizer and schedule (recipes/qwen3.5-122b-a10b/h200/),
+/// said so in settings_source. `model` may be null for a bare Hugging Face config (then `shape`
+/// names it). The layout's dp and label are filled in (the caller has checked it is legal).
+ExportSource export_source_from_layout(const ModelShape& shape, const Model* model,
+                                       const ClusterShape& cluster, const PlanWorkload& workload,
+                                       const Layout& layout, const Recipe* settings_recipe,
+                                       const std::string& settings_path,
                                        const ArgumentRules& rules);
 
 /// The model's architecture arguments in Megatron-LM spelling from its shape: layers, hidden,
@@ -105,7 +107,8 @@ std::string shell_word(const std::string& word);
 /// `--flag value...` with each value through shell_word.
 std::string argument_text(const CommandArgument& argument);
 
-/// The layout's Megatron-LM arguments, in the Qwen3.5 recipes' order (recipes/qwen3.5-122b-a10b/h200/): TP, PP, CP, EP, ETP, virtual stages
+/// The layout's Megatron-LM arguments, in the Qwen3.5 recipes' order
+/// (recipes/qwen3.5-122b-a10b/h200/): TP, PP, CP, EP, ETP, virtual stages
 /// (--num-virtual-stages-per-pipeline-rank when vpp > 1), first/last stage layers for a
 /// layer_split, --sequence-parallel, recompute, offload, and the dispatcher for an MoE model.
 std::vector<CommandArgument> layout_arguments(const ExportSource& source);

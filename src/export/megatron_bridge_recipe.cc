@@ -42,7 +42,8 @@ std::string assignment(const ArgumentRules& rules, const CommandArgument& argume
   std::string field = bridge_field(rules, argument.flag, negated);
   std::string words = argument.flag;
   for (const std::string& value : argument.values) words += " " + value;
-  if (field.empty()) return fmt::format("    # {}: no Megatron-Bridge field in rules/arguments.yaml\n", words);
+  if (field.empty())
+    return fmt::format("    # {}: no Megatron-Bridge field in rules/arguments.yaml\n", words);
   std::string value;
   if (argument.values.empty()) {
     value = negated ? "False" : "True";
@@ -56,7 +57,9 @@ std::string assignment(const ArgumentRules& rules, const CommandArgument& argume
   return fmt::format("    cfg.{} = {}\n", field, value);
 }
 
-std::string optional_int(bool present, int value) { return present ? fmt::format("{}", value) : "None"; }
+std::string optional_int(bool present, int value) {
+  return present ? fmt::format("{}", value) : "None";
+}
 
 std::string docstring_text(const std::string& text) {
   std::string out;
@@ -72,16 +75,17 @@ std::string docstring_text(const std::string& text) {
 std::string module_docstring(const ExportSource& source, const std::string& headline,
                              const LayoutPrediction* prediction) {
   std::string out = "\"\"\"Megatron-Bridge SFT recipe draft: " + docstring_text(headline) + ".\n\n";
-  out += docstring_text(fmt::format("Exported by openrecipes export from {}.\nSettings: {}.\n", source.origin,
-                                    source.settings_source));
+  out += docstring_text(fmt::format("Exported by openrecipes export from {}.\nSettings: {}.\n",
+                                    source.origin, source.settings_source));
   if (prediction) {
     out += docstring_text(fmt::format(
-        "\nPlanned, not measured: openrecipes plan predicts {:.2f} tokens/s per GPU, a step time of {:.3f} s,\n"
+        "\nPlanned, not measured: openrecipes plan predicts {:.2f} tokens/s per GPU, a step time "
+        "of {:.3f} s,\n"
         "{:.1f} GB per GPU ({}), MFU {:.4f} and {:.2f} USD per 1M tokens (calibrated speed model;\n"
         "not measured). Run it under the protocol before trusting these figures.\n",
-        prediction->speed.tokens_per_s_per_gpu, prediction->speed.step_time_s, prediction->memory.memory_bytes / 1e9,
-        prediction->memory.fits ? "fits" : "does not fit", prediction->speed.mfu,
-        prediction->speed.usd_per_million_tokens));
+        prediction->speed.tokens_per_s_per_gpu, prediction->speed.step_time_s,
+        prediction->memory.memory_bytes / 1e9, prediction->memory.fits ? "fits" : "does not fit",
+        prediction->speed.mfu, prediction->speed.usd_per_million_tokens));
   }
   out += "\"\"\"\n\n";
   return out;
@@ -94,30 +98,36 @@ std::string parallelism_section(const ExportSource& source) {
   std::string out = "    # Parallelism\n";
   out += fmt::format("    cfg.model.tensor_model_parallel_size = {}\n", l.tp);
   out += fmt::format("    cfg.model.pipeline_model_parallel_size = {}\n", l.pp);
-  out += fmt::format("    cfg.model.virtual_pipeline_model_parallel_size = {}\n", optional_int(l.vpp > 1, l.vpp));
+  out += fmt::format("    cfg.model.virtual_pipeline_model_parallel_size = {}\n",
+                     optional_int(l.vpp > 1, l.vpp));
   out += fmt::format("    cfg.model.context_parallel_size = {}\n", l.cp);
   out += fmt::format("    cfg.model.expert_model_parallel_size = {}\n", l.ep);
   out += fmt::format("    cfg.model.expert_tensor_parallel_size = {}\n", l.etp);
-  out += fmt::format("    cfg.model.sequence_parallel = {}\n", l.sequence_parallel && l.tp > 1 ? "True" : "False");
-  out += fmt::format("    cfg.model.num_layers_in_first_pipeline_stage = {}\n",
-                     optional_int(l.layer_split.has_value(), l.layer_split ? l.layer_split->first : 0));
-  out += fmt::format("    cfg.model.num_layers_in_last_pipeline_stage = {}\n",
-                     optional_int(l.layer_split.has_value(), l.layer_split ? l.layer_split->last : 0));
+  out += fmt::format("    cfg.model.sequence_parallel = {}\n",
+                     l.sequence_parallel && l.tp > 1 ? "True" : "False");
+  out += fmt::format(
+      "    cfg.model.num_layers_in_first_pipeline_stage = {}\n",
+      optional_int(l.layer_split.has_value(), l.layer_split ? l.layer_split->first : 0));
+  out +=
+      fmt::format("    cfg.model.num_layers_in_last_pipeline_stage = {}\n",
+                  optional_int(l.layer_split.has_value(), l.layer_split ? l.layer_split->last : 0));
   out += fmt::format("    cfg.model.recompute_granularity = {}\n",
                      l.recompute ? python_value(l.recompute->granularity) : "None");
-  out += fmt::format("    cfg.model.recompute_method = {}\n",
-                     l.recompute && !l.recompute->method.empty() ? python_value(l.recompute->method) : "None");
-  out += fmt::format("    cfg.model.recompute_num_layers = {}\n",
-                     optional_int(l.recompute && l.recompute->num_layers, l.recompute && l.recompute->num_layers
-                                                                              ? *l.recompute->num_layers
-                                                                              : 0));
+  out += fmt::format(
+      "    cfg.model.recompute_method = {}\n",
+      l.recompute && !l.recompute->method.empty() ? python_value(l.recompute->method) : "None");
+  out += fmt::format(
+      "    cfg.model.recompute_num_layers = {}\n",
+      optional_int(l.recompute && l.recompute->num_layers,
+                   l.recompute && l.recompute->num_layers ? *l.recompute->num_layers : 0));
   if (source.shape.is_moe()) {
     out += fmt::format("    cfg.model.moe_token_dispatcher_type = {}\n",
                        l.dispatcher.empty() ? "None" : python_value(l.dispatcher));
   }
   if (l.offload) {
     out += "    cfg.optimizer.optimizer_cpu_offload = True\n";
-    out += fmt::format("    cfg.optimizer.optimizer_offload_fraction = {}\n", l.offload->optimizer_fraction);
+    out += fmt::format("    cfg.optimizer.optimizer_offload_fraction = {}\n",
+                       l.offload->optimizer_fraction);
     out += fmt::format("    cfg.optimizer.overlap_cpu_optimizer_d2h_h2d = {}\n",
                        l.offload->overlap_d2h_h2d ? "True" : "False");
   }
@@ -139,14 +149,17 @@ std::string training_section(const ExportSource& source) {
 // and the environment.
 std::string settings_sections(const ExportSource& source, const ArgumentRules& rules) {
   std::string out = "    # Optimizer, schedule and seed\n";
-  for (const CommandArgument& argument : source.training_arguments) out += assignment(rules, argument);
+  for (const CommandArgument& argument : source.training_arguments)
+    out += assignment(rules, argument);
   out += "\n    # Mixed precision\n";
-  out += fmt::format("    cfg.mixed_precision = {}\n",
-                     source.workload.precision == Precision::kFp8 ? "\"bf16_with_fp8_current_scaling_mixed\""
-                                                                  : "\"bf16_mixed\"");
+  out +=
+      fmt::format("    cfg.mixed_precision = {}\n", source.workload.precision == Precision::kFp8
+                                                        ? "\"bf16_with_fp8_current_scaling_mixed\""
+                                                        : "\"bf16_mixed\"");
   if (!source.other_arguments.empty()) {
     out += "\n    # The recipe's other settings\n";
-    for (const CommandArgument& argument : source.other_arguments) out += assignment(rules, argument);
+    for (const CommandArgument& argument : source.other_arguments)
+      out += assignment(rules, argument);
   }
   if (!source.env.empty()) {
     out += "\n    # Environment (set it in the launcher):";
@@ -175,7 +188,8 @@ std::string megatron_bridge_recipe(const ExportSource& source, const ArgumentRul
   out += "    cfg = _sft_common()\n\n";
   out += "    # Model\n";
   std::string repo = source.hf_repo.empty() ? "<org>/<model>" : source.hf_repo;
-  out += fmt::format("    cfg.model = AutoBridge.from_hf_pretrained({}).get_model_config()\n", python_value(repo));
+  out += fmt::format("    cfg.model = AutoBridge.from_hf_pretrained({}).get_model_config()\n",
+                     python_value(repo));
   out += fmt::format("    cfg.model.seq_length = {}\n\n", source.workload.row_tokens);
   out += parallelism_section(source);
   out += training_section(source);

@@ -1,4 +1,5 @@
-// A Megatron-Bridge recipe module (in the layout of NVIDIA-NeMo/Megatron-Bridge's src/megatron/bridge/recipes/) for an export source.
+// A Megatron-Bridge recipe module (in the layout of NVIDIA-NeMo/Megatron-Bridge's
+// src/megatron/bridge/recipes/) for an export source.
 #pragma once
 
 #include <string>
@@ -14,13 +15,14 @@ namespace openrecipes {
 std::string bridge_function_name(const std::string& model_name);
 
 /// A Python module holding one self-contained `def <model>_sft_config() -> ConfigContainer:`
-/// (Megatron-Bridge's recipe layout, src/megatron/bridge/recipes/ in NVIDIA-NeMo/Megatron-Bridge): a docstring, `cfg = _sft_common()`, the model from AutoBridge with the source's
-/// Hugging Face repository, then every parallelism, recompute and dispatcher field, training
-/// (max_steps 20, global and micro batch, sequence length), optimizer and schedule, mixed
-/// precision and seed, and the recipe's other settings. Megatron-LM flags become config fields
-/// through the `section.key` spellings of `rules` (rules/arguments.yaml); a flag the rules give
-/// no such spelling is kept as a comment. With `prediction`, the module docstring carries the
-/// predicted figures and says the recipe is planned, not measured. Valid Python 3.
+/// (Megatron-Bridge's recipe layout, src/megatron/bridge/recipes/ in NVIDIA-NeMo/Megatron-Bridge):
+/// a docstring, `cfg = _sft_common()`, the model from AutoBridge with the source's Hugging Face
+/// repository, then every parallelism, recompute and dispatcher field, training (max_steps 20,
+/// global and micro batch, sequence length), optimizer and schedule, mixed precision and seed, and
+/// the recipe's other settings. Megatron-LM flags become config fields through the `section.key`
+/// spellings of `rules` (rules/arguments.yaml); a flag the rules give no such spelling is kept as a
+/// comment. With `prediction`, the module docstring carries the predicted figures and says the
+/// recipe is planned, not measured. Valid Python 3.
 std::string megatron_bridge_recipe(const ExportSource& source, const ArgumentRules& rules,
                                    const LayoutPrediction* prediction = nullptr);
 

@@ -1,5 +1,6 @@
 // A recipe YAML draft from the planner: the recipe file's fields in the template's order
-// (templates/submit.mustache) with `status: planned`, the predictions, `result: null` and `correctness: null`.
+// (templates/submit.mustache) with `status: planned`, the predictions, `result: null` and
+// `correctness: null`.
 #pragma once
 
 #include <string>

@@ -9,10 +9,11 @@ namespace openrecipes {
 
 /// The slime command for `source`. From a recipe whose training command is slime's, the recipe's
 /// own `run`, normalised (trailing blanks and blank lines dropped, one final newline): that is
-/// what ran. Otherwise a command in the Qwen3.5 recipes' form (recipes/qwen3.5-122b-a10b/h200/): the MODEL_ARGS array, the exports, then
-/// `python3 -m <slime entry module>` with its arguments one per line in the bundled recipes' order
-/// (placement, checkpoint, data, rollout and batch, SFT loss, layout, dynamic batch, optimizer,
-/// the rest). Paths are variables ($HF_CKPT, $TORCH_DIST, $SFT_DATA).
+/// what ran. Otherwise a command in the Qwen3.5 recipes' form (recipes/qwen3.5-122b-a10b/h200/):
+/// the MODEL_ARGS array, the exports, then `python3 -m <slime entry module>` with its arguments one
+/// per line in the bundled recipes' order (placement, checkpoint, data, rollout and batch, SFT
+/// loss, layout, dynamic batch, optimizer, the rest). Paths are variables ($HF_CKPT, $TORCH_DIST,
+/// $SFT_DATA).
 std::string slime_command(const ExportSource& source);
 
 }  // namespace openrecipes

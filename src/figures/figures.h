@@ -1,5 +1,6 @@
 // The catalog's derived figures. Each formula lives here once; the validator, the site and the
-// planner all call these functions. Source of every formula: the submission guide (templates/submit.mustache) and the schema's descriptions (schema/recipe.schema.yaml).
+// planner all call these functions. Source of every formula: the submission guide
+// (templates/submit.mustache) and the schema's descriptions (schema/recipe.schema.yaml).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,8 @@ namespace openrecipes {
 std::optional<int> data_parallel_size(int gpus, int tp, int pp, int cp);
 
 /// Cost in USD per 1M tokens: rate (USD per GPU-hour) / (tokens/s per GPU x 3600 s/h) x 1e6.
-/// Unrounded; the catalog states it to the cent. schema/recipe.schema.yaml, `usd_per_million_tokens`.
+/// Unrounded; the catalog states it to the cent. schema/recipe.schema.yaml,
+/// `usd_per_million_tokens`.
 double usd_per_million_tokens(double usd_per_gpu_hour, double tokens_per_s_per_gpu);
 
 /// Model FLOPs utilization, a fraction of peak: 6 x N x (tokens/s per GPU) / peak FLOP/s, with
@@ -35,7 +37,8 @@ int node_count(int gpus, int per_node);
 double gpu_hours(int gpus, double seconds);
 
 /// Tokens in the scored window [first, last] (inclusive steps):
-/// (last - first + 1) x global batch (rows) x row tokens. The submission guide: 15 x 128 x 8,192 = 15,728,640.
+/// (last - first + 1) x global batch (rows) x row tokens. The submission guide: 15 x 128 x 8,192 =
+/// 15,728,640.
 std::int64_t window_tokens(int first_step, int last_step, std::int64_t global_batch,
                            std::int64_t row_tokens);
 

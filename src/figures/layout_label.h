@@ -13,7 +13,8 @@ namespace openrecipes {
 std::string layout_label(const Layout& layout);
 
 /// The layout part of a recipe's file name: the label without its DP part, lowercased, joined by
-/// '-' (TP1 PP4 EP8 DP8 gives tp1-pp4-ep8), as in the submission guide's recipes/<model>/<gpu>/<handle>-<layout>.
+/// '-' (TP1 PP4 EP8 DP8 gives tp1-pp4-ep8), as in the submission guide's
+/// recipes/<model>/<gpu>/<handle>-<layout>.
 std::string layout_slug(const Layout& layout);
 
 }  // namespace openrecipes

@@ -23,14 +23,17 @@ struct Details {
 // them), whatever `report` returns.
 template <class Report>
 bool sizes_rule(const ClusterShape& c, const Layout& l, Report& report) {
-  if (l.tp < 1 || l.pp < 1 || l.vpp < 1 || l.cp < 1 || l.ep < 1 || l.etp < 1 || l.rows_per_microbatch < 1 ||
-      l.max_tokens_per_gpu < 1 || c.gpus < 1 || c.per_node < 1) {
+  if (l.tp < 1 || l.pp < 1 || l.vpp < 1 || l.cp < 1 || l.ep < 1 || l.etp < 1 ||
+      l.rows_per_microbatch < 1 || l.max_tokens_per_gpu < 1 || c.gpus < 1 || c.per_node < 1) {
     report(LayoutRule::kSizes, [&] {
-      return Details{"layout", "every parallel size, the GPU count and the micro-batch must be at least 1", ">= 1",
-                     fmt::format("tp {} pp {} vpp {} cp {} ep {} etp {} gpus {} per_node {} rows/micro-batch {} "
-                                 "max_tokens_per_gpu {}",
-                                 l.tp, l.pp, l.vpp, l.cp, l.ep, l.etp, c.gpus, c.per_node, l.rows_per_microbatch,
-                                 l.max_tokens_per_gpu)};
+      return Details{
+          "layout", "every parallel size, the GPU count and the micro-batch must be at least 1",
+          ">= 1",
+          fmt::format(
+              "tp {} pp {} vpp {} cp {} ep {} etp {} gpus {} per_node {} rows/micro-batch {} "
+              "max_tokens_per_gpu {}",
+              l.tp, l.pp, l.vpp, l.cp, l.ep, l.etp, c.gpus, c.per_node, l.rows_per_microbatch,
+              l.max_tokens_per_gpu)};
     });
     return false;
   }
@@ -39,24 +42,27 @@ bool sizes_rule(const ClusterShape& c, const Layout& l, Report& report) {
 
 // Checks the dense mesh (DP = `dp`), TP against the heads and the node, and sequence parallelism.
 template <class Report>
-bool dense_mesh_rules(const ModelShape& m, const ClusterShape& c, const Layout& l, int dp, Report& report) {
+bool dense_mesh_rules(const ModelShape& m, const ClusterShape& c, const Layout& l, int dp,
+                      Report& report) {
   if (dp == 0 && !report(LayoutRule::kDenseMesh, [&] {
         return Details{"layout", "TP x PP x CP must divide the GPU count (DP = W / (TP x PP x CP))",
                        fmt::format("a divisor of {}", c.gpus),
-                       fmt::format("{} x {} x {} = {}", l.tp, l.pp, l.cp, static_cast<long long>(l.tp) * l.pp * l.cp)};
+                       fmt::format("{} x {} x {} = {}", l.tp, l.pp, l.cp,
+                                   static_cast<long long>(l.tp) * l.pp * l.cp)};
       })) {
     return false;
   }
-  if ((m.kv_heads > 0 && m.kv_heads % l.tp != 0) || (m.linear_key_heads > 0 && m.linear_key_heads % l.tp != 0) ||
+  if ((m.kv_heads > 0 && m.kv_heads % l.tp != 0) ||
+      (m.linear_key_heads > 0 && m.linear_key_heads % l.tp != 0) ||
       (m.linear_value_heads > 0 && m.linear_value_heads % l.tp != 0)) {
     if (!report(LayoutRule::kTpHeads, [&] {
           std::string heads = fmt::format("{} KV heads", m.kv_heads);
           if (m.linear_key_heads > 0) {
-            heads += fmt::format(", {} linear-attention key heads and {} value heads", m.linear_key_heads,
-                                 m.linear_value_heads);
+            heads += fmt::format(", {} linear-attention key heads and {} value heads",
+                                 m.linear_key_heads, m.linear_value_heads);
           }
-          return Details{"layout.tp", fmt::format("TP must divide {}'s {}", m.name, heads), "a common divisor",
-                         fmt::format("{}", l.tp)};
+          return Details{"layout.tp", fmt::format("TP must divide {}'s {}", m.name, heads),
+                         "a common divisor", fmt::format("{}", l.tp)};
         })) {
       return false;
     }
@@ -64,12 +70,14 @@ bool dense_mesh_rules(const ModelShape& m, const ClusterShape& c, const Layout& 
   if ((c.per_node % l.tp != 0 || c.per_node % l.etp != 0) && !report(LayoutRule::kTpNode, [&] {
         return Details{c.per_node % l.tp != 0 ? "layout.tp" : "layout.etp",
                        "TP and ETP must stay within one node (divide the GPUs per node)",
-                       fmt::format("a divisor of {}", c.per_node), fmt::format("tp {}, etp {}", l.tp, l.etp)};
+                       fmt::format("a divisor of {}", c.per_node),
+                       fmt::format("tp {}, etp {}", l.tp, l.etp)};
       })) {
     return false;
   }
   if (l.tp > 1 && !l.sequence_parallel && !report(LayoutRule::kSequenceParallel, [&] {
-        return Details{"layout.sequence_parallel", "sequence parallelism must be on when TP > 1", "true", "false"};
+        return Details{"layout.sequence_parallel", "sequence parallelism must be on when TP > 1",
+                       "true", "false"};
       })) {
     return false;
   }
@@ -85,15 +93,18 @@ bool expert_rules(const ModelShape& m, const ClusterShape& c, const Layout& l, R
           return Details{"layout.ep", fmt::format("{} is dense: EP and ETP must be 1", m.name), "1",
                          fmt::format("ep {}, etp {}", l.ep, l.etp)};
         }
-        return Details{"layout.ep", fmt::format("EP must divide {}'s {} experts", m.name, m.experts),
+        return Details{"layout.ep",
+                       fmt::format("EP must divide {}'s {} experts", m.name, m.experts),
                        fmt::format("a divisor of {}", m.experts), fmt::format("{}", l.ep)};
       })) {
     return false;
   }
   if (implied_expert_data_parallel(c, l) == 0 && !report(LayoutRule::kExpertMesh, [&] {
-        return Details{"layout.ep", "PP x EP x ETP must divide the GPU count (expert DP = W / (PP x EP x ETP))",
+        return Details{"layout.ep",
+                       "PP x EP x ETP must divide the GPU count (expert DP = W / (PP x EP x ETP))",
                        fmt::format("a divisor of {}", c.gpus),
-                       fmt::format("{} x {} x {} = {}", l.pp, l.ep, l.etp, static_cast<long long>(l.pp) * l.ep * l.etp)};
+                       fmt::format("{} x {} x {} = {}", l.pp, l.ep, l.etp,
+                                   static_cast<long long>(l.pp) * l.ep * l.etp)};
       })) {
     return false;
   }
@@ -105,15 +116,19 @@ template <class Report>
 bool even_pipeline_rules(const ModelShape& m, const Layout& l, Report& report) {
   if (m.layers % l.pp != 0 && !report(LayoutRule::kPipelineLayers, [&] {
         return Details{"layout.pp",
-                       fmt::format("PP must divide {}'s {} layers, or layer_split must place them", m.name, m.layers),
-                       fmt::format("a divisor of {} or a layer_split", m.layers), fmt::format("{}", l.pp)};
+                       fmt::format("PP must divide {}'s {} layers, or layer_split must place them",
+                                   m.name, m.layers),
+                       fmt::format("a divisor of {} or a layer_split", m.layers),
+                       fmt::format("{}", l.pp)};
       })) {
     return false;
   }
   if (m.layers % l.pp == 0 && l.vpp > 1 && (l.pp < 2 || (m.layers / l.pp) % l.vpp != 0) &&
       !report(LayoutRule::kVirtualPipeline, [&] {
-        return Details{"layout.vpp", "VPP needs PP > 1 and must divide the layers per pipeline stage",
-                       l.pp < 2 ? std::string("vpp 1 at pp 1") : fmt::format("a divisor of {}", m.layers / l.pp),
+        return Details{"layout.vpp",
+                       "VPP needs PP > 1 and must divide the layers per pipeline stage",
+                       l.pp < 2 ? std::string("vpp 1 at pp 1")
+                                : fmt::format("a divisor of {}", m.layers / l.pp),
                        fmt::format("{}", l.vpp)};
       })) {
     return false;
@@ -128,30 +143,36 @@ bool split_pipeline_rules(const ModelShape& m, const Layout& l, Report& report) 
   const LayerSplit& split = *l.layer_split;
   int middle_layers = m.layers - split.first - split.last;
   int middle_stages = l.pp - 2;
-  bool covers = l.pp >= 2 && split.first >= 1 && split.last >= 1 &&
-                (middle_stages == 0 ? middle_layers == 0
-                                    : middle_layers >= middle_stages && middle_layers % middle_stages == 0);
+  bool covers =
+      l.pp >= 2 && split.first >= 1 && split.last >= 1 &&
+      (middle_stages == 0 ? middle_layers == 0
+                          : middle_layers >= middle_stages && middle_layers % middle_stages == 0);
   if (!covers && !report(LayoutRule::kPipelineLayers, [&] {
         if (l.pp < 2) {
           return Details{"layout.layer_split", "a layer_split needs PP of at least 2", "null",
                          fmt::format("{{first: {}, last: {}}}", split.first, split.last)};
         }
-        return Details{"layout.layer_split",
-                       fmt::format("layer_split does not account for all {} layers over {} stages", m.layers, l.pp),
-                       middle_stages == 0 ? fmt::format("first + last = {}", m.layers)
-                                          : fmt::format("{} - first - last a positive multiple of the {} middle stages",
-                                                        m.layers, middle_stages),
-                       fmt::format("first {}, last {}", split.first, split.last)};
+        return Details{
+            "layout.layer_split",
+            fmt::format("layer_split does not account for all {} layers over {} stages", m.layers,
+                        l.pp),
+            middle_stages == 0
+                ? fmt::format("first + last = {}", m.layers)
+                : fmt::format("{} - first - last a positive multiple of the {} middle stages",
+                              m.layers, middle_stages),
+            fmt::format("first {}, last {}", split.first, split.last)};
       })) {
     return false;
   }
-  int middle_per_stage = middle_stages > 0 && middle_layers % middle_stages == 0 ? middle_layers / middle_stages : 0;
+  int middle_per_stage =
+      middle_stages > 0 && middle_layers % middle_stages == 0 ? middle_layers / middle_stages : 0;
   if (covers && l.vpp > 1 &&
       (split.first % l.vpp != 0 || split.last % l.vpp != 0 || middle_per_stage % l.vpp != 0) &&
       !report(LayoutRule::kVirtualPipeline, [&] {
-        return Details{"layout.vpp", "VPP must divide the layers of every pipeline stage",
-                       fmt::format("a divisor of {}, {} and {}", split.first, middle_per_stage, split.last),
-                       fmt::format("{}", l.vpp)};
+        return Details{
+            "layout.vpp", "VPP must divide the layers of every pipeline stage",
+            fmt::format("a divisor of {}, {} and {}", split.first, middle_per_stage, split.last),
+            fmt::format("{}", l.vpp)};
       })) {
     return false;
   }
@@ -161,16 +182,21 @@ bool split_pipeline_rules(const ModelShape& m, const Layout& l, Report& report) 
 // Checks the row's split over CP, the global batch over DP (`dp`) and micro-batches, and full
 // recompute's num_layers.
 template <class Report>
-bool batch_rules(const ModelShape& m, const PlanWorkload& w, const Layout& l, int dp, Report& report) {
+bool batch_rules(const ModelShape& m, const PlanWorkload& w, const Layout& l, int dp,
+                 Report& report) {
   if (l.cp > 1 && w.row_tokens % (2 * l.cp) != 0 && !report(LayoutRule::kContextParallel, [&] {
-        return Details{"layout.cp", "CP splits each row into 2 x CP equal chunks (load-balanced causal attention)",
-                       fmt::format("2 x cp dividing the row's {} tokens", w.row_tokens), fmt::format("{}", l.cp)};
+        return Details{
+            "layout.cp",
+            "CP splits each row into 2 x CP equal chunks (load-balanced causal attention)",
+            fmt::format("2 x cp dividing the row's {} tokens", w.row_tokens),
+            fmt::format("{}", l.cp)};
       })) {
     return false;
   }
   long long rows_per_step = static_cast<long long>(dp) * l.rows_per_microbatch;
   if (dp > 0 && w.global_batch % rows_per_step != 0 && !report(LayoutRule::kGlobalBatch, [&] {
-        return Details{"layout.rows_per_microbatch", "the global batch must split evenly over DP ranks and micro-batches",
+        return Details{"layout.rows_per_microbatch",
+                       "the global batch must split evenly over DP ranks and micro-batches",
                        fmt::format("dp x rows_per_microbatch dividing {}", w.global_batch),
                        fmt::format("{} x {} = {}", dp, l.rows_per_microbatch, rows_per_step)};
       })) {
@@ -182,9 +208,10 @@ bool batch_rules(const ModelShape& m, const PlanWorkload& w, const Layout& l, in
     int chunk = smallest_chunk_layers(m, l);
     if ((*l.recompute->num_layers < 1 || *l.recompute->num_layers > chunk) &&
         !report(LayoutRule::kRecompute, [&] {
-          return Details{"layout.recompute.num_layers",
-                         "full recompute's num_layers counts layers of one pipeline stage's virtual chunk",
-                         fmt::format("1 to {}", chunk), fmt::format("{}", *l.recompute->num_layers)};
+          return Details{
+              "layout.recompute.num_layers",
+              "full recompute's num_layers counts layers of one pipeline stage's virtual chunk",
+              fmt::format("1 to {}", chunk), fmt::format("{}", *l.recompute->num_layers)};
         })) {
       return false;
     }
@@ -197,9 +224,10 @@ template <class Report>
 void row_fits_rule(const PlanWorkload& w, const Layout& l, Report& report) {
   if (l.max_tokens_per_gpu * l.cp < w.row_tokens) {
     report(LayoutRule::kRowFits, [&] {
-      return Details{"layout.max_tokens_per_gpu", "a row split over CP must fit in max_tokens_per_gpu",
-                     fmt::format("at least {} (row_tokens {} / cp {})", (w.row_tokens + l.cp - 1) / l.cp, w.row_tokens,
-                                 l.cp),
+      return Details{"layout.max_tokens_per_gpu",
+                     "a row split over CP must fit in max_tokens_per_gpu",
+                     fmt::format("at least {} (row_tokens {} / cp {})",
+                                 (w.row_tokens + l.cp - 1) / l.cp, w.row_tokens, l.cp),
                      fmt::format("{}", l.max_tokens_per_gpu)};
     });
   }
@@ -214,7 +242,8 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
   const int dp = implied_data_parallel(c, l);
   if (!dense_mesh_rules(m, c, l, dp, report)) return;
   if (!expert_rules(m, c, l, report)) return;
-  if (!(l.layer_split ? split_pipeline_rules(m, l, report) : even_pipeline_rules(m, l, report))) return;
+  if (!(l.layer_split ? split_pipeline_rules(m, l, report) : even_pipeline_rules(m, l, report)))
+    return;
   if (!batch_rules(m, w, l, dp, report)) return;
   row_fits_rule(w, l, report);
 }
@@ -223,10 +252,10 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
 
 const std::vector<LayoutRule>& all_layout_rules() {
   static const std::vector<LayoutRule> kRules = {
-      LayoutRule::kSizes,           LayoutRule::kDenseMesh,       LayoutRule::kTpHeads,
+      LayoutRule::kSizes,           LayoutRule::kDenseMesh,        LayoutRule::kTpHeads,
       LayoutRule::kTpNode,          LayoutRule::kSequenceParallel, LayoutRule::kExperts,
-      LayoutRule::kExpertMesh,      LayoutRule::kPipelineLayers,  LayoutRule::kVirtualPipeline,
-      LayoutRule::kContextParallel, LayoutRule::kGlobalBatch,     LayoutRule::kRecompute,
+      LayoutRule::kExpertMesh,      LayoutRule::kPipelineLayers,   LayoutRule::kVirtualPipeline,
+      LayoutRule::kContextParallel, LayoutRule::kGlobalBatch,      LayoutRule::kRecompute,
       LayoutRule::kRowFits,
   };
   return kRules;
@@ -234,38 +263,64 @@ const std::vector<LayoutRule>& all_layout_rules() {
 
 std::string layout_rule_id(LayoutRule rule) {
   switch (rule) {
-    case LayoutRule::kSizes: return "layout.sizes";
-    case LayoutRule::kDenseMesh: return "mesh.world";
-    case LayoutRule::kTpHeads: return "mesh.tp_heads";
-    case LayoutRule::kTpNode: return "mesh.tp_node";
-    case LayoutRule::kSequenceParallel: return "mesh.sp";
-    case LayoutRule::kExperts: return "mesh.ep";
-    case LayoutRule::kExpertMesh: return "mesh.expert_dp";
-    case LayoutRule::kPipelineLayers: return "mesh.pp";
-    case LayoutRule::kVirtualPipeline: return "mesh.vpp";
-    case LayoutRule::kContextParallel: return "mesh.cp";
-    case LayoutRule::kGlobalBatch: return "mesh.batch";
-    case LayoutRule::kRowFits: return "mesh.max_tokens";
-    case LayoutRule::kRecompute: return "mesh.recompute";
+    case LayoutRule::kSizes:
+      return "layout.sizes";
+    case LayoutRule::kDenseMesh:
+      return "mesh.world";
+    case LayoutRule::kTpHeads:
+      return "mesh.tp_heads";
+    case LayoutRule::kTpNode:
+      return "mesh.tp_node";
+    case LayoutRule::kSequenceParallel:
+      return "mesh.sp";
+    case LayoutRule::kExperts:
+      return "mesh.ep";
+    case LayoutRule::kExpertMesh:
+      return "mesh.expert_dp";
+    case LayoutRule::kPipelineLayers:
+      return "mesh.pp";
+    case LayoutRule::kVirtualPipeline:
+      return "mesh.vpp";
+    case LayoutRule::kContextParallel:
+      return "mesh.cp";
+    case LayoutRule::kGlobalBatch:
+      return "mesh.batch";
+    case LayoutRule::kRowFits:
+      return "mesh.max_tokens";
+    case LayoutRule::kRecompute:
+      return "mesh.recompute";
   }
   return "layout";
 }
 
 std::string layout_rule_text(LayoutRule rule) {
   switch (rule) {
-    case LayoutRule::kSizes: return "every size is at least 1";
-    case LayoutRule::kDenseMesh: return "TP x PP x CP divides the GPU count";
-    case LayoutRule::kTpHeads: return "TP divides the KV heads (and linear-attention heads)";
-    case LayoutRule::kTpNode: return "TP and ETP stay within one node";
-    case LayoutRule::kSequenceParallel: return "sequence parallelism is on when TP > 1";
-    case LayoutRule::kExperts: return "EP divides the experts (EP = ETP = 1 when dense)";
-    case LayoutRule::kExpertMesh: return "PP x EP x ETP divides the GPU count";
-    case LayoutRule::kPipelineLayers: return "the PP stages cover every layer";
-    case LayoutRule::kVirtualPipeline: return "VPP needs PP > 1 and divides every stage's layers";
-    case LayoutRule::kContextParallel: return "the row splits into 2 x CP equal chunks";
-    case LayoutRule::kGlobalBatch: return "DP x rows per micro-batch divides the global batch";
-    case LayoutRule::kRowFits: return "a row fits a micro-batch (max_tokens_per_gpu x CP >= row tokens)";
-    case LayoutRule::kRecompute: return "full recompute's num_layers fits in a stage's virtual chunk";
+    case LayoutRule::kSizes:
+      return "every size is at least 1";
+    case LayoutRule::kDenseMesh:
+      return "TP x PP x CP divides the GPU count";
+    case LayoutRule::kTpHeads:
+      return "TP divides the KV heads (and linear-attention heads)";
+    case LayoutRule::kTpNode:
+      return "TP and ETP stay within one node";
+    case LayoutRule::kSequenceParallel:
+      return "sequence parallelism is on when TP > 1";
+    case LayoutRule::kExperts:
+      return "EP divides the experts (EP = ETP = 1 when dense)";
+    case LayoutRule::kExpertMesh:
+      return "PP x EP x ETP divides the GPU count";
+    case LayoutRule::kPipelineLayers:
+      return "the PP stages cover every layer";
+    case LayoutRule::kVirtualPipeline:
+      return "VPP needs PP > 1 and divides every stage's layers";
+    case LayoutRule::kContextParallel:
+      return "the row splits into 2 x CP equal chunks";
+    case LayoutRule::kGlobalBatch:
+      return "DP x rows per micro-batch divides the global batch";
+    case LayoutRule::kRowFits:
+      return "a row fits a micro-batch (max_tokens_per_gpu x CP >= row tokens)";
+    case LayoutRule::kRecompute:
+      return "full recompute's num_layers fits in a stage's virtual chunk";
   }
   return "";
 }
@@ -283,7 +338,8 @@ std::vector<LayoutViolation> check_layout(const ModelShape& model, const Cluster
   std::vector<LayoutViolation> violations;
   apply_rules(model, cluster, workload, layout, [&](LayoutRule rule, auto&& details) {
     Details d = details();
-    violations.push_back({rule, std::move(d.field), std::move(d.message), std::move(d.expected), std::move(d.found)});
+    violations.push_back({rule, std::move(d.field), std::move(d.message), std::move(d.expected),
+                          std::move(d.found)});
     return true;
   });
   return violations;

@@ -1,6 +1,7 @@
 // Which layouts are legal: the one set of rules that `validate`, `plan`, `recommend` and `export`
-// all apply. Sources: Megatron-Core's parallel-state and argument checks, and Megatron-Bridge's recipe guide's resizing
-// rules (TP divides the KV heads and stays within a node, SP when TP > 1, DP is implied).
+// all apply. Sources: Megatron-Core's parallel-state and argument checks, and Megatron-Bridge's
+// recipe guide's resizing rules (TP divides the KV heads and stays within a node, SP when TP > 1,
+// DP is implied).
 #pragma once
 
 #include <optional>
@@ -8,8 +9,8 @@
 #include <vector>
 
 #include "catalog/recipe.h"
-#include "params/model_shape.h"
 #include "layout/plan_inputs.h"
+#include "params/model_shape.h"
 
 namespace openrecipes {
 
@@ -27,7 +28,7 @@ enum class LayoutRule {
   kContextParallel,   ///< mesh.cp: the row splits into 2 x CP equal chunks
   kGlobalBatch,       ///< mesh.batch: DP x rows per micro-batch divides the global batch
   kRowFits,           ///< mesh.max_tokens: max_tokens_per_gpu x CP >= row tokens
-  kRecompute,         ///< mesh.recompute: full recompute's num_layers fits in a stage's virtual chunk
+  kRecompute,  ///< mesh.recompute: full recompute's num_layers fits in a stage's virtual chunk
 };
 
 /// Every rule, in the order they are checked.

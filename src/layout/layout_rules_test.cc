@@ -34,19 +34,22 @@ Layout layout(const std::string& text) {
 
 // The first rule `text` breaks for `model` on `gpus` H200s, as its id; "" when legal.
 std::string broken(const std::string& model, int gpus, const std::string& text) {
-  std::optional<LayoutRule> rule = first_broken_rule(shape(model), h200(gpus), PlanWorkload{}, layout(text));
+  std::optional<LayoutRule> rule =
+      first_broken_rule(shape(model), h200(gpus), PlanWorkload{}, layout(text));
   return rule ? layout_rule_id(*rule) : "";
 }
 
-constexpr const char* kGptOss = "gpt-oss-20b";         // 24 layers, 8 KV heads, 32 experts
-constexpr const char* kQwen = "Qwen3.5-122B-A10B";     // 48 layers, 2 KV heads, 256 experts, GDN 16/64 heads
+constexpr const char* kGptOss = "gpt-oss-20b";  // 24 layers, 8 KV heads, 32 experts
+constexpr const char* kQwen =
+    "Qwen3.5-122B-A10B";  // 48 layers, 2 KV heads, 256 experts, GDN 16/64 heads
 
 TEST(LayoutRules, CatalogRecipesAreLegal) {
   for (const char* file : {"recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
-                                  "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml",
-                                  "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml",
-                                  "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml"}) {
-    Problems problems = testing::validate_as(file, testing::read_source_file(file));  // the real file
+                           "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml",
+                           "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml",
+                           "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml"}) {
+    Problems problems =
+        testing::validate_as(file, testing::read_source_file(file));  // the real file
     for (const std::string& rule : testing::rules_of(problems)) {
       EXPECT_TRUE(rule.rfind("mesh.", 0) != 0) << file << ": " << rule;
     }
@@ -62,7 +65,7 @@ TEST(LayoutRules, DenseMeshMustDivideTheGpus) {
 }
 
 TEST(LayoutRules, TensorParallelDividesTheKvHeads) {
-  EXPECT_EQ(broken(kGptOss, 8, "TP8"), "");  // 8 KV heads
+  EXPECT_EQ(broken(kGptOss, 8, "TP8"), "");         // 8 KV heads
   EXPECT_EQ(broken(kQwen, 32, "TP2 PP4 EP8"), "");  // 2 KV heads, 16/64 GDN heads
   EXPECT_EQ(broken(kQwen, 32, "TP4 PP4 EP8"), "mesh.tp_heads");
 }
@@ -80,7 +83,8 @@ TEST(LayoutRules, SequenceParallelWheneverTensorParallel) {
   Layout l = layout("TP2 EP4");
   EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, l), std::nullopt);
   l.sequence_parallel = false;
-  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, l), LayoutRule::kSequenceParallel);
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, l),
+            LayoutRule::kSequenceParallel);
 }
 
 TEST(LayoutRules, ExpertParallelDividesTheExperts) {
@@ -93,24 +97,27 @@ TEST(LayoutRules, ExpertParallelDividesTheExperts) {
 }
 
 TEST(LayoutRules, ExpertMeshMustBeWhole) {
-  EXPECT_EQ(broken(kGptOss, 8, "PP2 EP4"), "");        // expert DP 1
+  EXPECT_EQ(broken(kGptOss, 8, "PP2 EP4"), "");                // expert DP 1
   EXPECT_EQ(broken(kGptOss, 8, "PP2 EP8"), "mesh.expert_dp");  // 16 expert ranks on 8 GPUs
   EXPECT_EQ(broken(kGptOss, 8, "PP2 EP4 ETP2"), "mesh.expert_dp");
 }
 
 TEST(LayoutRules, PipelineStagesCoverEveryLayer) {
-  EXPECT_EQ(broken(kGptOss, 8, "PP8"), "");             // 24 / 8
-  EXPECT_EQ(broken(kGptOss, 10, "PP5"), "mesh.pp");      // 24 / 5
+  EXPECT_EQ(broken(kGptOss, 8, "PP8"), "");          // 24 / 8
+  EXPECT_EQ(broken(kGptOss, 10, "PP5"), "mesh.pp");  // 24 / 5
   Layout split = layout("PP5");
   split.layer_split = LayerSplit{4, 4};  // 24 - 8 = 16 layers do not split over 3 middle stages
-  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(10), PlanWorkload{}, split), LayoutRule::kPipelineLayers);
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(10), PlanWorkload{}, split),
+            LayoutRule::kPipelineLayers);
   split.layer_split = LayerSplit{3, 3};  // 24 - 6 = 18 = 3 x 6
   EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(10), PlanWorkload{}, split), std::nullopt);
   Layout one_stage = layout("PP1");
   one_stage.layer_split = LayerSplit{12, 12};
-  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, one_stage), LayoutRule::kPipelineLayers);
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, one_stage),
+            LayoutRule::kPipelineLayers);
   // The messages say which field and what was expected.
-  std::vector<LayoutViolation> v = check_layout(shape(kGptOss), h200(10), PlanWorkload{}, layout("PP5"));
+  std::vector<LayoutViolation> v =
+      check_layout(shape(kGptOss), h200(10), PlanWorkload{}, layout("PP5"));
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].field, "layout.pp");
   EXPECT_EQ(v[0].expected, "a divisor of 24 or a layer_split");
@@ -133,9 +140,9 @@ TEST(LayoutRules, ContextParallelSplitsTheRowEvenly) {
 }
 
 TEST(LayoutRules, GlobalBatchSplitsOverDataParallelMicroBatches) {
-  EXPECT_EQ(broken(kGptOss, 128, "EP32"), "");           // DP 128 x 1 row
+  EXPECT_EQ(broken(kGptOss, 128, "EP32"), "");                 // DP 128 x 1 row
   EXPECT_EQ(broken(kGptOss, 128, "EP32 MBS2"), "mesh.batch");  // 128 x 2 rows > 128
-  EXPECT_EQ(broken(kGptOss, 96, "EP32"), "mesh.batch");  // 128 % 96
+  EXPECT_EQ(broken(kGptOss, 96, "EP32"), "mesh.batch");        // 128 % 96
 }
 
 TEST(LayoutRules, ARowFitsAMicroBatch) {

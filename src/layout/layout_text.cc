@@ -37,18 +37,26 @@ std::vector<std::string> split(const std::string& text, char separator) {
 }
 
 // A problem with the flag `field`'s value (field: the flag, e.g. `--layout`).
-void add_problem(Problems& problems, const std::string& field, std::string message, std::string expected,
-                 std::string found) {
-  problems.push_back({"", {}, field, "arguments.layout", std::move(message), std::move(expected), std::move(found)});
+void add_problem(Problems& problems, const std::string& field, std::string message,
+                 std::string expected, std::string found) {
+  problems.push_back({"",
+                      {},
+                      field,
+                      "arguments.layout",
+                      std::move(message),
+                      std::move(expected),
+                      std::move(found)});
 }
 
 constexpr const char* kLayoutExample = "sizes such as TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1";
 
 }  // namespace
 
-std::optional<Layout> parse_layout_text(const std::string& text, std::int64_t row_tokens, Problems& problems) {
+std::optional<Layout> parse_layout_text(const std::string& text, std::int64_t row_tokens,
+                                        Problems& problems) {
   // Longest names first so that ETP is not read as EP... nor VPP as PP.
-  static const std::vector<std::string> kNames = {"VPP", "ETP", "MBS", "TP", "PP", "CP", "EP", "DP"};
+  static const std::vector<std::string> kNames = {"VPP", "ETP", "MBS", "TP",
+                                                  "PP",  "CP",  "EP",  "DP"};
   std::map<std::string, int> sizes;
   std::istringstream words(text);
   std::string word;
@@ -62,17 +70,20 @@ std::optional<Layout> parse_layout_text(const std::string& text, std::int64_t ro
       }
     }
     if (name.empty()) {
-      add_problem(problems, "--layout", fmt::format("unknown layout word '{}'", word), kLayoutExample, word);
+      add_problem(problems, "--layout", fmt::format("unknown layout word '{}'", word),
+                  kLayoutExample, word);
       return std::nullopt;
     }
     std::optional<int> value = positive(w.substr(name.size()));
     if (!value) {
-      add_problem(problems, "--layout", fmt::format("'{}': {} needs a positive integer, as in {}2", word, name, name),
+      add_problem(problems, "--layout",
+                  fmt::format("'{}': {} needs a positive integer, as in {}2", word, name, name),
                   "a positive integer", word);
       return std::nullopt;
     }
     if (!sizes.emplace(name, *value).second) {
-      add_problem(problems, "--layout", fmt::format("'{}': {} is given twice", word, name), "each size once", word);
+      add_problem(problems, "--layout", fmt::format("'{}': {} is given twice", word, name),
+                  "each size once", word);
       return std::nullopt;
     }
   }
@@ -97,7 +108,8 @@ std::optional<Layout> parse_layout_text(const std::string& text, std::int64_t ro
   return layout;
 }
 
-std::optional<std::optional<Recompute>> parse_recompute_text(const std::string& text, Problems& problems) {
+std::optional<std::optional<Recompute>> parse_recompute_text(const std::string& text,
+                                                             Problems& problems) {
   std::vector<std::string> parts = split(text, ':');
   const std::string expected = "none, selective, full, full:uniform:N or full:block:N";
   if (parts.empty()) {
@@ -105,13 +117,14 @@ std::optional<std::optional<Recompute>> parse_recompute_text(const std::string& 
     return std::nullopt;
   }
   if (parts.size() == 1 && parts[0] == "none") return std::optional<Recompute>{};
-  if (parts.size() == 1 && parts[0] == "selective") return std::optional<Recompute>{Recompute{"selective", "", {}}};
+  if (parts.size() == 1 && parts[0] == "selective")
+    return std::optional<Recompute>{Recompute{"selective", "", {}}};
   if (parts[0] == "full" && parts.size() <= 3) {
     Recompute recompute{"full", "uniform", 1};
     if (parts.size() >= 2) {
       if (parts[1] != "uniform" && parts[1] != "block") {
-        add_problem(problems, "--recompute", fmt::format("recompute method '{}'", parts[1]), "uniform or block",
-                    parts[1]);
+        add_problem(problems, "--recompute", fmt::format("recompute method '{}'", parts[1]),
+                    "uniform or block", parts[1]);
         return std::nullopt;
       }
       recompute.method = parts[1];
@@ -119,8 +132,8 @@ std::optional<std::optional<Recompute>> parse_recompute_text(const std::string& 
     if (parts.size() == 3) {
       std::optional<int> layers = positive(parts[2]);
       if (!layers) {
-        add_problem(problems, "--recompute", fmt::format("recompute layers '{}'", parts[2]), "a positive integer",
-                    parts[2]);
+        add_problem(problems, "--recompute", fmt::format("recompute layers '{}'", parts[2]),
+                    "a positive integer", parts[2]);
         return std::nullopt;
       }
       recompute.num_layers = *layers;
@@ -138,8 +151,10 @@ std::optional<LayerSplit> parse_layer_split_text(const std::string& text, Proble
     std::optional<int> last = positive(parts[1]);
     if (first && last) return LayerSplit{*first, *last};
   }
-  add_problem(problems, "--layer-split", fmt::format("layer split '{}'", text),
-              "FIRST,LAST: the layers on the first and last pipeline stages, each a positive integer", text);
+  add_problem(
+      problems, "--layer-split", fmt::format("layer split '{}'", text),
+      "FIRST,LAST: the layers on the first and last pipeline stages, each a positive integer",
+      text);
   return std::nullopt;
 }
 

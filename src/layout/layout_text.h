@@ -18,12 +18,14 @@ namespace openrecipes {
 /// no recompute, no layer split, dispatcher alltoall when EP > 1. Returns nullopt and adds a
 /// Problem (field `--layout`, rule `arguments.layout`, the word found and what was expected) for
 /// an unknown word, a repeated size, a size that is not a positive integer, or an empty text.
-std::optional<Layout> parse_layout_text(const std::string& text, std::int64_t row_tokens, Problems& problems);
+std::optional<Layout> parse_layout_text(const std::string& text, std::int64_t row_tokens,
+                                        Problems& problems);
 
 /// Parses a recompute setting: `none`, `selective`, `full` (uniform, 1 layer), `full:uniform:N`
 /// or `full:block:N` (N >= 1). Returns nullopt inside the optional for `none`; nullopt overall
 /// with a Problem (field `--recompute`) for anything else.
-std::optional<std::optional<Recompute>> parse_recompute_text(const std::string& text, Problems& problems);
+std::optional<std::optional<Recompute>> parse_recompute_text(const std::string& text,
+                                                             Problems& problems);
 
 /// Parses a layer split `FIRST,LAST` (layers on the first and last pipeline stages, each >= 1).
 /// Returns nullopt with a Problem (field `--layer-split`) for anything else.
@@ -32,7 +34,8 @@ std::optional<LayerSplit> parse_layer_split_text(const std::string& text, Proble
 /// The layout in the `--layout` form, every size written: `TP1 PP4 VPP1 CP1 EP8 ETP1 MBS1`.
 std::string layout_text(const Layout& layout);
 
-/// The recompute setting in the form parse_recompute_text reads (`none`, `selective`, `full:uniform:1`).
+/// The recompute setting in the form parse_recompute_text reads (`none`, `selective`,
+/// `full:uniform:1`).
 std::string recompute_text(const std::optional<Recompute>& recompute);
 
 }  // namespace openrecipes

@@ -7,7 +7,9 @@ namespace openrecipes {
 namespace {
 
 // Every problem as its printed line, for assertions on the words.
-std::string text_of(const Problems& problems) { return render_problems(problems, OutputFormat::kText); }
+std::string text_of(const Problems& problems) {
+  return render_problems(problems, OutputFormat::kText);
+}
 
 TEST(LayoutText, ReadsTheIssuesExampleWithOmittedSizesOne) {
   Problems error;

@@ -19,11 +19,13 @@ int stage_layers(const ModelShape& model, const Layout& layout, int index) {
 
 int smallest_chunk_layers(const ModelShape& model, const Layout& layout) {
   int smallest = stage_layers(model, layout, 0);
-  for (int i = 1; i < std::max(layout.pp, 1); ++i) smallest = std::min(smallest, stage_layers(model, layout, i));
+  for (int i = 1; i < std::max(layout.pp, 1); ++i)
+    smallest = std::min(smallest, stage_layers(model, layout, i));
   return std::max(1, smallest / std::max(layout.vpp, 1));
 }
 
-std::vector<PipelineStage> pipeline_stages(const ModelShape& model, const Layout& layout, int microbatches) {
+std::vector<PipelineStage> pipeline_stages(const ModelShape& model, const Layout& layout,
+                                           int microbatches) {
   const int pp = std::max(layout.pp, 1);
   const int vpp = std::max(layout.vpp, 1);
   std::vector<PipelineStage> stages(static_cast<std::size_t>(pp));

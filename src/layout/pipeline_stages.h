@@ -11,10 +11,10 @@ namespace openrecipes {
 
 /// One pipeline stage: its layers and what else it holds.
 struct PipelineStage {
-  int index = 0;              ///< 0-based stage (PP rank)
-  int layers = 0;             ///< decoder layers on this stage (all its virtual chunks together)
-  bool has_embedding = false; ///< first stage: the input embedding
-  bool has_output = false;    ///< last stage: the output layer, the loss and the MTP layers
+  int index = 0;               ///< 0-based stage (PP rank)
+  int layers = 0;              ///< decoder layers on this stage (all its virtual chunks together)
+  bool has_embedding = false;  ///< first stage: the input embedding
+  bool has_output = false;     ///< last stage: the output layer, the loss and the MTP layers
   /// Micro-batches whose activations the stage holds at its peak, in units of the stage's full
   /// layers: 1F1B holds PP - index; the interleaved schedule holds
   /// PP - index + (PP - 1) / VPP chunks' worth, as Megatron-LM's theoretical_memory_usage.py
@@ -26,7 +26,8 @@ struct PipelineStage {
 /// The stages of `layout` for `model`: even split (layers / PP), or layer_split's first and last
 /// with the rest even. `microbatches` is micro-batches per DP rank per step (global batch /
 /// (DP x rows per micro-batch)). The layout must be legal (check_layout).
-std::vector<PipelineStage> pipeline_stages(const ModelShape& model, const Layout& layout, int microbatches);
+std::vector<PipelineStage> pipeline_stages(const ModelShape& model, const Layout& layout,
+                                           int microbatches);
 
 /// Layers in one virtual chunk (stage layers / VPP) of the layout's smallest stage, at least 1:
 /// the most layers a full-recompute unit can span (rule mesh.recompute; the planner's recompute

@@ -2,6 +2,8 @@
 
 namespace openrecipes {
 
-std::string precision_name(Precision precision) { return precision == Precision::kFp8 ? "fp8" : "bf16"; }
+std::string precision_name(Precision precision) {
+  return precision == Precision::kFp8 ? "fp8" : "bf16";
+}
 
 }  // namespace openrecipes

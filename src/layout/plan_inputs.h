@@ -20,8 +20,8 @@ struct ClusterShape {
 /// Arithmetic precision of the linear layers.
 enum class Precision { kBf16, kFp8 };
 
-/// The training workload. Defaults are the protocol's (the submission guide): 8,192-token rows, global batch
-/// 128 rows, BF16.
+/// The training workload. Defaults are the protocol's (the submission guide): 8,192-token rows,
+/// global batch 128 rows, BF16.
 struct PlanWorkload {
   std::int64_t row_tokens = kRowTokens;          ///< tokens per row (the sequence length)
   std::int64_t global_batch = kGlobalBatchRows;  ///< rows per optimizer step

@@ -1,5 +1,6 @@
-// Taking out of what `measure` prints for the recipe what the submission guide (templates/submit.mustache) says to leave out: internal
-// paths, image registry addresses, account, partition, cluster and node names (and the image and
+// Taking out of what `measure` prints for the recipe what the submission guide
+// (templates/submit.mustache) says to leave out: internal paths, image registry addresses, account,
+// partition, cluster and node names (and the image and
 // --env values, which name internal things).
 #pragma once
 

@@ -54,15 +54,15 @@ bool check_sbatch_inputs(const Recipe& recipe, const SbatchOptions& options, Pro
   std::size_t before = problems.size();
   const RecipeGpu& gpu = recipe.gpu;
   if (gpu.per_node < 1 || gpu.count < 1 || gpu.count % gpu.per_node != 0) {
-    problems.push_back(sbatch_problem(
-        options, "gpu", "measure.nodes",
-        fmt::format("count {} is not a whole number of nodes of per_node {} GPUs", gpu.count,
-                    gpu.per_node)));
+    problems.push_back(
+        sbatch_problem(options, "gpu", "measure.nodes",
+                       fmt::format("count {} is not a whole number of nodes of per_node {} GPUs",
+                                   gpu.count, gpu.per_node)));
   }
   if (options.out_dir.find_first_of(" \t\n\r'\"") != std::string::npos) {
-    problems.push_back(sbatch_problem(
-        options, "--out " + options.out_dir, "measure.out",
-        "a folder for Slurm's #SBATCH --output may not hold blanks or quotes"));
+    problems.push_back(
+        sbatch_problem(options, "--out " + options.out_dir, "measure.out",
+                       "a folder for Slurm's #SBATCH --output may not hold blanks or quotes"));
   }
   for (const auto& [name, value] : options.env) {
     if (!is_shell_name(name))

@@ -185,7 +185,8 @@ std::int64_t SlurmClient::submit(const std::string& script_path, std::string* cl
   auto id = parse_sbatch_parsable(run.out, cluster);
   if (!id)
     throw IoError(
-        "sbatch", fmt::format("sbatch printed no job id (expected `ID` or `ID;CLUSTER`, found `{}`)",
+        "sbatch",
+        fmt::format("sbatch printed no job id (expected `ID` or `ID;CLUSTER`, found `{}`)",
                     std::string(trim(run.out))));
   return *id;
 }

@@ -25,23 +25,32 @@ std::optional<ForcedStepCount> force_step_count(std::string_view run, int steps,
   TrainingCommand command = read_training_command(run, no_argument_rules());
   if (const TrainingArgument* profiler =
           command.find_spelling({"--profile", "--use-pytorch-profiler"})) {
-    problems.push_back({"", {profiler->line, profiler->line > 0 ? 1 : 0}, "run", "measure.step_count",
+    problems.push_back({"",
+                        {profiler->line, profiler->line > 0 ? 1 : 0},
+                        "run",
+                        "measure.step_count",
                         fmt::format("line {}: {} turns the profiler on; the protocol measures with "
                                     "it off (remove it)",
                                     profiler->line, profiler->spelling),
-                        "", ""});
+                        "",
+                        ""});
     return std::nullopt;
   }
   ForcedStepCount forced;
   const TrainingArgument* argument =
       command.find_spelling({"--num-rollout", "--train-iters", "train.train_iters"});
   if (!argument || !argument->valued || argument->value == "~deleted") {
-    problems.push_back({"", {}, "run", "measure.step_count",
-                        fmt::format("no step count to set to the protocol's {} (expected "
-                                    "--num-rollout N for slime, --train-iters N for Megatron-LM or "
-                                    "train.train_iters=N for Megatron-Bridge in the command itself)",
-                                    steps),
-                        "", ""});
+    problems.push_back(
+        {"",
+         {},
+         "run",
+         "measure.step_count",
+         fmt::format("no step count to set to the protocol's {} (expected "
+                     "--num-rollout N for slime, --train-iters N for Megatron-LM or "
+                     "train.train_iters=N for Megatron-Bridge in the command itself)",
+                     steps),
+         "",
+         ""});
     return std::nullopt;
   }
   forced.flag = argument->spelling;

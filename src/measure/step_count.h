@@ -34,6 +34,7 @@ struct ForcedStepCount {
 /// it) when the command states no step count (the count may hide in a model script: then add the
 /// argument to the recipe's command) or turns the profiler on (`--profile`,
 /// `--use-pytorch-profiler`), which the protocol forbids.
-std::optional<ForcedStepCount> force_step_count(std::string_view run, int steps, Problems& problems);
+std::optional<ForcedStepCount> force_step_count(std::string_view run, int steps,
+                                                Problems& problems);
 
 }  // namespace openrecipes

@@ -71,7 +71,8 @@ TEST(StepCount, ReadsTheCommandAsTheShellDoes) {
   refusal("python3 train.py --train-iters");
   Problem second_line = refusal("python3 train.py --train-iters 20 \\\n  --profile");
   EXPECT_EQ(second_line.position.line, 2);
-  EXPECT_NE(second_line.message.find("line 2: --profile"), std::string::npos) << second_line.message;
+  EXPECT_NE(second_line.message.find("line 2: --profile"), std::string::npos)
+      << second_line.message;
 }
 
 }  // namespace

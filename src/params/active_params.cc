@@ -15,19 +15,28 @@ enum class Family { kDense, kMixtral, kQwenMoe, kGptOss, kDeepSeek, kHybrid };
 
 const std::map<std::string, Family>& families() {
   static const std::map<std::string, Family> kFamilies = {
-      {"llama", Family::kDense},          {"mistral", Family::kDense},
-      {"qwen2", Family::kDense},          {"qwen3", Family::kDense},
-      {"mixtral", Family::kMixtral},      {"qwen2_moe", Family::kQwenMoe},
-      {"qwen3_moe", Family::kQwenMoe},    {"gpt_oss", Family::kGptOss},
-      {"deepseek_v2", Family::kDeepSeek}, {"deepseek_v3", Family::kDeepSeek},
-      {"qwen3_next", Family::kHybrid},    {"qwen3_5", Family::kHybrid},
-      {"qwen3_5_text", Family::kHybrid},  {"qwen3_5_moe", Family::kHybrid},
+      {"llama", Family::kDense},
+      {"mistral", Family::kDense},
+      {"qwen2", Family::kDense},
+      {"qwen3", Family::kDense},
+      {"mixtral", Family::kMixtral},
+      {"qwen2_moe", Family::kQwenMoe},
+      {"qwen3_moe", Family::kQwenMoe},
+      {"gpt_oss", Family::kGptOss},
+      {"deepseek_v2", Family::kDeepSeek},
+      {"deepseek_v3", Family::kDeepSeek},
+      {"qwen3_next", Family::kHybrid},
+      {"qwen3_5", Family::kHybrid},
+      {"qwen3_5_text", Family::kHybrid},
+      {"qwen3_5_moe", Family::kHybrid},
       {"qwen3_5_moe_text", Family::kHybrid},
   };
   return kFamilies;
 }
 
-std::string dims(std::int64_t rows, std::int64_t columns) { return fmt::format("{}x{}", rows, columns); }
+std::string dims(std::int64_t rows, std::int64_t columns) {
+  return fmt::format("{}x{}", rows, columns);
+}
 
 // Sums components by name, keeping first-seen order.
 class Tally {
@@ -57,12 +66,14 @@ struct Shape {
 std::pair<std::int64_t, std::string> gqa(const HfConfig& c, const Shape& s, bool output_gate) {
   std::int64_t heads = c.integer("num_attention_heads", 1, 4096);
   std::int64_t kv_heads = c.integer_or("num_key_value_heads", heads, 1, 4096);
-  std::int64_t head_dim = c.has("head_dim") ? c.integer("head_dim", 1, 4096) : s.hidden / std::max<std::int64_t>(heads, 1);
+  std::int64_t head_dim = c.has("head_dim") ? c.integer("head_dim", 1, 4096)
+                                            : s.hidden / std::max<std::int64_t>(heads, 1);
   std::int64_t q = s.hidden * heads * head_dim * (output_gate ? 2 : 1);
   std::int64_t kv = s.hidden * kv_heads * head_dim;
   std::int64_t o = heads * head_dim * s.hidden;
   return {q + 2 * kv + o,
-          fmt::format("q {}{} + k {} + v {} + o {}", dims(s.hidden, heads * head_dim * (output_gate ? 2 : 1)),
+          fmt::format("q {}{} + k {} + v {} + o {}",
+                      dims(s.hidden, heads * head_dim * (output_gate ? 2 : 1)),
                       output_gate ? " (with output gate)" : "", dims(s.hidden, kv_heads * head_dim),
                       dims(s.hidden, kv_heads * head_dim), dims(heads * head_dim, s.hidden))};
 }
@@ -80,11 +91,12 @@ std::pair<std::int64_t, std::string> mla(const HfConfig& c, const Shape& s) {
   std::int64_t kv_a = s.hidden * (kv_lora + rope);
   std::int64_t kv_b = kv_lora * heads * (nope + v);
   std::int64_t o = heads * v * s.hidden;
-  std::string q_detail = q_lora > 0 ? fmt::format("q_a {} + q_b {}", dims(s.hidden, q_lora), dims(q_lora, q_out))
-                                    : fmt::format("q {}", dims(s.hidden, q_out));
-  return {q + kv_a + kv_b + o, fmt::format("{} + kv_a {} + kv_b {} + o {}", q_detail,
-                                           dims(s.hidden, kv_lora + rope), dims(kv_lora, heads * (nope + v)),
-                                           dims(heads * v, s.hidden))};
+  std::string q_detail =
+      q_lora > 0 ? fmt::format("q_a {} + q_b {}", dims(s.hidden, q_lora), dims(q_lora, q_out))
+                 : fmt::format("q {}", dims(s.hidden, q_out));
+  return {q + kv_a + kv_b + o,
+          fmt::format("{} + kv_a {} + kv_b {} + o {}", q_detail, dims(s.hidden, kv_lora + rope),
+                      dims(kv_lora, heads * (nope + v)), dims(heads * v, s.hidden))};
 }
 
 // Gated DeltaNet (Qwen3-Next, Qwen3.5): qkv H->2K+V, z H->V, b and a H->value heads, out V->H,
@@ -98,9 +110,10 @@ std::pair<std::int64_t, std::string> gated_deltanet(const HfConfig& c, const Sha
   std::int64_t channels = 2 * key_dim + value_dim;
   std::int64_t total = s.hidden * channels + s.hidden * value_dim + 2 * s.hidden * value_heads +
                        value_dim * s.hidden + channels * kernel;
-  return {total, fmt::format("qkv {} + z {} + b {} + a {} + out {} + conv {}x{}", dims(s.hidden, channels),
-                             dims(s.hidden, value_dim), dims(s.hidden, value_heads),
-                             dims(s.hidden, value_heads), dims(value_dim, s.hidden), channels, kernel)};
+  return {total,
+          fmt::format("qkv {} + z {} + b {} + a {} + out {} + conv {}x{}", dims(s.hidden, channels),
+                      dims(s.hidden, value_dim), dims(s.hidden, value_heads),
+                      dims(s.hidden, value_heads), dims(value_dim, s.hidden), channels, kernel)};
 }
 
 std::int64_t gated_mlp(std::int64_t hidden, std::int64_t ffn) { return 3 * hidden * ffn; }
@@ -145,21 +158,34 @@ struct LayerPlan {
 bool check_layer_types(const HfConfig& c, const LayerPlan& plan, Problems& problems) {
   const std::vector<std::string>& layer_types = plan.layer_types;
   if (!layer_types.empty() && static_cast<std::int64_t>(layer_types.size()) != plan.s.layers) {
-    problems.push_back({c.file(), {1, 1}, "layer_types", "config",
-                        "layer_types must list every layer", fmt::format("{} entries", plan.s.layers),
+    problems.push_back({c.file(),
+                        {1, 1},
+                        "layer_types",
+                        "config",
+                        "layer_types must list every layer",
+                        fmt::format("{} entries", plan.s.layers),
                         fmt::format("{} entries", layer_types.size())});
     return false;
   }
   for (std::size_t i = 0; i < layer_types.size(); ++i) {
     const std::string& type = layer_types[i];
     if (type != "full_attention" && type != "sliding_attention" && type != "linear_attention") {
-      problems.push_back({c.file(), {1, 1}, fmt::format("layer_types[{}]", i), "config", "unknown layer type",
-                          "full_attention, sliding_attention or linear_attention", "\"" + type + "\""});
+      problems.push_back({c.file(),
+                          {1, 1},
+                          fmt::format("layer_types[{}]", i),
+                          "config",
+                          "unknown layer type",
+                          "full_attention, sliding_attention or linear_attention",
+                          "\"" + type + "\""});
       return false;
     }
     if (type == "linear_attention" && plan.family != Family::kHybrid) {
-      problems.push_back({c.file(), {1, 1}, fmt::format("layer_types[{}]", i), "config",
-                          "linear attention in a model type without it", "full_attention or sliding_attention",
+      problems.push_back({c.file(),
+                          {1, 1},
+                          fmt::format("layer_types[{}]", i),
+                          "config",
+                          "linear attention in a model type without it",
+                          "full_attention or sliding_attention",
                           "\"linear_attention\""});
       return false;
     }
@@ -208,7 +234,8 @@ MlpShape read_mlp_shape(const HfConfig& c, Family family) {
       mlp.shared_ffn = c.integer_or("n_shared_experts", 0, 0, 64) * mlp.expert_ffn;
       mlp.first_dense = c.integer_or("first_k_dense_replace", 0, 0);
       mlp.moe_frequency = c.integer_or("moe_layer_freq", 1, 1);
-      if (mlp.first_dense > 0 || mlp.moe_frequency > 1) mlp.dense_ffn = c.integer("intermediate_size");
+      if (mlp.first_dense > 0 || mlp.moe_frequency > 1)
+        mlp.dense_ffn = c.integer("intermediate_size");
       break;
   }
   return mlp;
@@ -219,21 +246,23 @@ MlpShape read_mlp_shape(const HfConfig& c, Family family) {
 void check_consistency(const HfConfig& c, const LayerPlan& plan, Problems& problems) {
   const MlpShape& mlp = plan.mlp;
   const Shape& s = plan.s;
-  auto inconsistent = [&](const std::string& field, const std::string& message, const std::string& expected,
-                          std::int64_t found) {
-    problems.push_back({c.file(), {1, 1}, field, "config", message, expected, std::to_string(found)});
+  auto inconsistent = [&](const std::string& field, const std::string& message,
+                          const std::string& expected, std::int64_t found) {
+    problems.push_back(
+        {c.file(), {1, 1}, field, "config", message, expected, std::to_string(found)});
   };
   if (mlp.experts > 0 && mlp.top_k > mlp.experts) {
-    inconsistent("num_experts_per_tok", "more experts per token than experts", fmt::format("at most {}", mlp.experts),
-                 mlp.top_k);
+    inconsistent("num_experts_per_tok", "more experts per token than experts",
+                 fmt::format("at most {}", mlp.experts), mlp.top_k);
   }
   if (mlp.first_dense > s.layers) {
-    inconsistent("first_k_dense_replace", "more dense layers than layers", fmt::format("at most {}", s.layers),
-                 mlp.first_dense);
+    inconsistent("first_k_dense_replace", "more dense layers than layers",
+                 fmt::format("at most {}", s.layers), mlp.first_dense);
   }
   for (std::int64_t layer : mlp.mlp_only) {
     if (layer < 0 || layer >= s.layers) {
-      inconsistent("mlp_only_layers", "a layer index outside the model", fmt::format("0 to {}", s.layers - 1), layer);
+      inconsistent("mlp_only_layers", "a layer index outside the model",
+                   fmt::format("0 to {}", s.layers - 1), layer);
     }
   }
   if (plan.family != Family::kDeepSeek) {
@@ -261,11 +290,13 @@ std::vector<ParamComponent> tally_components(const LayerPlan& plan,
       tally.add("attention", attention.first, attention.second);
     }
     if (plan.is_moe(i)) {
-      tally.add("routed experts", mlp.top_k * gated_mlp(s.hidden, mlp.expert_ffn),
-                fmt::format("top-{} of {} experts, each gate+up {} and down {}", mlp.top_k, mlp.experts,
-                            dims(s.hidden, 2 * mlp.expert_ffn), dims(mlp.expert_ffn, s.hidden)));
+      tally.add(
+          "routed experts", mlp.top_k * gated_mlp(s.hidden, mlp.expert_ffn),
+          fmt::format("top-{} of {} experts, each gate+up {} and down {}", mlp.top_k, mlp.experts,
+                      dims(s.hidden, 2 * mlp.expert_ffn), dims(mlp.expert_ffn, s.hidden)));
       if (mlp.shared_ffn > 0) {
-        tally.add("shared experts", gated_mlp(s.hidden, mlp.shared_ffn) + (mlp.shared_gate ? s.hidden : 0),
+        tally.add("shared experts",
+                  gated_mlp(s.hidden, mlp.shared_ffn) + (mlp.shared_gate ? s.hidden : 0),
                   fmt::format("gate+up {} and down {}{}", dims(s.hidden, 2 * mlp.shared_ffn),
                               dims(mlp.shared_ffn, s.hidden),
                               mlp.shared_gate ? fmt::format(" + gate {}x1", s.hidden) : ""));
@@ -284,14 +315,19 @@ std::vector<ParamComponent> tally_components(const LayerPlan& plan,
 // N, the components' sum, or nullopt with a problem when it does not fit in int64.
 // Sizes are bounded one by one, not their products: add up in 128 bits and refuse what int64
 // cannot hold instead of wrapping around.
-std::optional<std::int64_t> sum_components(const std::vector<ParamComponent>& components, const HfConfig& c,
-                                           Problems& problems) {
+std::optional<std::int64_t> sum_components(const std::vector<ParamComponent>& components,
+                                           const HfConfig& c, Problems& problems) {
   __int128 total = 0;
   for (const ParamComponent& component : components) {
     total += static_cast<__int128>(component.layers) * component.per_layer;
     if (component.per_layer < 0 || total > static_cast<__int128>(INT64_MAX)) {
-      problems.push_back({c.file(), {1, 1}, "", "config", "the sizes give more parameters than can be counted",
-                          "a real model's sizes", "N above 9.2e18"});
+      problems.push_back({c.file(),
+                          {1, 1},
+                          "",
+                          "config",
+                          "the sizes give more parameters than can be counted",
+                          "a real model's sizes",
+                          "N above 9.2e18"});
       return std::nullopt;
     }
   }
@@ -303,7 +339,8 @@ std::vector<std::string> left_out_of(Family family, std::int64_t mtp) {
   std::vector<std::string> left_out = {"input embedding", "norms", "biases"};
   if (family == Family::kGptOss) left_out.push_back("attention sinks");
   if (family == Family::kHybrid) left_out.push_back("A_log and dt_bias");
-  if (mtp > 0) left_out.push_back(fmt::format("{} multi-token-prediction layer{}", mtp, mtp == 1 ? "" : "s"));
+  if (mtp > 0)
+    left_out.push_back(fmt::format("{} multi-token-prediction layer{}", mtp, mtp == 1 ? "" : "s"));
   return left_out;
 }
 
@@ -324,7 +361,11 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
   if (model_type.empty()) return finish_with_problems();
   auto family_it = families().find(model_type);
   if (family_it == families().end()) {
-    problems.push_back({c.file(), {1, 1}, "model_type", "config", "unsupported model_type",
+    problems.push_back({c.file(),
+                        {1, 1},
+                        "model_type",
+                        "config",
+                        "unsupported model_type",
                         fmt::format("one of {}", fmt::join(supported_model_types(), ", ")),
                         "\"" + model_type + "\""});
     return std::nullopt;
@@ -332,14 +373,17 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
   LayerPlan plan;
   plan.family = family_it->second;
   // Layers are walked one by one: bound them to what a model can have.
-  plan.s = Shape{c.integer("hidden_size"), c.integer("num_hidden_layers", 1, 100'000), c.integer("vocab_size")};
+  plan.s = Shape{c.integer("hidden_size"), c.integer("num_hidden_layers", 1, 100'000),
+                 c.integer("vocab_size")};
 
   // Which layers are full attention, linear attention, MoE.
   plan.layer_types = c.strings("layer_types");
   if (!check_layer_types(c, plan, problems)) return finish_with_problems();
-  plan.interval = plan.family == Family::kHybrid ? c.integer_or("full_attention_interval", 4, 1) : 1;
+  plan.interval =
+      plan.family == Family::kHybrid ? c.integer_or("full_attention_interval", 4, 1) : 1;
   plan.mlp = read_mlp_shape(c, plan.family);
-  if (!c.problems().empty()) return finish_with_problems();  // sizes first; relations only between valid sizes
+  if (!c.problems().empty())
+    return finish_with_problems();  // sizes first; relations only between valid sizes
   const std::size_t before_consistency = problems.size();
   check_consistency(c, plan, problems);
   if (problems.size() != before_consistency || !c.problems().empty()) return finish_with_problems();
@@ -347,8 +391,9 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
   // One layer's attention and linear attention (when any layer has it).
   const Shape& s = plan.s;
   bool output_gate = plan.family == Family::kHybrid && c.boolean_or("attn_output_gate", true);
-  std::int64_t mtp =
-      c.integer_or(plan.family == Family::kDeepSeek ? "num_nextn_predict_layers" : "mtp_num_hidden_layers", 0, 0);
+  std::int64_t mtp = c.integer_or(
+      plan.family == Family::kDeepSeek ? "num_nextn_predict_layers" : "mtp_num_hidden_layers", 0,
+      0);
   auto attention = plan.family == Family::kDeepSeek ? mla(c, s) : gqa(c, s, output_gate);
   std::pair<std::int64_t, std::string> linear{0, ""};
   for (std::int64_t i = 0; i < s.layers; ++i) {
@@ -369,7 +414,8 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
   return result;
 }
 
-std::optional<ActiveParamCount> count_active_params_of_file(const std::string& path, Problems& problems) {
+std::optional<ActiveParamCount> count_active_params_of_file(const std::string& path,
+                                                            Problems& problems) {
   std::optional<HfConfig> config = HfConfig::read_file(path, problems);
   if (!config) return std::nullopt;
   return count_active_params(*config, problems);

@@ -18,8 +18,8 @@ namespace openrecipes {
 
 /// One component of N: how many layers have it and what one layer's share is.
 struct ParamComponent {
-  std::string name;         ///< attention, linear attention, dense MLP, routed experts, ...
-  std::int64_t layers = 0;  ///< layers holding it (1 for the output layer)
+  std::string name;            ///< attention, linear attention, dense MLP, routed experts, ...
+  std::int64_t layers = 0;     ///< layers holding it (1 for the output layer)
   std::int64_t per_layer = 0;  ///< parameters per layer
   std::int64_t total = 0;      ///< layers x per_layer
   std::string detail;          ///< the matrices, e.g. "q 2880x4096 + k 2880x512 + ..."
@@ -43,6 +43,7 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& config, Prob
 
 /// Reads `path` (a config.json, or a folder holding one) and counts N, as above; a missing or
 /// unreadable file is a problem too.
-std::optional<ActiveParamCount> count_active_params_of_file(const std::string& path, Problems& problems);
+std::optional<ActiveParamCount> count_active_params_of_file(const std::string& path,
+                                                            Problems& problems);
 
 }  // namespace openrecipes

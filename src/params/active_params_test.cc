@@ -88,19 +88,20 @@ TEST(ActiveParams, Qwen35BreakdownFollowsTheIssue) {
   Problems problems;
   auto result = count("models/qwen3.5-122b-a10b/config.json", problems);
   ASSERT_TRUE(result) << testing::describe(problems);
-  EXPECT_EQ(component(*result, "attention"), std::int64_t{12} * 78'643'200);           // 1 layer in 4
+  EXPECT_EQ(component(*result, "attention"), std::int64_t{12} * 78'643'200);  // 1 layer in 4
   EXPECT_EQ(component(*result, "linear attention"), std::int64_t{36} * 88'522'752);
   EXPECT_EQ(component(*result, "routed experts"), std::int64_t{48} * 75'497'472);
-  EXPECT_EQ(component(*result, "shared experts"), std::int64_t{48} * (9'437'184 + 3'072));  // with its gate
+  EXPECT_EQ(component(*result, "shared experts"),
+            std::int64_t{48} * (9'437'184 + 3'072));  // with its gate
   EXPECT_EQ(component(*result, "router"), std::int64_t{48} * 786'432);
   EXPECT_EQ(component(*result, "output layer"), 762'839'040);
 }
 
 TEST(ActiveParams, LayerTypesOverrideTheInterval) {
-  std::string text =
-      testing::read_source_file("tests/fixtures/configs/qwen3-next-80b-a3b.json");
+  std::string text = testing::read_source_file("tests/fixtures/configs/qwen3-next-80b-a3b.json");
   std::string types = "\"layer_types\": [";
-  for (int i = 0; i < 48; ++i) types += std::string(i ? ", " : "") + (i < 24 ? "\"full_attention\"" : "\"linear_attention\"");
+  for (int i = 0; i < 48; ++i)
+    types += std::string(i ? ", " : "") + (i < 24 ? "\"full_attention\"" : "\"linear_attention\"");
   text = testing::replace_all(text, "\"full_attention_interval\": 4,", types + "],");
   Problems problems;
   auto config = HfConfig::parse(text, "next.json", problems);
@@ -112,8 +113,9 @@ TEST(ActiveParams, LayerTypesOverrideTheInterval) {
 }
 
 TEST(ActiveParams, MlpOnlyLayersAreDense) {
-  std::string text = testing::replace_all(testing::read_source_file("tests/fixtures/configs/qwen3-30b-a3b.json"),
-                                          "\"mlp_only_layers\": []", "\"mlp_only_layers\": [0, 47]");
+  std::string text =
+      testing::replace_all(testing::read_source_file("tests/fixtures/configs/qwen3-30b-a3b.json"),
+                           "\"mlp_only_layers\": []", "\"mlp_only_layers\": [0, 47]");
   Problems problems;
   auto config = HfConfig::parse(text, "moe.json", problems);
   auto result = count_active_params(*config, problems);
@@ -150,20 +152,29 @@ TEST_P(BadConfigTest, IsAClearProblem) {
 INSTANTIATE_TEST_SUITE_P(
     Configs, BadConfigTest,
     ::testing::Values(
-        BadConfig{"MissingField", "\"hidden_size\": 4096, ", "", "hidden_size", "missing required field"},
-        BadConfig{"StringSize", "\"hidden_size\": 4096", "\"hidden_size\": \"4096\"", "hidden_size", "wrong type"},
-        BadConfig{"FloatSize", "\"hidden_size\": 4096", "\"hidden_size\": 4096.5", "hidden_size", "wrong type"},
-        BadConfig{"ZeroLayers", "\"num_hidden_layers\": 32", "\"num_hidden_layers\": 0", "num_hidden_layers", "too small"},
-        BadConfig{"NegativeHeads", "\"num_attention_heads\": 32", "\"num_attention_heads\": -32", "num_attention_heads", "too small"},
-        BadConfig{"BillionLayers", "\"num_hidden_layers\": 32", "\"num_hidden_layers\": 1000000000", "num_hidden_layers", "too large"},
-        BadConfig{"HugeVocab", "\"vocab_size\": 128256", "\"vocab_size\": 1000000000000", "vocab_size", "too large"},
+        BadConfig{"MissingField", "\"hidden_size\": 4096, ", "", "hidden_size",
+                  "missing required field"},
+        BadConfig{"StringSize", "\"hidden_size\": 4096", "\"hidden_size\": \"4096\"", "hidden_size",
+                  "wrong type"},
+        BadConfig{"FloatSize", "\"hidden_size\": 4096", "\"hidden_size\": 4096.5", "hidden_size",
+                  "wrong type"},
+        BadConfig{"ZeroLayers", "\"num_hidden_layers\": 32", "\"num_hidden_layers\": 0",
+                  "num_hidden_layers", "too small"},
+        BadConfig{"NegativeHeads", "\"num_attention_heads\": 32", "\"num_attention_heads\": -32",
+                  "num_attention_heads", "too small"},
+        BadConfig{"BillionLayers", "\"num_hidden_layers\": 32", "\"num_hidden_layers\": 1000000000",
+                  "num_hidden_layers", "too large"},
+        BadConfig{"HugeVocab", "\"vocab_size\": 128256", "\"vocab_size\": 1000000000000",
+                  "vocab_size", "too large"},
         BadConfig{"UnknownType", "\"llama\"", "\"rwkv\"", "model_type", "unsupported model_type"},
         BadConfig{"NotJson", "{", "[", "", "not valid JSON"},
-        BadConfig{"DuplicateKey", "\"vocab_size\": 128256", "\"vocab_size\": 128256, \"vocab_size\": 2", "vocab_size", "duplicate key"}),
+        BadConfig{"DuplicateKey", "\"vocab_size\": 128256",
+                  "\"vocab_size\": 128256, \"vocab_size\": 2", "vocab_size", "duplicate key"}),
     [](const auto& test) { return test.param.name; });
 
 TEST(ActiveParams, InconsistentSizesAreRefused) {
-  auto refuse = [](const std::string& path, const std::string& from, const std::string& to, const std::string& field) {
+  auto refuse = [](const std::string& path, const std::string& from, const std::string& to,
+                   const std::string& field) {
     std::string text = testing::replace_all(testing::read_source_file(path), from, to);
     Problems problems;
     auto config = HfConfig::parse(text, "c.json", problems);
@@ -172,14 +183,17 @@ TEST(ActiveParams, InconsistentSizesAreRefused) {
     ASSERT_FALSE(problems.empty());
     EXPECT_EQ(problems[0].field, field) << testing::describe(problems);
   };
-  refuse("models/gpt-oss-20b/config.json", "\"num_experts_per_tok\": 4", "\"num_experts_per_tok\": 64", "num_experts_per_tok");
-  refuse("models/gpt-oss-20b/config.json", "\"num_key_value_heads\": 8", "\"num_key_value_heads\": 7", "num_key_value_heads");
-  refuse("models/gpt-oss-20b/config.json", "\"sliding_attention\", \"full_attention\", \"sliding_attention\"",
+  refuse("models/gpt-oss-20b/config.json", "\"num_experts_per_tok\": 4",
+         "\"num_experts_per_tok\": 64", "num_experts_per_tok");
+  refuse("models/gpt-oss-20b/config.json", "\"num_key_value_heads\": 8",
+         "\"num_key_value_heads\": 7", "num_key_value_heads");
+  refuse("models/gpt-oss-20b/config.json",
+         "\"sliding_attention\", \"full_attention\", \"sliding_attention\"",
          "\"banana\", \"full_attention\", \"sliding_attention\"", "layer_types[0]");
-  refuse("tests/fixtures/configs/deepseek-v3.json", "\"first_k_dense_replace\": 3", "\"first_k_dense_replace\": 100",
-         "first_k_dense_replace");
-  refuse("tests/fixtures/configs/qwen3-30b-a3b.json", "\"mlp_only_layers\": []", "\"mlp_only_layers\": [1000]",
-         "mlp_only_layers");
+  refuse("tests/fixtures/configs/deepseek-v3.json", "\"first_k_dense_replace\": 3",
+         "\"first_k_dense_replace\": 100", "first_k_dense_replace");
+  refuse("tests/fixtures/configs/qwen3-30b-a3b.json", "\"mlp_only_layers\": []",
+         "\"mlp_only_layers\": [1000]", "mlp_only_layers");
 }
 
 TEST(ActiveParams, UnknownTypeListsTheSupportedOnes) {

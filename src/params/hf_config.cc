@@ -16,14 +16,24 @@ std::optional<HfConfig> HfConfig::parse(const std::string& text, const std::stri
     } catch (const nlohmann::json::parse_error& error) {
       byte = error.byte;
     }
-    problems.push_back({file, {1, 1}, "", "config", fmt::format("not valid JSON at byte {}", byte),
-                        "a JSON object", ""});
+    problems.push_back({file,
+                        {1, 1},
+                        "",
+                        "config",
+                        fmt::format("not valid JSON at byte {}", byte),
+                        "a JSON object",
+                        ""});
     return std::nullopt;
   }
   std::optional<YamlDocument> document = parse_yaml(text, file, problems);
   if (!document) return std::nullopt;
   if (document->root.kind != YamlNode::Kind::kMapping) {
-    problems.push_back({file, {1, 1}, "", "config", "a config must be a JSON object", "an object",
+    problems.push_back({file,
+                        {1, 1},
+                        "",
+                        "config",
+                        "a config must be a JSON object",
+                        "an object",
                         describe_found(document->root)});
     return std::nullopt;
   }
@@ -74,20 +84,23 @@ std::string HfConfig::model_type() const {
 
 bool HfConfig::has(const std::string& key) const { return find(key) != nullptr; }
 
-std::int64_t HfConfig::integer(const std::string& key, std::int64_t minimum, std::int64_t maximum) const {
+std::int64_t HfConfig::integer(const std::string& key, std::int64_t minimum,
+                               std::int64_t maximum) const {
   const YamlNode* node = find(key);
   if (!node) {
-    report(key, "missing required field", fmt::format("an integer from {} to {}", minimum, maximum), "nothing");
+    report(key, "missing required field", fmt::format("an integer from {} to {}", minimum, maximum),
+           "nothing");
     return minimum;
   }
   return integer_or(key, minimum, minimum, maximum);
 }
 
-std::int64_t HfConfig::integer_or(const std::string& key, std::int64_t fallback, std::int64_t minimum,
-                                  std::int64_t maximum) const {
+std::int64_t HfConfig::integer_or(const std::string& key, std::int64_t fallback,
+                                  std::int64_t minimum, std::int64_t maximum) const {
   const YamlNode* node = find(key);
   if (!node) return fallback;
-  nlohmann::json value = node->kind == YamlNode::Kind::kScalar ? resolve_scalar(*node) : nlohmann::json();
+  nlohmann::json value =
+      node->kind == YamlNode::Kind::kScalar ? resolve_scalar(*node) : nlohmann::json();
   if (!value.is_number_integer() || node->quoted) {
     report(key, "wrong type", "an integer", describe_found(*node));
     return std::max(fallback, minimum);
@@ -104,7 +117,8 @@ std::int64_t HfConfig::integer_or(const std::string& key, std::int64_t fallback,
 bool HfConfig::boolean_or(const std::string& key, bool fallback) const {
   const YamlNode* node = find(key);
   if (!node) return fallback;
-  nlohmann::json value = node->kind == YamlNode::Kind::kScalar ? resolve_scalar(*node) : nlohmann::json();
+  nlohmann::json value =
+      node->kind == YamlNode::Kind::kScalar ? resolve_scalar(*node) : nlohmann::json();
   if (!value.is_boolean() || node->quoted) {
     report(key, "wrong type", "true or false", describe_found(*node));
     return fallback;

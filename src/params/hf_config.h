@@ -18,7 +18,8 @@ namespace openrecipes {
 class HfConfig {
  public:
   /// Parses `text` (the contents of `file`). Returns nullopt with problems on bad JSON.
-  static std::optional<HfConfig> parse(const std::string& text, const std::string& file, Problems& problems);
+  static std::optional<HfConfig> parse(const std::string& text, const std::string& file,
+                                       Problems& problems);
   /// Reads and parses `path`: a config.json, or a folder holding one. A missing, unreadable or
   /// oversized file (over 1 MiB) is a problem, as is bad JSON.
   static std::optional<HfConfig> read_file(const std::string& path, Problems& problems);
@@ -53,7 +54,8 @@ class HfConfig {
  private:
   const YamlNode* find(const std::string& key) const;
   std::string path(const std::string& key) const;
-  void report(const std::string& key, std::string message, std::string expected, std::string found) const;
+  void report(const std::string& key, std::string message, std::string expected,
+              std::string found) const;
 
   YamlDocument document_;
   std::string prefix_;  ///< "text_config." when the text part is nested

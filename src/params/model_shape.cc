@@ -21,17 +21,19 @@ std::int64_t ModelShape::total_params() const {
   total += static_cast<std::int64_t>(attention_layers) * attention_params;
   total += static_cast<std::int64_t>(linear_attention_layers) * linear_attention_params;
   total += static_cast<std::int64_t>(dense_mlp_layers) * dense_mlp_params;
-  total += static_cast<std::int64_t>(moe_layers) *
-           (static_cast<std::int64_t>(experts) * expert_params + shared_expert_params + router_params);
+  total +=
+      static_cast<std::int64_t>(moe_layers) *
+      (static_cast<std::int64_t>(experts) * expert_params + shared_expert_params + router_params);
   return total;
 }
 
 double ModelShape::dense_params_per_layer() const {
   if (layers == 0) return 0;
-  double sum = static_cast<double>(attention_layers) * static_cast<double>(attention_params) +
-               static_cast<double>(linear_attention_layers) * static_cast<double>(linear_attention_params) +
-               static_cast<double>(dense_mlp_layers) * static_cast<double>(dense_mlp_params) +
-               static_cast<double>(moe_layers) * static_cast<double>(shared_expert_params + router_params);
+  double sum =
+      static_cast<double>(attention_layers) * static_cast<double>(attention_params) +
+      static_cast<double>(linear_attention_layers) * static_cast<double>(linear_attention_params) +
+      static_cast<double>(dense_mlp_layers) * static_cast<double>(dense_mlp_params) +
+      static_cast<double>(moe_layers) * static_cast<double>(shared_expert_params + router_params);
   return sum / layers;
 }
 
@@ -53,14 +55,16 @@ std::optional<ModelShape> model_shape_from_config(const HfConfig& c, const std::
   s.vocab_size = c.integer("vocab_size");
   s.tied_embeddings = c.boolean_or("tie_word_embeddings", false);
   bool deepseek = s.model_type.rfind("deepseek", 0) == 0;
-  s.mtp_layers = as_int(c.integer_or(deepseek ? "num_nextn_predict_layers" : "mtp_num_hidden_layers", 0, 0));
+  s.mtp_layers =
+      as_int(c.integer_or(deepseek ? "num_nextn_predict_layers" : "mtp_num_hidden_layers", 0, 0));
 
   s.attention_heads = as_int(c.integer("num_attention_heads", 1, 4096));
   if (deepseek) {
     // MLA: every head has its own (decompressed) key and value; the query/key width is the
     // no-rope plus rope parts.
     s.kv_heads = s.attention_heads;
-    s.head_dim = as_int(c.integer("qk_nope_head_dim", 1, 4096) + c.integer("qk_rope_head_dim", 1, 4096));
+    s.head_dim =
+        as_int(c.integer("qk_nope_head_dim", 1, 4096) + c.integer("qk_rope_head_dim", 1, 4096));
   } else {
     s.kv_heads = as_int(c.integer_or("num_key_value_heads", s.attention_heads, 1, 4096));
     s.head_dim = as_int(c.has("head_dim") ? c.integer("head_dim", 1, 4096)
@@ -69,7 +73,8 @@ std::optional<ModelShape> model_shape_from_config(const HfConfig& c, const std::
   for (const std::string& type : c.strings("layer_types")) {
     if (type == "sliding_attention") ++s.sliding_window_layers;
   }
-  if (s.sliding_window_layers > 0) s.sliding_window = as_int(c.integer("sliding_window", 1, 1 << 24));
+  if (s.sliding_window_layers > 0)
+    s.sliding_window = as_int(c.integer("sliding_window", 1, 1 << 24));
 
   if (const ParamComponent* a = component(*count, "attention")) {
     s.attention_layers = as_int(a->layers);
@@ -90,17 +95,20 @@ std::optional<ModelShape> model_shape_from_config(const HfConfig& c, const std::
   }
   if (const ParamComponent* r = component(*count, "routed experts")) {
     s.moe_layers = as_int(r->layers);
-    s.experts_per_token = as_int(c.has("num_experts_per_tok") ? c.integer("num_experts_per_tok", 1, 65536)
-                                                              : c.integer("experts_per_token", 1, 65536));
+    s.experts_per_token =
+        as_int(c.has("num_experts_per_tok") ? c.integer("num_experts_per_tok", 1, 65536)
+                                            : c.integer("experts_per_token", 1, 65536));
     s.expert_params = r->per_layer / s.experts_per_token;
-    s.expert_ffn_hidden_size = as_int(s.expert_params / (3 * static_cast<std::int64_t>(s.hidden_size)));
-    s.experts = as_int(c.has("num_local_experts") ? c.integer("num_local_experts", 1, 65536)
+    s.expert_ffn_hidden_size =
+        as_int(s.expert_params / (3 * static_cast<std::int64_t>(s.hidden_size)));
+    s.experts = as_int(c.has("num_local_experts")  ? c.integer("num_local_experts", 1, 65536)
                        : c.has("n_routed_experts") ? c.integer("n_routed_experts", 1, 65536)
                                                    : c.integer("num_experts", 1, 65536));
   }
   if (const ParamComponent* sh = component(*count, "shared experts")) {
     s.shared_expert_params = sh->per_layer;
-    s.shared_expert_ffn_hidden_size = as_int(sh->per_layer / (3 * static_cast<std::int64_t>(s.hidden_size)));
+    s.shared_expert_ffn_hidden_size =
+        as_int(sh->per_layer / (3 * static_cast<std::int64_t>(s.hidden_size)));
   }
   if (const ParamComponent* r = component(*count, "router")) s.router_params = r->per_layer;
   s.embedding_params = s.vocab_size * s.hidden_size;

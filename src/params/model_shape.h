@@ -21,7 +21,8 @@ struct ModelShape {
   int hidden_size = 0;
   std::int64_t vocab_size = 0;
   bool tied_embeddings = false;
-  int mtp_layers = 0;  ///< multi-token-prediction layers (memory only; the protocol trains without MTP loss)
+  int mtp_layers =
+      0;  ///< multi-token-prediction layers (memory only; the protocol trains without MTP loss)
 
   // Softmax attention (full and sliding-window layers).
   int attention_heads = 0;
@@ -65,7 +66,8 @@ struct ModelShape {
   /// Weights of one average decoder layer outside the routed experts (attention, dense or shared
   /// MLP, router), averaged over the layer kinds; for memory per pipeline stage.
   double dense_params_per_layer() const;
-  /// Routed-expert weights of one average decoder layer (experts x one expert, averaged over layers).
+  /// Routed-expert weights of one average decoder layer (experts x one expert, averaged over
+  /// layers).
   double expert_params_per_layer() const;
 };
 

@@ -10,7 +10,8 @@ ClusterShape cluster_of(const Gpu& gpu, int gpus, int per_node) {
   return cluster;
 }
 
-std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes) {
+std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog,
+                                             const std::vector<CatalogRecipe>& recipes) {
   std::vector<MeasuredLayout> measured;
   for (const CatalogRecipe& entry : recipes) {
     const Recipe& r = entry.recipe;

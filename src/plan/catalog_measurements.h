@@ -14,7 +14,8 @@ namespace openrecipes {
 /// MeasuredLayout (name = its catalog path, cluster = its GPU type, count and node size, workload
 /// = its row tokens, global batch and precision, layout with dispatcher, the measured score).
 /// Unverified recipes are left out, as rank_recipes leaves them out.
-std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes);
+std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog,
+                                             const std::vector<CatalogRecipe>& recipes);
 
 /// The cluster a catalog GPU type gives: the type's figures, `gpus` GPUs, `per_node` per node
 /// (0: the type's own per_node from gpus.yaml).

@@ -5,8 +5,9 @@
 
 namespace openrecipes {
 
-LayoutPrediction predict_layout(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
-                                Layout layout, const SpeedParameters& parameters,
+LayoutPrediction predict_layout(const ModelShape& model, const ClusterShape& cluster,
+                                const PlanWorkload& workload, Layout layout,
+                                const SpeedParameters& parameters,
                                 const MemoryOptions& memory_options) {
   layout.dp = implied_data_parallel(cluster, layout);
   layout.label = layout_label(layout);

@@ -3,9 +3,9 @@
 
 #include "catalog/catalog.h"
 #include "catalog/recipe.h"
+#include "layout/plan_inputs.h"
 #include "params/model_shape.h"
 #include "plan/memory_model.h"
-#include "layout/plan_inputs.h"
 #include "plan/speed_model.h"
 
 namespace openrecipes {
@@ -19,8 +19,9 @@ struct LayoutPrediction {
 
 /// Predicts `layout` (legal: check_layout passes) with the memory model and the speed model under
 /// `parameters`. Fills layout.dp and layout.label.
-LayoutPrediction predict_layout(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
-                                Layout layout, const SpeedParameters& parameters,
+LayoutPrediction predict_layout(const ModelShape& model, const ClusterShape& cluster,
+                                const PlanWorkload& workload, Layout layout,
+                                const SpeedParameters& parameters,
                                 const MemoryOptions& memory_options = {});
 
 }  // namespace openrecipes

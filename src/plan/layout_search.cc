@@ -43,13 +43,16 @@ class TopLayouts {
         p.speed.tokens_per_s_per_gpu <= kept_.back().speed.tokens_per_s_per_gpu) {
       return;
     }
-    auto at = std::upper_bound(kept_.begin(), kept_.end(), p, [](const LayoutPrediction& a, const LayoutPrediction& b) {
-      return a.speed.tokens_per_s_per_gpu > b.speed.tokens_per_s_per_gpu;
-    });
+    auto at = std::upper_bound(kept_.begin(), kept_.end(), p,
+                               [](const LayoutPrediction& a, const LayoutPrediction& b) {
+                                 return a.speed.tokens_per_s_per_gpu > b.speed.tokens_per_s_per_gpu;
+                               });
     kept_.insert(at, std::move(p));
     if (static_cast<int>(kept_.size()) > size_) kept_.pop_back();
   }
-  double worst() const { return static_cast<int>(kept_.size()) < size_ ? -1 : kept_.back().speed.tokens_per_s_per_gpu; }
+  double worst() const {
+    return static_cast<int>(kept_.size()) < size_ ? -1 : kept_.back().speed.tokens_per_s_per_gpu;
+  }
   std::vector<LayoutPrediction> take() { return std::move(kept_); }
 
  private:
@@ -65,15 +68,18 @@ struct SearchAxes {
 
 // Lists each axis's sizes for `model` on `cluster`: divisors of the GPU count within each axis's
 // bound.
-SearchAxes search_axes(const ModelShape& model, const ClusterShape& cluster, const SearchOptions& options) {
+SearchAxes search_axes(const ModelShape& model, const ClusterShape& cluster,
+                       const SearchOptions& options) {
   SearchAxes axes;
   const int w = cluster.gpus;
   axes.tps = divisors_up_to(w, 2 * std::max(cluster.per_node, 1));
   axes.pps = divisors_up_to(w, model.layers);
   axes.cps = divisors_up_to(w, 32);
   axes.eps = model.is_moe() ? divisors_up_to(w, model.experts) : std::vector<int>{1};
-  axes.etps = model.is_moe() ? divisors_up_to(w, std::max(cluster.per_node, 1)) : std::vector<int>{1};
-  for (int m = 1; m <= options.max_rows_per_microbatch; m *= 2) axes.rows_per_microbatch.push_back(m);
+  axes.etps =
+      model.is_moe() ? divisors_up_to(w, std::max(cluster.per_node, 1)) : std::vector<int>{1};
+  for (int m = 1; m <= options.max_rows_per_microbatch; m *= 2)
+    axes.rows_per_microbatch.push_back(m);
   return axes;
 }
 
@@ -100,7 +106,8 @@ void for_each_mesh(const SearchAxes& axes, const ModelShape& model, const PlanWo
                   l.layer_split = split;
                   l.sequence_parallel = tp > 1;
                   l.rows_per_microbatch = mbs;
-                  l.max_tokens_per_gpu = (static_cast<std::int64_t>(mbs) * workload.row_tokens + cp - 1) / cp;
+                  l.max_tokens_per_gpu =
+                      (static_cast<std::int64_t>(mbs) * workload.row_tokens + cp - 1) / cp;
                   l.dispatcher = model.is_moe() ? "alltoall" : "";
                   visit(l);
                 }
@@ -118,7 +125,11 @@ class Search {
  public:
   Search(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
          const SearchOptions& options)
-      : model_(model), cluster_(cluster), workload_(workload), options_(options), top_(options.top) {}
+      : model_(model),
+        cluster_(cluster),
+        workload_(workload),
+        options_(options),
+        top_(options.top) {}
 
   // Checks `mesh` against the layout rules and, when legal, evaluates its recompute settings,
   // cheapest first. Full block: the fewest recomputed layers that fit (more only costs time), and
@@ -183,13 +194,16 @@ class Search {
     MemoryEstimate memory = estimate_memory(model_, cluster_, workload_, l, options_.memory);
     if (!memory.fits) {
       ++result_.rejected_by_memory;
-      if (!result_.memory_example || memory.memory_bytes < result_.memory_example->memory.memory_bytes) {
-        result_.memory_example = predict_layout(model_, cluster_, workload_, l, options_.speed, options_.memory);
+      if (!result_.memory_example ||
+          memory.memory_bytes < result_.memory_example->memory.memory_bytes) {
+        result_.memory_example =
+            predict_layout(model_, cluster_, workload_, l, options_.speed, options_.memory);
       }
       return false;
     }
     ++result_.fitting;
-    LayoutPrediction p{l, std::move(memory), estimate_speed(model_, cluster_, workload_, l, options_.speed)};
+    LayoutPrediction p{l, std::move(memory),
+                       estimate_speed(model_, cluster_, workload_, l, options_.speed)};
     if (p.speed.tokens_per_s_per_gpu > top_.worst()) {
       top_.offer(predict_layout(model_, cluster_, workload_, l, options_.speed, options_.memory));
     }
@@ -235,17 +249,20 @@ bool same_layout(const Layout& a, const Layout& b) {
     return l.layer_split ? std::pair{l.layer_split->first, l.layer_split->last} : std::pair{0, 0};
   };
   auto recompute = [](const Layout& l) {
-    return l.recompute ? std::tuple{l.recompute->granularity, l.recompute->method, l.recompute->num_layers.value_or(0)}
+    return l.recompute ? std::tuple{l.recompute->granularity, l.recompute->method,
+                                    l.recompute->num_layers.value_or(0)}
                        : std::tuple{std::string(), std::string(), 0};
   };
-  auto dispatcher = [](const Layout& l) { return l.ep > 1 ? (l.dispatcher.empty() ? "alltoall" : l.dispatcher) : ""; };
-  return a.tp == b.tp && a.pp == b.pp && a.vpp == b.vpp && a.cp == b.cp && a.ep == b.ep && a.etp == b.etp &&
-         a.rows_per_microbatch == b.rows_per_microbatch && split(a) == split(b) && recompute(a) == recompute(b) &&
-         std::string(dispatcher(a)) == dispatcher(b);
+  auto dispatcher = [](const Layout& l) {
+    return l.ep > 1 ? (l.dispatcher.empty() ? "alltoall" : l.dispatcher) : "";
+  };
+  return a.tp == b.tp && a.pp == b.pp && a.vpp == b.vpp && a.cp == b.cp && a.ep == b.ep &&
+         a.etp == b.etp && a.rows_per_microbatch == b.rows_per_microbatch && split(a) == split(b) &&
+         recompute(a) == recompute(b) && std::string(dispatcher(a)) == dispatcher(b);
 }
 
-LayoutSearchResult search_layouts(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
-                                  const SearchOptions& options) {
+LayoutSearchResult search_layouts(const ModelShape& model, const ClusterShape& cluster,
+                                  const PlanWorkload& workload, const SearchOptions& options) {
   Search search(model, cluster, workload, options);
   for_each_mesh(search_axes(model, cluster, options), model, workload, options,
                 [&](const Layout& mesh) { search.visit(mesh); });

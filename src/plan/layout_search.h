@@ -7,18 +7,18 @@
 #include <string>
 #include <vector>
 
-#include "params/model_shape.h"
-#include "plan/layout_prediction.h"
 #include "layout/layout_rules.h"
 #include "layout/plan_inputs.h"
+#include "params/model_shape.h"
+#include "plan/layout_prediction.h"
 
 namespace openrecipes {
 
 /// Settings of a search.
 struct SearchOptions {
-  int top = 10;                 ///< ranked layouts to keep (best first)
-  SpeedParameters speed;        ///< calibrated speed-model parameters
-  MemoryOptions memory;         ///< headroom
+  int top = 10;           ///< ranked layouts to keep (best first)
+  SpeedParameters speed;  ///< calibrated speed-model parameters
+  MemoryOptions memory;   ///< headroom
   int max_rows_per_microbatch = 8;
   int max_virtual_stages = 8;
 };
@@ -33,14 +33,17 @@ struct RuleRejections {
 
 /// What the search found.
 struct LayoutSearchResult {
-  std::vector<LayoutPrediction> ranked;  ///< fitting layouts, best predicted tokens/s per GPU first; at most `top`
+  std::vector<LayoutPrediction>
+      ranked;  ///< fitting layouts, best predicted tokens/s per GPU first; at most `top`
   /// Layouts generated: a mesh a rule rejects counts once; a legal mesh once per recompute setting.
   std::int64_t candidates = 0;
-  std::int64_t legal = 0;                ///< of those, legal by every layout rule
-  std::int64_t fitting = 0;              ///< of those, predicted to fit in memory
-  std::vector<RuleRejections> rejected;  ///< per rule, in rule order; rules that rejected nothing left out
-  std::int64_t rejected_by_memory = 0;   ///< legal layouts predicted not to fit
-  std::optional<LayoutPrediction> memory_example;  ///< the legal layout closest to fitting (least memory) that does not
+  std::int64_t legal = 0;    ///< of those, legal by every layout rule
+  std::int64_t fitting = 0;  ///< of those, predicted to fit in memory
+  std::vector<RuleRejections>
+      rejected;  ///< per rule, in rule order; rules that rejected nothing left out
+  std::int64_t rejected_by_memory = 0;  ///< legal layouts predicted not to fit
+  std::optional<LayoutPrediction>
+      memory_example;  ///< the legal layout closest to fitting (least memory) that does not
 };
 
 /// Searches TP (divisors of the GPU count up to twice a node), PP (up to the layer count, with
@@ -48,8 +51,8 @@ struct LayoutSearchResult {
 /// count), ETP, rows per micro-batch (up to max_rows_per_microbatch) and recompute (none,
 /// selective, full uniform with 1, 2 or 4 layers per unit, and full block with the fewest layers
 /// that fit). Dispatcher: alltoall. Deterministic; ties keep generation order.
-LayoutSearchResult search_layouts(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
-                                  const SearchOptions& options);
+LayoutSearchResult search_layouts(const ModelShape& model, const ClusterShape& cluster,
+                                  const PlanWorkload& workload, const SearchOptions& options);
 
 /// True when `a` and `b` are the same layout: parallel sizes, layer split, rows per micro-batch,
 /// recompute and dispatcher (labels, summaries and max_tokens_per_gpu aside).

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "plan/catalog_measurements.h"
 #include "layout/layout_text.h"
+#include "plan/catalog_measurements.h"
 #include "test_support.h"
 
 namespace openrecipes {
@@ -13,9 +13,13 @@ namespace {
 
 using testing::bundled_catalog;
 
-ClusterShape h200(int gpus) { return cluster_of(*bundled_catalog().catalog.find_gpu("H200"), gpus); }
+ClusterShape h200(int gpus) {
+  return cluster_of(*bundled_catalog().catalog.find_gpu("H200"), gpus);
+}
 
-const ModelShape& shape(const std::string& name) { return bundled_catalog().catalog.find_model(name)->shape; }
+const ModelShape& shape(const std::string& name) {
+  return bundled_catalog().catalog.find_model(name)->shape;
+}
 
 TEST(LayoutSearch, EveryCatalogRecipeIsLegalAndPredictedToFit) {
   CatalogCheck checked = check_catalog(testing::source_dir(), {}, testing::source_dir());
@@ -33,7 +37,8 @@ TEST(LayoutSearch, EveryCatalogRecipeIsLegalAndPredictedToFit) {
 TEST(LayoutSearch, RanksOnlyLegalFittingLayoutsBestFirst) {
   SearchOptions options;
   options.top = 20;
-  LayoutSearchResult result = search_layouts(shape("gpt-oss-20b"), h200(8), PlanWorkload{}, options);
+  LayoutSearchResult result =
+      search_layouts(shape("gpt-oss-20b"), h200(8), PlanWorkload{}, options);
   ASSERT_FALSE(result.ranked.empty());
   EXPECT_LE(result.ranked.size(), 20u);
   EXPECT_GE(result.candidates, result.legal);
@@ -41,7 +46,8 @@ TEST(LayoutSearch, RanksOnlyLegalFittingLayoutsBestFirst) {
   EXPECT_EQ(result.legal, result.fitting + result.rejected_by_memory);
   for (std::size_t i = 0; i < result.ranked.size(); ++i) {
     const LayoutPrediction& p = result.ranked[i];
-    EXPECT_TRUE(check_layout(shape("gpt-oss-20b"), h200(8), PlanWorkload{}, p.layout).empty()) << p.layout.label;
+    EXPECT_TRUE(check_layout(shape("gpt-oss-20b"), h200(8), PlanWorkload{}, p.layout).empty())
+        << p.layout.label;
     EXPECT_TRUE(p.memory.fits) << p.layout.label;
     EXPECT_EQ(p.layout.dp * p.layout.tp * p.layout.pp * p.layout.cp, 8) << p.layout.label;
     EXPECT_FALSE(p.layout.label.empty());
@@ -53,12 +59,14 @@ TEST(LayoutSearch, RanksOnlyLegalFittingLayoutsBestFirst) {
 
 TEST(LayoutSearch, SaysWhichRuleRejectedWhat) {
   SearchOptions options;
-  LayoutSearchResult result = search_layouts(shape("Qwen3.5-122B-A10B"), h200(32), PlanWorkload{}, options);
+  LayoutSearchResult result =
+      search_layouts(shape("Qwen3.5-122B-A10B"), h200(32), PlanWorkload{}, options);
   bool heads = false;
   for (const RuleRejections& r : result.rejected) {
     EXPECT_GT(r.count, 0);
     EXPECT_EQ(r.example_violation.rule, r.rule);  // the example breaks the rule it is filed under
-    EXPECT_EQ(first_broken_rule(shape("Qwen3.5-122B-A10B"), h200(32), PlanWorkload{}, r.example), r.rule);
+    EXPECT_EQ(first_broken_rule(shape("Qwen3.5-122B-A10B"), h200(32), PlanWorkload{}, r.example),
+              r.rule);
     if (r.rule == LayoutRule::kTpHeads) {
       heads = true;
       EXPECT_GT(r.example.tp, 2);  // 2 KV heads: TP 4 and 8 are rejected
@@ -71,7 +79,8 @@ TEST(LayoutSearch, SaysWhichRuleRejectedWhat) {
 
 TEST(LayoutSearch, NoLayoutFitsWhenTheModelCannotFit) {
   // Qwen3.5-122B-A10B's weights and optimizer state alone exceed one GPU.
-  LayoutSearchResult result = search_layouts(shape("Qwen3.5-122B-A10B"), h200(1), PlanWorkload{}, SearchOptions{});
+  LayoutSearchResult result =
+      search_layouts(shape("Qwen3.5-122B-A10B"), h200(1), PlanWorkload{}, SearchOptions{});
   EXPECT_TRUE(result.ranked.empty());
   EXPECT_GT(result.rejected_by_memory, 0);
   ASSERT_TRUE(result.memory_example);

@@ -23,11 +23,12 @@ constexpr double kOptimizerBytesPerParam = 3 * kFp32Bytes;
 /// Here: flash attention (no 5*a*s^2*b softmax term), dropout 0 (no masks), GQA, SwiGLU, explicit
 /// head widths; plus the MoE terms Korthikanti does not have (see moe_block).
 struct TokenBytes {
-  double sequence = 0;         ///< per token; divided by TP only with SP (norm inputs, block inputs, router)
-  double tensor = 0;           ///< per token; divided by TP (head- or ffn-sharded)
-  double per_copy = 0;         ///< per routed token copy on an expert rank (widths already / ETP)
-  double selective_tensor = 0; ///< the part of `tensor` selective recompute drops
-  double selective_copy = 0;   ///< the part of `per_copy` selective recompute drops
+  double sequence =
+      0;              ///< per token; divided by TP only with SP (norm inputs, block inputs, router)
+  double tensor = 0;  ///< per token; divided by TP (head- or ffn-sharded)
+  double per_copy = 0;          ///< per routed token copy on an expert rank (widths already / ETP)
+  double selective_tensor = 0;  ///< the part of `tensor` selective recompute drops
+  double selective_copy = 0;    ///< the part of `per_copy` selective recompute drops
 
   TokenBytes& operator+=(const TokenBytes& o) {
     sequence += o.sequence;
@@ -72,7 +73,8 @@ TokenBytes linear_attention_block(const ModelShape& m) {
   const double vv = static_cast<double>(m.linear_value_heads) * m.linear_value_head_dim;
   TokenBytes t;
   t.sequence = 2 * kBf16Bytes * h;
-  t.tensor = 2 * kBf16Bytes * (2 * kk + vv) + 3 * kBf16Bytes * vv + 2 * kBf16Bytes * m.linear_value_heads;
+  t.tensor =
+      2 * kBf16Bytes * (2 * kk + vv) + 3 * kBf16Bytes * vv + 2 * kBf16Bytes * m.linear_value_heads;
   return t;
 }
 
@@ -116,7 +118,8 @@ TokenBytes average_layer(const ModelShape& m, int etp) {
   if (m.layers <= 0) return t;
   const double layers = m.layers;
   if (m.attention_layers > 0) t += attention_block(m).scaled(m.attention_layers / layers);
-  if (m.linear_attention_layers > 0) t += linear_attention_block(m).scaled(m.linear_attention_layers / layers);
+  if (m.linear_attention_layers > 0)
+    t += linear_attention_block(m).scaled(m.linear_attention_layers / layers);
   if (m.dense_mlp_layers > 0) t += dense_mlp_block(m).scaled(m.dense_mlp_layers / layers);
   if (m.moe_layers > 0) t += moe_block(m, etp).scaled(m.moe_layers / layers);
   return t;
@@ -124,9 +127,10 @@ TokenBytes average_layer(const ModelShape& m, int etp) {
 
 /// Bytes one average layer stores per micro-batch on one GPU.
 struct LayerBytes {
-  double full = 0;       ///< every activation stored (no recompute)
-  double selective = 0;  ///< selective recompute: core attention and the activation functions dropped
-  double input = 0;      ///< full recompute: only the layer's input hidden state
+  double full = 0;  ///< every activation stored (no recompute)
+  double selective =
+      0;             ///< selective recompute: core attention and the activation functions dropped
+  double input = 0;  ///< full recompute: only the layer's input hidden state
 };
 
 /// `tokens` = tokens of the micro-batch on this CP rank. Sequence terms on tokens / TP with SP
@@ -147,7 +151,8 @@ LayerBytes layer_bytes(const ModelShape& m, const Layout& l, double tokens) {
 }
 
 /// Activations one stage holds at its peak. Per micro-batch, for each of the VPP chunks of
-/// `chunk` layers (Megatron-Core's recompute options, megatron/core/transformer/transformer_block.py):
+/// `chunk` layers (Megatron-Core's recompute options,
+/// megatron/core/transformer/transformer_block.py):
 ///   none:            chunk x full
 ///   selective:       chunk x selective
 ///   full/uniform k:  ceil(chunk / k) x input (each k-layer unit keeps its input)
@@ -177,8 +182,9 @@ double stage_activation_bytes(const PipelineStage& stage, const Layout& l, const
 
 }  // namespace
 
-MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
-                               const Layout& layout, const MemoryOptions& options) {
+MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& cluster,
+                               const PlanWorkload& workload, const Layout& layout,
+                               const MemoryOptions& options) {
   const double tp = std::max(layout.tp, 1);
   const double ep = std::max(layout.ep, 1);
   const double etp = std::max(layout.etp, 1);
@@ -186,7 +192,8 @@ MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& clus
   const int rows = std::max(layout.rows_per_microbatch, 1);
   const int dp = std::max(implied_data_parallel(cluster, layout), 1);
   const int expert_dp = std::max(implied_expert_data_parallel(cluster, layout), 1);
-  const int microbatches = static_cast<int>(std::max<std::int64_t>(workload.global_batch / (dp * rows), 1));
+  const int microbatches =
+      static_cast<int>(std::max<std::int64_t>(workload.global_batch / (dp * rows), 1));
   const double optimizer_on_gpu =
       1.0 - std::clamp(layout.offload ? layout.offload->optimizer_fraction : 0.0, 0.0, 1.0);
 
@@ -196,12 +203,14 @@ MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& clus
 
   // MTP layers (last stage; weights only, the protocol trains without the MTP loss): each
   // approximated as one average dense layer plus its 2h x h projection of [embedding; hidden];
-  // it shares the main model's embedding and output layer (DeepSeek-V3 sec. 2.2, Megatron-Core MTP).
+  // it shares the main model's embedding and output layer (DeepSeek-V3 sec. 2.2, Megatron-Core
+  // MTP).
   const double h = model.hidden_size;
   const double mtp_params = model.mtp_layers * (model.dense_params_per_layer() + 2 * h * h);
   // A tied output layer is a second copy of the embedding on the last stage when PP > 1.
-  const double output_params = model.tied_embeddings ? (layout.pp > 1 ? static_cast<double>(model.embedding_params) : 0.0)
-                                                     : static_cast<double>(model.output_params);
+  const double output_params =
+      model.tied_embeddings ? (layout.pp > 1 ? static_cast<double>(model.embedding_params) : 0.0)
+                            : static_cast<double>(model.output_params);
 
   MemoryEstimate estimate;
   for (const PipelineStage& stage : pipeline_stages(model, layout, microbatches)) {
@@ -228,9 +237,11 @@ MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& clus
     // One micro-batch's logits: BF16 logits + FP32 copy for the loss, vocabulary split over TP
     // (a fused cross-entropy keeps less).
     if (stage.has_output) {
-      s.logits_bytes = tokens * static_cast<double>(model.vocab_size) / tp * (kBf16Bytes + kFp32Bytes);
+      s.logits_bytes =
+          tokens * static_cast<double>(model.vocab_size) / tp * (kBf16Bytes + kFp32Bytes);
     }
-    s.total_bytes = s.weights_bytes + s.gradients_bytes + s.optimizer_bytes + s.activations_bytes + s.logits_bytes;
+    s.total_bytes = s.weights_bytes + s.gradients_bytes + s.optimizer_bytes + s.activations_bytes +
+                    s.logits_bytes;
     if (estimate.stages.empty() || s.total_bytes > estimate.peak.total_bytes) estimate.peak = s;
     estimate.stages.push_back(s);
   }

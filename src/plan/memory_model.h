@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "catalog/recipe.h"
-#include "params/model_shape.h"
 #include "layout/plan_inputs.h"
+#include "params/model_shape.h"
 
 namespace openrecipes {
 
@@ -20,8 +20,8 @@ struct MemoryOptions {
 
 /// One pipeline stage's memory per GPU, bytes.
 struct StageMemory {
-  int stage = 0;             ///< PP rank
-  int layers = 0;            ///< decoder layers on it
+  int stage = 0;   ///< PP rank
+  int layers = 0;  ///< decoder layers on it
   double in_flight_microbatches = 0;
   double weights_bytes = 0;      ///< BF16 weights (dense / TP, experts / (EP x ETP))
   double gradients_bytes = 0;    ///< FP32 main gradients
@@ -33,12 +33,12 @@ struct StageMemory {
 
 /// The estimate for a layout.
 struct MemoryEstimate {
-  StageMemory peak;                 ///< the most loaded stage
-  std::vector<StageMemory> stages;  ///< every stage, PP rank order
-  double memory_bytes = 0;          ///< peak.total_bytes
-  double capacity_bytes = 0;        ///< the GPU's memory (memory_gb x 1e9)
-  double usable_bytes = 0;          ///< capacity x (1 - headroom)
-  bool fits = false;                ///< memory_bytes <= usable_bytes
+  StageMemory peak;                   ///< the most loaded stage
+  std::vector<StageMemory> stages;    ///< every stage, PP rank order
+  double memory_bytes = 0;            ///< peak.total_bytes
+  double capacity_bytes = 0;          ///< the GPU's memory (memory_gb x 1e9)
+  double usable_bytes = 0;            ///< capacity x (1 - headroom)
+  bool fits = false;                  ///< memory_bytes <= usable_bytes
   std::vector<std::string> left_out;  ///< what the model does not count
 };
 
@@ -50,7 +50,8 @@ struct MemoryEstimate {
 /// formulas miss (the top-k routed copies of each token and the expert MLP activations, sharded by
 /// ETP), times the stage's in-flight micro-batches; recompute keeps only the inputs of the
 /// recomputed layers plus one recompute unit's activations.
-MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
-                               const Layout& layout, const MemoryOptions& options = {});
+MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& cluster,
+                               const PlanWorkload& workload, const Layout& layout,
+                               const MemoryOptions& options = {});
 
 }  // namespace openrecipes

@@ -6,13 +6,15 @@
 #include <optional>
 
 #include "catalog/catalog.h"
-#include "layout/layout_rules.h"
 #include "catalog/catalog_loader.h"
+#include "layout/layout_rules.h"
 
 namespace openrecipes {
 namespace {
 
-std::string source(const std::string& relative) { return std::string(OPENRECIPES_SOURCE_DIR) + "/" + relative; }
+std::string source(const std::string& relative) {
+  return std::string(OPENRECIPES_SOURCE_DIR) + "/" + relative;
+}
 
 /// A tiny dense model worked out by hand: 4 layers, hidden 1024, 8 heads of 128 (MHA), SwiGLU
 /// MLP of 4096, vocabulary 32,000, untied.
@@ -61,7 +63,9 @@ Gpu gpu(const std::string& type, int memory_gb) {
   return g;
 }
 
-ClusterShape cluster(int gpus, int memory_gb = 80) { return {gpu(memory_gb == 141 ? "H200" : "H100", memory_gb), gpus, 8}; }
+ClusterShape cluster(int gpus, int memory_gb = 80) {
+  return {gpu(memory_gb == 141 ? "H200" : "H100", memory_gb), gpus, 8};
+}
 
 Layout layout(int tp, int pp, int ep = 1, int etp = 1) {
   Layout l;
@@ -75,7 +79,8 @@ Layout layout(int tp, int pp, int ep = 1, int etp = 1) {
   return l;
 }
 
-Recompute recompute(const std::string& granularity, const std::string& method, std::optional<int> layers) {
+Recompute recompute(const std::string& granularity, const std::string& method,
+                    std::optional<int> layers) {
   return Recompute{granularity, method, layers};
 }
 
@@ -103,8 +108,8 @@ TEST(MemoryModel, TinyDenseByHand) {
   //   sum 40,992 (Korthikanti's 34h = 34,816 for a 4h GeLU MLP; SwiGLU of 4h is wider).
   EXPECT_DOUBLE_EQ(s.activations_bytes, 40'992.0 * kTokens * 4);
   EXPECT_DOUBLE_EQ(s.logits_bytes, kTokens * 32000 * 6);
-  EXPECT_DOUBLE_EQ(s.total_bytes,
-                   s.weights_bytes + s.gradients_bytes + s.optimizer_bytes + s.activations_bytes + s.logits_bytes);
+  EXPECT_DOUBLE_EQ(s.total_bytes, s.weights_bytes + s.gradients_bytes + s.optimizer_bytes +
+                                      s.activations_bytes + s.logits_bytes);
   EXPECT_DOUBLE_EQ(e.memory_bytes, s.total_bytes);
   EXPECT_DOUBLE_EQ(e.capacity_bytes, 80e9);
   EXPECT_DOUBLE_EQ(e.usable_bytes, 72e9);
@@ -222,21 +227,25 @@ TEST(MemoryModel, HeadroomAndOffload) {
 
 ModelShape real_model(const std::string& slug) {
   Problems problems;
-  std::optional<ModelShape> m = model_shape_from_file(source("models/" + slug + "/config.json"), slug, problems);
+  std::optional<ModelShape> m =
+      model_shape_from_file(source("models/" + slug + "/config.json"), slug, problems);
   EXPECT_TRUE(m.has_value()) << slug;
   return m.value_or(ModelShape{});
 }
 
 void print(const std::string& what, const MemoryEstimate& e) {
   const StageMemory& s = e.peak;
-  std::printf("%s: %.1f GB of %.1f usable, stage %d (%d layers, %.2f in flight): weights %.1f, gradients %.1f, "
-              "optimizer %.1f, activations %.1f, logits %.1f GB\n",
-              what.c_str(), e.memory_bytes / 1e9, e.usable_bytes / 1e9, s.stage, s.layers, s.in_flight_microbatches,
-              s.weights_bytes / 1e9, s.gradients_bytes / 1e9, s.optimizer_bytes / 1e9, s.activations_bytes / 1e9,
-              s.logits_bytes / 1e9);
+  std::printf(
+      "%s: %.1f GB of %.1f usable, stage %d (%d layers, %.2f in flight): weights %.1f, gradients "
+      "%.1f, "
+      "optimizer %.1f, activations %.1f, logits %.1f GB\n",
+      what.c_str(), e.memory_bytes / 1e9, e.usable_bytes / 1e9, s.stage, s.layers,
+      s.in_flight_microbatches, s.weights_bytes / 1e9, s.gradients_bytes / 1e9,
+      s.optimizer_bytes / 1e9, s.activations_bytes / 1e9, s.logits_bytes / 1e9);
 }
 
-MemoryEstimate checked(const ModelShape& m, const ClusterShape& c, const Layout& l, const std::string& what) {
+MemoryEstimate checked(const ModelShape& m, const ClusterShape& c, const Layout& l,
+                       const std::string& what) {
   EXPECT_TRUE(check_layout(m, c, PlanWorkload{}, l).empty()) << what;
   MemoryEstimate e = estimate_memory(m, c, PlanWorkload{}, l);
   print(what, e);
@@ -250,21 +259,26 @@ TEST(MemoryModel, GptOss20bMeasuredLayoutsFit) {
   // Megatron-Bridge's gpt-oss-20b recipe on 8 x H100: TP1 PP1 EP8 with full recompute.
   Layout bridge = layout(1, 1, 8);
   bridge.recompute = recompute("full", "uniform", 1);
-  EXPECT_TRUE(checked(m, cluster(8, 80), bridge, "gpt-oss-20b 8xH100 TP1 PP1 EP8 full/uniform/1").fits);
+  EXPECT_TRUE(
+      checked(m, cluster(8, 80), bridge, "gpt-oss-20b 8xH100 TP1 PP1 EP8 full/uniform/1").fits);
 }
 
 TEST(MemoryModel, Qwen35NeedsRecomputeOnH200) {
   const ModelShape m = real_model("qwen3.5-122b-a10b");
   Layout l = layout(1, 4, 8);
   l.recompute = recompute("full", "uniform", 1);
-  EXPECT_TRUE(checked(m, cluster(32, 141), l, "Qwen3.5-122B 32xH200 TP1 PP4 EP8 full/uniform/1").fits);
+  EXPECT_TRUE(
+      checked(m, cluster(32, 141), l, "Qwen3.5-122B 32xH200 TP1 PP4 EP8 full/uniform/1").fits);
   l.recompute = recompute("full", "uniform", 2);
-  EXPECT_TRUE(checked(m, cluster(32, 141), l, "Qwen3.5-122B 32xH200 TP1 PP4 EP8 full/uniform/2").fits);
+  EXPECT_TRUE(
+      checked(m, cluster(32, 141), l, "Qwen3.5-122B 32xH200 TP1 PP4 EP8 full/uniform/2").fits);
   l.recompute.reset();
-  const MemoryEstimate none = checked(m, cluster(32, 141), l, "Qwen3.5-122B 32xH200 TP1 PP4 EP8 no recompute");
+  const MemoryEstimate none =
+      checked(m, cluster(32, 141), l, "Qwen3.5-122B 32xH200 TP1 PP4 EP8 no recompute");
   EXPECT_FALSE(none.fits);
-  EXPECT_GT(none.memory_bytes, none.capacity_bytes);  // over the whole 141 GB, not only the headroom
-  EXPECT_EQ(none.peak.stage, 0);                      // four micro-batches in flight on the first stage
+  EXPECT_GT(none.memory_bytes,
+            none.capacity_bytes);  // over the whole 141 GB, not only the headroom
+  EXPECT_EQ(none.peak.stage, 0);   // four micro-batches in flight on the first stage
 }
 
 TEST(MemoryModel, EveryCatalogRecipeIsLegalAndFits) {
@@ -274,7 +288,8 @@ TEST(MemoryModel, EveryCatalogRecipeIsLegalAndFits) {
   const std::vector<std::string> files = list_recipe_files(OPENRECIPES_SOURCE_DIR, problems);
   ASSERT_FALSE(files.empty());
   for (const std::string& file : files) {
-    std::optional<YamlDocument> doc = load_checked_file(source(file), source("schema/recipe.schema.yaml"), problems);
+    std::optional<YamlDocument> doc =
+        load_checked_file(source(file), source("schema/recipe.schema.yaml"), problems);
     ASSERT_TRUE(doc.has_value()) << file;
     const Recipe recipe = recipe_from_yaml(doc->root);
     const Model* model = loaded->catalog.find_model(recipe.model);

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "layout/layout_text.h"
 #include "base/number_format.h"
+#include "layout/layout_text.h"
 
 namespace openrecipes {
 namespace {
@@ -27,9 +27,11 @@ nlohmann::json layout_to_json(const Layout& l) {
                       {"rows_per_microbatch", l.rows_per_microbatch},
                       {"max_tokens_per_gpu", l.max_tokens_per_gpu},
                       {"recompute", recompute_text(l.recompute)},
-                      {"dispatcher", l.dispatcher.empty() ? nlohmann::json(nullptr) : nlohmann::json(l.dispatcher)}};
-  j["layer_split"] = l.layer_split ? nlohmann::json{{"first", l.layer_split->first}, {"last", l.layer_split->last}}
-                                   : nlohmann::json(nullptr);
+                      {"dispatcher", l.dispatcher.empty() ? nlohmann::json(nullptr)
+                                                          : nlohmann::json(l.dispatcher)}};
+  j["layer_split"] =
+      l.layer_split ? nlohmann::json{{"first", l.layer_split->first}, {"last", l.layer_split->last}}
+                    : nlohmann::json(nullptr);
   return j;
 }
 
@@ -89,7 +91,8 @@ nlohmann::json calibration_to_json(const SpeedCalibration& c) {
           {"recipes", rows}};
 }
 
-std::string aligned_table(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows,
+                          const std::vector<bool>& right) {
   std::vector<std::size_t> widths;
   for (const auto& row : rows) {
     if (widths.size() < row.size()) widths.resize(row.size(), 0);
@@ -122,35 +125,45 @@ std::string calibration_text(const SpeedCalibration& c) {
   std::string out = "tokens/s per GPU, measured and predicted by the speed model\n";
   out += aligned_table(rows, {false, true, true, true, true});
   out += fmt::format(
-      "\nparameters: matmul_efficiency {:.3f}, attention_efficiency {:.3f}, communication_efficiency {:.3f}, "
+      "\nparameters: matmul_efficiency {:.3f}, attention_efficiency {:.3f}, "
+      "communication_efficiency {:.3f}, "
       "layer_overhead_s {:.3g}, recompute_unit_overhead_s {:.3g}, flex_dispatcher_factor {:.3f}\n",
       p.matmul_efficiency, p.attention_efficiency, p.communication_efficiency, p.layer_overhead_s,
       p.recompute_unit_overhead_s, p.flex_dispatcher_factor);
-  out += fmt::format("fitted on the catalog: {}; the rest keep their priors\n",
-                     c.fitted.empty() ? std::string("none") : fmt::format("{}", fmt::join(c.fitted, ", ")));
+  out += fmt::format(
+      "fitted on the catalog: {}; the rest keep their priors\n",
+      c.fitted.empty() ? std::string("none") : fmt::format("{}", fmt::join(c.fitted, ", ")));
   return out;
 }
 
 std::string prediction_explanation_text(const LayoutPrediction& p) {
   std::string out;
   const MemoryEstimate& m = p.memory;
-  out += fmt::format("memory per GPU: {:.1f} GB on stage {} (of {:.1f} GB usable: {})\n", gb(m.memory_bytes),
-                     m.peak.stage, gb(m.usable_bytes), m.fits ? "fits" : "does not fit");
-  std::vector<std::vector<std::string>> rows = {{"stage", "layers", "in flight", "weights", "gradients", "optimizer",
-                                                 "activations", "logits", "total GB"}};
+  out += fmt::format("memory per GPU: {:.1f} GB on stage {} (of {:.1f} GB usable: {})\n",
+                     gb(m.memory_bytes), m.peak.stage, gb(m.usable_bytes),
+                     m.fits ? "fits" : "does not fit");
+  std::vector<std::vector<std::string>> rows = {{"stage", "layers", "in flight", "weights",
+                                                 "gradients", "optimizer", "activations", "logits",
+                                                 "total GB"}};
   for (const StageMemory& s : m.stages) {
-    rows.push_back({fmt::format("{}", s.stage), fmt::format("{}", s.layers), fmt::format("{:.2f}", s.in_flight_microbatches),
-                    fmt::format("{:.1f}", gb(s.weights_bytes)), fmt::format("{:.1f}", gb(s.gradients_bytes)),
-                    fmt::format("{:.1f}", gb(s.optimizer_bytes)), fmt::format("{:.1f}", gb(s.activations_bytes)),
-                    fmt::format("{:.1f}", gb(s.logits_bytes)), fmt::format("{:.1f}", gb(s.total_bytes))});
+    rows.push_back(
+        {fmt::format("{}", s.stage), fmt::format("{}", s.layers),
+         fmt::format("{:.2f}", s.in_flight_microbatches),
+         fmt::format("{:.1f}", gb(s.weights_bytes)), fmt::format("{:.1f}", gb(s.gradients_bytes)),
+         fmt::format("{:.1f}", gb(s.optimizer_bytes)),
+         fmt::format("{:.1f}", gb(s.activations_bytes)), fmt::format("{:.1f}", gb(s.logits_bytes)),
+         fmt::format("{:.1f}", gb(s.total_bytes))});
   }
   out += aligned_table(rows, {true, true, true, true, true, true, true, true, true});
-  if (!m.left_out.empty()) out += fmt::format("left out of memory: {}\n", fmt::join(m.left_out, "; "));
-  out += fmt::format("\nstep time: {:.3f} s -> {} tokens/s per GPU, MFU {}, {} per 1M tokens\n", p.speed.step_time_s,
-                     format_thousands(p.speed.tokens_per_s_per_gpu, 1), format_fraction_percent(p.speed.mfu, 1),
+  if (!m.left_out.empty())
+    out += fmt::format("left out of memory: {}\n", fmt::join(m.left_out, "; "));
+  out += fmt::format("\nstep time: {:.3f} s -> {} tokens/s per GPU, MFU {}, {} per 1M tokens\n",
+                     p.speed.step_time_s, format_thousands(p.speed.tokens_per_s_per_gpu, 1),
+                     format_fraction_percent(p.speed.mfu, 1),
                      format_usd(p.speed.usd_per_million_tokens));
   std::vector<std::vector<std::string>> terms = {{"term", "seconds", "how"}};
-  for (const StepTimeTerm& t : p.speed.terms) terms.push_back({t.name, fmt::format("{:.4f}", t.seconds), t.detail});
+  for (const StepTimeTerm& t : p.speed.terms)
+    terms.push_back({t.name, fmt::format("{:.4f}", t.seconds), t.detail});
   out += aligned_table(terms, {false, true, false});
   return out;
 }

@@ -1,11 +1,10 @@
 // Writers for the planner's results: JSON objects for scripts and aligned text for people.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "plan/layout_prediction.h"
 #include "plan/speed_calibration.h"
@@ -33,6 +32,7 @@ std::string prediction_explanation_text(const LayoutPrediction& prediction);
 
 /// Right-aligned and left-aligned columns: rows of cells, the first row a header; `right[i]` says
 /// whether column i is right-aligned.
-std::string aligned_table(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right);
+std::string aligned_table(const std::vector<std::vector<std::string>>& rows,
+                          const std::vector<bool>& right);
 
 }  // namespace openrecipes

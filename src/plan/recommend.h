@@ -1,6 +1,6 @@
 // `recommend`: the best measured catalog recipe for a model and GPU, else the nearest one, resized
-// to the requested GPUs by Megatron-Bridge's recipe-resizing rules, with every override classed (rules/arguments.yaml) and
-// the memory model's verdict.
+// to the requested GPUs by Megatron-Bridge's recipe-resizing rules, with every override classed
+// (rules/arguments.yaml) and the memory model's verdict.
 #pragma once
 
 #include <optional>
@@ -8,15 +8,16 @@
 #include <vector>
 
 #include "catalog/ranking.h"
-#include "params/model_shape.h"
-#include "plan/layout_prediction.h"
 #include "layout/layout_rules.h"
 #include "layout/plan_inputs.h"
+#include "params/model_shape.h"
+#include "plan/layout_prediction.h"
 #include "runs/argument_rules.h"
 
 namespace openrecipes {
 
-/// The training goal (Megatron-Bridge's recipe goals: pretrain, SFT or PEFT). The catalog's recipes are SFT.
+/// The training goal (Megatron-Bridge's recipe goals: pretrain, SFT or PEFT). The catalog's recipes
+/// are SFT.
 enum class TrainingGoal { kSft, kPretrain, kPeft };
 
 /// What is asked for.
@@ -41,7 +42,8 @@ enum class RecipeMatch { kSameModelAndGpu, kSameModelOtherGpu, kSameFamily, kNea
 
 /// One setting the recommendation changes from its starting recipe.
 struct SettingOverride {
-  std::string setting;  ///< canonical argument name (rules/arguments.yaml), e.g. tensor_model_parallel_size
+  std::string
+      setting;  ///< canonical argument name (rules/arguments.yaml), e.g. tensor_model_parallel_size
   std::string from;
   std::string to;
   std::string argument_class;  ///< execution, convergence, same_math_swap or benign (class_id)
@@ -60,8 +62,8 @@ struct ResizeCheck {
 struct Recommendation {
   const CatalogRecipe* base = nullptr;
   RecipeMatch match = RecipeMatch::kNearestSize;
-  std::string match_text;  ///< in words, e.g. "same model and GPU type"
-  Layout layout;           ///< the resized layout
+  std::string match_text;          ///< in words, e.g. "same model and GPU type"
+  Layout layout;                   ///< the resized layout
   bool resized_by_search = false;  ///< the recipe's layout could not be kept; the planner chose one
   std::vector<SettingOverride> overrides;
   std::vector<ResizeCheck> checks;
@@ -78,7 +80,8 @@ struct Recommendation {
 /// from flags) when the catalog has no verified recipe or no layout fits.
 std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
                                                const std::vector<RecipeCandidate>& candidates,
-                                               const ArgumentRules& rules, const SpeedParameters& speed,
+                                               const ArgumentRules& rules,
+                                               const SpeedParameters& speed,
                                                const MemoryOptions& memory, Problems& problems);
 
 /// "sft", "pretrain" or "peft".

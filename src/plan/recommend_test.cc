@@ -22,7 +22,8 @@ struct Fixture {
     }
     Problems problems;
     rules = load_argument_rules(testing::source_dir(), problems);
-    speed = calibrate_speed_model(measured_layouts(checked.loaded->catalog, checked.recipes)).parameters;
+    speed = calibrate_speed_model(measured_layouts(checked.loaded->catalog, checked.recipes))
+                .parameters;
   }
   RecommendRequest request(const std::string& model, const std::string& gpu, int gpus) const {
     const Catalog& c = checked.loaded->catalog;
@@ -35,7 +36,8 @@ struct Fixture {
   }
   Recommendation recommend(const RecommendRequest& r) const {
     Problems problems;
-    std::optional<Recommendation> rec = recommend_recipe(r, candidates, *rules, speed, MemoryOptions{}, problems);
+    std::optional<Recommendation> rec =
+        recommend_recipe(r, candidates, *rules, speed, MemoryOptions{}, problems);
     EXPECT_TRUE(rec) << render_problems(problems, OutputFormat::kText);
     return rec.value_or(Recommendation{});
   }
@@ -56,7 +58,8 @@ const SettingOverride* find(const Recommendation& rec, const std::string& settin
 TEST(Recommend, TheListedPairGetsItsBestRecipeUnchanged) {
   Recommendation rec = fixture().recommend(fixture().request("Qwen3.5-122B-A10B", "H200", 32));
   ASSERT_TRUE(rec.base);
-  EXPECT_EQ(rec.base->catalog_path, "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml");  // 2,451.44
+  EXPECT_EQ(rec.base->catalog_path,
+            "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml");  // 2,451.44
   EXPECT_EQ(rec.match, RecipeMatch::kSameModelAndGpu);
   EXPECT_TRUE(rec.overrides.empty());
   EXPECT_FALSE(rec.resized_by_search);
@@ -72,7 +75,8 @@ TEST(Recommend, MoreGpusRaiseDataParallelOnlyAndThatIsExecution) {
   ASSERT_TRUE(world);
   EXPECT_EQ(world->from, "32");
   EXPECT_EQ(world->to, "64");
-  for (const SettingOverride& o : rec.overrides) EXPECT_EQ(o.argument_class, "execution") << o.setting;
+  for (const SettingOverride& o : rec.overrides)
+    EXPECT_EQ(o.argument_class, "execution") << o.setting;
 }
 
 TEST(Recommend, FewerGpusThanTheExpertMeshNeedsTheSearchAndSaysWhatChanged) {
@@ -85,7 +89,8 @@ TEST(Recommend, FewerGpusThanTheExpertMeshNeedsTheSearchAndSaysWhatChanged) {
   ASSERT_TRUE(find(rec, "world_size"));
   EXPECT_GT(rec.overrides.size(), 1u);  // the sizes that changed are named
   for (const SettingOverride& o : rec.overrides) {
-    EXPECT_TRUE(o.argument_class == "execution" || o.argument_class == "same_math_swap") << o.setting;
+    EXPECT_TRUE(o.argument_class == "execution" || o.argument_class == "same_math_swap")
+        << o.setting;
   }
 }
 
@@ -93,8 +98,8 @@ TEST(Recommend, SaysSoWhenNoLayoutFits) {
   // Qwen3.5-122B-A10B's weights, FP32 gradients and optimizer state need more than 16 H200s.
   Problems problems;
   std::optional<Recommendation> rec =
-      recommend_recipe(fixture().request("Qwen3.5-122B-A10B", "H200", 16), fixture().candidates, *fixture().rules,
-                       fixture().speed, MemoryOptions{}, problems);
+      recommend_recipe(fixture().request("Qwen3.5-122B-A10B", "H200", 16), fixture().candidates,
+                       *fixture().rules, fixture().speed, MemoryOptions{}, problems);
   EXPECT_FALSE(rec);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].rule, "recommend");
@@ -129,8 +134,8 @@ TEST(Recommend, LongerRowsRaiseContextParallelAndChangeConvergence) {
 
 TEST(Recommend, AModelOutsideTheCatalogStartsFromItsFamilyOrNearestSize) {
   Problems problems;
-  std::optional<ModelShape> qwen3 =
-      model_shape_from_file(testing::source_dir() + "/tests/fixtures/configs/qwen3-30b-a3b.json", "", problems);
+  std::optional<ModelShape> qwen3 = model_shape_from_file(
+      testing::source_dir() + "/tests/fixtures/configs/qwen3-30b-a3b.json", "", problems);
   ASSERT_TRUE(qwen3);
   RecommendRequest r = fixture().request("gpt-oss-20b", "H200", 8);
   r.model_name = "qwen3-30b-a3b";
@@ -144,8 +149,8 @@ TEST(Recommend, AModelOutsideTheCatalogStartsFromItsFamilyOrNearestSize) {
   EXPECT_EQ(model->argument_class, "convergence");
   for (const ResizeCheck& c : rec.checks) EXPECT_TRUE(c.passed) << c.rule << ": " << c.detail;
 
-  std::optional<ModelShape> llama =
-      model_shape_from_file(testing::source_dir() + "/tests/fixtures/configs/llama-3.1-8b.json", "", problems);
+  std::optional<ModelShape> llama = model_shape_from_file(
+      testing::source_dir() + "/tests/fixtures/configs/llama-3.1-8b.json", "", problems);
   ASSERT_TRUE(llama);
   r.model_name = "llama-3.1-8b";
   r.model = *llama;

@@ -26,7 +26,9 @@ const FreeParameter kFreeParameters[] = {
     {"layer_overhead_s", &SpeedParameters::layer_overhead_s, false, 0.0, 0.01},
 };
 
-double to_u(const FreeParameter& f, double value) { return f.logarithmic ? std::log(value) : value; }
+double to_u(const FreeParameter& f, double value) {
+  return f.logarithmic ? std::log(value) : value;
+}
 double from_u(const FreeParameter& f, double u) { return f.logarithmic ? std::exp(u) : u; }
 double u_low(const FreeParameter& f) { return to_u(f, f.low); }
 double u_high(const FreeParameter& f) { return to_u(f, f.high); }
@@ -43,7 +45,7 @@ double predict(const MeasuredLayout& r, const SpeedParameters& p) {
 std::vector<const FreeParameter*> identifiable(const std::vector<const MeasuredLayout*>& set,
                                                const SpeedParameters& prior) {
   std::vector<const FreeParameter*> chosen;
-    std::vector<std::vector<double>> basis;  // orthonormal columns (Gram-Schmidt)
+  std::vector<std::vector<double>> basis;  // orthonormal columns (Gram-Schmidt)
   for (const FreeParameter& f : kFreeParameters) {
     if (chosen.size() >= set.size()) break;
     double u0 = std::clamp(to_u(f, prior.*f.field), u_low(f), u_high(f));
@@ -80,7 +82,8 @@ std::vector<const FreeParameter*> identifiable(const std::vector<const MeasuredL
 
 /// Log residuals log(predicted) - log(measured) of the set at coordinates `u` of `chosen`.
 std::vector<double> residuals(const std::vector<const MeasuredLayout*>& set, SpeedParameters p,
-                              const std::vector<const FreeParameter*>& chosen, const std::vector<double>& u) {
+                              const std::vector<const FreeParameter*>& chosen,
+                              const std::vector<double>& u) {
   for (std::size_t k = 0; k < chosen.size(); ++k) p.*chosen[k]->field = from_u(*chosen[k], u[k]);
   std::vector<double> r;
   for (const MeasuredLayout* m : set) {
@@ -136,7 +139,8 @@ SpeedParameters fit(const std::vector<const MeasuredLayout*>& set, const SpeedPa
   for (std::size_t i = 0; i < k; ++i) {
     const FreeParameter& f = *chosen[i];
     // Overheads start a little above their bound so their derivative is not one-sided at zero.
-    double start = f.logarithmic ? prior.*f.field : std::max(prior.*f.field, (f.high - f.low) * 1e-3);
+    double start =
+        f.logarithmic ? prior.*f.field : std::max(prior.*f.field, (f.high - f.low) * 1e-3);
     u[i] = std::clamp(to_u(f, start), u_low(f), u_high(f));
   }
   std::vector<double> r = residuals(set, prior, chosen, u);
@@ -166,7 +170,8 @@ SpeedParameters fit(const std::vector<const MeasuredLayout*>& set, const SpeedPa
       for (std::size_t a = 0; a < k; ++a) damped[a][a] += lambda * (jtj[a][a] + 1e-12);
       std::vector<double> step = solve(damped, jtr);
       std::vector<double> v = u;
-      for (std::size_t a = 0; a < k; ++a) v[a] = std::clamp(u[a] + step[a], u_low(*chosen[a]), u_high(*chosen[a]));
+      for (std::size_t a = 0; a < k; ++a)
+        v[a] = std::clamp(u[a] + step[a], u_low(*chosen[a]), u_high(*chosen[a]));
       std::vector<double> rv = residuals(set, prior, chosen, v);
       double next = sum_of_squares(rv);
       if (next < current) {
@@ -185,7 +190,8 @@ SpeedParameters fit(const std::vector<const MeasuredLayout*>& set, const SpeedPa
 
 }  // namespace
 
-SpeedCalibration calibrate_speed_model(const std::vector<MeasuredLayout>& measured, const SpeedParameters& prior) {
+SpeedCalibration calibrate_speed_model(const std::vector<MeasuredLayout>& measured,
+                                       const SpeedParameters& prior) {
   SpeedCalibration result;
   result.parameters = prior;
   if (measured.empty()) return result;
@@ -207,7 +213,8 @@ SpeedCalibration calibrate_speed_model(const std::vector<MeasuredLayout>& measur
     row.fitted_tokens_per_s_per_gpu = predict(measured[i], result.parameters);
     row.leave_one_out_tokens_per_s_per_gpu = predict(measured[i], loo);
     row.leave_one_out_error =
-        (row.leave_one_out_tokens_per_s_per_gpu - row.measured_tokens_per_s_per_gpu) / row.measured_tokens_per_s_per_gpu;
+        (row.leave_one_out_tokens_per_s_per_gpu - row.measured_tokens_per_s_per_gpu) /
+        row.measured_tokens_per_s_per_gpu;
     result.rows.push_back(row);
   }
   return result;

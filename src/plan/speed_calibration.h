@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "catalog/recipe.h"
-#include "params/model_shape.h"
 #include "layout/plan_inputs.h"
+#include "params/model_shape.h"
 #include "plan/speed_model.h"
 
 namespace openrecipes {
@@ -26,9 +26,10 @@ struct MeasuredLayout {
 struct CalibrationRow {
   std::string name;
   double measured_tokens_per_s_per_gpu = 0;
-  double fitted_tokens_per_s_per_gpu = 0;         ///< predicted with parameters fitted on all recipes
-  double leave_one_out_tokens_per_s_per_gpu = 0;  ///< predicted with parameters fitted on the others
-  double leave_one_out_error = 0;                 ///< (leave-one-out - measured) / measured
+  double fitted_tokens_per_s_per_gpu = 0;  ///< predicted with parameters fitted on all recipes
+  double leave_one_out_tokens_per_s_per_gpu =
+      0;                           ///< predicted with parameters fitted on the others
+  double leave_one_out_error = 0;  ///< (leave-one-out - measured) / measured
 };
 
 /// The fitted parameters and the per-recipe report.

@@ -38,13 +38,15 @@ MeasuredLayout measured_from_recipe(const std::string& path) {
 
 std::vector<MeasuredLayout> bundled_measurements() {
   std::vector<MeasuredLayout> all;
-  for (const std::string& path : testing::kBundledRecipes) all.push_back(measured_from_recipe(path));
+  for (const std::string& path : testing::kBundledRecipes)
+    all.push_back(measured_from_recipe(path));
   return all;
 }
 
 const CalibrationRow& row(const SpeedCalibration& c, const std::string& suffix) {
   for (const CalibrationRow& r : c.rows) {
-    if (r.name.size() >= suffix.size() && r.name.compare(r.name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    if (r.name.size() >= suffix.size() &&
+        r.name.compare(r.name.size() - suffix.size(), suffix.size(), suffix) == 0)
       return r;
   }
   throw std::runtime_error("no row " + suffix);
@@ -83,7 +85,8 @@ TEST(SpeedCalibration, RecoversKnownParametersFromSyntheticMeasurements) {
   truth.recompute_unit_overhead_s = 0.004;
   truth.flex_dispatcher_factor = 1.8;
   for (MeasuredLayout& m : layouts) {
-    m.tokens_per_s_per_gpu = estimate_speed(m.model, m.cluster, m.workload, m.layout, truth).tokens_per_s_per_gpu;
+    m.tokens_per_s_per_gpu =
+        estimate_speed(m.model, m.cluster, m.workload, m.layout, truth).tokens_per_s_per_gpu;
   }
   SpeedCalibration c = calibrate_speed_model(layouts);
   ASSERT_TRUE(fitted(c, "matmul_efficiency"));
@@ -96,7 +99,8 @@ TEST(SpeedCalibration, RecoversKnownParametersFromSyntheticMeasurements) {
     EXPECT_NEAR(r.fitted_tokens_per_s_per_gpu / r.measured_tokens_per_s_per_gpu, 1, 1e-4) << r.name;
   }
   // Deterministic: the same input gives the same fit.
-  EXPECT_EQ(calibrate_speed_model(layouts).parameters.matmul_efficiency, c.parameters.matmul_efficiency);
+  EXPECT_EQ(calibrate_speed_model(layouts).parameters.matmul_efficiency,
+            c.parameters.matmul_efficiency);
 }
 
 TEST(SpeedCalibration, ParametersNoRecipeExercisesKeepTheirPrior) {
@@ -115,18 +119,21 @@ TEST(SpeedCalibration, CatalogRecipesRankInTheirMeasuredOrder) {
   std::cout << "fitted:";
   for (const std::string& f : c.fitted) std::cout << " " << f;
   const SpeedParameters& p = c.parameters;
-  std::cout << "\nmatmul_efficiency " << p.matmul_efficiency << ", attention_efficiency " << p.attention_efficiency
-            << ", communication_efficiency " << p.communication_efficiency << ", layer_overhead_s "
-            << p.layer_overhead_s << ", recompute_unit_overhead_s " << p.recompute_unit_overhead_s
-            << ", flex_dispatcher_factor " << p.flex_dispatcher_factor << "\n";
+  std::cout << "\nmatmul_efficiency " << p.matmul_efficiency << ", attention_efficiency "
+            << p.attention_efficiency << ", communication_efficiency " << p.communication_efficiency
+            << ", layer_overhead_s " << p.layer_overhead_s << ", recompute_unit_overhead_s "
+            << p.recompute_unit_overhead_s << ", flex_dispatcher_factor "
+            << p.flex_dispatcher_factor << "\n";
   for (const CalibrationRow& r : c.rows) {
     std::cout << r.name << ": measured " << r.measured_tokens_per_s_per_gpu << ", fitted "
-              << r.fitted_tokens_per_s_per_gpu << ", leave-one-out " << r.leave_one_out_tokens_per_s_per_gpu
-              << " (" << 100 * r.leave_one_out_error << "%)\n";
+              << r.fitted_tokens_per_s_per_gpu << ", leave-one-out "
+              << r.leave_one_out_tokens_per_s_per_gpu << " (" << 100 * r.leave_one_out_error
+              << "%)\n";
     EXPECT_TRUE(std::isfinite(r.leave_one_out_error)) << r.name;
     EXPECT_GT(r.leave_one_out_tokens_per_s_per_gpu, 0) << r.name;
   }
-  // The Qwen3.5 recipes' measured order: 2-layer recompute units > 1-layer units (alltoall) > flex dispatcher.
+  // The Qwen3.5 recipes' measured order: 2-layer recompute units > 1-layer units (alltoall) > flex
+  // dispatcher.
   double rc2 = row(c, "ep8-rc2.yaml").fitted_tokens_per_s_per_gpu;
   double rc1 = row(c, "ep8.yaml").fitted_tokens_per_s_per_gpu;
   double flex = row(c, "ep8-flex.yaml").fitted_tokens_per_s_per_gpu;
@@ -134,9 +141,11 @@ TEST(SpeedCalibration, CatalogRecipesRankInTheirMeasuredOrder) {
   EXPECT_GT(rc1, flex);
 
   const MeasuredLayout rc1_layout = measured_from_recipe(testing::kBundledRecipes[1]);
-  SpeedEstimate e = estimate_speed(rc1_layout.model, rc1_layout.cluster, rc1_layout.workload, rc1_layout.layout, p);
+  SpeedEstimate e = estimate_speed(rc1_layout.model, rc1_layout.cluster, rc1_layout.workload,
+                                   rc1_layout.layout, p);
   std::cout << "rc1 step " << e.step_time_s << " s, MFU " << e.mfu << "\n";
-  for (const StepTimeTerm& t : e.terms) std::cout << "  " << t.name << ": " << t.seconds << " s; " << t.detail << "\n";
+  for (const StepTimeTerm& t : e.terms)
+    std::cout << "  " << t.name << ": " << t.seconds << " s; " << t.detail << "\n";
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 #include "plan/speed_model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "figures/figures.h"
 #include "layout/layout_rules.h"
@@ -13,9 +13,10 @@ namespace openrecipes {
 namespace {
 
 constexpr double kBf16Bytes = 2;  // activations, parameters gathered, a2a payloads
-constexpr double kFp32Bytes = 4;  // gradients reduced in FP32 (Megatron-Bridge's grad_reduce_in_fp32)
-// Gated DeltaNet chunk length: the chunked kernels of flash-linear-attention (chunk_gated_delta_rule)
-// use 64-token chunks; Yang et al. 2024 (arXiv:2412.06464), sec. 3.
+constexpr double kFp32Bytes =
+    4;  // gradients reduced in FP32 (Megatron-Bridge's grad_reduce_in_fp32)
+// Gated DeltaNet chunk length: the chunked kernels of flash-linear-attention
+// (chunk_gated_delta_rule) use 64-token chunks; Yang et al. 2024 (arXiv:2412.06464), sec. 3.
 constexpr double kDeltaNetChunkTokens = 64;
 
 double d(std::int64_t v) { return static_cast<double>(v); }
@@ -49,8 +50,8 @@ ForwardFlops forward_flops_per_token(const ModelShape& m, std::int64_t row_token
   double weights = d(m.attention_layers) * d(m.attention_params) +
                    d(m.linear_attention_layers) * d(m.linear_attention_params) +
                    d(m.dense_mlp_layers) * d(m.dense_mlp_params) +
-                   d(m.moe_layers) * (m.experts_per_token * d(m.expert_params) + d(m.shared_expert_params) +
-                                      d(m.router_params));
+                   d(m.moe_layers) * (m.experts_per_token * d(m.expert_params) +
+                                      d(m.shared_expert_params) + d(m.router_params));
   f.layer_matmul_flop = 2 * weights;
   f.output_flop = 2 * d(m.output_params > 0 ? m.output_params : m.vocab_size * m.hidden_size);
   // Softmax attention: QK^T and AV each cost 2 x heads x head_dim FLOP per attended key, so
@@ -62,7 +63,8 @@ ForwardFlops forward_flops_per_token(const ModelShape& m, std::int64_t row_token
   double sliding_context = std::min(d(m.sliding_window), full_context);
   double per_context = 4.0 * m.attention_heads * m.head_dim;
   int full_layers = m.attention_layers - m.sliding_window_layers;
-  f.attention_core_flop = per_context * (full_layers * full_context + m.sliding_window_layers * sliding_context);
+  f.attention_core_flop =
+      per_context * (full_layers * full_context + m.sliding_window_layers * sliding_context);
   // Gated DeltaNet, chunked delta rule with chunk C (Yang et al. 2024, arXiv:2412.06464, sec. 3.2;
   // our count, an assumption): per value head and token, the state update and output read
   // (S^T k, S q against the dk x dv state: 4 dk dv) plus the intra-chunk attention-like products
@@ -88,11 +90,12 @@ struct StepShape {
 };
 
 // Computes the group sizes, micro-batches per DP rank and tokens per GPU of `layout`.
-StepShape step_shape(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
-                     const Layout& layout) {
+StepShape step_shape(const ModelShape& model, const ClusterShape& cluster,
+                     const PlanWorkload& workload, const Layout& layout) {
   StepShape sh;
   sh.tp = std::max(layout.tp, 1), sh.pp = std::max(layout.pp, 1), sh.cp = std::max(layout.cp, 1);
-  sh.vpp = std::max(layout.vpp, 1), sh.ep = std::max(layout.ep, 1), sh.etp = std::max(layout.etp, 1);
+  sh.vpp = std::max(layout.vpp, 1), sh.ep = std::max(layout.ep, 1),
+  sh.etp = std::max(layout.etp, 1);
   sh.world = std::max(cluster.gpus, 1);
   sh.dp = std::max(implied_data_parallel(cluster, layout), 1);
   sh.rows_per_mb = std::max(layout.rows_per_microbatch, 1);
@@ -110,10 +113,10 @@ StepShape step_shape(const ModelShape& model, const ClusterShape& cluster, const
 // The pipeline stage that does the most FLOPs per micro-batch.
 struct LoadedStage {
   int index = 0;
-  int layers = 0;             // decoder layers on it
-  bool has_output = true;     // holds the output layer
+  int layers = 0;              // decoder layers on it
+  bool has_output = true;      // holds the output layer
   bool has_embedding = false;  // holds the input embedding
-  double layer_share = 0;     // its layers / the model's layers
+  double layer_share = 0;      // its layers / the model's layers
 };
 
 // Finds the most loaded stage of `layout` (the whole model when there are no stages).
@@ -166,7 +169,8 @@ RecomputeCost recompute_cost(const Layout& layout, int stage_layers, int vpp) {
         rc.recomputed_layers = stage_layers;
         rc.units = std::ceil(static_cast<double>(chunk_layers) / k) * vpp;
       }
-      rc.text = fmt::format("full {} of {} layers in {} units", rc.recomputed_layers, stage_layers, rc.units);
+      rc.text = fmt::format("full {} of {} layers in {} units", rc.recomputed_layers, stage_layers,
+                            rc.units);
     } else if (r.granularity == "selective") {
       rc.selective_share = 1;
       rc.text = "selective (core attention)";
@@ -199,7 +203,8 @@ struct ComputeCost {
 };
 
 // Computes the micro-batch's FLOPs and their seconds at the achieved rates.
-ComputeCost compute_cost(const Microbatch& mb, const ForwardFlops& f, const PlanWorkload& workload) {
+ComputeCost compute_cost(const Microbatch& mb, const ForwardFlops& f,
+                         const PlanWorkload& workload) {
   const double tokens_per_gpu = mb.sh.tokens_per_gpu, layer_share = mb.stage.layer_share;
   const double recompute_share = mb.recompute.share, selective_share = mb.recompute.selective_share;
   const SpeedParameters& p = mb.p;
@@ -255,7 +260,8 @@ GatherScatterCost tp_communication(const Microbatch& mb) {
   GatherScatterCost c;
   c.bytes = sh.rows_per_mb * sh.s / sh.cp * h * kBf16Bytes;
   c.s = mb.stage.layers * 2 * 2 * (mb.fwd_passes() + 1) *
-        ring_collective_s(c.bytes, sh.tp, link_bytes_per_s(mb.cluster, sh.tp, mb.p.communication_efficiency));
+        ring_collective_s(c.bytes, sh.tp,
+                          link_bytes_per_s(mb.cluster, sh.tp, mb.p.communication_efficiency));
   return c;
 }
 
@@ -266,18 +272,23 @@ GatherScatterCost tp_communication(const Microbatch& mb) {
 OverlappedCost cp_communication(const Microbatch& mb, const ComputeCost& compute) {
   const StepShape& sh = mb.sh;
   const int tp = sh.tp, cp = sh.cp;
-  double kv_bytes = sh.rows_per_mb * sh.s / cp * 2 * mb.model.kv_heads * mb.model.head_dim * kBf16Bytes / tp;
+  double kv_bytes =
+      sh.rows_per_mb * sh.s / cp * 2 * mb.model.kv_heads * mb.model.head_dim * kBf16Bytes / tp;
   double cp_link = link_bytes_per_s(mb.cluster, tp * cp, mb.p.communication_efficiency);
   double attn_layers_on_stage = d(mb.model.attention_layers) * mb.stage.layer_share;
   OverlappedCost c;
-  c.raw_s = cp > 1 && cp_link > 0 ? attn_layers_on_stage * (mb.fwd_passes() + 2) * (cp - 1) * kv_bytes / cp_link : 0;
+  c.raw_s = cp > 1 && cp_link > 0
+                ? attn_layers_on_stage * (mb.fwd_passes() + 2) * (cp - 1) * kv_bytes / cp_link
+                : 0;
   c.s = std::max(0.0, c.raw_s - compute.attention_core_s);
   c.hidden_s = c.raw_s - c.s;
   return c;
 }
 
 // MoE layers on the stage (fractional for an uneven share).
-double moe_layers_on_stage(const Microbatch& mb) { return d(mb.model.moe_layers) * mb.stage.layer_share; }
+double moe_layers_on_stage(const Microbatch& mb) {
+  return d(mb.model.moe_layers) * mb.stage.layer_share;
+}
 
 // Computes EP's all-to-all seconds per micro-batch and the part the shared expert hides.
 // EP: all-to-all dispatch and combine of the top-k copies of the GPU's tokens (rows x s /
@@ -290,10 +301,12 @@ OverlappedCost ep_communication(const Microbatch& mb, const ComputeCost& compute
   if (ep > 1 && mb.model.is_moe()) {
     const double h = mb.model.hidden_size;
     const double tokens_per_gpu = mb.sh.tokens_per_gpu, moe_layers = moe_layers_on_stage(mb);
-    double a2a_bytes = tokens_per_gpu * h * kBf16Bytes * mb.model.experts_per_token * (ep - 1.0) / ep;
+    double a2a_bytes =
+        tokens_per_gpu * h * kBf16Bytes * mb.model.experts_per_token * (ep - 1.0) / ep;
     double ep_link = link_bytes_per_s(mb.cluster, ep * etp, mb.p.communication_efficiency);
     double factor = mb.layout.dispatcher == "flex" ? mb.p.flex_dispatcher_factor : 1.0;
-    c.raw_s = ep_link > 0 ? moe_layers * 2 * (mb.fwd_passes() + 1) * a2a_bytes / ep_link * factor : 0;
+    c.raw_s =
+        ep_link > 0 ? moe_layers * 2 * (mb.fwd_passes() + 1) * a2a_bytes / ep_link * factor : 0;
     double shared_s = moe_layers * tokens_per_gpu * 2 * d(mb.model.shared_expert_params) *
                       (3 + mb.recompute.share) / (compute.linear_peak * mb.p.matmul_efficiency);
     c.hidden_s = std::min(c.raw_s, shared_s);
@@ -314,7 +327,8 @@ GatherScatterCost etp_communication(const Microbatch& mb) {
     const double h = mb.model.hidden_size;
     c.bytes = mb.sh.tokens_per_gpu * etp * mb.model.experts_per_token * h * kBf16Bytes;
     c.s = moe_layers_on_stage(mb) * 2 * (mb.fwd_passes() + 1) *
-          ring_collective_s(c.bytes, etp, link_bytes_per_s(mb.cluster, etp, mb.p.communication_efficiency));
+          ring_collective_s(c.bytes, etp,
+                            link_bytes_per_s(mb.cluster, etp, mb.p.communication_efficiency));
   }
   return c;
 }
@@ -338,13 +352,14 @@ struct MicrobatchTime {
   double pp_s = 0;
   double layer_overhead_s = 0, recompute_overhead_s = 0;
   double total_s() const {
-    return compute.matmul_s + compute.core_s + tp.s + cp.s + ep.s + etp.s + pp_s + layer_overhead_s +
-           recompute_overhead_s;
+    return compute.matmul_s + compute.core_s + tp.s + cp.s + ep.s + etp.s + pp_s +
+           layer_overhead_s + recompute_overhead_s;
   }
 };
 
 // Computes every term of one micro-batch: compute, communication per parallelism, fixed costs.
-MicrobatchTime microbatch_time(const Microbatch& mb, const ForwardFlops& f, const PlanWorkload& workload) {
+MicrobatchTime microbatch_time(const Microbatch& mb, const ForwardFlops& f,
+                               const PlanWorkload& workload) {
   MicrobatchTime t;
   t.compute = compute_cost(mb, f, workload);
   t.tp = tp_communication(mb);
@@ -375,19 +390,22 @@ struct DpCost {
 DpCost dp_communication(const Microbatch& mb, double mb_s) {
   const StepShape& sh = mb.sh;
   const ModelShape& model = mb.model;
-  const int tp = sh.tp, cp = sh.cp, dp = sh.dp, ep = sh.ep, etp = sh.etp, stage_layers = mb.stage.layers;
+  const int tp = sh.tp, cp = sh.cp, dp = sh.dp, ep = sh.ep, etp = sh.etp,
+            stage_layers = mb.stage.layers;
   const double recompute_share = mb.recompute.share, efficiency = mb.p.communication_efficiency;
   double dense_params = (model.dense_params_per_layer() * stage_layers +
                          (mb.stage.has_output ? d(model.output_params) : 0) +
-                         (mb.stage.has_embedding ? d(model.embedding_params) : 0)) / tp;
+                         (mb.stage.has_embedding ? d(model.embedding_params) : 0)) /
+                        tp;
   double expert_params = model.expert_params_per_layer() * stage_layers / (ep * etp);
   DpCost c;
   c.expert_dp = std::max(sh.world / (sh.pp * ep * etp), 1);
   double dp_span_dense = d(tp) * cp * dp, dp_span_expert = d(ep) * etp * c.expert_dp;
-  c.rs_s = ring_collective_s(dense_params * kFp32Bytes, dp,
-                             link_bytes_per_s(mb.cluster, static_cast<int>(dp_span_dense), efficiency)) +
-           ring_collective_s(expert_params * kFp32Bytes, c.expert_dp,
-                             link_bytes_per_s(mb.cluster, static_cast<int>(dp_span_expert), efficiency));
+  c.rs_s =
+      ring_collective_s(dense_params * kFp32Bytes, dp,
+                        link_bytes_per_s(mb.cluster, static_cast<int>(dp_span_dense), efficiency)) +
+      ring_collective_s(expert_params * kFp32Bytes, c.expert_dp,
+                        link_bytes_per_s(mb.cluster, static_cast<int>(dp_span_expert), efficiency));
   c.ag_s = c.rs_s * kBf16Bytes / kFp32Bytes;
   double backward_s = mb_s * 2.0 / (3 + recompute_share);
   double forward_s = mb_s / (3 + recompute_share);
@@ -397,46 +415,56 @@ DpCost dp_communication(const Microbatch& mb, double mb_s) {
 }
 
 // Builds the explained terms of the step time (each micro-batch term times m).
-std::vector<StepTimeTerm> step_time_terms(const Microbatch& mb, const MicrobatchTime& t, double bubble_s,
-                                          const DpCost& dp) {
+std::vector<StepTimeTerm> step_time_terms(const Microbatch& mb, const MicrobatchTime& t,
+                                          double bubble_s, const DpCost& dp) {
   const StepShape& sh = mb.sh;
   const ClusterShape& cluster = mb.cluster;
   const SpeedParameters& p = mb.p;
   const ComputeCost& c = t.compute;
   const double m = sh.m;
   const int tp = sh.tp, cp = sh.cp, ep = sh.ep, etp = sh.etp, pp = sh.pp;
-  const std::string stage_text =
-      fmt::format("stage {} ({} layers{}), {:.0f} micro-batches of {:.0f} tokens/GPU", mb.stage.index,
-                  mb.stage.layers, mb.stage.has_output ? " + output layer" : "", m, sh.tokens_per_gpu);
+  const std::string stage_text = fmt::format(
+      "stage {} ({} layers{}), {:.0f} micro-batches of {:.0f} tokens/GPU", mb.stage.index,
+      mb.stage.layers, mb.stage.has_output ? " + output layer" : "", m, sh.tokens_per_gpu);
   return {
       {"matmul compute", m * c.matmul_s,
-       fmt::format("{:.3g} FLOP/micro-batch at {:.3g} FLOP/s x {:.3f}; {}; recompute {}", c.matmul_flop,
-                   c.linear_peak, p.matmul_efficiency, stage_text, mb.recompute.text)},
+       fmt::format("{:.3g} FLOP/micro-batch at {:.3g} FLOP/s x {:.3f}; {}; recompute {}",
+                   c.matmul_flop, c.linear_peak, p.matmul_efficiency, stage_text,
+                   mb.recompute.text)},
       {"attention compute", m * c.core_s,
-       fmt::format("softmax {:.3g} + Gated DeltaNet {:.3g} FLOP/micro-batch (fwd) at {:.3g} FLOP/s x {:.3f}",
+       fmt::format("softmax {:.3g} + Gated DeltaNet {:.3g} FLOP/micro-batch (fwd) at {:.3g} FLOP/s "
+                   "x {:.3f}",
                    c.attention_flop_fwd, c.gdn_flop_fwd, c.bf16_peak, p.attention_efficiency)},
       {"TP communication", m * t.tp.s,
-       fmt::format("TP {}: all-gather + reduce-scatter of {:.3g} B, 2 per layer per pass, {}", tp, t.tp.bytes,
-                   link_name(cluster, tp))},
+       fmt::format("TP {}: all-gather + reduce-scatter of {:.3g} B, 2 per layer per pass, {}", tp,
+                   t.tp.bytes, link_name(cluster, tp))},
       {"CP communication", m * t.cp.s,
-       fmt::format("CP {}: K/V ring {:.3g} s per micro-batch, {:.3g} s hidden behind attention", cp, t.cp.raw_s,
-                   t.cp.hidden_s)},
+       fmt::format("CP {}: K/V ring {:.3g} s per micro-batch, {:.3g} s hidden behind attention", cp,
+                   t.cp.raw_s, t.cp.hidden_s)},
       {"EP communication", m * t.ep.s,
-       fmt::format("EP {}: all-to-all over {}, dispatcher {}, {:.3g} s per micro-batch hidden behind shared "
+       fmt::format("EP {}: all-to-all over {}, dispatcher {}, {:.3g} s per micro-batch hidden "
+                   "behind shared "
                    "experts",
-                   ep, link_name(cluster, ep * etp), mb.layout.dispatcher.empty() ? "alltoall" : mb.layout.dispatcher,
+                   ep, link_name(cluster, ep * etp),
+                   mb.layout.dispatcher.empty() ? "alltoall" : mb.layout.dispatcher,
                    t.ep.hidden_s)},
       {"ETP communication", m * t.etp.s,
-       fmt::format("ETP {}: all-gather + reduce-scatter of {:.3g} B of routed tokens per MoE layer per pass, {}", etp,
-                   t.etp.bytes, link_name(cluster, etp))},
-      {"PP communication", m * t.pp_s, fmt::format("PP {}: point-to-point over {}", pp, link_name(cluster, sh.world))},
+       fmt::format("ETP {}: all-gather + reduce-scatter of {:.3g} B of routed tokens per MoE layer "
+                   "per pass, {}",
+                   etp, t.etp.bytes, link_name(cluster, etp))},
+      {"PP communication", m * t.pp_s,
+       fmt::format("PP {}: point-to-point over {}", pp, link_name(cluster, sh.world))},
       {"layer overhead", m * t.layer_overhead_s,
-       fmt::format("{:.3g} s x {} layers x passes per micro-batch", p.layer_overhead_s, mb.stage.layers)},
+       fmt::format("{:.3g} s x {} layers x passes per micro-batch", p.layer_overhead_s,
+                   mb.stage.layers)},
       {"recompute overhead", m * t.recompute_overhead_s,
-       fmt::format("{:.3g} s x {} units per micro-batch", p.recompute_unit_overhead_s, mb.recompute.units)},
-      {"pipeline bubble", bubble_s, fmt::format("(PP - 1) / VPP = {} / {} micro-batch times", pp - 1, sh.vpp)},
+       fmt::format("{:.3g} s x {} units per micro-batch", p.recompute_unit_overhead_s,
+                   mb.recompute.units)},
+      {"pipeline bubble", bubble_s,
+       fmt::format("(PP - 1) / VPP = {} / {} micro-batch times", pp - 1, sh.vpp)},
       {"DP communication", dp.s,
-       fmt::format("DP {} / expert DP {}: reduce-scatter {:.3g} s + all-gather {:.3g} s, exposed beyond one "
+       fmt::format("DP {} / expert DP {}: reduce-scatter {:.3g} s + all-gather {:.3g} s, exposed "
+                   "beyond one "
                    "micro-batch's backward/forward, plus a one-layer tail",
                    sh.dp, dp.expert_dp, dp.rs_s, dp.ag_s)},
   };
@@ -444,13 +472,15 @@ std::vector<StepTimeTerm> step_time_terms(const Microbatch& mb, const Microbatch
 
 }  // namespace
 
-SpeedEstimate estimate_speed(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
-                             const Layout& layout, const SpeedParameters& p) {
+SpeedEstimate estimate_speed(const ModelShape& model, const ClusterShape& cluster,
+                             const PlanWorkload& workload, const Layout& layout,
+                             const SpeedParameters& p) {
   // FLOPs per micro-batch on one GPU of the most loaded stage, with its recompute.
   const StepShape sh = step_shape(model, cluster, workload, layout);
   const ForwardFlops f = forward_flops_per_token(model, workload.row_tokens);
   const LoadedStage stage = most_loaded_stage(model, layout, f, sh);
-  const Microbatch mb{model, cluster, layout, p, sh, stage, recompute_cost(layout, stage.layers, sh.vpp)};
+  const Microbatch mb{
+      model, cluster, layout, p, sh, stage, recompute_cost(layout, stage.layers, sh.vpp)};
   const MicrobatchTime t = microbatch_time(mb, f, workload);
   const double mb_s = t.total_s();
   // Pipeline bubble of (interleaved) 1F1B: (PP - 1) / VPP micro-batch times (Narayanan et al.
@@ -464,9 +494,10 @@ SpeedEstimate estimate_speed(const ModelShape& model, const ClusterShape& cluste
   double tokens = d(workload.global_batch) * sh.s;
   e.tokens_per_s_per_gpu = e.step_time_s > 0 ? tokens / (e.step_time_s * sh.world) : 0;
   e.mfu = model_flops_utilization(model.active_params, e.tokens_per_s_per_gpu, t.compute.bf16_peak);
-  e.usd_per_million_tokens = e.tokens_per_s_per_gpu > 0
-                                 ? usd_per_million_tokens(cluster.gpu.usd_per_gpu_hour, e.tokens_per_s_per_gpu)
-                                 : 0;
+  e.usd_per_million_tokens =
+      e.tokens_per_s_per_gpu > 0
+          ? usd_per_million_tokens(cluster.gpu.usd_per_gpu_hour, e.tokens_per_s_per_gpu)
+          : 0;
   e.terms = step_time_terms(mb, t, bubble_s, dp);
   return e;
 }

@@ -8,20 +8,22 @@
 #include <vector>
 
 #include "catalog/recipe.h"
-#include "params/model_shape.h"
 #include "layout/plan_inputs.h"
+#include "params/model_shape.h"
 
 namespace openrecipes {
 
 /// The model's free parameters. Defaults are priors used before calibration and for any parameter
 /// the calibration set cannot identify.
 struct SpeedParameters {
-  double matmul_efficiency = 0.55;      ///< achieved / peak FLOP/s of the GEMMs
-  double attention_efficiency = 0.40;   ///< achieved / peak FLOP/s of attention and Gated DeltaNet kernels
+  double matmul_efficiency = 0.55;  ///< achieved / peak FLOP/s of the GEMMs
+  double attention_efficiency =
+      0.40;  ///< achieved / peak FLOP/s of attention and Gated DeltaNet kernels
   double communication_efficiency = 0.7;  ///< achieved / link bandwidth of collectives
-  double layer_overhead_s = 0;          ///< fixed time per layer per micro-batch pass (launches, routing)
-  double recompute_unit_overhead_s = 0; ///< fixed time per recompute unit per micro-batch
-  double flex_dispatcher_factor = 1;    ///< all-to-all time of the flex (DeepEP) dispatcher / alltoall's
+  double layer_overhead_s = 0;  ///< fixed time per layer per micro-batch pass (launches, routing)
+  double recompute_unit_overhead_s = 0;  ///< fixed time per recompute unit per micro-batch
+  double flex_dispatcher_factor =
+      1;  ///< all-to-all time of the flex (DeepEP) dispatcher / alltoall's
 };
 
 /// One term of the step time, for `plan --layout` to explain.
@@ -46,15 +48,19 @@ struct SpeedEstimate {
 /// sequence-squared term as in Megatron-LM's num_floating_point_operations (Narayanan et al. 2021);
 /// Gated DeltaNet's chunked delta rule (Yang et al. 2024, arXiv:2412.06464).
 struct ForwardFlops {
-  double layer_matmul_flop = 0;  ///< linear layers of all decoder layers, per token
+  double layer_matmul_flop = 0;    ///< linear layers of all decoder layers, per token
   double attention_core_flop = 0;  ///< softmax attention's QK^T and AV, per token, all layers
-  double linear_attention_core_flop = 0;  ///< Gated DeltaNet's chunked recurrence, per token, all layers
+  double linear_attention_core_flop =
+      0;                   ///< Gated DeltaNet's chunked recurrence, per token, all layers
   double output_flop = 0;  ///< the output layer (logits), per token
-  double total() const { return layer_matmul_flop + attention_core_flop + linear_attention_core_flop + output_flop; }
+  double total() const {
+    return layer_matmul_flop + attention_core_flop + linear_attention_core_flop + output_flop;
+  }
 };
 
 /// Forward FLOPs per token of `model` on rows of `row_tokens` tokens (causal, so a token attends on
-/// average to row_tokens / 2 earlier tokens; a sliding-window layer to min(window, row_tokens / 2)).
+/// average to row_tokens / 2 earlier tokens; a sliding-window layer to min(window, row_tokens /
+/// 2)).
 ForwardFlops forward_flops_per_token(const ModelShape& model, std::int64_t row_tokens);
 
 /// Predicts the step time of a legal `layout`. Inputs beyond the protocol (sequence length, global
@@ -65,7 +71,8 @@ ForwardFlops forward_flops_per_token(const ModelShape& model, std::int64_t row_t
 /// recompute) on the most loaded pipeline stage: compute, TP, exposed CP and EP communication,
 /// PP point-to-point and the fixed per-layer and per-recompute-unit overheads. The terms of
 /// SpeedEstimate::terms add up to step_time_s. Formulas and sources: speed_model.cc.
-SpeedEstimate estimate_speed(const ModelShape& model, const ClusterShape& cluster, const PlanWorkload& workload,
-                             const Layout& layout, const SpeedParameters& parameters);
+SpeedEstimate estimate_speed(const ModelShape& model, const ClusterShape& cluster,
+                             const PlanWorkload& workload, const Layout& layout,
+                             const SpeedParameters& parameters);
 
 }  // namespace openrecipes

@@ -127,19 +127,22 @@ TEST(SpeedModel, PipelineBubbleShrinksWithMicroBatchesAndVirtualStages) {
   EXPECT_GT(few_share, 0);
   EXPECT_LT(many_share, few_share);
   // (PP - 1) / (VPP x m) of the busy time: 1 / 4 with 4 micro-batches.
-  EXPECT_NEAR(term(few, "pipeline bubble") / (few.step_time_s - term(few, "pipeline bubble") -
-                                              term(few, "DP communication")),
+  EXPECT_NEAR(term(few, "pipeline bubble") /
+                  (few.step_time_s - term(few, "pipeline bubble") - term(few, "DP communication")),
               0.25, 1e-12);
   layout.vpp = 2;
   SpeedEstimate interleaved = estimate_speed(m, cluster(2), workload(128, 4), layout, plain());
   EXPECT_LT(term(interleaved, "pipeline bubble"), term(few, "pipeline bubble"));
   Layout flat;
-  EXPECT_DOUBLE_EQ(term(estimate_speed(m, cluster(1), workload(), flat, plain()), "pipeline bubble"), 0);
+  EXPECT_DOUBLE_EQ(
+      term(estimate_speed(m, cluster(1), workload(), flat, plain()), "pipeline bubble"), 0);
 }
 
 TEST(SpeedModel, TensorParallelAddsCommunication) {
   Layout layout;
-  EXPECT_DOUBLE_EQ(term(estimate_speed(tiny_dense(), cluster(1), workload(), layout, plain()), "TP communication"), 0);
+  EXPECT_DOUBLE_EQ(term(estimate_speed(tiny_dense(), cluster(1), workload(), layout, plain()),
+                        "TP communication"),
+                   0);
   layout.tp = 2;
   layout.sequence_parallel = true;
   SpeedEstimate e = estimate_speed(tiny_dense(), cluster(2), workload(), layout, plain());
@@ -161,8 +164,10 @@ TEST(SpeedModel, Fp8LowersComputeTime) {
 
 TEST(SpeedModel, LongerRowsRaiseTheAttentionShare) {
   Layout layout;
-  SpeedEstimate short_rows = estimate_speed(tiny_dense(), cluster(1), workload(128), layout, plain());
-  SpeedEstimate long_rows = estimate_speed(tiny_dense(), cluster(1), workload(1024), layout, plain());
+  SpeedEstimate short_rows =
+      estimate_speed(tiny_dense(), cluster(1), workload(128), layout, plain());
+  SpeedEstimate long_rows =
+      estimate_speed(tiny_dense(), cluster(1), workload(1024), layout, plain());
   EXPECT_GT(term(long_rows, "attention compute") / long_rows.step_time_s,
             term(short_rows, "attention compute") / short_rows.step_time_s);
 }

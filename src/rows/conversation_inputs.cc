@@ -1,5 +1,4 @@
 #include "rows/conversation_inputs.h"
-#include "rows/duckdb_stream.h"
 
 #include <fmt/format.h>
 
@@ -7,11 +6,11 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include "base/error.h"
 #include "base/json_depth.h"
+#include "rows/duckdb_stream.h"
 
 namespace openrecipes {
 namespace {
@@ -25,12 +24,20 @@ struct InputFault {
 };
 
 // An input problem in `file` (at a JSONL `line`, or 0), rule `rows.input`.
-[[noreturn]] void fault(const std::string& file, std::string message, std::uint64_t line = 0, std::string field = "") {
-  throw InputFault{{file, {static_cast<int>(line), 0}, std::move(field), "rows.input", std::move(message), "", ""}};
+[[noreturn]] void fault(const std::string& file, std::string message, std::uint64_t line = 0,
+                        std::string field = "") {
+  throw InputFault{{file,
+                    {static_cast<int>(line), 0},
+                    std::move(field),
+                    "rows.input",
+                    std::move(message),
+                    "",
+                    ""}};
 }
 
 // A problem with row `row` of Parquet input `path` at `field` (e.g. `messages[2].role`).
-[[noreturn]] void row_fault(const std::string& path, std::uint64_t row, const std::string& field, std::string message) {
+[[noreturn]] void row_fault(const std::string& path, std::uint64_t row, const std::string& field,
+                            std::string message) {
   fault(path, std::move(message), 0, fmt::format("row {}: {}", row, field));
 }
 
@@ -40,7 +47,8 @@ InputFormat format_of(const std::string& path) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (extension == ".parquet") return InputFormat::kParquet;
   if (extension == ".jsonl" || extension == ".json") return InputFormat::kJsonl;
-  fault(path, fmt::format("expected a .parquet or .jsonl file, found '{}'", extension.empty() ? "no extension" : extension));
+  fault(path, fmt::format("expected a .parquet or .jsonl file, found '{}'",
+                          extension.empty() ? "no extension" : extension));
 }
 
 void check_readable(const std::string& path) {
@@ -53,7 +61,8 @@ void check_readable(const std::string& path) {
 }
 
 std::uint32_t clamp_bytes(std::uint64_t bytes) {
-  return static_cast<std::uint32_t>(std::min<std::uint64_t>(bytes, std::numeric_limits<std::uint32_t>::max()));
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(bytes, std::numeric_limits<std::uint32_t>::max()));
 }
 
 bool is_blank(const std::string& line) {
@@ -88,7 +97,8 @@ ParquetLayout check_parquet_layout(const std::string& path, DuckDbSession& duckd
   bool has_messages = false;
   std::string found_columns;
   try {
-    DuckDbStream columns = stream_query(duckdb, "SELECT * FROM read_parquet(" + sql_string(path) + ") LIMIT 0");
+    DuckDbStream columns =
+        stream_query(duckdb, "SELECT * FROM read_parquet(" + sql_string(path) + ") LIMIT 0");
     for (std::uint64_t i = 0; i < columns.column_count(); ++i) {
       std::string name = columns.column_name(i);
       found_columns += (i ? ", " : "") + name;
@@ -116,15 +126,18 @@ ParquetLayout check_parquet_layout(const std::string& path, DuckDbSession& duckd
       }
       duckdb_destroy_logical_type(&type);
       if (!ok || !has_role || !has_content) {
-        fault(path, fmt::format("expected a list of STRUCT(role VARCHAR, content VARCHAR), found {}", spelled), 0,
-              "messages");
+        fault(path,
+              fmt::format("expected a list of STRUCT(role VARCHAR, content VARCHAR), found {}",
+                          spelled),
+              0, "messages");
       }
     }
   } catch (const DuckDbError& error) {
     fault(path, fmt::format("not a readable Parquet file ({})", error.what()));
   }
   if (!has_messages) {
-    fault(path, fmt::format("no column 'messages' (expected the layout of allenai/tulu-3-sft-mixture: id, messages, "
+    fault(path, fmt::format("no column 'messages' (expected the layout of "
+                            "allenai/tulu-3-sft-mixture: id, messages, "
                             "source; found {})",
                             found_columns.empty() ? "no columns" : found_columns));
   }
@@ -146,8 +159,9 @@ struct MessageColumns {
 template <typename Take>
 void for_each_parquet_row(const std::string& path, DuckDbSession& duckdb, Take take) {
   ParquetLayout layout = check_parquet_layout(path, duckdb);
-  std::string sql = fmt::format("SELECT {}, messages FROM read_parquet({})",
-                                layout.has_id ? "CAST(id AS VARCHAR)" : "NULL::VARCHAR", sql_string(path));
+  std::string sql =
+      fmt::format("SELECT {}, messages FROM read_parquet({})",
+                  layout.has_id ? "CAST(id AS VARCHAR)" : "NULL::VARCHAR", sql_string(path));
   std::uint64_t row = 0;
   try {
     DuckDbStream rows = stream_query(duckdb, sql);
@@ -191,17 +205,21 @@ Conversation parquet_messages(const std::string& path, std::uint64_t row, const 
     }
     Message message;
     if (!is_valid(c.role_validity, k)) {
-      row_fault(path, row, fmt::format("messages[{}].role", index), "missing (expected system, user, assistant or tool)");
+      row_fault(path, row, fmt::format("messages[{}].role", index),
+                "missing (expected system, user, assistant or tool)");
     }
     message.role = std::string(string_at(c.roles, k));
-    if (message.role != "system" && message.role != "user" && message.role != "assistant" && message.role != "tool") {
+    if (message.role != "system" && message.role != "user" && message.role != "assistant" &&
+        message.role != "tool") {
       row_fault(path, row, fmt::format("messages[{}].role", index),
-                fmt::format("unknown role '{}' (expected system, user, assistant or tool)", message.role));
+                fmt::format("unknown role '{}' (expected system, user, assistant or tool)",
+                            message.role));
     }
     if (is_valid(c.content_validity, k)) {
       message.content = std::string(string_at(c.contents, k));
     } else if (message.role != "assistant") {
-      row_fault(path, row, fmt::format("messages[{}].content", index), "null (only assistant messages may omit it)");
+      row_fault(path, row, fmt::format("messages[{}].content", index),
+                "null (only assistant messages may omit it)");
     }
     conversation.push_back(std::move(message));
   }
@@ -224,15 +242,18 @@ void parse_conversation_json(SourceConversation& conversation) {
     throw InputFault{conversation_problem(conversation, field, std::move(message))};
   };
   if (std::optional<std::size_t> at = json_too_deep(conversation.json)) {
-    fail("", fmt::format("nesting deeper than {} levels at byte {} of the line", kMaxJsonDepth, *at));
+    fail("",
+         fmt::format("nesting deeper than {} levels at byte {} of the line", kMaxJsonDepth, *at));
   }
   nlohmann::ordered_json value;
   try {
     value = nlohmann::ordered_json::parse(conversation.json);
   } catch (const nlohmann::json::parse_error& error) {
     // The position only: the library's message would echo the line's bytes, binary or not.
-    fail("", fmt::format("not valid JSON at byte {} of the line (JSONL holds one conversation object per line)",
-                         error.byte));
+    fail("",
+         fmt::format(
+             "not valid JSON at byte {} of the line (JSONL holds one conversation object per line)",
+             error.byte));
   }
   if (!value.is_object()) {
     fail("", fmt::format("expected an object with id and messages, found {}", value.type_name()));
@@ -251,10 +272,12 @@ void parse_conversation_json(SourceConversation& conversation) {
     fail("messages", "missing (expected a list of {role, content})");
   }
   if (!value.at("messages").is_array()) {
-    fail("messages", fmt::format("expected a list of {{role, content}}, found {}", value.at("messages").type_name()));
+    fail("messages", fmt::format("expected a list of {{role, content}}, found {}",
+                                 value.at("messages").type_name()));
   }
   Problems problems;
-  std::optional<Conversation> messages = conversation_from_json(value, conversation.where, problems);
+  std::optional<Conversation> messages =
+      conversation_from_json(value, conversation.where, problems);
   if (!messages) {
     const Problem& problem = problems.front();
     fail(problem.field, problem.message);
@@ -275,7 +298,8 @@ void scan_input(const std::string& path, DuckDbSession& duckdb, ConversationInde
     });
   } else {
     for_each_parquet_row(path, duckdb,
-                         [&](std::uint64_t, std::optional<std::string_view>, const MessageColumns& c, std::uint64_t i) {
+                         [&](std::uint64_t, std::optional<std::string_view>,
+                             const MessageColumns& c, std::uint64_t i) {
                            index.text_bytes.push_back(clamp_bytes(parquet_text_bytes(c, i)));
                            ++input.conversations;
                          });
@@ -285,7 +309,8 @@ void scan_input(const std::string& path, DuckDbSession& duckdb, ConversationInde
 
 // Reads one input again, storing each conversation `slot_for` wants; `global` counts across inputs.
 void read_input(const ConversationInput& input, DuckDbSession& duckdb,
-                const std::function<SourceConversation*(std::uint64_t)>& slot_for, std::uint64_t& global) {
+                const std::function<SourceConversation*(std::uint64_t)>& slot_for,
+                std::uint64_t& global) {
   std::uint64_t first = global;
   if (input.format == InputFormat::kJsonl) {
     for_each_jsonl_line(input.path, [&](std::uint64_t line_number, const std::string& line) {
@@ -301,14 +326,16 @@ void read_input(const ConversationInput& input, DuckDbSession& duckdb,
     });
   } else {
     for_each_parquet_row(input.path, duckdb,
-                         [&](std::uint64_t row, std::optional<std::string_view> id, const MessageColumns& c,
-                             std::uint64_t i) {
-                           if (row >= input.conversations) fault(input.path, "changed while being read");
+                         [&](std::uint64_t row, std::optional<std::string_view> id,
+                             const MessageColumns& c, std::uint64_t i) {
+                           if (row >= input.conversations)
+                             fault(input.path, "changed while being read");
                            if (SourceConversation* slot = slot_for(global)) {
                              slot->where = fmt::format("{} row {}", input.path, row);
                              slot->file = input.path;
                              slot->row = row;
-                             slot->id = id ? std::string(*id) : fmt::format("{}#{}", input.path, row);
+                             slot->id =
+                                 id ? std::string(*id) : fmt::format("{}#{}", input.path, row);
                              slot->messages = parquet_messages(input.path, row, c, i);
                            }
                            ++global;
@@ -319,10 +346,17 @@ void read_input(const ConversationInput& input, DuckDbSession& duckdb,
 
 }  // namespace
 
-Problem conversation_problem(const SourceConversation& conversation, const std::string& field, std::string message) {
+Problem conversation_problem(const SourceConversation& conversation, const std::string& field,
+                             std::string message) {
   std::string where = conversation.row ? fmt::format("row {}", *conversation.row) : "";
   if (!field.empty()) where += (where.empty() ? "" : ": ") + field;
-  return {conversation.file, {static_cast<int>(conversation.line), 0}, where, "rows.input", std::move(message), "", ""};
+  return {conversation.file,
+          {static_cast<int>(conversation.line), 0},
+          where,
+          "rows.input",
+          std::move(message),
+          "",
+          ""};
 }
 
 bool parse_source_conversation(SourceConversation& conversation, Problems& problems) {
@@ -336,8 +370,8 @@ bool parse_source_conversation(SourceConversation& conversation, Problems& probl
   }
 }
 
-std::optional<ConversationIndex> scan_inputs(const std::vector<std::string>& paths, DuckDbSession& duckdb,
-                                             Problems& problems) {
+std::optional<ConversationIndex> scan_inputs(const std::vector<std::string>& paths,
+                                             DuckDbSession& duckdb, Problems& problems) {
   ConversationIndex index;
   if (paths.empty()) {
     problems.push_back({"", {}, "INPUT", "rows.input", "no input files", "", ""});
@@ -353,7 +387,8 @@ std::optional<ConversationIndex> scan_inputs(const std::vector<std::string>& pat
 }
 
 bool read_conversations(const ConversationIndex& index, DuckDbSession& duckdb,
-                        const std::function<SourceConversation*(std::uint64_t)>& slot_for, Problems& problems) {
+                        const std::function<SourceConversation*(std::uint64_t)>& slot_for,
+                        Problems& problems) {
   std::uint64_t global = 0;
   try {
     for (const ConversationInput& input : index.inputs) read_input(input, duckdb, slot_for, global);

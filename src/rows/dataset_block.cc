@@ -28,19 +28,20 @@ std::string dataset_block_yaml(const RowsBuildResult& r) {
 }
 
 nlohmann::ordered_json dataset_block_json(const RowsBuildResult& r) {
-  nlohmann::ordered_json build = {{"name", r.name},
-                                  {"tokenizer", r.tokenizer_label},
-                                  {"loss_mask", r.loss_mask},
-                                  {"rows", r.rows},
-                                  {"row_tokens", r.row_tokens},
-                                  {"padding_tokens", r.padding_tokens},
-                                  {"seed", r.seed},
-                                  {"packing", r.packing},
-                                  // As the recipe states it (3 decimals); the exact count is below.
-                                  {"supervised_token_ratio", std::round(r.supervised_token_ratio * 1000) / 1000},
-                                  {"parquet_sha256", r.parquet_sha256},
-                                  {"parquet_bytes", r.parquet_bytes},
-                                  {"builder", r.builder}};
+  nlohmann::ordered_json build = {
+      {"name", r.name},
+      {"tokenizer", r.tokenizer_label},
+      {"loss_mask", r.loss_mask},
+      {"rows", r.rows},
+      {"row_tokens", r.row_tokens},
+      {"padding_tokens", r.padding_tokens},
+      {"seed", r.seed},
+      {"packing", r.packing},
+      // As the recipe states it (3 decimals); the exact count is below.
+      {"supervised_token_ratio", std::round(r.supervised_token_ratio * 1000) / 1000},
+      {"parquet_sha256", r.parquet_sha256},
+      {"parquet_bytes", r.parquet_bytes},
+      {"builder", r.builder}};
   return {{"rows_sha256", r.rows_sha256},
           {"build", build},
           {"output", r.output},

@@ -2,11 +2,10 @@
 
 #include <duckdb.h>
 
-#include "rows/duckdb_stream.h"
-
 #include <string>
 
 #include "base/error.h"
+#include "rows/duckdb_stream.h"
 
 namespace openrecipes {
 
@@ -61,19 +60,32 @@ duckdb_logical_type DuckDbStream::column_type(std::uint64_t index) {
 
 std::string type_name(duckdb_logical_type type) {
   switch (duckdb_get_type_id(type)) {
-    case DUCKDB_TYPE_BOOLEAN: return "BOOLEAN";
-    case DUCKDB_TYPE_TINYINT: return "TINYINT";
-    case DUCKDB_TYPE_SMALLINT: return "SMALLINT";
-    case DUCKDB_TYPE_INTEGER: return "INTEGER";
-    case DUCKDB_TYPE_BIGINT: return "BIGINT";
-    case DUCKDB_TYPE_UTINYINT: return "UTINYINT";
-    case DUCKDB_TYPE_USMALLINT: return "USMALLINT";
-    case DUCKDB_TYPE_UINTEGER: return "UINTEGER";
-    case DUCKDB_TYPE_UBIGINT: return "UBIGINT";
-    case DUCKDB_TYPE_FLOAT: return "FLOAT";
-    case DUCKDB_TYPE_DOUBLE: return "DOUBLE";
-    case DUCKDB_TYPE_VARCHAR: return "VARCHAR";
-    case DUCKDB_TYPE_BLOB: return "BLOB";
+    case DUCKDB_TYPE_BOOLEAN:
+      return "BOOLEAN";
+    case DUCKDB_TYPE_TINYINT:
+      return "TINYINT";
+    case DUCKDB_TYPE_SMALLINT:
+      return "SMALLINT";
+    case DUCKDB_TYPE_INTEGER:
+      return "INTEGER";
+    case DUCKDB_TYPE_BIGINT:
+      return "BIGINT";
+    case DUCKDB_TYPE_UTINYINT:
+      return "UTINYINT";
+    case DUCKDB_TYPE_USMALLINT:
+      return "USMALLINT";
+    case DUCKDB_TYPE_UINTEGER:
+      return "UINTEGER";
+    case DUCKDB_TYPE_UBIGINT:
+      return "UBIGINT";
+    case DUCKDB_TYPE_FLOAT:
+      return "FLOAT";
+    case DUCKDB_TYPE_DOUBLE:
+      return "DOUBLE";
+    case DUCKDB_TYPE_VARCHAR:
+      return "VARCHAR";
+    case DUCKDB_TYPE_BLOB:
+      return "BLOB";
     case DUCKDB_TYPE_LIST: {
       duckdb_logical_type child = duckdb_list_type_child_type(type);
       std::string name = type_name(child) + "[]";
@@ -92,13 +104,15 @@ std::string type_name(duckdb_logical_type type) {
       }
       return name + ")";
     }
-    default: return "another type (DuckDB type " + std::to_string(duckdb_get_type_id(type)) + ")";
+    default:
+      return "another type (DuckDB type " + std::to_string(duckdb_get_type_id(type)) + ")";
   }
 }
 
 DuckDbSession::DuckDbSession(unsigned threads) : handles_(std::make_unique<Handles>()) {
   duckdb_config config = nullptr;
-  if (duckdb_create_config(&config) == DuckDBError) throw IoError("DuckDB", "cannot create a DuckDB config");
+  if (duckdb_create_config(&config) == DuckDBError)
+    throw IoError("DuckDB", "cannot create a DuckDB config");
   if (threads > 0) duckdb_set_config(config, "threads", std::to_string(threads).c_str());
   // Results must come back in file order: the rows' order is part of their identity.
   duckdb_set_config(config, "preserve_insertion_order", "true");

@@ -21,7 +21,8 @@ namespace openrecipes {
 /// echoes our SQL).
 class DuckDbError : public std::runtime_error {
  public:
-  explicit DuckDbError(const std::string& message) : std::runtime_error(message.substr(0, message.find('\n'))) {}
+  explicit DuckDbError(const std::string& message)
+      : std::runtime_error(message.substr(0, message.find('\n'))) {}
 };
 
 /// The database and connection a DuckDbSession owns.

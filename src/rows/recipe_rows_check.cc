@@ -79,9 +79,10 @@ RecipeRowsCheck check_rows_against_recipe(const RowsFileSummary& rows, const Yam
   c.check(b + "padding_tokens", rows.padding_tokens, build.padding_tokens);
   if (build.supervised_token_ratio) {
     // Recipes state the ratio to 3 decimals (the bundled recipes: 0.621).
-    c.check(b + "supervised_token_ratio", fmt::format("{:.3f}", rows.supervised_token_ratio),
-            fmt::format("{:.3f}", *build.supervised_token_ratio),
-            std::fabs(rows.supervised_token_ratio - *build.supervised_token_ratio) <= 0.0005 + 1e-12);
+    c.check(
+        b + "supervised_token_ratio", fmt::format("{:.3f}", rows.supervised_token_ratio),
+        fmt::format("{:.3f}", *build.supervised_token_ratio),
+        std::fabs(rows.supervised_token_ratio - *build.supervised_token_ratio) <= 0.0005 + 1e-12);
   }
   c.check(b + "parquet_sha256", rows.parquet_sha256, build.parquet_sha256);
   c.check(b + "parquet_bytes", static_cast<std::int64_t>(rows.parquet_bytes), build.parquet_bytes);
@@ -101,7 +102,8 @@ RecipeRowsCheck check_rows_against_recipe(const RowsFileSummary& rows, const Yam
     try {
       c.check(field, meta.at(key).get<T>(), in_recipe);
     } catch (const nlohmann::json::exception&) {
-      out.unchecked.push_back(field + " (the file's build metadata holds a " + meta.at(key).type_name() + ")");
+      out.unchecked.push_back(field + " (the file's build metadata holds a " +
+                              meta.at(key).type_name() + ")");
     }
   };
   from_meta("loss_mask", b + "loss_mask", build.loss_mask);
@@ -111,15 +113,18 @@ RecipeRowsCheck check_rows_against_recipe(const RowsFileSummary& rows, const Yam
   from_meta("builder", b + "builder", collapse_spaces(build.builder));
   std::string tokenizer_sha256 = find_sha256(build.tokenizer);
   if (tokenizer_sha256.empty()) {
-    out.problems.push_back({document.file, document.position_of(b + "tokenizer"), b + "tokenizer",
-                            "rows.tokenizer", "names no tokenizer.json sha256 (64 hex digits) to check",
-                            meta.is_object() ? meta.value("tokenizer_sha256", "") : "", build.tokenizer});
+    out.problems.push_back(
+        {document.file, document.position_of(b + "tokenizer"), b + "tokenizer", "rows.tokenizer",
+         "names no tokenizer.json sha256 (64 hex digits) to check",
+         meta.is_object() ? meta.value("tokenizer_sha256", "") : "", build.tokenizer});
   } else {
     from_meta("tokenizer_sha256", b + "tokenizer", tokenizer_sha256);
   }
-  std::stable_sort(out.problems.begin(), out.problems.end(), [](const Problem& left, const Problem& right) {
-    return std::pair(left.position.line, left.position.column) < std::pair(right.position.line, right.position.column);
-  });
+  std::stable_sort(out.problems.begin(), out.problems.end(),
+                   [](const Problem& left, const Problem& right) {
+                     return std::pair(left.position.line, left.position.column) <
+                            std::pair(right.position.line, right.position.column);
+                   });
   return out;
 }
 

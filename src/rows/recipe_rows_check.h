@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "base/problem.h"
-#include "catalog/recipe.h"
 #include "base/yaml_document.h"
+#include "catalog/recipe.h"
 #include "rows/rows_file.h"
 
 namespace openrecipes {

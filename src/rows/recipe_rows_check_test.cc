@@ -78,11 +78,15 @@ TEST(RecipeRowsCheck, EachDisagreementNamesTheRecipeLineAndField) {
   std::vector<std::string> lines;
   for (const Problem& problem : check.problems) lines.push_back(format_problem_line(problem));
   EXPECT_EQ(lines, (std::vector<std::string>{
-                       "recipe.yaml:28:3: workload.row_tokens: does not match the rows file (expected 64, found 8192)",
-                       "recipe.yaml:37:5: workload.dataset.rows_sha256: does not match the rows file (expected " +
+                       "recipe.yaml:28:3: workload.row_tokens: does not match the rows file "
+                       "(expected 64, found 8192)",
+                       "recipe.yaml:37:5: workload.dataset.rows_sha256: does not match the rows "
+                       "file (expected " +
                            built().result.rows_sha256 + ", found " + std::string(64, 'a') + ")",
-                       "recipe.yaml:42:7: workload.dataset.build.rows: does not match the rows file (expected 12, found 13)",
-                       "recipe.yaml:45:7: workload.dataset.build.seed: does not match the rows file (expected 42, found 7)",
+                       "recipe.yaml:42:7: workload.dataset.build.rows: does not match the rows "
+                       "file (expected 12, found 13)",
+                       "recipe.yaml:45:7: workload.dataset.build.seed: does not match the rows "
+                       "file (expected 42, found 7)",
                    }));
 }
 
@@ -92,14 +96,16 @@ TEST(RecipeRowsCheck, TheBundledRecipeDoesNotMatchOtherRows) {
   std::vector<std::string> fields;
   for (const Problem& problem : check.problems) fields.push_back(problem.field);
   EXPECT_EQ(fields, (std::vector<std::string>{
-                        "workload.row_tokens", "workload.dataset.rows_sha256", "workload.dataset.build.name",
-                        "workload.dataset.build.rows", "workload.dataset.build.row_tokens",
-                        "workload.dataset.build.packing", "workload.dataset.build.supervised_token_ratio",
-                        "workload.dataset.build.parquet_sha256", "workload.dataset.build.parquet_bytes",
-                        "workload.dataset.build.builder"}));
+                        "workload.row_tokens", "workload.dataset.rows_sha256",
+                        "workload.dataset.build.name", "workload.dataset.build.rows",
+                        "workload.dataset.build.row_tokens", "workload.dataset.build.packing",
+                        "workload.dataset.build.supervised_token_ratio",
+                        "workload.dataset.build.parquet_sha256",
+                        "workload.dataset.build.parquet_bytes", "workload.dataset.build.builder"}));
   // Same tokenizer, loss mask and seed as the recipe's rows.
-  EXPECT_NE(std::find(check.matched.begin(), check.matched.end(), "workload.dataset.build.tokenizer"),
-            check.matched.end());
+  EXPECT_NE(
+      std::find(check.matched.begin(), check.matched.end(), "workload.dataset.build.tokenizer"),
+      check.matched.end());
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 #include "rows/row_packer.h"
 
-#include "base/error.h"
-
 #include <stdexcept>
 #include <utility>
+
+#include "base/error.h"
 
 namespace openrecipes {
 
@@ -23,7 +23,8 @@ bool RowPacker::add(std::string_view conversation_id, const std::vector<std::int
   ++stats_.conversations;
   std::int64_t length = static_cast<std::int64_t>(ids.size());
   for (std::int64_t i = 0; i < length && !done(); ++i) {
-    push(ids[static_cast<std::size_t>(i)], mask[static_cast<std::size_t>(i)] ? 1 : 0, conversation_id, i);
+    push(ids[static_cast<std::size_t>(i)], mask[static_cast<std::size_t>(i)] ? 1 : 0,
+         conversation_id, i);
   }
   if (!done()) push(eos_id_, 0, conversation_id, length);
   return !done();

@@ -13,8 +13,8 @@ namespace openrecipes {
 
 /// One row of the rows file.
 struct PackedRow {
-  std::int64_t row = 0;         ///< 0-based index among the kept rows
-  std::int64_t stream_row = 0;  ///< 0-based index among all cut rows, skipped ones included
+  std::int64_t row = 0;                 ///< 0-based index among the kept rows
+  std::int64_t stream_row = 0;          ///< 0-based index among all cut rows, skipped ones included
   std::vector<std::int32_t> input_ids;  ///< exactly row_tokens token ids
   std::vector<std::uint8_t> loss_mask;  ///< row_tokens values, 1 = supervised
   /// The ids of the conversations with at least one token (the EOS included) in this row, in order.
@@ -27,10 +27,10 @@ struct PackedRow {
 
 /// Counts over everything packed so far.
 struct PackingStats {
-  std::int64_t rows = 0;                ///< rows kept (emitted)
-  std::int64_t skipped_rows = 0;        ///< rows cut but dropped: no supervised token
-  std::int64_t conversations = 0;       ///< conversations added
-  std::int64_t supervised_tokens = 0;   ///< in kept rows
+  std::int64_t rows = 0;               ///< rows kept (emitted)
+  std::int64_t skipped_rows = 0;       ///< rows cut but dropped: no supervised token
+  std::int64_t conversations = 0;      ///< conversations added
+  std::int64_t supervised_tokens = 0;  ///< in kept rows
 };
 
 /// Cuts the stream into rows and hands each kept row to `emit` in order, until `max_rows` rows
@@ -38,7 +38,8 @@ struct PackingStats {
 class RowPacker {
  public:
   /// `row_tokens` >= 1 tokens per row; `eos_id` the token between conversations (never
-  /// supervised); `max_rows` >= 1. Throws BugError for a bound out of range (callers check the options first).
+  /// supervised); `max_rows` >= 1. Throws BugError for a bound out of range (callers check the
+  /// options first).
   RowPacker(std::int64_t row_tokens, std::int32_t eos_id, std::int64_t max_rows,
             std::function<void(PackedRow&&)> emit);
 

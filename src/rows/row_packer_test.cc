@@ -1,8 +1,8 @@
 #include "rows/row_packer.h"
 
-#include "base/error.h"
-
 #include <gtest/gtest.h>
+
+#include "base/error.h"
 
 namespace openrecipes {
 namespace {
@@ -15,9 +15,11 @@ struct Packed {
   PackingStats stats;
 };
 Packed pack(std::int64_t row_tokens, std::int64_t max_rows,
-            const std::vector<std::pair<std::vector<std::int32_t>, std::vector<std::uint8_t>>>& conversations) {
+            const std::vector<std::pair<std::vector<std::int32_t>, std::vector<std::uint8_t>>>&
+                conversations) {
   Packed packed;
-  RowPacker packer(row_tokens, kEos, max_rows, [&](PackedRow&& row) { packed.rows.push_back(std::move(row)); });
+  RowPacker packer(row_tokens, kEos, max_rows,
+                   [&](PackedRow&& row) { packed.rows.push_back(std::move(row)); });
   for (std::size_t i = 0; i < conversations.size() && !packer.done(); ++i) {
     packer.add("c" + std::to_string(i), conversations[i].first, conversations[i].second);
   }
@@ -54,7 +56,8 @@ TEST(RowPacker, AnEosThatSpillsOverBelongsToItsConversation) {
 
 TEST(RowPacker, RowsWithoutSupervisedTokensAreSkipped) {
   // c0's long unsupervised prompt fills row 0 and row 1 entirely; both are cut and dropped.
-  Packed packed = pack(4, 1, {{{1, 1, 1, 1, 1, 1, 1, 1, 2, 3}, {0, 0, 0, 0, 0, 0, 0, 0, 1, 1}}, {{5}, {1}}});
+  Packed packed =
+      pack(4, 1, {{{1, 1, 1, 1, 1, 1, 1, 1, 2, 3}, {0, 0, 0, 0, 0, 0, 0, 0, 1, 1}}, {{5}, {1}}});
   ASSERT_EQ(packed.rows.size(), 1u);
   EXPECT_EQ(packed.stats.skipped_rows, 2);
   EXPECT_EQ(packed.rows[0].row, 0);

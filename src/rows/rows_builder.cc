@@ -11,16 +11,16 @@
 #include <thread>
 
 #include "base/error.h"
+#include "base/number_format.h"
 #include "base/utf8.h"
 #include "base/yaml_document.h"
 #include "rows/conversation_inputs.h"
 #include "rows/duckdb_session.h"
+#include "rows/duckdb_stream.h"
 #include "rows/row_packer.h"
 #include "rows/rows_file.h"
 #include "rows/rows_hash.h"
 #include "rows/seeded_shuffle.h"
-#include "rows/duckdb_stream.h"
-#include "base/number_format.h"
 #include "text/loss_mask.h"
 #include "text/sha256.h"
 #include "text/tokenizer.h"
@@ -52,16 +52,18 @@ void stop_on(Problems& problems) {
 }
 
 // The EOS token: --eos, else tokenizer_config.json's eos_token beside the tokenizer.json.
-std::pair<std::string, std::int32_t> resolve_eos(const Tokenizer& tokenizer, const RowsBuildOptions& options) {
+std::pair<std::string, std::int32_t> resolve_eos(const Tokenizer& tokenizer,
+                                                 const RowsBuildOptions& options) {
   std::string token = options.eos_token;
   if (token.empty()) {
     fs::path config = fs::path(options.tokenizer_path).parent_path() / "tokenizer_config.json";
     Problems problems;
-    std::optional<std::string> text = fs::exists(config) ? read_text_file(config.string(), 64u << 20, problems)
-                                                          : std::nullopt;
+    std::optional<std::string> text =
+        fs::exists(config) ? read_text_file(config.string(), 64u << 20, problems) : std::nullopt;
     if (!text) {
-      fault(config.string(), "no EOS token: the file is missing or unreadable; pass --eos TOKEN, the tokenizer's "
-                             "end-of-sequence token (it changes the rows)");
+      fault(config.string(),
+            "no EOS token: the file is missing or unreadable; pass --eos TOKEN, the tokenizer's "
+            "end-of-sequence token (it changes the rows)");
     }
     nlohmann::json value;
     try {
@@ -70,18 +72,21 @@ std::pair<std::string, std::int32_t> resolve_eos(const Tokenizer& tokenizer, con
       fault(config.string(), fmt::format("not valid JSON at byte {}", error.byte));
     }
     if (!value.is_object()) {
-      fault(config.string(), fmt::format("expected an object with eos_token, found {}", value.type_name()));
+      fault(config.string(),
+            fmt::format("expected an object with eos_token, found {}", value.type_name()));
     }
     value = value.value("eos_token", nlohmann::json());
     if (value.is_object()) value = value.value("content", nlohmann::json());
     if (!value.is_string() || value.get<std::string>().empty()) {
-      fault(config.string(), fmt::format("expected a token, found {}; pass --eos TOKEN", value.dump()), "eos_token");
+      fault(config.string(),
+            fmt::format("expected a token, found {}; pass --eos TOKEN", value.dump()), "eos_token");
     }
     token = value.get<std::string>();
   }
   std::optional<std::int32_t> id = tokenizer.added_token_id(token);
   if (!id) {
-    fault(options.tokenizer_path, fmt::format("EOS token '{}' is not an added token of this tokenizer", token));
+    fault(options.tokenizer_path,
+          fmt::format("EOS token '{}' is not an added token of this tokenizer", token));
   }
   return {token, *id};
 }
@@ -89,7 +94,8 @@ std::pair<std::string, std::int32_t> resolve_eos(const Tokenizer& tokenizer, con
 // Refuses a path that is not UTF-8 (DuckDB and the rows' metadata need UTF-8), naming the option.
 void check_utf8(const std::string& what, const std::string& text) {
   if (std::optional<std::size_t> at = first_invalid_utf8(text)) {
-    fault(what, fmt::format("not valid UTF-8 at byte {} (DuckDB and the rows file need UTF-8)", *at));
+    fault(what,
+          fmt::format("not valid UTF-8 at byte {} (DuckDB and the rows file need UTF-8)", *at));
   }
 }
 
@@ -110,10 +116,13 @@ void check_output(const RowsBuildOptions& options) {
   if (!fs::is_regular_file(status)) fault(output, "exists and is not a regular file");
   std::vector<std::string> read = options.inputs;
   read.push_back(options.tokenizer_path);
-  read.push_back((fs::path(options.tokenizer_path).parent_path() / "tokenizer_config.json").string());
+  read.push_back(
+      (fs::path(options.tokenizer_path).parent_path() / "tokenizer_config.json").string());
   for (const std::string& path : read) {
     if (fs::equivalent(path, output, ec)) {
-      fault(output, fmt::format("is also a file the build reads ({}); write the rows to another file", path));
+      fault(
+          output,
+          fmt::format("is also a file the build reads ({}); write the rows to another file", path));
     }
   }
 }
@@ -136,8 +145,10 @@ void check_options(const RowsBuildOptions& options) {
   for (std::size_t i = 0; i < options.inputs.size(); ++i) {
     check_utf8(options.inputs[i], options.inputs[i]);
     for (std::size_t k = 0; k < i; ++k) {
-      if (options.inputs[k] == options.inputs[i] || fs::equivalent(options.inputs[k], options.inputs[i], ec)) {
-        fault(options.inputs[i], "given twice as an input (its conversations would be taken twice)");
+      if (options.inputs[k] == options.inputs[i] ||
+          fs::equivalent(options.inputs[k], options.inputs[i], ec)) {
+        fault(options.inputs[i],
+              "given twice as an input (its conversations would be taken twice)");
       }
     }
   }
@@ -161,7 +172,8 @@ void tokenize_chunk(std::vector<SourceConversation>& slots, std::size_t begin, s
       try {
         if (parse_source_conversation(source, problems)) {
           Problems chat_problems;
-          std::optional<MaskedTokens> masked = tokenize_chat(tokenizer, source.messages, type, cache, chat_problems);
+          std::optional<MaskedTokens> masked =
+              tokenize_chat(tokenizer, source.messages, type, cache, chat_problems);
           if (masked) {
             masked->text.clear();
             masked->text.shrink_to_fit();
@@ -171,13 +183,14 @@ void tokenize_chunk(std::vector<SourceConversation>& slots, std::size_t begin, s
             const Problem& refused = chat_problems.front();
             problems.push_back(conversation_problem(
                 source, "",
-                fmt::format("(id {}): {}{}", source.id, refused.field.empty() ? "" : refused.field + ": ",
-                            refused.message)));
+                fmt::format("(id {}): {}{}", source.id,
+                            refused.field.empty() ? "" : refused.field + ": ", refused.message)));
           }
         }
       } catch (const std::exception& error) {
         // The chat format refuses the conversation (text/chat_format.h).
-        problems.push_back(conversation_problem(source, "", fmt::format("(id {}): {}", source.id, error.what())));
+        problems.push_back(
+            conversation_problem(source, "", fmt::format("(id {}): {}", source.id, error.what())));
       }
       if (!problems.empty()) {
         std::lock_guard lock(failure_mutex);
@@ -198,7 +211,8 @@ void tokenize_chunk(std::vector<SourceConversation>& slots, std::size_t begin, s
 
 std::string packing_description(std::int64_t row_tokens) {
   return fmt::format(
-      "source conversations in a seeded global permutation, concatenated with an EOS token between them and cut "
+      "source conversations in a seeded global permutation, concatenated with an EOS token between "
+      "them and cut "
       "into consecutive {}-token rows; rows without supervised targets are skipped",
       format_count(row_tokens));
 }
@@ -229,16 +243,19 @@ namespace {
 // The tokenizer, with every special token the chat format writes.
 std::shared_ptr<const Tokenizer> load_build_tokenizer(const RowsBuildOptions& options) {
   Problems load_problems;
-  std::shared_ptr<const Tokenizer> tokenizer = Tokenizer::load(options.tokenizer_path, load_problems);
+  std::shared_ptr<const Tokenizer> tokenizer =
+      Tokenizer::load(options.tokenizer_path, load_problems);
   if (!tokenizer) {
     const Problem& refused = load_problems.front();
-    fault(options.tokenizer_path, (refused.field.empty() ? "" : refused.field + ": ") + refused.message);
+    fault(options.tokenizer_path,
+          (refused.field.empty() ? "" : refused.field + ": ") + refused.message);
   }
   for (const std::string& special : required_special_tokens(options.loss_mask)) {
     if (!tokenizer->added_token_id(special)) {
-      fault(options.tokenizer_path, fmt::format("has no token {}, which the {} chat format writes: wrong tokenizer for "
-                                                "this --loss-mask?",
-                                                special, loss_mask_name(options.loss_mask)));
+      fault(options.tokenizer_path,
+            fmt::format("has no token {}, which the {} chat format writes: wrong tokenizer for "
+                        "this --loss-mask?",
+                        special, loss_mask_name(options.loss_mask)));
     }
   }
   return tokenizer;
@@ -252,7 +269,8 @@ RowsBuildResult describe_build(const RowsBuildOptions& options, const Tokenizer&
   result.tokenizer_sha256 = tokenizer.sha256();
   result.tokenizer_label = options.tokenizer_label.empty()
                                ? fmt::format("tokenizer.json sha256 {}", tokenizer.sha256())
-                               : fmt::format("{}; tokenizer.json sha256 {}", options.tokenizer_label, tokenizer.sha256());
+                               : fmt::format("{}; tokenizer.json sha256 {}",
+                                             options.tokenizer_label, tokenizer.sha256());
   result.loss_mask = loss_mask_name(options.loss_mask);
   result.row_tokens = options.row_tokens;
   result.seed = options.seed;
@@ -284,17 +302,22 @@ void pack_in_order(const PackingRun& run, RowPacker& packer) {
   while (!packer.done() && lo < count) {
     // The next batch of the permutation: as many conversations as fit in batch_bytes.
     std::uint64_t hi = lo, bytes = 0;
-    while (hi < count && (hi == lo || bytes + run.index.text_bytes[order[hi]] <= run.options.batch_bytes)) {
+    while (hi < count &&
+           (hi == lo || bytes + run.index.text_bytes[order[hi]] <= run.options.batch_bytes)) {
       bytes += run.index.text_bytes[order[hi++]];
     }
     std::vector<SourceConversation> slots(hi - lo);
     Problems problems;
-    read_conversations(run.index, run.duckdb, [&](std::uint64_t global) -> SourceConversation* {
-      std::uint32_t rank = rank_of[global];
-      return rank >= lo && rank < hi ? &slots[rank - lo] : nullptr;
-    }, problems);
+    read_conversations(
+        run.index, run.duckdb,
+        [&](std::uint64_t global) -> SourceConversation* {
+          std::uint32_t rank = rank_of[global];
+          return rank >= lo && rank < hi ? &slots[rank - lo] : nullptr;
+        },
+        problems);
     stop_on(problems);
-    for (std::size_t begin = 0; begin < slots.size() && !packer.done(); begin += kConversationsPerChunk) {
+    for (std::size_t begin = 0; begin < slots.size() && !packer.done();
+         begin += kConversationsPerChunk) {
       std::size_t end = std::min(slots.size(), begin + kConversationsPerChunk);
       tokenize_chunk(slots, begin, end, run.tokenizer, run.options.loss_mask, caches, tokens);
       for (std::size_t i = begin; i < end && !packer.done(); ++i) {
@@ -314,7 +337,8 @@ RowsBuildResult build_checked(const RowsBuildOptions& options,
   };
   std::shared_ptr<const Tokenizer> tokenizer = load_build_tokenizer(options);
   RowsBuildResult result = describe_build(options, *tokenizer);
-  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads =
+      options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   DuckDbSession duckdb(threads);
   report("scanning", 0, 0);
   Problems problems;
@@ -334,22 +358,25 @@ RowsBuildResult build_checked(const RowsBuildOptions& options,
   pack_in_order({options, *tokenizer, duckdb, *index, threads, report}, packer);
   if (!packer.done()) {
     fault(options.inputs.front(),
-          fmt::format("the inputs ran out: all {} conversations gave {} of the {} rows asked for ({} rows skipped "
+          fmt::format("the inputs ran out: all {} conversations gave {} of the {} rows asked for "
+                      "({} rows skipped "
                       "without supervised tokens); add inputs or ask for fewer --rows",
-                      format_count(static_cast<std::int64_t>(index->size())), format_count(packer.stats().rows),
-                      format_count(options.rows), format_count(packer.stats().skipped_rows)));
+                      format_count(static_cast<std::int64_t>(index->size())),
+                      format_count(packer.stats().rows), format_count(options.rows),
+                      format_count(packer.stats().skipped_rows)));
   }
   result.rows = packer.stats().rows;
   result.skipped_rows = packer.stats().skipped_rows;
   result.conversations_used = packer.stats().conversations;
   result.supervised_tokens = packer.stats().supervised_tokens;
-  result.supervised_token_ratio =
-      static_cast<double>(result.supervised_tokens) / static_cast<double>(result.rows * result.row_tokens);
+  result.supervised_token_ratio = static_cast<double>(result.supervised_tokens) /
+                                  static_cast<double>(result.rows * result.row_tokens);
   result.rows_sha256 = hasher.hex_digest();
-  result.builder = fmt::format("openrecipes rows build --loss-mask {} --eos {} --rows {} --row-tokens {} --seed {} "
-                               "(DuckDB {}; data/README.md)",
-                               result.loss_mask, result.eos_token, result.rows, result.row_tokens, result.seed,
-                               duckdb_version());
+  result.builder = fmt::format(
+      "openrecipes rows build --loss-mask {} --eos {} --rows {} --row-tokens {} --seed {} "
+      "(DuckDB {}; data/README.md)",
+      result.loss_mask, result.eos_token, result.rows, result.row_tokens, result.seed,
+      duckdb_version());
   report("writing", result.rows, result.conversations_used);
   writer.finish(options.output, result.metadata());
   try {
@@ -362,8 +389,9 @@ RowsBuildResult build_checked(const RowsBuildOptions& options,
 
 }  // namespace
 
-std::optional<RowsBuildResult> build_rows(const RowsBuildOptions& options, Problems& problems,
-                                          const std::function<void(const RowsBuildProgress&)>& progress) {
+std::optional<RowsBuildResult> build_rows(
+    const RowsBuildOptions& options, Problems& problems,
+    const std::function<void(const RowsBuildProgress&)>& progress) {
   try {
     check_options(options);
     return build_checked(options, progress);

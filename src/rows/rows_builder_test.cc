@@ -1,7 +1,6 @@
 #include "rows/rows_builder.h"
 
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -20,7 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string fixture_jsonl() { return testing::source_dir() + "/tests/fixtures/rows/conversations.jsonl"; }
+std::string fixture_jsonl() {
+  return testing::source_dir() + "/tests/fixtures/rows/conversations.jsonl";
+}
 
 // The fixture's conversations as Parquet in the Tulu layout, written through DuckDB.
 std::string write_parquet_copy(const std::string& dir) {
@@ -113,16 +114,19 @@ TEST(RowsBuild, RowsAreTheRenderedConversationsPackedAsDocumented) {
   EXPECT_TRUE(tokenizer) << testing::describe(load_problems);
   std::vector<nlohmann::ordered_json> lines;
   std::ifstream in(fixture_jsonl());
-  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::ordered_json::parse(line));
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(nlohmann::ordered_json::parse(line));
   std::int32_t eos = *tokenizer->added_token_id("<|return|>");
   std::vector<std::int32_t> ids;
   std::vector<std::uint8_t> mask;
   EncodeCache cache;
   for (std::uint32_t index : seeded_permutation(static_cast<std::uint32_t>(lines.size()), 42)) {
     Problems problems;
-    std::optional<Conversation> conversation = conversation_from_json(lines[index], "lines", problems);
+    std::optional<Conversation> conversation =
+        conversation_from_json(lines[index], "lines", problems);
     ASSERT_TRUE(conversation) << testing::describe(problems);
-    std::optional<MaskedTokens> masked = tokenize_chat(*tokenizer, *conversation, LossMaskType::kGptOss, cache, problems);
+    std::optional<MaskedTokens> masked =
+        tokenize_chat(*tokenizer, *conversation, LossMaskType::kGptOss, cache, problems);
     ASSERT_TRUE(masked) << testing::describe(problems);
     const MaskedTokens& tokens = *masked;
     ids.insert(ids.end(), tokens.ids.begin(), tokens.ids.end());
@@ -140,7 +144,8 @@ TEST(RowsBuild, RowsAreTheRenderedConversationsPackedAsDocumented) {
       continue;
     }
     for (std::size_t k = start; k < start + 16; ++k) {
-      for (int b = 0; b < 4; ++b) bytes += static_cast<char>((static_cast<std::uint32_t>(ids[k]) >> (8 * b)) & 0xff);
+      for (int b = 0; b < 4; ++b)
+        bytes += static_cast<char>((static_cast<std::uint32_t>(ids[k]) >> (8 * b)) & 0xff);
     }
     for (std::size_t k = start; k < start + 16; ++k) bytes += static_cast<char>(mask[k]);
     ++kept;
@@ -183,7 +188,8 @@ TEST(RowsBuild, RunningOutOfConversationsFailsAndWritesNothing) {
 }
 
 // Builds from `lines` written as a JSONL input; returns the error message ("" on success).
-std::string build_error(const std::string& dir, const std::string& lines, RowsBuildOptions options) {
+std::string build_error(const std::string& dir, const std::string& lines,
+                        RowsBuildOptions options) {
   std::ofstream(dir + "/input.jsonl") << lines;
   options.inputs = {dir + "/input.jsonl"};
   return build_problem(options);
@@ -195,14 +201,23 @@ TEST(RowsBuild, BadInputsAreNamedByFileLineAndField) {
   options.rows = 1;
   std::string good = read_file(fixture_jsonl());
   std::string input = dir + "/input.jsonl";
-  EXPECT_NE(build_error(dir, "{\"id\": \"x\", \"messages\": [\n", options).find(input + ":1:0: not valid JSON"),
+  EXPECT_NE(build_error(dir, "{\"id\": \"x\", \"messages\": [\n", options)
+                .find(input + ":1:0: not valid JSON"),
             std::string::npos);
-  EXPECT_NE(build_error(dir, "\n{\"id\": \"x\", \"messages\": [{\"role\": \"robot\", \"content\": \"hi\"}]}\n", options)
-                .find(input + ":2:0: messages[0].role: unknown role 'robot'"),
-            std::string::npos);
-  EXPECT_NE(build_error(dir, "[1, 2]\n", options).find(input + ":1:0: expected an object"), std::string::npos) << build_error(dir, "[1, 2]\n", options);
-  EXPECT_NE(build_error(dir, "{\"id\": \"x\"}\n", options).find(input + ":1:0: messages: missing"), std::string::npos) << build_error(dir, "{\"id\": \"x\"}\n", options);
-  EXPECT_NE(build_error(dir, "\n \n", options).find("no conversations"), std::string::npos) << build_error(dir, "\n \n", options);
+  EXPECT_NE(
+      build_error(dir,
+                  "\n{\"id\": \"x\", \"messages\": [{\"role\": \"robot\", \"content\": \"hi\"}]}\n",
+                  options)
+          .find(input + ":2:0: messages[0].role: unknown role 'robot'"),
+      std::string::npos);
+  EXPECT_NE(build_error(dir, "[1, 2]\n", options).find(input + ":1:0: expected an object"),
+            std::string::npos)
+      << build_error(dir, "[1, 2]\n", options);
+  EXPECT_NE(build_error(dir, "{\"id\": \"x\"}\n", options).find(input + ":1:0: messages: missing"),
+            std::string::npos)
+      << build_error(dir, "{\"id\": \"x\"}\n", options);
+  EXPECT_NE(build_error(dir, "\n \n", options).find("no conversations"), std::string::npos)
+      << build_error(dir, "\n \n", options);
 
   options.inputs = {dir + "/missing.jsonl"};
   std::string missing = build_problem(options);
@@ -215,14 +230,16 @@ TEST(RowsBuild, ParquetOfTheWrongLayoutIsRefusedByColumn) {
   std::string dir = testing::fresh_dir("rows_bad_parquet");
   DuckDbSession duckdb;
   std::string wrong = dir + "/wrong.parquet";
-  duckdb.execute("COPY (SELECT 'x' AS id, 'hello' AS messages) TO " + sql_string(wrong) + " (FORMAT parquet)");
+  duckdb.execute("COPY (SELECT 'x' AS id, 'hello' AS messages) TO " + sql_string(wrong) +
+                 " (FORMAT parquet)");
   std::string no_messages = dir + "/no_messages.parquet";
   duckdb.execute("COPY (SELECT 'x' AS id) TO " + sql_string(no_messages) + " (FORMAT parquet)");
   std::string not_parquet = dir + "/text.parquet";
   std::ofstream(not_parquet) << "not parquet";
   RowsBuildOptions options = small_build(dir);
   for (const auto& [path, expected] : std::vector<std::pair<std::string, std::string>>{
-           {wrong, "messages: expected a list of STRUCT(role VARCHAR, content VARCHAR), found VARCHAR"},
+           {wrong,
+            "messages: expected a list of STRUCT(role VARCHAR, content VARCHAR), found VARCHAR"},
            {no_messages, "no column 'messages'"},
            {not_parquet, "not a readable Parquet file"}}) {
     options.inputs = {path};
@@ -263,7 +280,8 @@ TEST(RowsBuild, TheOutputMustBeANewOrRegularFileNotAnInput) {
   EXPECT_NE(error_for(dir + "/link.parquet").find("is a symbolic link"), std::string::npos);
   ASSERT_EQ(mkfifo((dir + "/fifo.parquet").c_str(), 0600), 0);
   EXPECT_NE(error_for(dir + "/fifo.parquet").find("is not a regular file"), std::string::npos);
-  EXPECT_NE(error_for(options.tokenizer_path).find("is also a file the build reads"), std::string::npos);
+  EXPECT_NE(error_for(options.tokenizer_path).find("is also a file the build reads"),
+            std::string::npos);
   EXPECT_NE(error_for(fixture_jsonl()).find("is also a file the build reads"), std::string::npos);
   EXPECT_EQ(read_file(target), "someone else's file");
 
@@ -271,7 +289,8 @@ TEST(RowsBuild, TheOutputMustBeANewOrRegularFileNotAnInput) {
   EXPECT_NE(error_for(dir + "/rows.parquet").find("given twice"), std::string::npos);
   options.inputs = {fixture_jsonl()};
   options.name = "bad\xff";
-  EXPECT_NE(error_for(dir + "/rows.parquet").find("--name:0:0: not valid UTF-8 at byte 3"), std::string::npos);
+  EXPECT_NE(error_for(dir + "/rows.parquet").find("--name:0:0: not valid UTF-8 at byte 3"),
+            std::string::npos);
 }
 
 TEST(RowsBuild, TheEosTokenComesFromTheTokenizerConfigOrTheOption) {

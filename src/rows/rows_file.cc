@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "base/error.h"
+#include "rows/duckdb_stream.h"
 #include "rows/remove_on_signal.h"
 #include "rows/rows_hash.h"
-#include "rows/duckdb_stream.h"
 #include "text/sha256.h"
 
 namespace openrecipes {
@@ -29,8 +29,12 @@ struct Column {
   const char* type;
 };
 constexpr Column kColumns[] = {
-    {"row", "INTEGER"},          {"input_ids", "INTEGER[]"},          {"loss_mask", "UTINYINT[]"},
-    {"conversation_ids", "VARCHAR[]"}, {"first_token_offset", "INTEGER"}, {"stream_row", "INTEGER"},
+    {"row", "INTEGER"},
+    {"input_ids", "INTEGER[]"},
+    {"loss_mask", "UTINYINT[]"},
+    {"conversation_ids", "VARCHAR[]"},
+    {"first_token_offset", "INTEGER"},
+    {"stream_row", "INTEGER"},
 };
 
 struct LogicalTypes {
@@ -39,9 +43,12 @@ struct LogicalTypes {
     duckdb_logical_type integer = duckdb_create_logical_type(DUCKDB_TYPE_INTEGER);
     duckdb_logical_type utinyint = duckdb_create_logical_type(DUCKDB_TYPE_UTINYINT);
     duckdb_logical_type varchar = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
-    types = {duckdb_create_logical_type(DUCKDB_TYPE_INTEGER), duckdb_create_list_type(integer),
-             duckdb_create_list_type(utinyint),                duckdb_create_list_type(varchar),
-             duckdb_create_logical_type(DUCKDB_TYPE_INTEGER), duckdb_create_logical_type(DUCKDB_TYPE_INTEGER)};
+    types = {duckdb_create_logical_type(DUCKDB_TYPE_INTEGER),
+             duckdb_create_list_type(integer),
+             duckdb_create_list_type(utinyint),
+             duckdb_create_list_type(varchar),
+             duckdb_create_logical_type(DUCKDB_TYPE_INTEGER),
+             duckdb_create_logical_type(DUCKDB_TYPE_INTEGER)};
     duckdb_destroy_logical_type(&integer);
     duckdb_destroy_logical_type(&utinyint);
     duckdb_destroy_logical_type(&varchar);
@@ -53,7 +60,8 @@ struct LogicalTypes {
 
 // Fills list column `column` of `chunk` from `rows`; `values(row)` gives a row's vector.
 template <typename T, typename Values>
-void fill_list(duckdb_data_chunk chunk, idx_t column, const std::vector<PackedRow>& rows, Values values) {
+void fill_list(duckdb_data_chunk chunk, idx_t column, const std::vector<PackedRow>& rows,
+               Values values) {
   duckdb_vector list = duckdb_data_chunk_get_vector(chunk, column);
   std::size_t total = 0;
   for (const PackedRow& row : rows) total += values(row).size();
@@ -89,7 +97,8 @@ RowsFileWriter::RowsFileWriter(DuckDbSession& duckdb) : impl_(std::make_unique<I
     columns += fmt::format("{}{} {}", columns.empty() ? "" : ", ", column.name, column.type);
   }
   duckdb.execute("CREATE OR REPLACE TABLE rows (" + columns + ")");
-  if (duckdb_appender_create(duckdb.handles().connection, nullptr, "rows", &impl_->appender) == DuckDBError) {
+  if (duckdb_appender_create(duckdb.handles().connection, nullptr, "rows", &impl_->appender) ==
+      DuckDBError) {
     throw BugError(std::string("cannot append rows: ") + duckdb_appender_error(impl_->appender));
   }
 }
@@ -104,17 +113,23 @@ void RowsFileWriter::add(const PackedRow& row) {
 void RowsFileWriter::flush() {
   std::vector<PackedRow>& rows = impl_->pending;
   if (rows.empty()) return;
-  duckdb_data_chunk chunk = duckdb_create_data_chunk(impl_->types.types.data(), impl_->types.types.size());
-  auto* row_numbers = static_cast<std::int32_t*>(duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 0)));
-  auto* offsets = static_cast<std::int32_t*>(duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 4)));
-  auto* stream_rows = static_cast<std::int32_t*>(duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 5)));
+  duckdb_data_chunk chunk =
+      duckdb_create_data_chunk(impl_->types.types.data(), impl_->types.types.size());
+  auto* row_numbers =
+      static_cast<std::int32_t*>(duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 0)));
+  auto* offsets =
+      static_cast<std::int32_t*>(duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 4)));
+  auto* stream_rows =
+      static_cast<std::int32_t*>(duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk, 5)));
   for (std::size_t r = 0; r < rows.size(); ++r) {
     row_numbers[r] = static_cast<std::int32_t>(rows[r].row);
     offsets[r] = static_cast<std::int32_t>(rows[r].first_token_offset);
     stream_rows[r] = static_cast<std::int32_t>(rows[r].stream_row);
   }
-  fill_list<std::int32_t>(chunk, 1, rows, [](const PackedRow& row) -> const auto& { return row.input_ids; });
-  fill_list<std::uint8_t>(chunk, 2, rows, [](const PackedRow& row) -> const auto& { return row.loss_mask; });
+  fill_list<std::int32_t>(
+      chunk, 1, rows, [](const PackedRow& row) -> const auto& { return row.input_ids; });
+  fill_list<std::uint8_t>(
+      chunk, 2, rows, [](const PackedRow& row) -> const auto& { return row.loss_mask; });
   duckdb_vector id_lists = duckdb_data_chunk_get_vector(chunk, 3);
   std::size_t total_ids = 0;
   for (const PackedRow& row : rows) total_ids += row.conversation_ids.size();
@@ -146,10 +161,13 @@ void RowsFileWriter::finish(const std::string& path, const nlohmann::json& build
   impl_->appender = nullptr;
   // A temporary sibling, renamed over the target only once complete.
   fs::path target(path);
-  fs::path temporary = target.parent_path() / fmt::format(".{}.tmp-{}", target.filename().string(), ::getpid());
+  fs::path temporary =
+      target.parent_path() / fmt::format(".{}.tmp-{}", target.filename().string(), ::getpid());
   std::string sql = fmt::format(
-      "COPY rows TO {} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {}, KV_METADATA {{{}: {}}})",
-      sql_string(temporary.string()), kRowGroupSizeAsked, sql_string(kRowsMetadataKey), sql_string(build.dump()));
+      "COPY rows TO {} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE {}, KV_METADATA {{{}: "
+      "{}}})",
+      sql_string(temporary.string()), kRowGroupSizeAsked, sql_string(kRowsMetadataKey),
+      sql_string(build.dump()));
   std::error_code ec;
   RemoveOnSignal remove_if_interrupted(temporary.string());
   try {
@@ -174,14 +192,21 @@ struct RowsFault {
   Problem problem;
 };
 
-[[noreturn]] void fault(const std::string& path, std::string field, std::string message, std::string expected = "",
-                        std::string found = "") {
-  throw RowsFault{{path, {}, std::move(field), "rows.file", std::move(message), std::move(expected), std::move(found)}};
+[[noreturn]] void fault(const std::string& path, std::string field, std::string message,
+                        std::string expected = "", std::string found = "") {
+  throw RowsFault{{path,
+                   {},
+                   std::move(field),
+                   "rows.file",
+                   std::move(message),
+                   std::move(expected),
+                   std::move(found)}};
 }
 
 // Checks the file's columns: each of kColumns present with its type.
 void check_layout(const std::string& path, DuckDbSession& duckdb) {
-  DuckDbStream columns = stream_query(duckdb, "SELECT * FROM read_parquet(" + sql_string(path) + ") LIMIT 0");
+  DuckDbStream columns =
+      stream_query(duckdb, "SELECT * FROM read_parquet(" + sql_string(path) + ") LIMIT 0");
   for (const Column& column : kColumns) {
     const char* needed = column.name;
     bool found = false;
@@ -191,25 +216,30 @@ void check_layout(const std::string& path, DuckDbSession& duckdb) {
       duckdb_logical_type type = columns.column_type(i);
       std::string spelled = type_name(type);
       duckdb_destroy_logical_type(&type);
-      if (spelled != column.type) fault(path, needed, "column of the wrong type", column.type, spelled);
+      if (spelled != column.type)
+        fault(path, needed, "column of the wrong type", column.type, spelled);
     }
     if (!found) {
-      fault(path, needed,
-            fmt::format("no column '{}' (expected a rows file: row, input_ids, loss_mask, conversation_ids, "
-                        "first_token_offset, stream_row; data/README.md)",
-                        needed));
+      fault(
+          path, needed,
+          fmt::format(
+              "no column '{}' (expected a rows file: row, input_ids, loss_mask, conversation_ids, "
+              "first_token_offset, stream_row; data/README.md)",
+              needed));
     }
   }
 }
 
 nlohmann::json read_build_metadata(const std::string& path, DuckDbSession& duckdb) {
-  DuckDbStream metadata = stream_query(duckdb, fmt::format(
-      "SELECT decode(value) FROM parquet_kv_metadata({}) WHERE key = encode({})",
-      sql_string(path), sql_string(kRowsMetadataKey)));
+  DuckDbStream metadata = stream_query(
+      duckdb,
+      fmt::format("SELECT decode(value) FROM parquet_kv_metadata({}) WHERE key = encode({})",
+                  sql_string(path), sql_string(kRowsMetadataKey)));
   DuckDbChunk chunk = metadata.next();
   if (chunk.size() == 0) return nullptr;
   duckdb_vector values = duckdb_data_chunk_get_vector(chunk.handle(), 0);
-  std::string_view text = string_at(static_cast<duckdb_string_t*>(duckdb_vector_get_data(values)), 0);
+  std::string_view text =
+      string_at(static_cast<duckdb_string_t*>(duckdb_vector_get_data(values)), 0);
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception&) {
@@ -223,8 +253,8 @@ class RowsReader {
   RowsReader(const std::string& path, RowsFileSummary& summary) : path_(path), summary_(summary) {}
 
   // A content problem: the first kShownProblems are kept, the rest counted.
-  void problem(const std::string& field, const std::string& message, const std::string& expected = "",
-               const std::string& found = "") {
+  void problem(const std::string& field, const std::string& message,
+               const std::string& expected = "", const std::string& found = "") {
     if (++problems_found_ <= kShownProblems) {
       summary_.problems.push_back({path_, {}, field, "rows.file", message, expected, found});
     }
@@ -249,7 +279,6 @@ class RowsReader {
   RowsHasher hasher_;
   std::vector<std::int64_t> lengths_;
   std::int64_t last_stream_row_ = -1;
-
 };
 
 void RowsReader::read_chunk(const DuckDbChunk& chunk) {
@@ -261,26 +290,35 @@ void RowsReader::read_chunk(const DuckDbChunk& chunk) {
   auto* number_data = static_cast<std::int32_t*>(duckdb_vector_get_data(numbers));
   auto* id_lists = static_cast<duckdb_list_entry*>(duckdb_vector_get_data(ids));
   auto* mask_lists = static_cast<duckdb_list_entry*>(duckdb_vector_get_data(masks));
-  auto* id_values = static_cast<std::int32_t*>(duckdb_vector_get_data(duckdb_list_vector_get_child(ids)));
-  auto* mask_values = static_cast<std::uint8_t*>(duckdb_vector_get_data(duckdb_list_vector_get_child(masks)));
+  auto* id_values =
+      static_cast<std::int32_t*>(duckdb_vector_get_data(duckdb_list_vector_get_child(ids)));
+  auto* mask_values =
+      static_cast<std::uint8_t*>(duckdb_vector_get_data(duckdb_list_vector_get_child(masks)));
   std::uint64_t* id_child_validity = duckdb_vector_get_validity(duckdb_list_vector_get_child(ids));
-  std::uint64_t* mask_child_validity = duckdb_vector_get_validity(duckdb_list_vector_get_child(masks));
+  std::uint64_t* mask_child_validity =
+      duckdb_vector_get_validity(duckdb_list_vector_get_child(masks));
   for (std::uint64_t i = 0; i < chunk.size(); ++i) {
     std::int64_t row = summary_.rows;
     std::string at = fmt::format("row {}", row);
     if (!is_valid(duckdb_vector_get_validity(numbers), i) || number_data[i] != row) {
-      problem("row", fmt::format("{}: rows are not numbered 0, 1, 2, ... in file order", at), std::to_string(row),
-              is_valid(duckdb_vector_get_validity(numbers), i) ? std::to_string(number_data[i]) : "null");
+      problem("row", fmt::format("{}: rows are not numbered 0, 1, 2, ... in file order", at),
+              std::to_string(row),
+              is_valid(duckdb_vector_get_validity(numbers), i) ? std::to_string(number_data[i])
+                                                               : "null");
     }
     // Rows are cut in stream order and some are skipped: stream_row rises by at least 1 a row.
-    bool stream_ok = is_valid(duckdb_vector_get_validity(stream_rows), i) && stream_row_data[i] >= row &&
-                     stream_row_data[i] > last_stream_row_;
+    bool stream_ok = is_valid(duckdb_vector_get_validity(stream_rows), i) &&
+                     stream_row_data[i] >= row && stream_row_data[i] > last_stream_row_;
     if (!stream_ok) {
-      problem("stream_row", fmt::format("{}: stream_row must rise by at least 1 a row and be at least row", at), "",
-              is_valid(duckdb_vector_get_validity(stream_rows), i) ? std::to_string(stream_row_data[i]) : "null");
+      problem(
+          "stream_row",
+          fmt::format("{}: stream_row must rise by at least 1 a row and be at least row", at), "",
+          is_valid(duckdb_vector_get_validity(stream_rows), i) ? std::to_string(stream_row_data[i])
+                                                               : "null");
     }
     if (is_valid(duckdb_vector_get_validity(stream_rows), i)) last_stream_row_ = stream_row_data[i];
-    if (!is_valid(duckdb_vector_get_validity(ids), i) || !is_valid(duckdb_vector_get_validity(masks), i)) {
+    if (!is_valid(duckdb_vector_get_validity(ids), i) ||
+        !is_valid(duckdb_vector_get_validity(masks), i)) {
       fault(path_, "input_ids", fmt::format("{}: input_ids or loss_mask is null", at));
     }
     const duckdb_list_entry& id_list = id_lists[i];
@@ -301,7 +339,8 @@ void RowsReader::read_chunk(const DuckDbChunk& chunk) {
     }
     if (bad_mask) problem("loss_mask", fmt::format("{}: a loss_mask value is not 0 or 1", at));
     if (bad_id) problem("input_ids", fmt::format("{}: a token id is negative or null", at));
-    if (supervised == 0) problem("loss_mask", fmt::format("{}: no supervised token (such rows are skipped)", at));
+    if (supervised == 0)
+      problem("loss_mask", fmt::format("{}: no supervised token (such rows are skipped)", at));
     hasher_.add(row_ids, row_mask, length);
     summary_.supervised_tokens += supervised;
     lengths_.push_back(static_cast<std::int64_t>(length));
@@ -316,7 +355,8 @@ void RowsReader::finish_figures() {
     summary_.padding_tokens += summary_.row_tokens - lengths_[row];
     if (lengths_[row] != summary_.row_tokens) {
       problem("input_ids",
-              fmt::format("row {}: {} tokens where the longest row has {} (every row holds exactly row_tokens tokens)",
+              fmt::format("row {}: {} tokens where the longest row has {} (every row holds exactly "
+                          "row_tokens tokens)",
                           row, lengths_[row], summary_.row_tokens),
               std::to_string(summary_.row_tokens), std::to_string(lengths_[row]));
     }
@@ -331,14 +371,14 @@ void RowsReader::finish_figures() {
 void RowsReader::compare_metadata() {
   const nlohmann::json& build = summary_.build;
   if (!build.is_null() && !build.is_object()) {
-    problem(std::string("metadata.") + kRowsMetadataKey, "expected a JSON object of build parameters", "object",
-            build.type_name());
+    problem(std::string("metadata.") + kRowsMetadataKey,
+            "expected a JSON object of build parameters", "object", build.type_name());
   }
   if (!build.is_object()) return;
   auto compare = [&](const char* key, const nlohmann::json& actual) {
     if (build.contains(key) && build.at(key) != actual) {
-      problem(std::string("metadata.") + key, "the build metadata disagrees with the rows", actual.dump(),
-              build.at(key).dump());
+      problem(std::string("metadata.") + key, "the build metadata disagrees with the rows",
+              actual.dump(), build.at(key).dump());
     }
   };
   compare("rows_sha256", summary_.rows_sha256);
@@ -350,13 +390,15 @@ void RowsReader::compare_metadata() {
   const nlohmann::json& used = build.value("conversations_used", nlohmann::json());
   const nlohmann::json& available = build.value("conversations_available", nlohmann::json());
   if (used.is_number() && available.is_number() && used.get<double>() > available.get<double>()) {
-    problem("metadata.conversations_used", "more conversations used than available", available.dump(), used.dump());
+    problem("metadata.conversations_used", "more conversations used than available",
+            available.dump(), used.dump());
   }
 }
 
 }  // namespace
 
-std::optional<RowsFileSummary> read_rows_file(const std::string& path, DuckDbSession& duckdb, Problems& problems,
+std::optional<RowsFileSummary> read_rows_file(const std::string& path, DuckDbSession& duckdb,
+                                              Problems& problems,
                                               const std::function<void(std::int64_t)>& on_row) {
   std::error_code ec;
   if (!fs::exists(path, ec)) {
@@ -378,7 +420,8 @@ std::optional<RowsFileSummary> read_rows_file(const std::string& path, DuckDbSes
     check_layout(path, duckdb);
     summary.build = read_build_metadata(path, duckdb);
     DuckDbStream rows =
-        stream_query(duckdb, "SELECT row, input_ids, loss_mask, stream_row FROM read_parquet(" + sql_string(path) + ")");
+        stream_query(duckdb, "SELECT row, input_ids, loss_mask, stream_row FROM read_parquet(" +
+                                 sql_string(path) + ")");
     for (DuckDbChunk chunk = rows.next(); chunk.handle(); chunk = rows.next()) {
       reader.read_chunk(chunk);
       if (on_row) on_row(summary.rows);
@@ -387,7 +430,13 @@ std::optional<RowsFileSummary> read_rows_file(const std::string& path, DuckDbSes
     problems.push_back(fault.problem);
     return std::nullopt;
   } catch (const DuckDbError& error) {
-    problems.push_back({path, {}, "", "rows.file", fmt::format("not a readable rows file ({})", error.what()), "", ""});
+    problems.push_back({path,
+                        {},
+                        "",
+                        "rows.file",
+                        fmt::format("not a readable rows file ({})", error.what()),
+                        "",
+                        ""});
     return std::nullopt;
   }
   reader.finish_figures();

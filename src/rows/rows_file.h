@@ -13,10 +13,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "base/problem.h"
 #include "rows/duckdb_session.h"
@@ -27,8 +26,9 @@ namespace openrecipes {
 /// The Parquet key-value metadata key holding the build parameters (JSON).
 inline constexpr const char* kRowsMetadataKey = "openrecipes.rows";
 
-/// Collects rows in an in-memory DuckDB table, then writes them as one Parquet file (zstd, row groups of
-/// 2,048 rows or more) through a temporary sibling and a rename, so the path never holds half a file.
+/// Collects rows in an in-memory DuckDB table, then writes them as one Parquet file (zstd, row
+/// groups of 2,048 rows or more) through a temporary sibling and a rename, so the path never holds
+/// half a file.
 class RowsFileWriter {
  public:
   /// `duckdb` must outlive the writer. Throws IoError or BugError if DuckDB cannot make the table.
@@ -49,14 +49,14 @@ class RowsFileWriter {
 /// Every figure `rows verify` recomputes from a rows file.
 struct RowsFileSummary {
   std::int64_t rows = 0;
-  std::int64_t row_tokens = 0;       ///< tokens in the longest row
-  std::int64_t padding_tokens = 0;   ///< sum over rows of (row_tokens - tokens in the row)
+  std::int64_t row_tokens = 0;      ///< tokens in the longest row
+  std::int64_t padding_tokens = 0;  ///< sum over rows of (row_tokens - tokens in the row)
   std::int64_t supervised_tokens = 0;
-  double supervised_token_ratio = 0; ///< supervised_tokens / (rows x row_tokens)
-  std::string rows_sha256;           ///< rows_hash.h
-  std::string parquet_sha256;        ///< of the file's bytes
+  double supervised_token_ratio = 0;  ///< supervised_tokens / (rows x row_tokens)
+  std::string rows_sha256;            ///< rows_hash.h
+  std::string parquet_sha256;         ///< of the file's bytes
   std::uint64_t parquet_bytes = 0;
-  nlohmann::json build;              ///< the "openrecipes.rows" metadata; null when absent
+  nlohmann::json build;  ///< the "openrecipes.rows" metadata; null when absent
   /// Content that breaks the format's rules: row numbers out of order, a mask value other than
   /// 0/1, a row without a supervised token, ids and mask of different lengths, metadata that
   /// disagrees with the content. Field: the column; file: the rows file. At most 20 are kept.
@@ -69,7 +69,8 @@ struct RowsFileSummary {
 /// layout returns nullopt with one Problem naming the file and the column (field; rule `file` or
 /// `rows.file`); what is wrong with the rows themselves is in the summary's problems. Throws
 /// IoError when the file's bytes cannot be read for its sha256.
-std::optional<RowsFileSummary> read_rows_file(const std::string& path, DuckDbSession& duckdb, Problems& problems,
+std::optional<RowsFileSummary> read_rows_file(const std::string& path, DuckDbSession& duckdb,
+                                              Problems& problems,
                                               const std::function<void(std::int64_t)>& on_row = {});
 
 }  // namespace openrecipes

@@ -84,7 +84,8 @@ TEST(RowsFile, CorruptBytesAreAnErrorOrAProblem) {
     }
     // Bytes outside the data (statistics, metadata text) may change without changing the rows.
     bool same = summary->rows_sha256 == built().rows_sha256;
-    EXPECT_TRUE(!summary->problems.empty() || same) << "byte " << at << " changed the rows silently";
+    EXPECT_TRUE(!summary->problems.empty() || same)
+        << "byte " << at << " changed the rows silently";
   }
 }
 
@@ -92,27 +93,35 @@ TEST(RowsFile, AFileOfAnotherLayoutIsRefusedByColumn) {
   std::string dir = testing::fresh_dir("rows_file_layout");
   DuckDbSession duckdb;
   std::string strings = dir + "/strings.parquet";
-  duckdb.execute("COPY (SELECT 0 :: INTEGER AS row, ['1', '2'] AS input_ids, [1 :: UTINYINT, 0] AS loss_mask) TO " +
-                 sql_string(strings) + " (FORMAT parquet)");
-  EXPECT_EQ(read_error(strings),
-            strings + ":0:0: input_ids: column of the wrong type (expected INTEGER[], found VARCHAR[])");
+  duckdb.execute(
+      "COPY (SELECT 0 :: INTEGER AS row, ['1', '2'] AS input_ids, [1 :: UTINYINT, 0] AS loss_mask) "
+      "TO " +
+      sql_string(strings) + " (FORMAT parquet)");
+  EXPECT_EQ(
+      read_error(strings),
+      strings + ":0:0: input_ids: column of the wrong type (expected INTEGER[], found VARCHAR[])");
   std::string missing = dir + "/missing.parquet";
-  duckdb.execute("COPY (SELECT 0 :: INTEGER AS row, [1, 2] AS input_ids) TO " + sql_string(missing) +
-                 " (FORMAT parquet)");
-  EXPECT_NE(read_error(missing).find(missing + ":0:0: loss_mask: no column 'loss_mask'"), std::string::npos);
+  duckdb.execute("COPY (SELECT 0 :: INTEGER AS row, [1, 2] AS input_ids) TO " +
+                 sql_string(missing) + " (FORMAT parquet)");
+  EXPECT_NE(read_error(missing).find(missing + ":0:0: loss_mask: no column 'loss_mask'"),
+            std::string::npos);
   std::string no_stream = dir + "/no_stream.parquet";
-  duckdb.execute("COPY (SELECT * EXCLUDE (stream_row) FROM read_parquet(" + sql_string(built().output) + ")) TO " +
-                 sql_string(no_stream) + " (FORMAT parquet)");
+  duckdb.execute("COPY (SELECT * EXCLUDE (stream_row) FROM read_parquet(" +
+                 sql_string(built().output) + ")) TO " + sql_string(no_stream) +
+                 " (FORMAT parquet)");
   EXPECT_NE(read_error(no_stream).find("no column 'stream_row'"), std::string::npos);
   std::string shifted = dir + "/shifted.parquet";
-  duckdb.execute("COPY (SELECT * REPLACE (CASE WHEN row = 2 THEN 0 ELSE stream_row END AS stream_row) FROM "
-                 "read_parquet(" + sql_string(built().output) + ")) TO " + sql_string(shifted) + " (FORMAT parquet)");
+  duckdb.execute(
+      "COPY (SELECT * REPLACE (CASE WHEN row = 2 THEN 0 ELSE stream_row END AS stream_row) FROM "
+      "read_parquet(" +
+      sql_string(built().output) + ")) TO " + sql_string(shifted) + " (FORMAT parquet)");
   RowsFileSummary shifted_summary = read_ok(shifted, duckdb);
   ASSERT_FALSE(shifted_summary.problems.empty());
   EXPECT_EQ(shifted_summary.problems[0].field, "stream_row");
   std::string text = dir + "/text.parquet";
   std::ofstream(text) << "row,input_ids\n";
-  EXPECT_NE(read_error(text).find(text + ":0:0: not a readable rows file"), std::string::npos) << read_error(text);
+  EXPECT_NE(read_error(text).find(text + ":0:0: not a readable rows file"), std::string::npos)
+      << read_error(text);
   EXPECT_EQ(read_error(dir + "/absent.parquet"), dir + "/absent.parquet:0:0: no such file");
   EXPECT_EQ(read_error(dir), dir + ":0:0: not a regular file");
 }
@@ -123,14 +132,18 @@ TEST(RowsFile, EditedRowsDisagreeWithTheirMetadata) {
   std::string edited = dir + "/edited.parquet";
   DuckDbSession duckdb;
   duckdb.execute(
-      "COPY (SELECT * REPLACE (CASE WHEN row = 3 THEN list_reverse(input_ids) ELSE input_ids END AS input_ids, "
-      "CASE WHEN row = 5 THEN [2 :: UTINYINT] || loss_mask[2:] ELSE loss_mask END AS loss_mask) FROM read_parquet(" +
-      sql_string(built().output) + ")) TO " + sql_string(edited) + " (FORMAT parquet, KV_METADATA {'" +
-      kRowsMetadataKey + "': " + sql_string(built().metadata().dump()) + "})");
+      "COPY (SELECT * REPLACE (CASE WHEN row = 3 THEN list_reverse(input_ids) ELSE input_ids END "
+      "AS input_ids, "
+      "CASE WHEN row = 5 THEN [2 :: UTINYINT] || loss_mask[2:] ELSE loss_mask END AS loss_mask) "
+      "FROM read_parquet(" +
+      sql_string(built().output) + ")) TO " + sql_string(edited) +
+      " (FORMAT parquet, KV_METADATA {'" + kRowsMetadataKey +
+      "': " + sql_string(built().metadata().dump()) + "})");
   RowsFileSummary summary = read_ok(edited, duckdb);
   std::vector<std::string> fields;
   for (const Problem& problem : summary.problems) fields.push_back(problem.field);
-  EXPECT_EQ(fields, (std::vector<std::string>{"loss_mask", "metadata.rows_sha256"})) << testing::describe(summary.problems);
+  EXPECT_EQ(fields, (std::vector<std::string>{"loss_mask", "metadata.rows_sha256"}))
+      << testing::describe(summary.problems);
   EXPECT_NE(summary.rows_sha256, built().rows_sha256);
 }
 
@@ -147,14 +160,16 @@ TEST(RowsFile, ACorruptFileIsAProblemNamingTheFile) {
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].file, path);
   EXPECT_EQ(problems[0].rule, "rows.file");
-  EXPECT_NE(problems[0].message.find("not a readable rows file"), std::string::npos) << problems[0].message;
+  EXPECT_NE(problems[0].message.find("not a readable rows file"), std::string::npos)
+      << problems[0].message;
   // A wrong-typed column names the column as the field, with what was expected and found.
   // (From a copy: tests run in parallel processes rebuild the shared file.)
   std::string copy = dir + "/copy.parquet";
   std::ofstream(copy, std::ios::binary) << whole;
   std::string typed = dir + "/typed.parquet";
-  duckdb.execute("COPY (SELECT * REPLACE (CAST(stream_row AS BIGINT) AS stream_row) FROM read_parquet(" +
-                 sql_string(copy) + ")) TO " + sql_string(typed) + " (FORMAT parquet)");
+  duckdb.execute(
+      "COPY (SELECT * REPLACE (CAST(stream_row AS BIGINT) AS stream_row) FROM read_parquet(" +
+      sql_string(copy) + ")) TO " + sql_string(typed) + " (FORMAT parquet)");
   problems.clear();
   EXPECT_FALSE(read_rows_file(typed, duckdb, problems));
   ASSERT_EQ(problems.size(), 1u);
@@ -167,9 +182,12 @@ TEST(RowsFile, ShortRowsCountAsPaddingAndRowsWithoutTargetsAreProblems) {
   std::string dir = testing::fresh_dir("rows_file_padding");
   std::string path = dir + "/padded.parquet";
   DuckDbSession duckdb;
-  duckdb.execute("COPY (SELECT *, ['c'] AS conversation_ids, 0 AS first_token_offset, row AS stream_row FROM (VALUES "
-                 "(0, [5, 6, 7], [0 :: UTINYINT, 1, 1]), (1, [8], [0 :: UTINYINT])) AS t(row, input_ids, loss_mask)) TO " +
-                 sql_string(path) + " (FORMAT parquet)");
+  duckdb.execute(
+      "COPY (SELECT *, ['c'] AS conversation_ids, 0 AS first_token_offset, row AS stream_row FROM "
+      "(VALUES "
+      "(0, [5, 6, 7], [0 :: UTINYINT, 1, 1]), (1, [8], [0 :: UTINYINT])) AS t(row, input_ids, "
+      "loss_mask)) TO " +
+      sql_string(path) + " (FORMAT parquet)");
   RowsFileSummary summary = read_ok(path, duckdb);
   EXPECT_EQ(summary.rows, 2);
   EXPECT_EQ(summary.row_tokens, 3);
@@ -178,7 +196,8 @@ TEST(RowsFile, ShortRowsCountAsPaddingAndRowsWithoutTargetsAreProblems) {
   EXPECT_TRUE(summary.build.is_null());
   ASSERT_EQ(summary.problems.size(), 2u) << testing::describe(summary.problems);
   EXPECT_NE(summary.problems[0].message.find("row 1: no supervised token"), std::string::npos);
-  EXPECT_NE(summary.problems[1].message.find("row 1: 1 tokens where the longest row has 3"), std::string::npos);
+  EXPECT_NE(summary.problems[1].message.find("row 1: 1 tokens where the longest row has 3"),
+            std::string::npos);
 }
 
 }  // namespace
@@ -193,8 +212,9 @@ TEST(RowsFile, MetadataThatIsNotAnObjectOrStatesOtherCountsIsAProblem) {
   DuckDbSession duckdb;
   auto write = [&](const std::string& name, const std::string& metadata) {
     std::string path = dir + "/" + name;
-    duckdb.execute("COPY (SELECT * FROM read_parquet(" + sql_string(built().output) + ")) TO " + sql_string(path) +
-                   " (FORMAT parquet, KV_METADATA {'" + kRowsMetadataKey + "': " + sql_string(metadata) + "})");
+    duckdb.execute("COPY (SELECT * FROM read_parquet(" + sql_string(built().output) + ")) TO " +
+                   sql_string(path) + " (FORMAT parquet, KV_METADATA {'" + kRowsMetadataKey +
+                   "': " + sql_string(metadata) + "})");
     return read_ok(path, duckdb);
   };
   RowsFileSummary array = write("array.parquet", "[1]");
@@ -206,7 +226,8 @@ TEST(RowsFile, MetadataThatIsNotAnObjectOrStatesOtherCountsIsAProblem) {
   RowsFileSummary wrong = write("counts.parquet", counts.dump());
   std::vector<std::string> fields;
   for (const Problem& problem : wrong.problems) fields.push_back(problem.field);
-  EXPECT_EQ(fields, (std::vector<std::string>{"metadata.padding_tokens", "metadata.supervised_tokens"}));
+  EXPECT_EQ(fields,
+            (std::vector<std::string>{"metadata.padding_tokens", "metadata.supervised_tokens"}));
 }
 
 }  // namespace

@@ -12,14 +12,16 @@ TEST(RowsHasher, HashesTheDocumentedByteLayout) {
   RowsHasher hasher;
   hasher.add({1, 256, -2}, {0, 1, 1});
   hasher.add({0x01020304, 0, 7}, {1, 0, 0});
-  std::string bytes("\x01\x00\x00\x00\x00\x01\x00\x00\xfe\xff\xff\xff\x00\x01\x01"
-                    "\x04\x03\x02\x01\x00\x00\x00\x00\x07\x00\x00\x00\x01\x00\x00",
-                    30);
+  std::string bytes(
+      "\x01\x00\x00\x00\x00\x01\x00\x00\xfe\xff\xff\xff\x00\x01\x01"
+      "\x04\x03\x02\x01\x00\x00\x00\x00\x07\x00\x00\x00\x01\x00\x00",
+      30);
   EXPECT_EQ(hasher.hex_digest(), sha256_hex(bytes));
 }
 
 TEST(RowsHasher, ChangesWithAnyIdOrMaskAndWithRowOrder) {
-  auto digest = [](std::vector<std::vector<std::int32_t>> ids, std::vector<std::vector<std::uint8_t>> masks) {
+  auto digest = [](std::vector<std::vector<std::int32_t>> ids,
+                   std::vector<std::vector<std::uint8_t>> masks) {
     RowsHasher hasher;
     for (std::size_t i = 0; i < ids.size(); ++i) hasher.add(ids[i], masks[i]);
     return hasher.hex_digest();

@@ -1,7 +1,7 @@
 // The classes of the differences between a candidate training command and its reference, and
-// the verdict: what the submission guide's correctness check (step 4 of templates/submit.mustache) asks of every
-// differing argument. Classes come from rules/arguments.yaml (argument_rules.h), whose
-// convergence/execution split is Megatron-Bridge's (its recipe guide).
+// the verdict: what the submission guide's correctness check (step 4 of templates/submit.mustache)
+// asks of every differing argument. Classes come from rules/arguments.yaml (argument_rules.h),
+// whose convergence/execution split is Megatron-Bridge's (its recipe guide).
 #pragma once
 
 #include <optional>

@@ -208,7 +208,8 @@ TEST(ArgumentClassifier, ValuesCompareAsNumbersWhenBothAreNumbers) {
   EXPECT_FALSE(same_value("", "0"));
 }
 
-// --- the Qwen3.5 recipe pairs ------------------------------------------------------------------------
+// --- the Qwen3.5 recipe pairs
+// ------------------------------------------------------------------------
 
 Recipe bundled_recipe(const std::string& path) {
   Problems problems;

@@ -3,7 +3,8 @@
 // to it is a new experiment (convergence), only another mapping onto the hardware (execution),
 // other kernels for the same math (a same-math swap, which needs a component test), or nothing
 // that matters to the comparison (benign). The convergence/execution split is Megatron-Bridge's
-// (Megatron-Bridge's recipe guide); the same-math swap and its component test are the submission guide's (templates/submit.mustache).
+// (Megatron-Bridge's recipe guide); the same-math swap and its component test are the submission
+// guide's (templates/submit.mustache).
 #pragma once
 
 #include <cstddef>

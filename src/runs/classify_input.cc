@@ -120,13 +120,8 @@ TrainingCommand classify_operand_command(const ClassifyOperand& operand, const s
   TrainingCommand command = read_training_command(operand.command, rules);
   shift_lines(command, operand.first_line);
   for (const Problem& problem : command.problems) {
-    problems.push_back({operand.source,
-                        problem.position,
-                        "",
-                        "classify.command",
-                        problem.message,
-                        "",
-                        ""});
+    problems.push_back(
+        {operand.source, problem.position, "", "classify.command", problem.message, "", ""});
   }
   for (const std::string& message : merge_recipe_environment(command, operand.env))
     notes.push_back(fmt::format("{}: {}", side, message));

@@ -11,7 +11,8 @@ namespace {
 
 std::string step_list(const std::vector<std::int64_t>& steps) {
   std::string out;
-  for (std::size_t i = 0; i < steps.size() && i < 10; ++i) out += (i ? ", " : "") + std::to_string(steps[i]);
+  for (std::size_t i = 0; i < steps.size() && i < 10; ++i)
+    out += (i ? ", " : "") + std::to_string(steps[i]);
   if (steps.size() > 10) out += fmt::format(" and {} more", steps.size() - 10);
   return out;
 }
@@ -33,7 +34,8 @@ double pearson(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 double relative_difference(double candidate, double reference) {
-  return reference != 0 ? std::fabs(candidate - reference) / std::fabs(reference) : std::fabs(candidate);
+  return reference != 0 ? std::fabs(candidate - reference) / std::fabs(reference)
+                        : std::fabs(candidate);
 }
 
 // The steps both series have, in order; appends a failure for each step missing from either run
@@ -80,13 +82,14 @@ std::vector<std::int64_t> common_steps(const LossSeries& candidate, const LossSe
     failures.push_back(fmt::format("steps missing from the reference ({}): {}", reference.path,
                                    step_list(missing_reference)));
   }
-  if (!not_finite.empty()) failures.push_back(fmt::format("NaN or Inf loss at steps {}", step_list(not_finite)));
+  if (!not_finite.empty())
+    failures.push_back(fmt::format("NaN or Inf loss at steps {}", step_list(not_finite)));
   return steps;
 }
 
 // Pointwise tolerance and final-loss criteria over result.points (c, r: their losses).
-void check_pointwise(const std::vector<double>& c, const std::vector<double>& r, const ConvergenceThresholds& t,
-                     ConvergenceResult& result) {
+void check_pointwise(const std::vector<double>& c, const std::vector<double>& r,
+                     const ConvergenceThresholds& t, ConvergenceResult& result) {
   double n = static_cast<double>(result.points.size());
   std::vector<std::int64_t> out_of_tolerance;
   for (const ScoredPoint& p : result.points) {
@@ -97,27 +100,30 @@ void check_pointwise(const std::vector<double>& c, const std::vector<double>& r,
   }
   result.pointwise_failures = static_cast<int>(out_of_tolerance.size());
   if (result.pointwise_failures / n > t.max_outlier_ratio) {
-    result.failures.push_back(fmt::format("{} of {} scored steps out of the pointwise tolerance (more than {:.0f}%): {}",
-                                          result.pointwise_failures, result.points.size(), 100 * t.max_outlier_ratio,
-                                          step_list(out_of_tolerance)));
+    result.failures.push_back(
+        fmt::format("{} of {} scored steps out of the pointwise tolerance (more than {:.0f}%): {}",
+                    result.pointwise_failures, result.points.size(), 100 * t.max_outlier_ratio,
+                    step_list(out_of_tolerance)));
   }
 
   result.final_loss_difference = relative_difference(c.back(), r.back());
   if (result.final_loss_difference > t.final_loss_tolerance) {
-    result.failures.push_back(fmt::format("final loss differs by {:.4f} (> {}) at step {}", result.final_loss_difference,
-                                          t.final_loss_tolerance, result.points.back().step));
+    result.failures.push_back(fmt::format("final loss differs by {:.4f} (> {}) at step {}",
+                                          result.final_loss_difference, t.final_loss_tolerance,
+                                          result.points.back().step));
   }
 }
 
 // Residuals beyond outlier_sigmas population standard deviations of their mean (numpy's std).
-void check_outliers(const std::vector<double>& c, const std::vector<double>& r, const ConvergenceThresholds& t,
-                    ConvergenceResult& result) {
+void check_outliers(const std::vector<double>& c, const std::vector<double>& r,
+                    const ConvergenceThresholds& t, ConvergenceResult& result) {
   double n = static_cast<double>(result.points.size());
   double mean = 0;
   for (std::size_t i = 0; i < c.size(); ++i) mean += c[i] - r[i];
   mean /= n;
   double variance = 0;
-  for (std::size_t i = 0; i < c.size(); ++i) variance += (c[i] - r[i] - mean) * (c[i] - r[i] - mean);
+  for (std::size_t i = 0; i < c.size(); ++i)
+    variance += (c[i] - r[i] - mean) * (c[i] - r[i] - mean);
   double sigma = std::sqrt(variance / n);
   std::vector<std::int64_t> outlier_steps;
   for (std::size_t i = 0; i < c.size(); ++i) {
@@ -128,9 +134,10 @@ void check_outliers(const std::vector<double>& c, const std::vector<double>& r, 
   }
   result.outliers = static_cast<int>(outlier_steps.size());
   if (result.outliers / n > t.max_outlier_ratio) {
-    result.failures.push_back(fmt::format("{} of {} residuals beyond {} sigma (more than {:.0f}%): {}", result.outliers,
-                                          result.points.size(), t.outlier_sigmas, 100 * t.max_outlier_ratio,
-                                          step_list(outlier_steps)));
+    result.failures.push_back(
+        fmt::format("{} of {} residuals beyond {} sigma (more than {:.0f}%): {}", result.outliers,
+                    result.points.size(), t.outlier_sigmas, 100 * t.max_outlier_ratio,
+                    step_list(outlier_steps)));
   }
 }
 
@@ -143,18 +150,22 @@ ConvergenceResult compare_convergence(const LossSeries& candidate, const LossSer
   result.steps = static_cast<std::int64_t>(steps.size());
 
   // Megatron-Bridge: skip int(n x fraction) leading points, then score the rest.
-  std::size_t skip = static_cast<std::size_t>(static_cast<double>(steps.size()) * t.skip_first_fraction);
+  std::size_t skip =
+      static_cast<std::size_t>(static_cast<double>(steps.size()) * t.skip_first_fraction);
   std::vector<double> c, r;
   for (std::size_t i = skip; i < steps.size(); ++i) {
     double cv = candidate.loss.at(steps[i]), rv = reference.loss.at(steps[i]);
     if (!std::isfinite(cv) || !std::isfinite(rv)) continue;
-    double tolerance = rv > 2.0 ? t.high_loss_tolerance : rv > 0.5 ? t.medium_loss_tolerance : t.low_loss_tolerance;
+    double tolerance = rv > 2.0   ? t.high_loss_tolerance
+                       : rv > 0.5 ? t.medium_loss_tolerance
+                                  : t.low_loss_tolerance;
     result.points.push_back({steps[i], cv, rv, relative_difference(cv, rv), tolerance, false});
     c.push_back(cv);
     r.push_back(rv);
   }
   if (result.points.size() < 2) {
-    result.failures.push_back(fmt::format("only {} scored step{} (at least 2 are needed)", result.points.size(),
+    result.failures.push_back(fmt::format("only {} scored step{} (at least 2 are needed)",
+                                          result.points.size(),
                                           result.points.size() == 1 ? "" : "s"));
     result.correlation = std::nan("");
     result.passed = false;
@@ -163,9 +174,11 @@ ConvergenceResult compare_convergence(const LossSeries& candidate, const LossSer
 
   result.correlation = pearson(c, r);
   if (std::isnan(result.correlation)) {
-    result.failures.push_back("correlation undefined: a loss series is constant over the scored steps");
+    result.failures.push_back(
+        "correlation undefined: a loss series is constant over the scored steps");
   } else if (result.correlation < t.correlation) {
-    result.failures.push_back(fmt::format("correlation {:.6f} < {}", result.correlation, t.correlation));
+    result.failures.push_back(
+        fmt::format("correlation {:.6f} < {}", result.correlation, t.correlation));
   }
   check_pointwise(c, r, t, result);
   check_outliers(c, r, t, result);

@@ -9,11 +9,14 @@
 namespace openrecipes {
 namespace {
 
-nlohmann::ordered_json finite(double value) { return std::isfinite(value) ? nlohmann::ordered_json(value) : nullptr; }
+nlohmann::ordered_json finite(double value) {
+  return std::isfinite(value) ? nlohmann::ordered_json(value) : nullptr;
+}
 
 std::string scored_note(const ConvergenceResult& r) {
   std::string note = fmt::format("{} scored steps", r.points.size());
-  if (!r.points.empty()) note += fmt::format(" ({}-{})", r.points.front().step, r.points.back().step);
+  if (!r.points.empty())
+    note += fmt::format(" ({}-{})", r.points.front().step, r.points.back().step);
   note += fmt::format(", {} residual outlier{}", r.outliers, r.outliers == 1 ? "" : "s");
   for (const std::string& failure : r.failures) note += "; " + failure;
   return note;
@@ -22,13 +25,13 @@ std::string scored_note(const ConvergenceResult& r) {
 }  // namespace
 
 std::string convergence_table(const ConvergenceResult& result) {
-  std::string out = fmt::format("{:>6}  {:>12}  {:>12}  {:>10}  {:>9}\n", "step", "candidate", "reference", "rel diff",
-                                "tolerance");
+  std::string out = fmt::format("{:>6}  {:>12}  {:>12}  {:>10}  {:>9}\n", "step", "candidate",
+                                "reference", "rel diff", "tolerance");
   for (const ScoredPoint& p : result.points) {
     std::string mark = p.relative_difference > p.tolerance ? "  out of tolerance" : "";
     if (p.outlier) mark += "  outlier";
-    out += fmt::format("{:>6}  {:>12.6f}  {:>12.6f}  {:>10.6f}  {:>9.3f}{}\n", p.step, p.candidate, p.reference,
-                       p.relative_difference, p.tolerance, mark);
+    out += fmt::format("{:>6}  {:>12.6f}  {:>12.6f}  {:>10.6f}  {:>9.3f}{}\n", p.step, p.candidate,
+                       p.reference, p.relative_difference, p.tolerance, mark);
   }
   return out;
 }

@@ -2,9 +2,8 @@
 // `correctness.convergence` block (ready to paste), and JSON.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "runs/convergence.h"
 
@@ -20,7 +19,7 @@ std::string convergence_table(const ConvergenceResult& result);
 std::string convergence_block_yaml(const ConvergenceResult& result);
 
 /// Everything as JSON; non-finite numbers become null.
-nlohmann::ordered_json convergence_json(const ConvergenceResult& result, const LossSeries& candidate,
-                                        const LossSeries& reference);
+nlohmann::ordered_json convergence_json(const ConvergenceResult& result,
+                                        const LossSeries& candidate, const LossSeries& reference);
 
 }  // namespace openrecipes

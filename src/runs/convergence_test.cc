@@ -16,7 +16,8 @@ LossSeries series(const std::vector<double>& losses, const std::string& name) {
 // A falling curve of 20 steps around `level`.
 std::vector<double> curve(double level) {
   std::vector<double> out;
-  for (int i = 0; i < 20; ++i) out.push_back(level * (1 + 0.5 * std::exp(-i / 5.0)) + 0.002 * ((i * 7) % 5));
+  for (int i = 0; i < 20; ++i)
+    out.push_back(level * (1 + 0.5 * std::exp(-i / 5.0)) + 0.002 * ((i * 7) % 5));
   return out;
 }
 
@@ -29,7 +30,8 @@ bool failed_with(const ConvergenceResult& result, const std::string& words) {
 
 TEST(Convergence, NearlyIdenticalCurvesPass) {
   std::vector<double> reference = curve(1.0), candidate = reference;
-  for (std::size_t i = 0; i < candidate.size(); ++i) candidate[i] *= 1 + 1e-4 * static_cast<double>(i % 3);
+  for (std::size_t i = 0; i < candidate.size(); ++i)
+    candidate[i] *= 1 + 1e-4 * static_cast<double>(i % 3);
   ConvergenceResult result = compare_convergence(series(candidate, "c"), series(reference, "r"));
   EXPECT_TRUE(result.passed) << (result.failures.empty() ? "" : result.failures[0]);
   EXPECT_EQ(result.steps, 20);
@@ -95,7 +97,8 @@ TEST(Convergence, ResidualOutliersBeyondThreeSigmaFail) {
   EXPECT_EQ(result.pointwise_failures, 0);
   EXPECT_TRUE(failed_with(result, "2 of 19 residuals beyond 3 sigma"));
   candidate[16] = reference[16];  // one outlier of 19 is within the 10%
-  EXPECT_FALSE(failed_with(compare_convergence(series(candidate, "c"), series(reference, "r")), "sigma"));
+  EXPECT_FALSE(
+      failed_with(compare_convergence(series(candidate, "c"), series(reference, "r")), "sigma"));
 }
 
 TEST(Convergence, AMissingStepOrANanFailsInsteadOfPassingSilently) {
@@ -115,7 +118,8 @@ TEST(Convergence, AMissingStepOrANanFailsInsteadOfPassingSilently) {
   LossSeries gap = series(reference, "cand.log"), gap_reference = series(reference, "ref.log");
   gap.loss.erase(3);
   gap_reference.loss.erase(3);
-  EXPECT_TRUE(failed_with(compare_convergence(gap, gap_reference), "steps missing from both runs: 3"));
+  EXPECT_TRUE(
+      failed_with(compare_convergence(gap, gap_reference), "steps missing from both runs: 3"));
 }
 
 TEST(Convergence, StepsFarApartAreCountedNotListedOneByOne) {
@@ -124,7 +128,9 @@ TEST(Convergence, StepsFarApartAreCountedNotListedOneByOne) {
   candidate.loss[4000000000] = 1.0;
   far.loss[4000000000] = 1.0;
   ConvergenceResult result = compare_convergence(candidate, far);
-  EXPECT_TRUE(failed_with(result, "steps missing from both runs: 20, 21, 22, 23, 24, 25, 26, 27, 28, 29 and 3999999970 more"))
+  EXPECT_TRUE(failed_with(
+      result,
+      "steps missing from both runs: 20, 21, 22, 23, 24, 25, 26, 27, 28, 29 and 3999999970 more"))
       << (result.failures.empty() ? "" : result.failures[0]);
 }
 

@@ -15,7 +15,8 @@ std::string stated_convergence_yaml(const Convergence& c) {
   out += fmt::format("    correlation: {}\n", c.correlation);
   out += fmt::format("    final_loss_difference: {}\n", c.final_loss_difference);
   out += fmt::format("    pointwise_failures: {}\n", c.pointwise_failures);
-  if (c.worst_step_tolerance_ratio) out += fmt::format("    worst_step_tolerance_ratio: {}\n", *c.worst_step_tolerance_ratio);
+  if (c.worst_step_tolerance_ratio)
+    out += fmt::format("    worst_step_tolerance_ratio: {}\n", *c.worst_step_tolerance_ratio);
   if (!c.note.empty()) out += fmt::format("    note: {}\n", yaml_scalar(c.note));
   return out;
 }
@@ -36,22 +37,27 @@ std::string CorrectnessCheck::summary() const {
     if (!part.recomputed) stated += (stated.empty() ? "" : ", ") + part.name;
   }
   if (!failed.empty()) return "failed: " + failed;
-  return stated.empty() ? "passed; every part recomputed" : "passed; as the recipe states: " + stated;
+  return stated.empty() ? "passed; every part recomputed"
+                        : "passed; as the recipe states: " + stated;
 }
 
 CorrectnessCheck check_correctness(const Recipe& recipe, const CorrectnessInputs& in) {
   CorrectnessCheck check;
   const Correctness& stated = recipe.correctness;
-  check.parts.push_back({"validation", in.validation.empty(), true,
-                         in.validation.empty() ? "the recipe validates"
-                                               : fmt::format("{} problem{} (openrecipes validate)", in.validation.size(),
-                                                             in.validation.size() == 1 ? "" : "s")});
+  check.parts.push_back(
+      {"validation", in.validation.empty(), true,
+       in.validation.empty()
+           ? "the recipe validates"
+           : fmt::format("{} problem{} (openrecipes validate)", in.validation.size(),
+                         in.validation.size() == 1 ? "" : "s")});
   if (in.classification) {
-    check.parts.push_back({"configuration", in.classification->passes(), true,
-                           fmt::format("{} against {}", in.classification->verdict_text(), in.reference)});
+    check.parts.push_back(
+        {"configuration", in.classification->passes(), true,
+         fmt::format("{} against {}", in.classification->verdict_text(), in.reference)});
   } else {
     check.parts.push_back({"configuration", stated.configuration == "pass", false,
-                           fmt::format("stated {} (give --reference to classify the arguments)", stated.configuration)});
+                           fmt::format("stated {} (give --reference to classify the arguments)",
+                                       stated.configuration)});
   }
   std::string failed_tests;
   for (const ComponentTest& test : stated.component_tests) {
@@ -65,25 +71,30 @@ CorrectnessCheck check_correctness(const Recipe& recipe, const CorrectnessInputs
       }
     }
   }
-  std::string tests_detail = !failed_tests.empty() ? "not passed: " + failed_tests
-                             : !uncovered.empty()  ? "same-math swaps without a passed test: " + uncovered
-                                                   : fmt::format("{} listed, all passed", stated.component_tests.size());
-  check.parts.push_back({"component tests", failed_tests.empty() && uncovered.empty(), in.classification.has_value(),
-                         tests_detail});
+  std::string tests_detail =
+      !failed_tests.empty() ? "not passed: " + failed_tests
+      : !uncovered.empty()  ? "same-math swaps without a passed test: " + uncovered
+                            : fmt::format("{} listed, all passed", stated.component_tests.size());
+  check.parts.push_back({"component tests", failed_tests.empty() && uncovered.empty(),
+                         in.classification.has_value(), tests_detail});
   if (in.convergence) {
     const ConvergenceResult& c = *in.convergence;
     check.parts.push_back({"convergence", c.passed, true,
-                           c.passed ? fmt::format("{} steps, correlation {:.6f}", c.steps, c.correlation)
-                                    : c.failures.empty() ? "failed" : c.failures.front()});
+                           c.passed
+                               ? fmt::format("{} steps, correlation {:.6f}", c.steps, c.correlation)
+                           : c.failures.empty() ? "failed"
+                                                : c.failures.front()});
   } else {
-    check.parts.push_back({"convergence", stated.convergence.result == "pass", false,
-                           fmt::format("stated {} (give --candidate-log and --reference-log to compare)",
-                                       stated.convergence.result)});
+    check.parts.push_back(
+        {"convergence", stated.convergence.result == "pass", false,
+         fmt::format("stated {} (give --candidate-log and --reference-log to compare)",
+                     stated.convergence.result)});
   }
   return check;
 }
 
-std::string correctness_block_yaml(const Recipe& recipe, const CorrectnessInputs& in, const CorrectnessCheck& check) {
+std::string correctness_block_yaml(const Recipe& recipe, const CorrectnessInputs& in,
+                                   const CorrectnessCheck& check) {
   const Correctness& stated = recipe.correctness;
   std::string out = "correctness:\n";
   out += fmt::format("  result: {}\n", check.passed() ? "pass" : "fail");
@@ -97,12 +108,15 @@ std::string correctness_block_yaml(const Recipe& recipe, const CorrectnessInputs
   } else {
     out += "  component_tests:\n";
     for (const ComponentTest& t : stated.component_tests) {
-      out += fmt::format("  - test: {}\n    shape: {}\n    gpu: {}\n    date: {}\n    result: {}\n    detail: {}\n",
-                         yaml_scalar(t.test), yaml_scalar(t.shape), yaml_scalar(t.gpu), yaml_scalar(t.date), t.result,
-                         yaml_scalar(t.detail));
+      out += fmt::format(
+          "  - test: {}\n    shape: {}\n    gpu: {}\n    date: {}\n    result: {}\n    detail: "
+          "{}\n",
+          yaml_scalar(t.test), yaml_scalar(t.shape), yaml_scalar(t.gpu), yaml_scalar(t.date),
+          t.result, yaml_scalar(t.detail));
     }
   }
-  out += in.convergence ? convergence_block_yaml(*in.convergence) : stated_convergence_yaml(stated.convergence);
+  out += in.convergence ? convergence_block_yaml(*in.convergence)
+                        : stated_convergence_yaml(stated.convergence);
   out += fmt::format("  rules: {}\n", yaml_scalar(stated.rules));
   return out;
 }

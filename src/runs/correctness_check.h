@@ -1,5 +1,5 @@
-// `openrecipes check`: the recipe's correctness evidence composed (docs/run-evidence.md): the recipe
-// validates, every argument that differs from the reference has a class and passes, each
+// `openrecipes check`: the recipe's correctness evidence composed (docs/run-evidence.md): the
+// recipe validates, every argument that differs from the reference has a class and passes, each
 // same-math swap has a passed component test, every listed component test passed, and the loss
 // curves converge. Each part is recomputed when its inputs are given, else taken as the recipe
 // states it, and the output says which.
@@ -18,18 +18,18 @@ namespace openrecipes {
 
 /// What `check` found out.
 struct CorrectnessInputs {
-  Problems validation;                            ///< validate's problems with the recipe
-  std::optional<Classification> classification;   ///< against the reference, when one was given
-  std::string reference;                          ///< the reference as named (file), or empty
-  std::optional<ConvergenceResult> convergence;   ///< from the two logs, when given
+  Problems validation;                           ///< validate's problems with the recipe
+  std::optional<Classification> classification;  ///< against the reference, when one was given
+  std::string reference;                         ///< the reference as named (file), or empty
+  std::optional<ConvergenceResult> convergence;  ///< from the two logs, when given
 };
 
 /// One part of the check and how it was decided.
 struct CorrectnessPart {
-  std::string name;     ///< validation, configuration, component tests, convergence
+  std::string name;  ///< validation, configuration, component tests, convergence
   bool passed = false;
   bool recomputed = false;  ///< false: taken as the recipe states it
-  std::string detail;   ///< one line: what was found
+  std::string detail;       ///< one line: what was found
 };
 
 /// The composed result.

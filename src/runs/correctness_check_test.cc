@@ -11,7 +11,8 @@ const Recipe& flex() {
   static const Recipe recipe = [] {
     Problems problems;
     std::string path = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml";
-    std::optional<YamlDocument> document = parse_yaml(testing::read_source_file(path), path, problems);
+    std::optional<YamlDocument> document =
+        parse_yaml(testing::read_source_file(path), path, problems);
     return recipe_from_yaml(document->root);
   }();
   return recipe;
@@ -23,7 +24,8 @@ TEST(CorrectnessCheck, WithoutInputsEachPartIsTakenAsStated) {
   EXPECT_TRUE(check.passed());
   EXPECT_FALSE(check.parts[1].recomputed);  // configuration
   EXPECT_FALSE(check.parts[3].recomputed);  // convergence
-  EXPECT_EQ(check.summary(), "passed; as the recipe states: configuration, component tests, convergence");
+  EXPECT_EQ(check.summary(),
+            "passed; as the recipe states: configuration, component tests, convergence");
 }
 
 TEST(CorrectnessCheck, AnyFailedPartFailsTheResult) {
@@ -31,7 +33,8 @@ TEST(CorrectnessCheck, AnyFailedPartFailsTheResult) {
   failed_test.correctness.component_tests[0].result = "fail";
   CorrectnessCheck tests = check_correctness(failed_test, {});
   EXPECT_FALSE(tests.passed());
-  EXPECT_NE(tests.summary().find("component tests: not passed: flex dispatcher against an FP32 reference"),
+  EXPECT_NE(tests.summary().find(
+                "component tests: not passed: flex dispatcher against an FP32 reference"),
             std::string::npos);
 
   CorrectnessInputs invalid;
@@ -46,7 +49,8 @@ TEST(CorrectnessCheck, AnyFailedPartFailsTheResult) {
   EXPECT_TRUE(convergence.parts[3].recomputed);
   std::string block = correctness_block_yaml(flex(), diverged, convergence);
   EXPECT_NE(block.find("correctness:\n  result: fail\n"), std::string::npos) << block;
-  EXPECT_NE(block.find("  convergence:\n    steps: 0\n    result: fail\n"), std::string::npos) << block;
+  EXPECT_NE(block.find("  convergence:\n    steps: 0\n    result: fail\n"), std::string::npos)
+      << block;
 }
 
 }  // namespace

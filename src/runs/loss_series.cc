@@ -6,9 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "base/json_depth.h"
 #include "base/yaml_document.h"
@@ -31,7 +30,8 @@ struct SeriesFault {
 };
 
 [[noreturn]] void fault(const Where& where, std::string message, std::string rule = "loss.value") {
-  throw SeriesFault{{where.file, {where.line, 0}, where.field, std::move(rule), std::move(message), "", ""}};
+  throw SeriesFault{
+      {where.file, {where.line, 0}, where.field, std::move(rule), std::move(message), "", ""}};
 }
 
 Where field_of(Where where, const std::string& field) {
@@ -58,7 +58,8 @@ double json_loss(const nlohmann::json& value, const Where& where) {
     if (text == "Infinity" || text == "inf") return std::numeric_limits<double>::infinity();
     if (text == "-Infinity" || text == "-inf") return -std::numeric_limits<double>::infinity();
   }
-  std::string found = value.is_string() ? "\"" + value.get<std::string>().substr(0, 40) + "\"" : value.type_name();
+  std::string found =
+      value.is_string() ? "\"" + value.get<std::string>().substr(0, 40) + "\"" : value.type_name();
   fault(where, fmt::format("expected a number, found {}", found));
 }
 
@@ -76,8 +77,10 @@ std::string quote_non_finite(const std::string& text) {
     char c = text[i];
     if (in_string) {
       patched += c;
-      if (c == '\\' && i + 1 < text.size()) patched += text[++i];
-      else if (c == '"') in_string = false;
+      if (c == '\\' && i + 1 < text.size())
+        patched += text[++i];
+      else if (c == '"')
+        in_string = false;
       continue;
     }
     if (c == '"') in_string = true;
@@ -101,7 +104,8 @@ LossSeries from_json(const std::string& path, const std::string& text) {
   std::string patched = quote_non_finite(text);
   Where file{path, 0, ""};
   if (std::optional<std::size_t> at = json_too_deep(patched)) {
-    fault(file, fmt::format("nesting deeper than {} levels at byte {}", kMaxJsonDepth, *at), "loss.json");
+    fault(file, fmt::format("nesting deeper than {} levels at byte {}", kMaxJsonDepth, *at),
+          "loss.json");
   }
   try {
     value = nlohmann::json::parse(patched);
@@ -111,7 +115,8 @@ LossSeries from_json(const std::string& path, const std::string& text) {
   if (value.is_array()) {
     series.source = "JSON list";
     for (std::size_t i = 0; i < value.size(); ++i) {
-      insert(series, static_cast<std::int64_t>(i), json_loss(value[i], {path, 0, fmt::format("[{}]", i)}), file);
+      insert(series, static_cast<std::int64_t>(i),
+             json_loss(value[i], {path, 0, fmt::format("[{}]", i)}), file);
     }
   } else if (value.is_object()) {
     bool golden = false;
@@ -126,7 +131,8 @@ LossSeries from_json(const std::string& path, const std::string& text) {
       if (entry.is_object()) {
         series.source = "golden values JSON";
         if (!entry.contains("lm loss")) fault(where, "no \"lm loss\"");
-        insert(series, parse_step(key, where), json_loss(entry.at("lm loss"), field_of(where, "\"lm loss\"")), file);
+        insert(series, parse_step(key, where),
+               json_loss(entry.at("lm loss"), field_of(where, "\"lm loss\"")), file);
       } else {
         if (golden) fault(where, "expected {\"lm loss\": ...} as the other steps");
         series.source = "JSON {step: loss}";
@@ -134,7 +140,9 @@ LossSeries from_json(const std::string& path, const std::string& text) {
       }
     }
   } else {
-    fault(file, fmt::format("expected a list of losses or an object keyed by step, found {}", value.type_name()),
+    fault(file,
+          fmt::format("expected a list of losses or an object keyed by step, found {}",
+                      value.type_name()),
           "loss.json");
   }
   return series;
@@ -161,11 +169,13 @@ LossSeries from_csv(const std::string& path, const std::string& text) {
     };
     trim(step);
     trim(loss);
-    bool header = step.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") != std::string::npos;
+    bool header = step.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
+                  std::string::npos;
     if (line_number == 1 && header) continue;
     char* stop = nullptr;
     double value = std::strtod(loss.c_str(), &stop);
-    if (loss.empty() || *stop != '\0') fault(where, fmt::format("loss '{}': expected a number", loss));
+    if (loss.empty() || *stop != '\0')
+      fault(where, fmt::format("loss '{}': expected a number", loss));
     insert(series, parse_step(step, where), value, where);
   }
   return series;
@@ -178,7 +188,13 @@ std::optional<LossSeries> from_log(const std::string& path, Problems& problems) 
   LossSeries series{path, log_format_name(log->format) + " log", {}};
   for (const StepRecord& step : log->steps) {
     if (!step.loss) {
-      problems.push_back({path, {step.line, 0}, "", "loss.value", fmt::format("step {} has no loss", step.step), "", ""});
+      problems.push_back({path,
+                          {step.line, 0},
+                          "",
+                          "loss.value",
+                          fmt::format("step {} has no loss", step.step),
+                          "",
+                          ""});
       return std::nullopt;
     }
     series.loss.emplace(step.step, *step.loss);

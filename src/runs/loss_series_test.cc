@@ -27,7 +27,8 @@ LossSeries read_series(const std::string& path) {
 TEST(LossSeries, ReadsGoldenValuesCsvListsAndLogs) {
   // Megatron-Bridge's golden values: steps as keys, scalar memory figures beside them.
   LossSeries golden = read_series(write(
-      "golden.json", R"({"0": {"lm loss": 2.5, "iteration-time": 1.2}, "1": {"lm loss": NaN}, "alloc": 12.5})"));
+      "golden.json",
+      R"({"0": {"lm loss": 2.5, "iteration-time": 1.2}, "1": {"lm loss": NaN}, "alloc": 12.5})"));
   EXPECT_EQ(golden.source, "golden values JSON");
   ASSERT_EQ(golden.loss.size(), 2u);
   EXPECT_DOUBLE_EQ(golden.loss.at(0), 2.5);
@@ -37,7 +38,8 @@ TEST(LossSeries, ReadsGoldenValuesCsvListsAndLogs) {
   EXPECT_DOUBLE_EQ(csv.loss.at(1), 2.25);
   EXPECT_EQ(read_series(write("list.json", "[3.0, 2.0, 1.5]")).loss.at(2), 1.5);
   EXPECT_EQ(read_series(write("object.json", R"({"0": 3.0, "5": 2.0})")).loss.at(5), 2.0);
-  LossSeries log = read_series(testing::source_dir() + "/tests/fixtures/logs/slime_qwen35_122b_flex_32xh200.log");
+  LossSeries log = read_series(testing::source_dir() +
+                               "/tests/fixtures/logs/slime_qwen35_122b_flex_32xh200.log");
   EXPECT_EQ(log.source, "slime log");
   EXPECT_EQ(log.loss.size(), 20u);
 }
@@ -61,7 +63,8 @@ TEST(LossSeries, BadFilesNameTheLineOrKey) {
   EXPECT_NE(error(broken).find("not valid JSON"), std::string::npos);
   std::string golden = write("golden.json", R"({"0": {"iteration-time": 1.0}})");
   EXPECT_NE(error(golden).find("no \"lm loss\""), std::string::npos);
-  EXPECT_NE(error(write("notes.txt", "hello\n")).find("no training step lines found"), std::string::npos);
+  EXPECT_NE(error(write("notes.txt", "hello\n")).find("no training step lines found"),
+            std::string::npos);
 }
 
 TEST(LossSeries, ABadSeriesIsAProblemWithItsFileLineAndField) {
@@ -80,7 +83,8 @@ TEST(LossSeries, ABadSeriesIsAProblemWithItsFileLineAndField) {
   EXPECT_EQ(problems[0].field, "\"1\".\"lm loss\"");
   problems.clear();
   // A log step without a loss names the log's line.
-  std::string log = write("noloss.log", " iteration 1/ 2 | elapsed time per iteration (ms): 5.0 |\n");
+  std::string log =
+      write("noloss.log", " iteration 1/ 2 | elapsed time per iteration (ms): 5.0 |\n");
   EXPECT_FALSE(read_loss_series(log, problems));
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].position.line, 1);

@@ -17,7 +17,8 @@ std::optional<double> usd(const ResultBlock& b) {
 
 std::optional<double> mfu(const ResultBlock& b) {
   if (!b.peak_flop_per_s || !b.active_params) return std::nullopt;
-  return model_flops_utilization(*b.active_params, b.score.tokens_per_s_per_gpu, *b.peak_flop_per_s);
+  return model_flops_utilization(*b.active_params, b.score.tokens_per_s_per_gpu,
+                                 *b.peak_flop_per_s);
 }
 
 std::optional<std::string> measured_date(const ResultBlock& b) {
@@ -29,14 +30,15 @@ std::optional<std::string> measured_date(const ResultBlock& b) {
 }
 
 const char* kLogGpuHoursNote =
-    "GPUs x (first step start to last step end) from the log's timestamps; startup is not in it, so use GPUs x "
+    "GPUs x (first step start to last step end) from the log's timestamps; startup is not in it, "
+    "so use GPUs x "
     "(scheduler admission to finish) when you have it";
 
 std::string note(const ResultBlock& b) {
-  return b.score.gpu_hours_floored
-             ? "the window's own GPU time (window tokens / tokens/s per GPU): the log's timestamps gave less; use GPUs x "
-               "(scheduler admission to finish)"
-             : kLogGpuHoursNote;
+  return b.score.gpu_hours_floored ? "the window's own GPU time (window tokens / tokens/s per "
+                                     "GPU): the log's timestamps gave less; use GPUs x "
+                                     "(scheduler admission to finish)"
+                                   : kLogGpuHoursNote;
 }
 
 const char* kSchedulerGpuHoursNote = "GPUs x (scheduler admission to finish), including startup";
@@ -45,9 +47,12 @@ const char* kSchedulerGpuHoursNote = "GPUs x (scheduler admission to finish), in
 std::optional<std::pair<double, std::string>> gpu_hours(const ResultBlock& b) {
   if (b.scheduler_gpu_hours) {
     double floor = window_gpu_hours(b.score.window_tokens, b.score.tokens_per_s_per_gpu);
-    if (*b.scheduler_gpu_hours >= floor) return std::pair{*b.scheduler_gpu_hours, std::string(kSchedulerGpuHoursNote)};
-    return std::pair{floor, std::string("the window's own GPU time (window tokens / tokens/s per GPU): the scheduler's "
-                                        "times gave less")};
+    if (*b.scheduler_gpu_hours >= floor)
+      return std::pair{*b.scheduler_gpu_hours, std::string(kSchedulerGpuHoursNote)};
+    return std::pair{
+        floor,
+        std::string("the window's own GPU time (window tokens / tokens/s per GPU): the scheduler's "
+                    "times gave less")};
   }
   if (b.score.log_gpu_hours) return std::pair{*b.score.log_gpu_hours, note(b)};
   return std::nullopt;
@@ -63,13 +68,20 @@ bool add_catalog_figures(ResultBlock& block, const Catalog& catalog, const std::
   } else if (!gpu_type.empty()) {
     std::string known;
     for (const Gpu& listed : catalog.gpus) known += (known.empty() ? "" : ", ") + listed.type;
-    problems.push_back({"", {}, "gpu.type", "score.catalog", gpu_type + " is not in gpus.yaml", "one of " + known, ""});
+    problems.push_back({"",
+                        {},
+                        "gpu.type",
+                        "score.catalog",
+                        gpu_type + " is not in gpus.yaml",
+                        "one of " + known,
+                        ""});
     return false;
   }
   if (const Model* found = catalog.find_model(model)) {
     block.active_params = found->active_params;
   } else if (!model.empty()) {
-    problems.push_back({"", {}, "model", "score.catalog", model + " is not in models.yaml", "", ""});
+    problems.push_back(
+        {"", {}, "model", "score.catalog", model + " is not in models.yaml", "", ""});
     return false;
   }
   return true;
@@ -106,46 +118,51 @@ std::string result_block_yaml(const ResultBlock& b) {
 }
 
 nlohmann::ordered_json result_block_json(const ResultBlock& b) {
-  nlohmann::ordered_json out = {{"tokens_per_s_per_gpu", b.score.tokens_per_s_per_gpu},
-                                {"usd_per_million_tokens", usd(b) ? nlohmann::ordered_json(*usd(b)) : nullptr},
-                                {"step_time_cv_percent", b.score.step_time_cv_percent},
-                                {"mfu", mfu(b) ? nlohmann::ordered_json(*mfu(b)) : nullptr},
-                                {"measured", measured_date(b) ? nlohmann::ordered_json(*measured_date(b)) : nullptr},
-                                {"steps_per_run", b.steps_per_run},
-                                {"window", {b.setup.window_first, b.setup.window_last}},
-                                {"window_tokens", b.score.window_tokens},
-                                {"window_seconds", b.score.window_seconds},
-                                {"mean_step_time_s", b.score.mean_step_time_s},
-                                {"gpus", b.setup.gpus},
-                                {"gpu_hours", gpu_hours(b) ? nlohmann::ordered_json(gpu_hours(b)->first) : nullptr},
-                                {"gpu_hours_note", gpu_hours(b) ? gpu_hours(b)->second : ""}};
+  nlohmann::ordered_json out = {
+      {"tokens_per_s_per_gpu", b.score.tokens_per_s_per_gpu},
+      {"usd_per_million_tokens", usd(b) ? nlohmann::ordered_json(*usd(b)) : nullptr},
+      {"step_time_cv_percent", b.score.step_time_cv_percent},
+      {"mfu", mfu(b) ? nlohmann::ordered_json(*mfu(b)) : nullptr},
+      {"measured", measured_date(b) ? nlohmann::ordered_json(*measured_date(b)) : nullptr},
+      {"steps_per_run", b.steps_per_run},
+      {"window", {b.setup.window_first, b.setup.window_last}},
+      {"window_tokens", b.score.window_tokens},
+      {"window_seconds", b.score.window_seconds},
+      {"mean_step_time_s", b.score.mean_step_time_s},
+      {"gpus", b.setup.gpus},
+      {"gpu_hours", gpu_hours(b) ? nlohmann::ordered_json(gpu_hours(b)->first) : nullptr},
+      {"gpu_hours_note", gpu_hours(b) ? gpu_hours(b)->second : ""}};
   return out;
 }
 
-Problems check_result_against_recipe(const ResultBlock& b, const YamlDocument& document, const Recipe& recipe) {
+Problems check_result_against_recipe(const ResultBlock& b, const YamlDocument& document,
+                                     const Recipe& recipe) {
   Problems problems;
   auto add = [&](const std::string& field, const std::string& message, const std::string& expected,
                  const std::string& found) {
-    problems.push_back({document.file, document.position_of(field), field, "score." + field.substr(field.rfind('.') + 1),
-                        message, expected, found});
+    problems.push_back({document.file, document.position_of(field), field,
+                        "score." + field.substr(field.rfind('.') + 1), message, expected, found});
   };
   const RecipeResult& r = recipe.result;
   if (!equals_rounded(r.tokens_per_s_per_gpu, b.score.tokens_per_s_per_gpu, 2)) {
     add("result.tokens_per_s_per_gpu", "does not match the log's score",
-        fmt::format("{:.2f} ({} tokens / ({:.3f} s x {} GPUs))", round_to(b.score.tokens_per_s_per_gpu, 2),
-                    b.score.window_tokens, b.score.window_seconds, b.setup.gpus),
+        fmt::format("{:.2f} ({} tokens / ({:.3f} s x {} GPUs))",
+                    round_to(b.score.tokens_per_s_per_gpu, 2), b.score.window_tokens,
+                    b.score.window_seconds, b.setup.gpus),
         fmt::format("{}", r.tokens_per_s_per_gpu));
   }
   if (!equals_rounded(r.step_time_cv_percent, b.score.step_time_cv_percent, 2)) {
     add("result.step_time_cv_percent", "does not match the log's step times",
-        fmt::format("{:.2f}", round_to(b.score.step_time_cv_percent, 2)), fmt::format("{}", r.step_time_cv_percent));
+        fmt::format("{:.2f}", round_to(b.score.step_time_cv_percent, 2)),
+        fmt::format("{}", r.step_time_cv_percent));
   }
   if (r.window_tokens != b.score.window_tokens) {
     add("result.window_tokens", "does not match the window", std::to_string(b.score.window_tokens),
         std::to_string(r.window_tokens));
   }
   if (r.steps_per_run != b.steps_per_run) {
-    add("result.steps_per_run", "does not match the log", std::to_string(b.steps_per_run), std::to_string(r.steps_per_run));
+    add("result.steps_per_run", "does not match the log", std::to_string(b.steps_per_run),
+        std::to_string(r.steps_per_run));
   }
   if (b.score.log_gpu_hours && r.gpu_hours + 0.005 < *b.score.log_gpu_hours) {
     add("result.gpu_hours", "is less than the log's steps alone took",

@@ -13,8 +13,15 @@ namespace {
 // The setup's own checks; appends a Problem (file: the log) for each value out of range.
 bool check_setup(const TrainingLog& log, const ScoreSetup& setup, Problems& problems) {
   std::size_t before = problems.size();
-  auto problem = [&](const char* field, std::string message, std::string expected = "", std::string found = "") {
-    problems.push_back({log.path, {}, field, "score.setup", std::move(message), std::move(expected), std::move(found)});
+  auto problem = [&](const char* field, std::string message, std::string expected = "",
+                     std::string found = "") {
+    problems.push_back({log.path,
+                        {},
+                        field,
+                        "score.setup",
+                        std::move(message),
+                        std::move(expected),
+                        std::move(found)});
   };
   if (setup.gpus < 1) problem("gpus", "GPUs of the run", "1 or more", std::to_string(setup.gpus));
   if (setup.window_first < 0 || setup.window_last < setup.window_first) {
@@ -28,11 +35,12 @@ bool check_setup(const TrainingLog& log, const ScoreSetup& setup, Problems& prob
   }
   if (problems.size() > before) return false;
   // Window tokens must fit in int64 (and be a run's, not an overflow).
-  long double tokens = static_cast<long double>(setup.window_last - setup.window_first + 1) * setup.global_batch *
-                       setup.row_tokens;
+  long double tokens = static_cast<long double>(setup.window_last - setup.window_first + 1) *
+                       setup.global_batch * setup.row_tokens;
   if (tokens > 1e15L) {
-    problem("window", fmt::format("window tokens {:.3g}: check the batch, row tokens and window",
-                                  static_cast<double>(tokens)),
+    problem("window",
+            fmt::format("window tokens {:.3g}: check the batch, row tokens and window",
+                        static_cast<double>(tokens)),
             "at most 1e15");
     return false;
   }
@@ -41,7 +49,8 @@ bool check_setup(const TrainingLog& log, const ScoreSetup& setup, Problems& prob
 
 // The window's step times in step order, or nullopt with a Problem naming the steps missing from
 // the log or without a plausible time (1 us to 1 day, with their lines).
-std::optional<std::vector<double>> window_step_times(const TrainingLog& log, const ScoreSetup& setup, int steps_in_log,
+std::optional<std::vector<double>> window_step_times(const TrainingLog& log,
+                                                     const ScoreSetup& setup, int steps_in_log,
                                                      Problems& problems) {
   std::vector<double> times;
   std::string missing, untimed;
@@ -59,8 +68,8 @@ std::optional<std::vector<double>> window_step_times(const TrainingLog& log, con
       continue;
     }
     // A step of a training run takes between a microsecond and a day.
-    if (!record->step_time_s || !std::isfinite(*record->step_time_s) || *record->step_time_s < 1e-6 ||
-        *record->step_time_s > 86400) {
+    if (!record->step_time_s || !std::isfinite(*record->step_time_s) ||
+        *record->step_time_s < 1e-6 || *record->step_time_s > 86400) {
       add(untimed, untimed_count, fmt::format("{} (line {})", step, record->line));
       continue;
     }
@@ -69,15 +78,27 @@ std::optional<std::vector<double>> window_step_times(const TrainingLog& log, con
   if (missing_count > 10) missing += fmt::format(" and {} more", missing_count - 10);
   if (untimed_count > 10) untimed += fmt::format(" and {} more", untimed_count - 10);
   if (!missing.empty()) {
-    problems.push_back({log.path, {}, "", "score.window",
-                        fmt::format("window steps missing from the log: {} (the log reaches step {}; log every step, "
-                                    "e.g. --log-interval 1, and run at least {} steps)",
-                                    missing, steps_in_log - 1, setup.window_last + 1),
-                        "", ""});
+    problems.push_back(
+        {log.path,
+         {},
+         "",
+         "score.window",
+         fmt::format(
+             "window steps missing from the log: {} (the log reaches step {}; log every step, "
+             "e.g. --log-interval 1, and run at least {} steps)",
+             missing, steps_in_log - 1, setup.window_last + 1),
+         "",
+         ""});
   }
   if (!untimed.empty()) {
-    problems.push_back({log.path, {}, "", "score.step_time",
-                        fmt::format("window steps without a plausible step time (1 us to 1 day): {}", untimed), "", ""});
+    problems.push_back(
+        {log.path,
+         {},
+         "",
+         "score.step_time",
+         fmt::format("window steps without a plausible step time (1 us to 1 day): {}", untimed),
+         "",
+         ""});
   }
   if (!missing.empty() || !untimed.empty()) return std::nullopt;
   return times;
@@ -85,11 +106,13 @@ std::optional<std::vector<double>> window_step_times(const TrainingLog& log, con
 
 }  // namespace
 
-std::optional<RunScore> score_run(const TrainingLog& log, const ScoreSetup& setup, Problems& problems) {
+std::optional<RunScore> score_run(const TrainingLog& log, const ScoreSetup& setup,
+                                  Problems& problems) {
   if (!check_setup(log, setup, problems)) return std::nullopt;
   RunScore score;
   score.steps_in_log = log.steps.empty() ? 0 : static_cast<int>(log.steps.back().step + 1);
-  std::optional<std::vector<double>> window = window_step_times(log, setup, score.steps_in_log, problems);
+  std::optional<std::vector<double>> window =
+      window_step_times(log, setup, score.steps_in_log, problems);
   if (!window) return std::nullopt;
   const std::vector<double>& times = *window;
   double sum = 0;
@@ -98,9 +121,11 @@ std::optional<RunScore> score_run(const TrainingLog& log, const ScoreSetup& setu
   score.mean_step_time_s = sum / static_cast<double>(times.size());
   double squares = 0;
   for (double t : times) squares += (t - score.mean_step_time_s) * (t - score.mean_step_time_s);
-  double deviation = times.size() > 1 ? std::sqrt(squares / static_cast<double>(times.size() - 1)) : 0.0;
+  double deviation =
+      times.size() > 1 ? std::sqrt(squares / static_cast<double>(times.size() - 1)) : 0.0;
   score.step_time_cv_percent = 100.0 * deviation / score.mean_step_time_s;
-  score.window_tokens = window_tokens(setup.window_first, setup.window_last, setup.global_batch, setup.row_tokens);
+  score.window_tokens =
+      window_tokens(setup.window_first, setup.window_last, setup.global_batch, setup.row_tokens);
   score.tokens_per_s_per_gpu = static_cast<double>(score.window_tokens) / (sum * setup.gpus);
 
   // GPU-hours from timestamps: the first step began one step time before its line was written.
@@ -110,8 +135,8 @@ std::optional<RunScore> score_run(const TrainingLog& log, const ScoreSetup& setu
     double start = *first.timestamp_s - first.step_time_s.value_or(0);
     score.first_timestamp_s = *first.timestamp_s;
     double hours = gpu_hours(setup.gpus, *last.timestamp_s - start);
-    // Never below the window's own GPU time (docs/run-evidence.md): timestamps rounded to the second, or
-    // clocks that jumped, can say less.
+    // Never below the window's own GPU time (docs/run-evidence.md): timestamps rounded to the
+    // second, or clocks that jumped, can say less.
     double floor = window_gpu_hours(score.window_tokens, score.tokens_per_s_per_gpu);
     score.log_gpu_hours = std::max(hours, floor);
     score.gpu_hours_floored = hours < floor;

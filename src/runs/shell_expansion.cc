@@ -1,9 +1,9 @@
 // The syntax inside one shell word (shell_lexer.h): names, `$'...'` escapes and the forms of
 // `${...}`, as bash's manual describes them ("Shell Parameter Expansion", "ANSI-C Quoting").
-#include "runs/shell_lexer.h"
-
 #include <cctype>
 #include <utility>
+
+#include "runs/shell_lexer.h"
 
 namespace openrecipes::shell {
 namespace {
@@ -104,8 +104,7 @@ std::optional<bool> read_array_expansion(Segment& segment, std::string inner, bo
     slice = parse_slice(inner.substr(at + 2));
     if (slice) inner = inner.substr(0, at + 1);
   }
-  if (bracket == std::string::npos || inner.back() != ']' ||
-      !is_name(inner.substr(0, bracket))) {
+  if (bracket == std::string::npos || inner.back() != ']' || !is_name(inner.substr(0, bracket))) {
     return std::nullopt;
   }
   std::string index = inner.substr(bracket + 1, inner.size() - bracket - 2);

@@ -16,9 +16,7 @@ using shell::RawWord;
 using shell::Segment;
 using shell::Token;
 
-bool is_blank(char c) {
-  return c == ' ' || c == '\t' || c == '\n';
-}
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
 // One word expanded with the variables and arrays of `script` as they are now: bash's parameter
 // expansion and, for unquoted expansions when `split`, word splitting on blanks.
@@ -91,8 +89,7 @@ class WordExpansion {
   // `${NAME:-word}` and the other forms with a word, by bash's rules.
   void expand_default(const Segment& segment, const std::vector<ShellWord>* array) {
     std::optional<std::string> value;
-    if (auto variable = script_.variables.find(segment.text);
-        variable != script_.variables.end()) {
+    if (auto variable = script_.variables.find(segment.text); variable != script_.variables.end()) {
       value = variable->second;
     } else if (array) {
       value = array->empty() ? "" : (*array)[0].text;

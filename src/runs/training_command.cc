@@ -309,7 +309,8 @@ const TrainingArgument* TrainingCommand::find_spelling(
     std::initializer_list<std::string_view> spellings) const {
   const TrainingArgument* last = nullptr;
   for (const TrainingArgument& argument : arguments) {
-    bool named = std::find(spellings.begin(), spellings.end(), argument.spelling) != spellings.end();
+    bool named =
+        std::find(spellings.begin(), spellings.end(), argument.spelling) != spellings.end();
     if (named && (!last || argument.word > last->word)) last = &argument;
   }
   return last;

@@ -30,8 +30,8 @@ struct TrainingArgument {
                              ///< `false`)
   std::vector<std::string> value_words;  ///< the words read as the value, as written: one, several
                                          ///< (`takes: values`), none for a switch or a deletion
-  std::size_t word = 0;      ///< 0-based index of the spelling's word in the command, so that the
-                             ///< last of several spellings written can be told
+  std::size_t word = 0;  ///< 0-based index of the spelling's word in the command, so that the
+                         ///< last of several spellings written can be told
 };
 
 /// One environment variable the command runs with.
@@ -52,7 +52,7 @@ struct TrainingCommand {
   std::vector<std::string>
       external_arrays;  ///< arrays expanded but not defined in the text (`MODEL_ARGS`), in order
   int line = 0;         ///< line of the command's first word; 0 when the text has none
-  std::vector<int> other_commands;       ///< lines of the other commands with flags or overrides
+  std::vector<int> other_commands;  ///< lines of the other commands with flags or overrides
   /// Why the command cannot be compared, empty when it can: the text is not text, holds no
   /// command, holds several that could each be the training command, or is shell bash would
   /// reject or read otherwise than it looks (shell_reader.h's warnings). Each has rule

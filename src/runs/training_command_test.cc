@@ -252,9 +252,10 @@ TEST(TrainingCommandWithoutRules, TheLastOfSeveralSpellingsWins) {
   TrainingCommand mixed = read_training_command(
       "python run.py model.tensor_model_parallel_size=4 --tensor-model-parallel-size 2\n",
       no_argument_rules());
-  EXPECT_EQ(mixed.find_spelling({"model.tensor_model_parallel_size", "--tensor-model-parallel-size"})
-                ->value,
-            "2");
+  EXPECT_EQ(
+      mixed.find_spelling({"model.tensor_model_parallel_size", "--tensor-model-parallel-size"})
+          ->value,
+      "2");
 }
 
 TEST(TrainingCommandWithoutRules, ReadsMegatronBridgeOverrides) {
@@ -269,7 +270,7 @@ TEST(TrainingCommandWithoutRules, ReadsMegatronBridgeOverrides) {
   EXPECT_EQ(command.find_spelling({"train.global_batch_size"})->value, "128");
   EXPECT_EQ(command.find_spelling({"train.train_iters"})->value, "20");  // Hydra's `++`
   EXPECT_EQ(command.find_spelling({"--recipe"})->value, "x");  // not the override after it
-  EXPECT_EQ(command.find_spelling({"NCCL_DEBUG"}), nullptr);  // upper case: not an override
+  EXPECT_EQ(command.find_spelling({"NCCL_DEBUG"}), nullptr);   // upper case: not an override
 }
 
 TEST(TrainingCommandWithoutRules, KeepsSubstitutionsWholeAndExpandsVariables) {
@@ -315,14 +316,13 @@ TEST(TrainingCommand, ListsArgumentsInWrittenOrderWithTheirValueWords) {
   std::vector<std::string> spellings;
   for (const TrainingArgument* argument : in_written_order(command))
     spellings.push_back(argument->spelling);
-  EXPECT_EQ(spellings, (std::vector<std::string>{"--global-batch-size", "--moe-aux-loss-coeff",
-                                                 "--sequence-parallel",
-                                                 "--tensor-model-parallel-size"}));
+  EXPECT_EQ(spellings,
+            (std::vector<std::string>{"--global-batch-size", "--moe-aux-loss-coeff",
+                                      "--sequence-parallel", "--tensor-model-parallel-size"}));
   EXPECT_EQ(command.find("moe_aux_loss_coeff")->value_words,
             (std::vector<std::string>{"0.1", "0.2"}));
   EXPECT_TRUE(command.find("sequence_parallel")->value_words.empty());
-  EXPECT_EQ(command.find("tensor_model_parallel_size")->value_words,
-            std::vector<std::string>{"2"});
+  EXPECT_EQ(command.find("tensor_model_parallel_size")->value_words, std::vector<std::string>{"2"});
 }
 
 }  // namespace

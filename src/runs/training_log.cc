@@ -27,25 +27,32 @@ struct LogFault {
   Problem problem;
 };
 
-[[noreturn]] void fault(const std::string& path, int line, int column, std::string field, std::string rule,
-                        std::string message, std::string expected = "", std::string found = "") {
-  throw LogFault{{path, {line, column}, std::move(field), std::move(rule), std::move(message), std::move(expected),
+[[noreturn]] void fault(const std::string& path, int line, int column, std::string field,
+                        std::string rule, std::string message, std::string expected = "",
+                        std::string found = "") {
+  throw LogFault{{path,
+                  {line, column},
+                  std::move(field),
+                  std::move(rule),
+                  std::move(message),
+                  std::move(expected),
                   std::move(found)}};
 }
 
-// A number the log printed that is not one: names the file, line, column and field, and what is there.
-[[noreturn]] void bad_number(const std::string& path, int line, std::size_t at, std::string_view field,
-                             std::string_view text) {
+// A number the log printed that is not one: names the file, line, column and field, and what is
+// there.
+[[noreturn]] void bad_number(const std::string& path, int line, std::size_t at,
+                             std::string_view field, std::string_view text) {
   std::string found;
   for (char c : text.substr(0, 24)) found += (c >= 0x20 && c < 0x7f) ? c : '?';
-  fault(path, line, static_cast<int>(at) + 1, std::string(field), "log.number", "not a number", "a number",
-        "'" + found + "'");
+  fault(path, line, static_cast<int>(at) + 1, std::string(field), "log.number", "not a number",
+        "a number", "'" + found + "'");
 }
 
 // The number starting at `text[at]` (after spaces), as strtod reads it (E notation, nan, inf),
 // which must end at one of `ends` (or the line's end); else bad_number.
-double number_at(std::string_view text, std::size_t at, std::string_view ends, const std::string& path, int line,
-                 std::string_view field) {
+double number_at(std::string_view text, std::size_t at, std::string_view ends,
+                 const std::string& path, int line, std::string_view field) {
   while (at < text.size() && text[at] == ' ') ++at;
   std::string piece(text.substr(at, std::min<std::size_t>(64, text.size() - at)));
   char* end = nullptr;
@@ -58,7 +65,8 @@ double number_at(std::string_view text, std::size_t at, std::string_view ends, c
 }
 
 // The number after `label` in a Megatron line, or nullopt when the label is absent.
-std::optional<double> labelled_number(std::string_view line, std::string_view label, const std::string& path, int number) {
+std::optional<double> labelled_number(std::string_view line, std::string_view label,
+                                      const std::string& path, int number) {
   std::size_t at = line.find(label);
   if (at == std::string_view::npos) return std::nullopt;
   return number_at(line, at + label.size(), " |", path, number, label.substr(0, label.size() - 1));
@@ -82,14 +90,16 @@ std::optional<std::pair<std::int64_t, std::int64_t>> iteration_of(std::string_vi
     while (k < line.size() && is_digit(line[k])) ++k;
     if (k > digits && k < line.size() && line[k] == '/') {
       if (k - digits > 9) return std::pair(kMaxStep + 1, kMaxStep + 1);
-      std::int64_t n = std::strtoll(std::string(line.substr(digits, k - digits)).c_str(), nullptr, 10);
+      std::int64_t n =
+          std::strtoll(std::string(line.substr(digits, k - digits)).c_str(), nullptr, 10);
       ++k;
       while (k < line.size() && line[k] == ' ') ++k;
       std::size_t total = k;
       while (k < line.size() && is_digit(line[k])) ++k;
       if (k > total) {
         if (k - total > 9) return std::pair(n, kMaxStep + 1);
-        return std::pair(n, std::strtoll(std::string(line.substr(total, k - total)).c_str(), nullptr, 10));
+        return std::pair(
+            n, std::strtoll(std::string(line.substr(total, k - total)).c_str(), nullptr, 10));
       }
     }
     at = line.find("iteration ", at + 1);
@@ -99,8 +109,10 @@ std::optional<std::pair<std::int64_t, std::int64_t>> iteration_of(std::string_vi
 
 // slime's `step N: {` or `perf N: {` with `word` right after a line start, space, ']' or ')'
 // (so `critic-step` is not the actor's): N, and where the dictionary starts.
-std::optional<std::pair<std::int64_t, std::size_t>> slime_record(std::string_view line, std::string_view word) {
-  for (std::size_t at = line.find(word); at != std::string_view::npos; at = line.find(word, at + 1)) {
+std::optional<std::pair<std::int64_t, std::size_t>> slime_record(std::string_view line,
+                                                                 std::string_view word) {
+  for (std::size_t at = line.find(word); at != std::string_view::npos;
+       at = line.find(word, at + 1)) {
     if (at > 0 && line[at - 1] != ' ' && line[at - 1] != ']' && line[at - 1] != ')') continue;
     std::size_t k = at + word.size();
     if (k >= line.size() || line[k] != ' ') continue;
@@ -108,24 +120,25 @@ std::optional<std::pair<std::int64_t, std::size_t>> slime_record(std::string_vie
     while (k < line.size() && is_digit(line[k])) ++k;
     if (k == digits || line.substr(k, 3) != ": {") continue;
     if (k - digits > 9) return std::pair(kMaxStep + 1, k + 2);
-    return std::pair(std::strtoll(std::string(line.substr(digits, k - digits)).c_str(), nullptr, 10), k + 2);
+    return std::pair(
+        std::strtoll(std::string(line.substr(digits, k - digits)).c_str(), nullptr, 10), k + 2);
   }
   return std::nullopt;
 }
 
 // The value of `'key': value` in a Python dict literal printed on one line, or nullopt when the
 // key is absent.
-std::optional<double> dict_number(std::string_view line, std::size_t from, std::string_view key, const std::string& path,
-                                  int number) {
+std::optional<double> dict_number(std::string_view line, std::size_t from, std::string_view key,
+                                  const std::string& path, int number) {
   std::string quoted = fmt::format("'{}': ", key);
   std::size_t at = line.find(quoted, from);
   if (at == std::string_view::npos) return std::nullopt;
   return number_at(line, at + quoted.size(), ",} ", path, number, key);
 }
 
-
 // slime's time figures, in the order preferred.
-constexpr std::array<const char*, 3> kSlimeTimeKeys = {"perf/step_time", "perf/train_time", "perf/actor_train_time"};
+constexpr std::array<const char*, 3> kSlimeTimeKeys = {"perf/step_time", "perf/train_time",
+                                                       "perf/actor_train_time"};
 
 // One `perf N:` line's time figures (indexed as kSlimeTimeKeys).
 struct SlimePerf {
@@ -133,7 +146,8 @@ struct SlimePerf {
   int line = 0;
 };
 
-void add_step(std::map<std::int64_t, StepRecord>& steps, StepRecord record, const std::string& path) {
+void add_step(std::map<std::int64_t, StepRecord>& steps, StepRecord record,
+              const std::string& path) {
   auto [it, inserted] = steps.emplace(record.step, record);
   if (inserted) return;
   StepRecord& first = it->second;
@@ -142,8 +156,9 @@ void add_step(std::map<std::int64_t, StepRecord>& steps, StepRecord record, cons
   };
   if (!same(first.loss, record.loss) || !same(first.step_time_s, record.step_time_s)) {
     fault(path, record.line, 0, "step", "log.step",
-          fmt::format("step {} appears again with other values (first at line {}); give one run's log", record.step,
-                      first.line));
+          fmt::format(
+              "step {} appears again with other values (first at line {}); give one run's log",
+              record.step, first.line));
   }
   if (!first.loss) first.loss = record.loss;
   if (!first.step_time_s) first.step_time_s = record.step_time_s;
@@ -159,13 +174,15 @@ struct LogLines {
 };
 
 // Megatron's `iteration N/ M | ...` line (N and M given) into `lines`.
-void add_megatron_line(std::string_view line, int line_number, std::pair<std::int64_t, std::int64_t> iteration,
-                       const std::string& path, LogLines& lines) {
+void add_megatron_line(std::string_view line, int line_number,
+                       std::pair<std::int64_t, std::int64_t> iteration, const std::string& path,
+                       LogLines& lines) {
   StepRecord record;
   record.step = iteration.first - 1;
   record.line = line_number;
   if (iteration.first > kMaxStep + 1 || iteration.second > kMaxStep) {
-    fault(path, line_number, 0, "iteration", "log.step", fmt::format("expected at most {}", kMaxStep));
+    fault(path, line_number, 0, "iteration", "log.step",
+          fmt::format("expected at most {}", kMaxStep));
   }
   if (auto ms = labelled_number(line, "elapsed time per iteration (ms):", path, line_number)) {
     record.step_time_s = *ms / 1000.0;
@@ -173,7 +190,8 @@ void add_megatron_line(std::string_view line, int line_number, std::pair<std::in
   record.loss = labelled_number(line, "lm loss:", path, line_number);
   record.timestamp_s = bracketed_timestamp(line);
   if (record.step < 0) {
-    fault(path, line_number, 0, fmt::format("iteration {}", iteration.first), "log.step", "expected 1 or more");
+    fault(path, line_number, 0, fmt::format("iteration {}", iteration.first), "log.step",
+          "expected 1 or more");
   }
   lines.total_steps = iteration.second;
   add_step(lines.megatron, record, path);
@@ -190,13 +208,15 @@ LogLines read_log_lines(std::string_view text, const std::string& path) {
     start = end + 1;
     ++line_number;
     if (line.find("Step Time :") != std::string_view::npos) lines.bridge = true;
-    if (auto iteration = iteration_of(line); iteration && line.find(" | ") != std::string_view::npos) {
+    if (auto iteration = iteration_of(line);
+        iteration && line.find(" | ") != std::string_view::npos) {
       add_megatron_line(line, line_number, *iteration, path, lines);
       continue;
     }
     if (auto step = slime_record(line, "step")) {
       if (step->first > kMaxStep) {
-        fault(path, line_number, 0, "step", "log.step", fmt::format("expected at most {}", kMaxStep));
+        fault(path, line_number, 0, "step", "log.step",
+              fmt::format("expected at most {}", kMaxStep));
       }
       StepRecord record;
       record.step = step->first;
@@ -229,9 +249,11 @@ void add_slime_steps(LogLines& lines, const std::string& path, TrainingLog& log)
   }
   if (!lines.slime_perf.empty() && !key) {
     fault(path, 0, 0, "", "log.format",
-          "the `perf N:` lines do not all print one of perf/step_time, perf/train_time or perf/actor_train_time");
+          "the `perf N:` lines do not all print one of perf/step_time, perf/train_time or "
+          "perf/actor_train_time");
   }
-  log.step_time_source = key ? fmt::format("{} of `perf N:` (one step per rollout)", kSlimeTimeKeys[*key]) : "none";
+  log.step_time_source =
+      key ? fmt::format("{} of `perf N:` (one step per rollout)", kSlimeTimeKeys[*key]) : "none";
   for (auto& [step, record] : lines.slime_steps) {
     // slime times a rollout; with the protocol's rollout batch = global batch it is one step.
     if (auto perf = lines.slime_perf.find(step); perf != lines.slime_perf.end() && key) {
@@ -245,9 +267,12 @@ void add_slime_steps(LogLines& lines, const std::string& path, TrainingLog& log)
 
 std::string log_format_name(LogFormat format) {
   switch (format) {
-    case LogFormat::kMegatronLm: return "Megatron-LM";
-    case LogFormat::kMegatronBridge: return "Megatron-Bridge";
-    case LogFormat::kSlime: return "slime";
+    case LogFormat::kMegatronLm:
+      return "Megatron-LM";
+    case LogFormat::kMegatronBridge:
+      return "Megatron-Bridge";
+    case LogFormat::kSlime:
+      return "slime";
   }
   return "?";
 }
@@ -262,25 +287,30 @@ std::optional<double> parse_log_timestamp(std::string_view text) {
     }
   }
   std::tm tm{};
-  auto field = [&](int at, int length) { return std::atoi(std::string(text.substr(at, length)).c_str()); };
+  auto field = [&](int at, int length) {
+    return std::atoi(std::string(text.substr(at, length)).c_str());
+  };
   tm.tm_year = field(0, 4) - 1900;
   tm.tm_mon = field(5, 2) - 1;
   tm.tm_mday = field(8, 2);
   tm.tm_hour = field(11, 2);
   tm.tm_min = field(14, 2);
   tm.tm_sec = field(17, 2);
-  if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60) {
+  if (tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 || tm.tm_min > 59 ||
+      tm.tm_sec > 60) {
     return std::nullopt;
   }
   double seconds = static_cast<double>(timegm(&tm));
   if (text.size() > 20 && (text[19] == '.' || text[19] == ',') && is_digit(text[20])) {
     double scale = 0.1;
-    for (std::size_t i = 20; i < text.size() && is_digit(text[i]); ++i, scale /= 10) seconds += (text[i] - '0') * scale;
+    for (std::size_t i = 20; i < text.size() && is_digit(text[i]); ++i, scale /= 10)
+      seconds += (text[i] - '0') * scale;
   }
   return seconds;
 }
 
-std::optional<TrainingLog> parse_training_log(std::string_view text, const std::string& path, Problems& problems) {
+std::optional<TrainingLog> parse_training_log(std::string_view text, const std::string& path,
+                                              Problems& problems) {
   try {
     LogLines lines = read_log_lines(text, path);
     TrainingLog log;
@@ -294,8 +324,10 @@ std::optional<TrainingLog> parse_training_log(std::string_view text, const std::
       add_slime_steps(lines, path, log);
     } else {
       fault(path, 0, 0, "", "log.format",
-            "no training step lines found (expected Megatron-LM or Megatron-Bridge `iteration N/ M | ... | "
-            "elapsed time per iteration (ms): ... | lm loss: ...` or slime `step N: {'train/loss': ...}` lines)");
+            "no training step lines found (expected Megatron-LM or Megatron-Bridge `iteration N/ M "
+            "| ... | "
+            "elapsed time per iteration (ms): ... | lm loss: ...` or slime `step N: {'train/loss': "
+            "...}` lines)");
     }
     return log;
   } catch (const LogFault& fault) {

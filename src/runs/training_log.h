@@ -22,12 +22,13 @@ std::string log_format_name(LogFormat format);
 
 /// One training step as the log states it.
 struct StepRecord {
-  std::int64_t step = 0;                 ///< 0-based; Megatron's `iteration N` ends step N-1
-  std::optional<double> step_time_s;     ///< seconds for this step
-  std::optional<double> loss;            ///< lm loss (Megatron) or train/loss (slime)
-  std::optional<std::int64_t> tokens;    ///< tokens trained, when the log prints them
-  std::optional<double> timestamp_s;     ///< when the step line was written, seconds since the epoch (UTC)
-  int line = 0;                          ///< 1-based line of the record in the log
+  std::int64_t step = 0;               ///< 0-based; Megatron's `iteration N` ends step N-1
+  std::optional<double> step_time_s;   ///< seconds for this step
+  std::optional<double> loss;          ///< lm loss (Megatron) or train/loss (slime)
+  std::optional<std::int64_t> tokens;  ///< tokens trained, when the log prints them
+  std::optional<double>
+      timestamp_s;  ///< when the step line was written, seconds since the epoch (UTC)
+  int line = 0;     ///< 1-based line of the record in the log
 };
 
 /// A parsed log.
@@ -44,7 +45,8 @@ struct TrainingLog {
 /// (file `path`, the line and column, the field, rule `log.*`): no step line of a known format
 /// (naming the formats read, rule `log.format`), a step twice with different values
 /// (`log.step`), a number that does not parse (`log.number`), a step number out of range.
-std::optional<TrainingLog> parse_training_log(std::string_view text, const std::string& path, Problems& problems);
+std::optional<TrainingLog> parse_training_log(std::string_view text, const std::string& path,
+                                              Problems& problems);
 
 /// Reads and parses the file at `path` (at most 2 GiB). A file that is missing, not a regular
 /// file, unreadable or too large is a Problem of rule `file` (base/yaml_document.h's

@@ -7,7 +7,9 @@
 namespace openrecipes {
 namespace {
 
-std::string fixture(const std::string& name) { return testing::source_dir() + "/tests/fixtures/logs/" + name; }
+std::string fixture(const std::string& name) {
+  return testing::source_dir() + "/tests/fixtures/logs/" + name;
+}
 
 // The log read from `path`, failing the test (with the problems) when it does not read.
 TrainingLog read_log(const std::string& path) {
@@ -69,12 +71,16 @@ TEST(TrainingLog, SlimePrefersTheWholeStepAndIgnoresOtherRoles) {
 }
 
 TEST(TrainingLog, UnknownFormatsAndConflictingStepsFailClearly) {
-  EXPECT_NE(parse_error("epoch 1 loss 2.3\nepoch 2 loss 2.1\n", "other.log").find("other.log:0:0: no training step lines found"),
+  EXPECT_NE(parse_error("epoch 1 loss 2.3\nepoch 2 loss 2.1\n", "other.log")
+                .find("other.log:0:0: no training step lines found"),
             std::string::npos);
-  std::string line = " iteration        3/      20 | elapsed time per iteration (ms): 100.0 | lm loss: 2.0 |\n";
+  std::string line =
+      " iteration        3/      20 | elapsed time per iteration (ms): 100.0 | lm loss: 2.0 |\n";
   EXPECT_EQ(parse_error(line + line, "twice.log"), "");  // the same line twice: one step
-  std::string twice = parse_error(
-      line + " iteration        3/      20 | elapsed time per iteration (ms): 100.0 | lm loss: 2.5 |\n", "twice.log");
+  std::string twice = parse_error(line +
+                                      " iteration        3/      20 | elapsed time per iteration "
+                                      "(ms): 100.0 | lm loss: 2.5 |\n",
+                                  "twice.log");
   EXPECT_NE(twice.find("twice.log:2:0: step: step 2 appears again"), std::string::npos) << twice;
   Problems problems;
   EXPECT_FALSE(read_training_log(fixture("missing.log"), problems));
@@ -85,13 +91,17 @@ TEST(TrainingLog, UnknownFormatsAndConflictingStepsFailClearly) {
 
 TEST(TrainingLog, NumbersThatDoNotParseAreErrorsNamingTheLineAndField) {
   auto error = [](const std::string& text) { return parse_error(text, "bad.log"); };
-  EXPECT_EQ(error(" iteration 1/ 2 | elapsed time per iteration (ms): 5.0 | lm loss: 1,031742E+00 |\n"),
-            "bad.log:1:67: lm loss: not a number (expected a number, found '1,031742E+00 |')");
-  EXPECT_NE(error(" iteration 1/ 2 | elapsed time per iteration (ms): 5.0x | lm loss: 1.0 |\n").find("bad.log:1:52: elapsed time"),
+  EXPECT_EQ(
+      error(" iteration 1/ 2 | elapsed time per iteration (ms): 5.0 | lm loss: 1,031742E+00 |\n"),
+      "bad.log:1:67: lm loss: not a number (expected a number, found '1,031742E+00 |')");
+  EXPECT_NE(error(" iteration 1/ 2 | elapsed time per iteration (ms): 5.0x | lm loss: 1.0 |\n")
+                .find("bad.log:1:52: elapsed time"),
             std::string::npos);
-  EXPECT_NE(error(" iteration 99999999999999999999/ 20 | lm loss: 1.0 |\n").find("bad.log:1:0: iteration: expected at most"),
+  EXPECT_NE(error(" iteration 99999999999999999999/ 20 | lm loss: 1.0 |\n")
+                .find("bad.log:1:0: iteration: expected at most"),
             std::string::npos);
-  EXPECT_NE(error("step 0: {'train/loss': 1.0x}\n").find("bad.log:1:24: train/loss"), std::string::npos);
+  EXPECT_NE(error("step 0: {'train/loss': 1.0x}\n").find("bad.log:1:24: train/loss"),
+            std::string::npos);
   // slime: one time figure for all steps, never a mix.
   EXPECT_NE(error("step 0: {'train/loss': 1.0}\nstep 1: {'train/loss': 1.0}\n"
                   "perf 0: {'perf/step_time': 2.0}\nperf 1: {'perf/train_time': 2.0}\n")
@@ -101,8 +111,9 @@ TEST(TrainingLog, NumbersThatDoNotParseAreErrorsNamingTheLineAndField) {
 
 TEST(TrainingLog, ATruncatedLogIsAProblemNamingTheFileLineAndField) {
   // The log cut off after `lm loss:` on its second line: a problem at that line and field.
-  std::string text = " iteration 1/ 20 | elapsed time per iteration (ms): 5000.0 | lm loss: 2.0 |\n"
-                     " iteration 2/ 20 | elapsed time per iteration (ms): 5000.0 | lm loss:";
+  std::string text =
+      " iteration 1/ 20 | elapsed time per iteration (ms): 5000.0 | lm loss: 2.0 |\n"
+      " iteration 2/ 20 | elapsed time per iteration (ms): 5000.0 | lm loss:";
   Problems problems;
   EXPECT_FALSE(parse_training_log(text, "cut.log", problems));
   ASSERT_EQ(problems.size(), 1u);
@@ -119,7 +130,8 @@ TEST(TrainingLog, ATruncatedLogIsAProblemNamingTheFileLineAndField) {
 }
 
 TEST(TrainingLog, NanLossesAreKept) {
-  TrainingLog log = parse_log(" iteration 1/ 2 | elapsed time per iteration (ms): 5.0 | lm loss: nan |\n", "n.log");
+  TrainingLog log = parse_log(
+      " iteration 1/ 2 | elapsed time per iteration (ms): 5.0 | lm loss: nan |\n", "n.log");
   ASSERT_TRUE(log.steps[0].loss);
   EXPECT_TRUE(std::isnan(*log.steps[0].loss));
 }

@@ -47,9 +47,10 @@ std::string mfu_line(const RecipeResult& r) {
 }
 
 std::string convergence_line(const Convergence& c) {
-  return fmt::format("correlation {}, final loss difference {}, {} pointwise failure{} over {} steps",
-                     format_stated(c.correlation), format_stated(c.final_loss_difference),
-                     c.pointwise_failures, c.pointwise_failures == 1 ? "" : "s", c.steps);
+  return fmt::format(
+      "correlation {}, final loss difference {}, {} pointwise failure{} over {} steps",
+      format_stated(c.correlation), format_stated(c.final_loss_difference), c.pointwise_failures,
+      c.pointwise_failures == 1 ? "" : "s", c.steps);
 }
 
 std::string gpus_line(const Recipe& r) {
@@ -73,8 +74,12 @@ json card(const Catalog& catalog, const CatalogRecipe& entry, int rank,
   const Author* author = author_of(catalog, r);
   json tests = json::array();
   for (const ComponentTest& t : r.correctness.component_tests) {
-    tests.push_back({{"test", t.test}, {"gpu", t.gpu}, {"date", t.date}, {"shape", t.shape},
-                     {"result", t.result}, {"detail", t.detail}});
+    tests.push_back({{"test", t.test},
+                     {"gpu", t.gpu},
+                     {"date", t.date},
+                     {"shape", t.shape},
+                     {"result", t.result},
+                     {"detail", t.detail}});
   }
   json env = json::array();
   for (const auto& [name, value] : r.env) env.push_back({{"assignment", name + "=" + value}});
@@ -194,8 +199,8 @@ json index_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipe
     }
     groups.push_back({{"family", family}, {"models", rows}});
   }
-  return {{"root", ""}, {"title", "LLM training recipes"}, {"gpus", gpu_headers},
-          {"families", groups}};
+  return {
+      {"root", ""}, {"title", "LLM training recipes"}, {"gpus", gpu_headers}, {"families", groups}};
 }
 
 json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes,
@@ -210,7 +215,8 @@ json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes
   }
   json citations = json::array();
   for (const auto& [name, author] : cited) {
-    citations.push_back({{"author", name}, {"text", author->citation_text}, {"bibtex", author->bibtex}});
+    citations.push_back(
+        {{"author", name}, {"text", author->citation_text}, {"bibtex", author->bibtex}});
   }
   json tiles = json::array();
   for (const Gpu& other : catalog.gpus) {
@@ -263,7 +269,8 @@ json fields_page(const nlohmann::ordered_json& schema) {
     }
     if (target.contains("enum")) {
       std::vector<std::string> values;
-      for (const ojson& v : target.at("enum")) values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+      for (const ojson& v : target.at("enum"))
+        values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
       out += ": " + fmt::format("{}", fmt::join(values, ", "));
     }
     return out;
@@ -273,7 +280,8 @@ json fields_page(const nlohmann::ordered_json& schema) {
     const ojson& target = resolve(node);
     if (!target.contains("properties")) return;
     std::vector<std::string> required;
-    if (target.contains("required")) required = target.at("required").get<std::vector<std::string>>();
+    if (target.contains("required"))
+      required = target.at("required").get<std::vector<std::string>>();
     for (const auto& [name, child] : target.at("properties").items()) {
       std::string path = prefix.empty() ? name : prefix + "." + name;
       bool is_required = std::find(required.begin(), required.end(), name) != required.end();
@@ -290,7 +298,8 @@ json fields_page(const nlohmann::ordered_json& schema) {
   json rules = json::array();
   if (schema.contains("x-cross-field-rules")) {
     for (const ojson& rule : schema.at("x-cross-field-rules")) {
-      rules.push_back({{"id", rule.value("id", std::string())}, {"rule", rule.value("rule", std::string())}});
+      rules.push_back(
+          {{"id", rule.value("id", std::string())}, {"rule", rule.value("rule", std::string())}});
     }
   }
   return {{"root", ""}, {"title", "Recipe fields"}, {"fields", rows}, {"rules", rules}};

@@ -2,10 +2,9 @@
 // figure is formatted here (number_format.h) and every string stays raw: the templates escape.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "catalog/catalog.h"
 #include "catalog/ranking.h"
@@ -25,8 +24,9 @@ std::string pair_page_path(const Model& model, const Gpu& gpu);
 /// GPU type of gpus.yaml ("—" where there is no verified recipe). `root` is "" (site top).
 nlohmann::json index_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes);
 
-/// The page of one (model, GPU type), as the committed site shows it (site/qwen3.5-122b-a10b/h200/): ranked table, a card per recipe, the
-/// authors' citations and the tiles of the model on other GPU types.
+/// The page of one (model, GPU type), as the committed site shows it
+/// (site/qwen3.5-122b-a10b/h200/): ranked table, a card per recipe, the authors' citations and the
+/// tiles of the model on other GPU types.
 nlohmann::json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes,
                          const Model& model, const Gpu& gpu, const SiteSettings& settings);
 

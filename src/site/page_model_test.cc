@@ -45,13 +45,15 @@ TEST(PairPage, CardsCarrySeed003Lines) {
   const auto& first = page["recipes"][0];
   EXPECT_EQ(first["gpus_line"], "32 x H200 141 GB (AWS p5en.48xlarge, 8 per node)");
   EXPECT_EQ(first["mfu"], "13.4% (N = 9,008,136,192 active parameters per token)");
-  EXPECT_EQ(first["convergence"],
-            "correlation 0.999997, final loss difference 0.00042, 0 pointwise failures over 20 steps");
+  EXPECT_EQ(
+      first["convergence"],
+      "correlation 0.999997, final loss difference 0.00042, 0 pointwise failures over 20 steps");
   EXPECT_EQ(first["measured_line"], "2026-10-13");
   EXPECT_EQ(first["gpu_hours"], "8.96");
   EXPECT_EQ(first["stack"][1]["name"], "megatron lm");
   EXPECT_EQ(first["repository_href"],
-            "https://example.org/repo/blob/main/recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml");
+            "https://example.org/repo/blob/main/recipes/qwen3.5-122b-a10b/h200/"
+            "attune-tp1-pp4-ep8-rc2.yaml");
   EXPECT_EQ(first["file_text"], testing::read_source_file(first["file_path"]));
   const auto& second = page["recipes"][1];
   EXPECT_EQ(second["measured_line"], "2026-10-11, 14-step run scored over steps 4–13");

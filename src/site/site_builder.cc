@@ -4,9 +4,9 @@
 #include <sstream>
 
 #include "base/yaml_fields.h"
+#include "catalog/catalog_loader.h"
 #include "site/page_model.h"
 #include "site/template_renderer.h"
-#include "catalog/catalog_loader.h"
 
 namespace openrecipes {
 namespace {
@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 std::optional<SiteSettings> load_settings(const fs::path& root, Problems& problems) {
   std::optional<YamlDocument> document = load_checked_catalog_file(root, "site.yaml", problems);
   if (!document) return std::nullopt;
-  return SiteSettings{field_string(document->root, "repository_url"), field_string(document->root, "branch")};
+  return SiteSettings{field_string(document->root, "repository_url"),
+                      field_string(document->root, "branch")};
 }
 
 std::optional<std::string> read_asset(const fs::path& path, Problems& problems) {
@@ -28,7 +29,8 @@ std::optional<std::string> read_asset(const fs::path& path, Problems& problems) 
 std::optional<SiteFiles> build_site(const CatalogCheck& check, Problems& problems) {
   const Catalog& catalog = check.loaded->catalog;
   std::optional<SiteSettings> settings = load_settings(catalog.root, problems);
-  std::optional<TemplateRenderer> renderer = TemplateRenderer::load(catalog.root / "templates", problems);
+  std::optional<TemplateRenderer> renderer =
+      TemplateRenderer::load(catalog.root / "templates", problems);
   std::optional<std::string> css = read_asset(catalog.root / "templates" / "style.css", problems);
   std::optional<std::string> js = read_asset(catalog.root / "templates" / "site.js", problems);
   if (!settings || !renderer || !css || !js) return std::nullopt;

@@ -1,7 +1,5 @@
 #include "site/site_files.h"
 
-#include "base/error.h"
-
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <stdio.h>
@@ -14,6 +12,8 @@
 #include <random>
 #include <set>
 #include <sstream>
+
+#include "base/error.h"
 
 namespace openrecipes {
 namespace {
@@ -50,14 +50,18 @@ void write_site_atomically(const fs::path& out_argument, const SiteFiles& files)
   fs::path out = fs::absolute(out_argument, ec).lexically_normal();
   if (out.filename().empty()) out = out.parent_path();
   if (fs::is_symlink(out, ec)) {
-    throw IoError(out.string(), fmt::format("{} is a symbolic link; give the folder it points to", out.string()));
+    throw IoError(out.string(),
+                  fmt::format("{} is a symbolic link; give the folder it points to", out.string()));
   }
   bool exists = fs::exists(out, ec);
   if (exists) {
-    if (!fs::is_directory(out, ec)) throw IoError(out.string(), fmt::format("{} exists and is not a folder", out.string()));
+    if (!fs::is_directory(out, ec))
+      throw IoError(out.string(), fmt::format("{} exists and is not a folder", out.string()));
     if (!fs::is_empty(out, ec) && !fs::exists(out / kSiteMarker, ec)) {
-      throw IoError(out.string(), fmt::format("refusing to replace {}: it is not a site built by openrecipes (no {} in it)",
-                                              out.string(), kSiteMarker));
+      throw IoError(
+          out.string(),
+          fmt::format("refusing to replace {}: it is not a site built by openrecipes (no {} in it)",
+                      out.string(), kSiteMarker));
     }
   }
   fs::path staging = sibling(out, "new");
@@ -76,8 +80,10 @@ void write_site_atomically(const fs::path& out_argument, const SiteFiles& files)
   }
   fs::remove_all(staging, ec);  // now the old site
   if (ec || fs::exists(staging)) {
-    throw IoError(staging.string(), fmt::format("the new site is in {}, but the old one could not be removed from {}: {}",
-                                                out.string(), staging.string(), ec ? ec.message() : "unknown error"));
+    throw IoError(
+        staging.string(),
+        fmt::format("the new site is in {}, but the old one could not be removed from {}: {}",
+                    out.string(), staging.string(), ec ? ec.message() : "unknown error"));
   }
 }
 
@@ -113,16 +119,19 @@ std::vector<SiteDifference> compare_site(const fs::path& out, const SiteFiles& f
       }
       std::stringstream buffer;
       buffer << in.rdbuf();
-      if (buffer.str() != found->second) differences.push_back({SiteDifference::Kind::kStale, relative, ""});
+      if (buffer.str() != found->second)
+        differences.push_back({SiteDifference::Kind::kStale, relative, ""});
     }
     if (ec) {
-      std::string where = it == end ? std::string() : it->path().lexically_relative(out).generic_string();
+      std::string where =
+          it == end ? std::string() : it->path().lexically_relative(out).generic_string();
       differences.push_back({SiteDifference::Kind::kUnreadable, where, ec.message()});
       return differences;  // a partial walk cannot say what is missing
     }
   }
   for (const auto& [relative, bytes] : expected) {
-    if (!present.count(relative)) differences.push_back({SiteDifference::Kind::kMissing, relative, ""});
+    if (!present.count(relative))
+      differences.push_back({SiteDifference::Kind::kMissing, relative, ""});
   }
   std::sort(differences.begin(), differences.end(),
             [](const SiteDifference& a, const SiteDifference& b) { return a.path < b.path; });

@@ -2,11 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include "base/error.h"
-
 #include <fstream>
 #include <sstream>
 
+#include "base/error.h"
 #include "site/site_builder.h"
 #include "test_support.h"
 
@@ -47,7 +46,8 @@ TEST(WriteSite, CreatesThenSwapsWholeSites) {
   EXPECT_EQ(read(out / "index.html"), "two");
   EXPECT_FALSE(fs::exists(out / "a/b.html"));  // the old site is gone whole
   int siblings = 0;
-  for (const auto& entry : fs::directory_iterator(out.parent_path())) siblings += entry.path() != out;
+  for (const auto& entry : fs::directory_iterator(out.parent_path()))
+    siblings += entry.path() != out;
   EXPECT_EQ(siblings, 0) << "no temporary folder is left behind";
 }
 
@@ -67,7 +67,8 @@ TEST(WriteSite, AFailedWriteLeavesTheOldSite) {
   EXPECT_FALSE(error.empty());
   EXPECT_EQ(read(out / "index.html"), "old");
   int siblings = 0;
-  for (const auto& entry : fs::directory_iterator(out.parent_path())) siblings += entry.path() != out;
+  for (const auto& entry : fs::directory_iterator(out.parent_path()))
+    siblings += entry.path() != out;
   EXPECT_EQ(siblings, 0);
 }
 
@@ -96,7 +97,8 @@ TEST(CompareSite, ReportsSymlinksAndAFileInPlaceOfTheFolder) {
 
 TEST(CompareSite, ListsStaleMissingAndExtraFiles) {
   fs::path out = fresh_folder("compare") / "site";
-  ASSERT_NO_THROW(write_site_atomically(out, {{"same.html", "s"}, {"stale.html", "old"}, {"extra.html", "e"}}));
+  ASSERT_NO_THROW(
+      write_site_atomically(out, {{"same.html", "s"}, {"stale.html", "old"}, {"extra.html", "e"}}));
   std::vector<SiteDifference> differences =
       compare_site(out, {{"same.html", "s"}, {"stale.html", "new"}, {"missing.html", "m"}});
   ASSERT_EQ(differences.size(), 3u);
@@ -106,7 +108,8 @@ TEST(CompareSite, ListsStaleMissingAndExtraFiles) {
   EXPECT_EQ(differences[1].kind, SiteDifference::Kind::kMissing);
   EXPECT_EQ(differences[2].path, "stale.html");
   EXPECT_EQ(differences[2].kind, SiteDifference::Kind::kStale);
-  EXPECT_TRUE(compare_site(out, {{"same.html", "s"}, {"stale.html", "old"}, {"extra.html", "e"}}).empty());
+  EXPECT_TRUE(
+      compare_site(out, {{"same.html", "s"}, {"stale.html", "old"}, {"extra.html", "e"}}).empty());
 }
 
 TEST(BuildSite, IsDeterministicAndEscapesRecipeText) {

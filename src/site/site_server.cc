@@ -24,10 +24,14 @@ const char* kNotFound =
 
 std::string content_type_for(const std::string& file_name) {
   static const std::map<std::string, std::string> kTypes = {
-      {".html", "text/html; charset=utf-8"},   {".css", "text/css; charset=utf-8"},
-      {".js", "text/javascript; charset=utf-8"}, {".yaml", "application/yaml; charset=utf-8"},
-      {".json", "application/json"},            {".txt", "text/plain; charset=utf-8"},
-      {".svg", "image/svg+xml"},                {".png", "image/png"},
+      {".html", "text/html; charset=utf-8"},
+      {".css", "text/css; charset=utf-8"},
+      {".js", "text/javascript; charset=utf-8"},
+      {".yaml", "application/yaml; charset=utf-8"},
+      {".json", "application/json"},
+      {".txt", "text/plain; charset=utf-8"},
+      {".svg", "image/svg+xml"},
+      {".png", "image/png"},
       {".parquet", "application/vnd.apache.parquet"}};
   auto it = kTypes.find(fs::path(file_name).extension().string());
   return it == kTypes.end() ? "application/octet-stream" : it->second;
@@ -35,7 +39,8 @@ std::string content_type_for(const std::string& file_name) {
 
 fs::path resolve_site_path(const fs::path& root, const std::string& request_path) {
   if (request_path.empty() || request_path[0] != '/') return {};
-  if (request_path.find('\0') != std::string::npos || request_path.find('\\') != std::string::npos) {
+  if (request_path.find('\0') != std::string::npos ||
+      request_path.find('\\') != std::string::npos) {
     return {};
   }
   fs::path relative;
@@ -56,7 +61,8 @@ fs::path resolve_site_path(const fs::path& root, const std::string& request_path
   return path;
 }
 
-SiteServer::SiteServer(fs::path root) : root_(std::move(root)), server_(std::make_unique<httplib::Server>()) {
+SiteServer::SiteServer(fs::path root)
+    : root_(std::move(root)), server_(std::make_unique<httplib::Server>()) {
   // SO_REUSEADDR only: cpp-httplib's default also sets SO_REUSEPORT, which lets a second server
   // bind a port already in use and split the requests between the two.
   server_->set_socket_options([](socket_t socket) {
@@ -78,7 +84,8 @@ SiteServer::SiteServer(fs::path root) : root_(std::move(root)), server_(std::mak
       return;
     }
     // A folder asked for without its slash: redirect, so that relative links resolve.
-    if (file.filename() == "index.html" && !request.path.ends_with("/") && !request.path.ends_with("index.html")) {
+    if (file.filename() == "index.html" && !request.path.ends_with("/") &&
+        !request.path.ends_with("index.html")) {
       response.status = 301;
       response.set_header("Location", request.path + "/");
       return;

@@ -18,7 +18,8 @@ std::string content_type_for(const std::string& file_name);
 /// Maps a decoded request path to a file inside `root` (canonical): "/" and folders map to their
 /// index.html. Returns "" for anything outside `root` — `..` segments, backslashes, NUL bytes,
 /// or a symlink that leads out — and for anything that is not a regular file.
-std::filesystem::path resolve_site_path(const std::filesystem::path& root, const std::string& request_path);
+std::filesystem::path resolve_site_path(const std::filesystem::path& root,
+                                        const std::string& request_path);
 
 /// Serves the files under one folder over HTTP: GET and HEAD, the right Content-Type,
 /// 404 for missing files and for every path that would leave the folder.

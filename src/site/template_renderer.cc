@@ -1,17 +1,17 @@
 #include "site/template_renderer.h"
 
 #include <fmt/format.h>
-#include <kainjow/mustache.hpp>
-
-#include "base/error.h"
-#include "base/source_text.h"
-#include "base/yaml_document.h"
-#include "base/utf8.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <kainjow/mustache.hpp>
 #include <sstream>
+
+#include "base/error.h"
+#include "base/source_text.h"
+#include "base/utf8.h"
+#include "base/yaml_document.h"
 
 namespace openrecipes {
 namespace {
@@ -45,7 +45,8 @@ mustache::data to_data(const nlohmann::json& value) {
 std::vector<std::filesystem::path> template_paths(const std::filesystem::path& folder) {
   std::error_code ec;
   std::vector<std::filesystem::path> paths;
-  for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator(folder, ec)) {
+  for (const std::filesystem::directory_entry& entry :
+       std::filesystem::directory_iterator(folder, ec)) {
     if (entry.path().extension() == ".mustache") paths.push_back(entry.path());
   }
   std::sort(paths.begin(), paths.end());
@@ -73,7 +74,8 @@ std::optional<std::string> read_template(const std::filesystem::path& path, Prob
     position = SourceText(*text).position(offset);
     message.resize(at);
   }
-  problems.push_back({path.string(), position, "", "templates", "the template does not parse: " + message, "", ""});
+  problems.push_back({path.string(), position, "", "templates",
+                      "the template does not parse: " + message, "", ""});
   return std::nullopt;
 }
 
@@ -83,14 +85,16 @@ std::optional<TemplateRenderer> TemplateRenderer::load(const std::filesystem::pa
                                                        Problems& problems) {
   std::error_code ec;
   if (!std::filesystem::is_directory(folder, ec)) {
-    problems.push_back({folder.string(), {0, 0}, "", "templates", "the templates folder is missing", "", ""});
+    problems.push_back(
+        {folder.string(), {0, 0}, "", "templates", "the templates folder is missing", "", ""});
     return std::nullopt;
   }
   TemplateRenderer renderer;
   renderer.folder_ = folder;
   std::size_t before = problems.size();
   for (const std::filesystem::path& path : template_paths(folder)) {
-    if (std::optional<std::string> text = read_template(path, problems)) renderer.templates_[path.stem().string()] = *text;
+    if (std::optional<std::string> text = read_template(path, problems))
+      renderer.templates_[path.stem().string()] = *text;
   }
   if (problems.size() == before) renderer.check_required(problems);
   renderer.check_partials(problems);
@@ -101,8 +105,13 @@ std::optional<TemplateRenderer> TemplateRenderer::load(const std::filesystem::pa
 void TemplateRenderer::check_required(Problems& problems) const {
   for (const char* required : {"_head", "_foot", "index", "pair", "fields", "running", "submit"}) {
     if (!templates_.count(required)) {
-      problems.push_back({(folder_ / (std::string(required) + ".mustache")).string(), {0, 0}, "", "templates",
-                          "the site needs this template; it is missing", "", ""});
+      problems.push_back({(folder_ / (std::string(required) + ".mustache")).string(),
+                          {0, 0},
+                          "",
+                          "templates",
+                          "the site needs this template; it is missing",
+                          "",
+                          ""});
     }
   }
 }
@@ -110,24 +119,30 @@ void TemplateRenderer::check_required(Problems& problems) const {
 void TemplateRenderer::check_partials(Problems& problems) const {
   // kainjow renders an unknown {{> partial}} as nothing.
   for (const auto& [name, text] : templates_) {
-    for (std::size_t at = text.find("{{>"); at != std::string::npos; at = text.find("{{>", at + 3)) {
+    for (std::size_t at = text.find("{{>"); at != std::string::npos;
+         at = text.find("{{>", at + 3)) {
       std::size_t close = text.find("}}", at);
       std::string partial = text.substr(at + 3, close == std::string::npos ? 0 : close - at - 3);
       partial.erase(0, partial.find_first_not_of(' '));
       partial.erase(partial.find_last_not_of(' ') + 1);
       if (!templates_.count(partial) || partial.rfind('_', 0) != 0) {
-        problems.push_back({(folder_ / (name + ".mustache")).string(), SourceText(text).position(at), "", "templates",
-                            fmt::format("includes '{}', which is not a partial template (_name.mustache) here", partial),
-                            "", ""});
+        problems.push_back(
+            {(folder_ / (name + ".mustache")).string(), SourceText(text).position(at), "",
+             "templates",
+             fmt::format("includes '{}', which is not a partial template (_name.mustache) here",
+                         partial),
+             "", ""});
       }
     }
   }
 }
 
-std::optional<std::string> TemplateRenderer::render(const std::string& name, const nlohmann::json& context,
+std::optional<std::string> TemplateRenderer::render(const std::string& name,
+                                                    const nlohmann::json& context,
                                                     Problems& problems) const {
   auto it = templates_.find(name);
-  if (it == templates_.end()) throw BugError("no template " + name + ".mustache (load checks the site's templates)");
+  if (it == templates_.end())
+    throw BugError("no template " + name + ".mustache (load checks the site's templates)");
   mustache::data data = to_data(context);
   for (const auto& [partial_name, text] : templates_) {
     if (partial_name.rfind('_', 0) != 0) continue;  // only _name templates are partials
@@ -137,8 +152,13 @@ std::optional<std::string> TemplateRenderer::render(const std::string& name, con
   mustache::mustache view{it->second};
   std::string out = view.render(data);
   if (!view.is_valid()) {
-    problems.push_back({(folder_ / (name + ".mustache")).string(), {0, 0}, "", "templates",
-                        "the template does not render: " + view.error_message(), "", ""});
+    problems.push_back({(folder_ / (name + ".mustache")).string(),
+                        {0, 0},
+                        "",
+                        "templates",
+                        "the template does not render: " + view.error_message(),
+                        "",
+                        ""});
     return std::nullopt;
   }
   return out;

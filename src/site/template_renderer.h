@@ -3,23 +3,24 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "base/problem.h"
 
 namespace openrecipes {
 
 /// The templates of one folder, loaded once. `{{> _name}}` includes `_name.mustache` from the same
-/// folder (partials start with '_', so they never shadow a value of the context). Values are HTML-escaped unless a template uses triple braces, which ours never do for
-/// anything that comes from a recipe.
+/// folder (partials start with '_', so they never shadow a value of the context). Values are
+/// HTML-escaped unless a template uses triple braces, which ours never do for anything that comes
+/// from a recipe.
 class TemplateRenderer {
  public:
   /// Loads every `*.mustache` file in `folder`. Returns nullopt with problems when the folder is
   /// missing or a template does not parse.
-  static std::optional<TemplateRenderer> load(const std::filesystem::path& folder, Problems& problems);
+  static std::optional<TemplateRenderer> load(const std::filesystem::path& folder,
+                                              Problems& problems);
 
   /// Renders template `name` (without `.mustache`) with `context`: strings and numbers render as
   /// text, booleans drive sections, arrays repeat them. Returns nullopt and appends a Problem

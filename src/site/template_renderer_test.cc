@@ -40,7 +40,8 @@ TEST(TemplateRenderer, ABadTemplateIsAProblemAtItsLineAndColumn) {
   EXPECT_EQ(problems[0].file, (folder / "pair.mustache").string());
   EXPECT_EQ(problems[0].rule, "templates");
   EXPECT_EQ(problems[0].position.line, 2);
-  EXPECT_NE(problems[0].message.find("the template does not parse"), std::string::npos) << problems[0].message;
+  EXPECT_NE(problems[0].message.find("the template does not parse"), std::string::npos)
+      << problems[0].message;
 }
 
 TEST(TemplateRenderer, AnUnknownPartialIsAProblem) {
@@ -49,7 +50,8 @@ TEST(TemplateRenderer, AnUnknownPartialIsAProblem) {
   Problems problems;
   EXPECT_FALSE(TemplateRenderer::load(folder, problems));
   ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
-  EXPECT_NE(problems[0].message.find("includes '_missing'"), std::string::npos) << problems[0].message;
+  EXPECT_NE(problems[0].message.find("includes '_missing'"), std::string::npos)
+      << problems[0].message;
 }
 
 }  // namespace

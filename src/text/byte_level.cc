@@ -29,7 +29,8 @@ struct Alphabet {
   Alphabet() {
     std::uint32_t next = 256;
     for (int b = 0; b < 256; ++b) {
-      bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+      bool printable =
+          (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
       std::uint32_t codepoint = printable ? static_cast<std::uint32_t>(b) : next++;
       chars[static_cast<std::size_t>(b)] = utf8(codepoint);
       bytes[codepoint] = static_cast<std::uint8_t>(b);

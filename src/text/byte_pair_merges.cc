@@ -24,19 +24,23 @@ void Tokenizer::Impl::bpe(std::string_view piece, TokenIds& out) const {
   std::vector<std::int32_t> id(static_cast<std::size_t>(n));
   std::vector<int> next(static_cast<std::size_t>(n)), prev(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
-    id[static_cast<std::size_t>(i)] = byte_ids[static_cast<unsigned char>(piece[static_cast<std::size_t>(i)])];
+    id[static_cast<std::size_t>(i)] =
+        byte_ids[static_cast<unsigned char>(piece[static_cast<std::size_t>(i)])];
     next[static_cast<std::size_t>(i)] = i + 1 < n ? i + 1 : -1;
     prev[static_cast<std::size_t>(i)] = i - 1;
   }
-  using Candidate = std::tuple<std::int32_t, int, std::int32_t, std::int32_t>;  // rank, pos, left, right
+  using Candidate =
+      std::tuple<std::int32_t, int, std::int32_t, std::int32_t>;  // rank, pos, left, right
   std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> queue;
   auto consider = [&](int pos) {
     if (pos < 0) return;
     int right = next[static_cast<std::size_t>(pos)];
     if (right < 0) return;
-    const Merge* merge = merges.find(key(id[static_cast<std::size_t>(pos)], id[static_cast<std::size_t>(right)]));
+    const Merge* merge =
+        merges.find(key(id[static_cast<std::size_t>(pos)], id[static_cast<std::size_t>(right)]));
     if (merge) {
-      queue.emplace(merge->rank, pos, id[static_cast<std::size_t>(pos)], id[static_cast<std::size_t>(right)]);
+      queue.emplace(merge->rank, pos, id[static_cast<std::size_t>(pos)],
+                    id[static_cast<std::size_t>(right)]);
     }
   };
   for (int i = 0; i + 1 < n; ++i) consider(i);
@@ -46,7 +50,8 @@ void Tokenizer::Impl::bpe(std::string_view piece, TokenIds& out) const {
     queue.pop();
     std::size_t p = static_cast<std::size_t>(pos);
     int right = next[p];
-    if (gone[p] || right < 0 || id[p] != left || id[static_cast<std::size_t>(right)] != right_id) continue;
+    if (gone[p] || right < 0 || id[p] != left || id[static_cast<std::size_t>(right)] != right_id)
+      continue;
     id[p] = merges.find(key(left, right_id))->merged;
     gone[static_cast<std::size_t>(right)] = true;
     next[p] = next[static_cast<std::size_t>(right)];
@@ -54,7 +59,8 @@ void Tokenizer::Impl::bpe(std::string_view piece, TokenIds& out) const {
     consider(prev[p]);
     consider(pos);
   }
-  for (int i = 0; i >= 0; i = next[static_cast<std::size_t>(i)]) out.push_back(id[static_cast<std::size_t>(i)]);
+  for (int i = 0; i >= 0; i = next[static_cast<std::size_t>(i)])
+    out.push_back(id[static_cast<std::size_t>(i)]);
 }
 
 // Most pieces are short: a linear scan over arrays on the stack, no allocation (the priority
@@ -64,7 +70,8 @@ void Tokenizer::Impl::bpe_small(std::string_view piece, TokenIds& out) const {
   std::int32_t rank[kSmallPiece];    // rank of the pair (i, i+1); INT32_MAX when none
   std::int32_t merged[kSmallPiece];  // the id that pair merges into
   int n = static_cast<int>(piece.size());
-  for (int i = 0; i < n; ++i) id[i] = byte_ids[static_cast<unsigned char>(piece[static_cast<std::size_t>(i)])];
+  for (int i = 0; i < n; ++i)
+    id[i] = byte_ids[static_cast<unsigned char>(piece[static_cast<std::size_t>(i)])];
   auto score = [&](int i) {
     const Merge* merge = merges.find(key(id[i], id[i + 1]));
     rank[i] = merge ? merge->rank : INT32_MAX;

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-
 namespace openrecipes {
 namespace {
 
@@ -20,7 +19,9 @@ class ChatWriter {
       chat_.supervised.push_back({begin, chat_.text.size()});
     }
   }
-  void write(std::string_view text, bool is_supervised) { is_supervised ? supervised(text) : plain(text); }
+  void write(std::string_view text, bool is_supervised) {
+    is_supervised ? supervised(text) : plain(text);
+  }
   RenderedChat take() { return std::move(chat_); }
 
  private:
@@ -64,20 +65,22 @@ RenderedChat render_chatml(const Conversation& messages, LossMaskType type) {
       if (reasoning.empty() && first_close != std::string::npos) {
         std::string before = strip(content.substr(0, first_close), "\n", false, true);
         std::size_t open = before.rfind("<think>");
-        reasoning = strip(open == std::string::npos ? before : before.substr(open + 7), "\n", true, false);
+        reasoning =
+            strip(open == std::string::npos ? before : before.substr(open + 7), "\n", true, false);
         content = strip(content.substr(content.rfind("</think>") + 8), "\n", true, false);
       }
       out.plain("<|im_start|>assistant\n");
       if (i > last_query && (i == n - 1 || !reasoning.empty())) {
         out.write("<think>\n", type != LossMaskType::kQwen35);
-        out.supervised(strip(reasoning, "\n", true, true) + "\n</think>\n\n" + strip(content, "\n", true, false));
+        out.supervised(strip(reasoning, "\n", true, true) + "\n</think>\n\n" +
+                       strip(content, "\n", true, false));
       } else {
         out.supervised(content);
       }
       for (std::size_t k = 0; k < m.tool_calls.size(); ++k) {
         if (k > 0 || !content.empty()) out.supervised("\n");
-        out.supervised("<tool_call>\n{\"name\": \"" + m.tool_calls[k].name + "\", \"arguments\": " +
-                       m.tool_calls[k].arguments + "}\n</tool_call>");
+        out.supervised("<tool_call>\n{\"name\": \"" + m.tool_calls[k].name +
+                       "\", \"arguments\": " + m.tool_calls[k].arguments + "}\n</tool_call>");
       }
       out.supervised("<|im_end|>\n");
     } else {  // tool
@@ -115,21 +118,30 @@ std::optional<RenderedChat> render_harmony(const Conversation& messages, Problem
       }
       for (const ToolCall& call : m.tool_calls) {
         out.plain("<|start|>assistant");
-        out.supervised(" to=functions." + call.name + "<|channel|>commentary json<|message|>" + call.arguments + "<|call|>");
+        out.supervised(" to=functions." + call.name + "<|channel|>commentary json<|message|>" +
+                       call.arguments + "<|call|>");
         last_tool = call.name;
       }
       if (!m.content.empty() || (m.reasoning.empty() && m.tool_calls.empty())) {
         out.plain("<|start|>assistant");
-        out.supervised("<|channel|>final<|message|>" + m.content + (i == n - 1 ? "<|return|>" : "<|end|>"));
+        out.supervised("<|channel|>final<|message|>" + m.content +
+                       (i == n - 1 ? "<|return|>" : "<|end|>"));
       }
     } else {  // tool
       std::string name = m.name.empty() ? last_tool : m.name;
       if (name.empty()) {
-        problems.push_back({"", {}, fmt::format("messages[{}]", i), "conversation",
-                            "a tool message needs a name (or an earlier tool call) in the harmony format", "", ""});
+        problems.push_back(
+            {"",
+             {},
+             fmt::format("messages[{}]", i),
+             "conversation",
+             "a tool message needs a name (or an earlier tool call) in the harmony format",
+             "",
+             ""});
         return std::nullopt;
       }
-      out.plain("<|start|>functions." + name + " to=assistant<|channel|>commentary<|message|>" + m.content + "<|end|>");
+      out.plain("<|start|>functions." + name + " to=assistant<|channel|>commentary<|message|>" +
+                m.content + "<|end|>");
     }
   }
   return out.take();
@@ -163,7 +175,8 @@ std::vector<std::string> required_special_tokens(LossMaskType type) {
   return {"<|im_start|>", "<|im_end|>"};
 }
 
-std::optional<RenderedChat> render_chat(const Conversation& conversation, LossMaskType type, Problems& problems) {
+std::optional<RenderedChat> render_chat(const Conversation& conversation, LossMaskType type,
+                                        Problems& problems) {
   if (type == LossMaskType::kGptOss) return render_harmony(conversation, problems);
   return render_chatml(conversation, type);
 }

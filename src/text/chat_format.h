@@ -44,7 +44,8 @@ struct RenderedChat {
 ///   everything after `<|start|>assistant` through its `<|end|>`, `<|return|>` or `<|call|>`.
 /// Returns nullopt and appends a Problem (field `messages[i]`, rule `conversation`, no file: the
 /// caller knows it) for a gpt_oss tool message whose tool cannot be named.
-std::optional<RenderedChat> render_chat(const Conversation& conversation, LossMaskType type, Problems& problems);
+std::optional<RenderedChat> render_chat(const Conversation& conversation, LossMaskType type,
+                                        Problems& problems);
 
 /// The special tokens a format writes; a tokenizer without them cannot render it.
 std::vector<std::string> required_special_tokens(LossMaskType type);

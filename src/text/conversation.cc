@@ -5,7 +5,6 @@
 #include "base/json_depth.h"
 #include "base/yaml_document.h"
 
-
 namespace openrecipes {
 
 namespace {
@@ -26,19 +25,25 @@ class MessageReader {
 
  private:
   bool fail(const std::string& field, const std::string& what) {
-    problems_.push_back({file_, {}, field.empty() ? where_ : where_ + "." + field, "conversation", what, "", ""});
+    problems_.push_back(
+        {file_, {}, field.empty() ? where_ : where_ + "." + field, "conversation", what, "", ""});
     return false;
   }
 
   bool read_role(const Json& m, Message& message) {
-    if (!m.contains("role")) return fail("role", "missing (expected system, user, assistant or tool)");
+    if (!m.contains("role"))
+      return fail("role", "missing (expected system, user, assistant or tool)");
     if (!m.at("role").is_string()) {
       return fail("role",
-                  fmt::format("expected a string: system, user, assistant or tool; found {}", m.at("role").type_name()));
+                  fmt::format("expected a string: system, user, assistant or tool; found {}",
+                              m.at("role").type_name()));
     }
     message.role = m.at("role").get<std::string>();
-    if (message.role != "system" && message.role != "user" && message.role != "assistant" && message.role != "tool") {
-      return fail("role", fmt::format("unknown role '{}' (expected system, user, assistant or tool)", message.role));
+    if (message.role != "system" && message.role != "user" && message.role != "assistant" &&
+        message.role != "tool") {
+      return fail("role",
+                  fmt::format("unknown role '{}' (expected system, user, assistant or tool)",
+                              message.role));
     }
     return true;
   }
@@ -46,11 +51,13 @@ class MessageReader {
   bool read_content(const Json& m, Message& message) {
     if (m.contains("content") && !m.at("content").is_null()) {
       if (!m.at("content").is_string()) {
-        return fail("content", fmt::format("expected a string, found {}", m.at("content").type_name()));
+        return fail("content",
+                    fmt::format("expected a string, found {}", m.at("content").type_name()));
       }
       message.content = m.at("content").get<std::string>();
     } else if (message.role != "assistant") {
-      return fail("content", m.contains("content") ? "null (only assistant messages may omit it)" : "missing");
+      return fail("content",
+                  m.contains("content") ? "null (only assistant messages may omit it)" : "missing");
     }
     return true;
   }
@@ -75,18 +82,22 @@ class MessageReader {
 
   bool read_tool_calls(const Json& m, Message& message) {
     if (!m.contains("tool_calls") || m.at("tool_calls").is_null()) return true;
-    if (message.role != "assistant") return fail("tool_calls", "only assistant messages make tool calls");
+    if (message.role != "assistant")
+      return fail("tool_calls", "only assistant messages make tool calls");
     if (!m.at("tool_calls").is_array()) return fail("tool_calls", "expected a list");
     for (std::size_t k = 0; k < m.at("tool_calls").size(); ++k) {
       const Json& call = m.at("tool_calls")[k];
-      const Json& function = call.is_object() && call.contains("function") ? call.at("function") : call;
+      const Json& function =
+          call.is_object() && call.contains("function") ? call.at("function") : call;
       if (!function.is_object() || !function.contains("name") || !function.at("name").is_string()) {
-        return fail(fmt::format("tool_calls[{}]", k), "expected {name, arguments} (or {function: {...}})");
+        return fail(fmt::format("tool_calls[{}]", k),
+                    "expected {name, arguments} (or {function: {...}})");
       }
       ToolCall tool{function.at("name").get<std::string>(), "{}"};
       if (function.contains("arguments")) {
         const Json& arguments = function.at("arguments");
-        tool.arguments = arguments.is_string() ? arguments.get<std::string>() : python_json_dumps(arguments);
+        tool.arguments =
+            arguments.is_string() ? arguments.get<std::string>() : python_json_dumps(arguments);
       }
       message.tool_calls.push_back(std::move(tool));
     }
@@ -100,18 +111,29 @@ class MessageReader {
 
 }  // namespace
 
-std::optional<Conversation> conversation_from_json(const nlohmann::ordered_json& value, const std::string& file,
-                                                   Problems& problems) {
+std::optional<Conversation> conversation_from_json(const nlohmann::ordered_json& value,
+                                                   const std::string& file, Problems& problems) {
   bool wrapped = value.is_object() && value.contains("messages");
   const Json& list = wrapped ? value.at("messages") : value;
   if (!list.is_array()) {
     problems.push_back(
-        wrapped ? Problem{file, {}, "messages", "conversation",
-                          fmt::format("expected a list of messages, found {}", list.type_name()), "", ""}
-                : Problem{file, {}, "", "conversation",
-                          fmt::format("expected a list of messages, or an object with \"messages\"; found {}",
-                                      value.type_name()),
-                          "", ""});
+        wrapped
+            ? Problem{file,
+                      {},
+                      "messages",
+                      "conversation",
+                      fmt::format("expected a list of messages, found {}", list.type_name()),
+                      "",
+                      ""}
+            : Problem{file,
+                      {},
+                      "",
+                      "conversation",
+                      fmt::format(
+                          "expected a list of messages, or an object with \"messages\"; found {}",
+                          value.type_name()),
+                      "",
+                      ""});
     return std::nullopt;
   }
   if (list.empty()) {
@@ -121,7 +143,8 @@ std::optional<Conversation> conversation_from_json(const nlohmann::ordered_json&
   Conversation conversation;
   for (std::size_t i = 0; i < list.size(); ++i) {
     Message message;
-    if (!MessageReader(file, fmt::format("messages[{}]", i), problems).read(list[i], message)) return std::nullopt;
+    if (!MessageReader(file, fmt::format("messages[{}]", i), problems).read(list[i], message))
+      return std::nullopt;
     conversation.push_back(std::move(message));
   }
   return conversation;
@@ -131,15 +154,21 @@ std::optional<Conversation> read_conversation_file(const std::string& path, Prob
   std::optional<std::string> text = read_text_file(path, 256u << 20, problems);
   if (!text) return std::nullopt;
   if (std::optional<std::size_t> at = json_too_deep(*text)) {
-    problems.push_back({path, {}, "", "json",
-                        fmt::format("nesting deeper than {} levels at byte {}", kMaxJsonDepth, *at), "", ""});
+    problems.push_back({path,
+                        {},
+                        "",
+                        "json",
+                        fmt::format("nesting deeper than {} levels at byte {}", kMaxJsonDepth, *at),
+                        "",
+                        ""});
     return std::nullopt;
   }
   nlohmann::ordered_json json;
   try {
     json = nlohmann::ordered_json::parse(*text);
   } catch (const nlohmann::json::exception& error) {  // the parser's only way to say why
-    problems.push_back({path, {}, "", "json", std::string("not valid JSON: ") + error.what(), "", ""});
+    problems.push_back(
+        {path, {}, "", "json", std::string("not valid JSON: ") + error.what(), "", ""});
     return std::nullopt;
   }
   return conversation_from_json(json, path, problems);
@@ -151,14 +180,16 @@ std::string python_json_dumps(const nlohmann::ordered_json& value) {
       std::string out = "{";
       bool first = true;
       for (const auto& [key, child] : value.items()) {
-        out += (first ? "" : ", ") + nlohmann::ordered_json(key).dump(-1, ' ', false) + ": " + python_json_dumps(child);
+        out += (first ? "" : ", ") + nlohmann::ordered_json(key).dump(-1, ' ', false) + ": " +
+               python_json_dumps(child);
         first = false;
       }
       return out + "}";
     }
     case nlohmann::ordered_json::value_t::array: {
       std::string out = "[";
-      for (std::size_t i = 0; i < value.size(); ++i) out += (i ? ", " : "") + python_json_dumps(value[i]);
+      for (std::size_t i = 0; i < value.size(); ++i)
+        out += (i ? ", " : "") + python_json_dumps(value[i]);
       return out + "]";
     }
     case nlohmann::ordered_json::value_t::number_float: {

@@ -3,11 +3,10 @@
 // allenai/tulu-3-sft-mixture).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "base/problem.h"
 
@@ -21,9 +20,10 @@ struct ToolCall {
 
 /// One message.
 struct Message {
-  std::string role;     ///< system, user, assistant or tool
+  std::string role;  ///< system, user, assistant or tool
   std::string content;
-  std::string reasoning;  ///< assistant reasoning (`reasoning_content` or `reasoning`); may be empty
+  std::string
+      reasoning;  ///< assistant reasoning (`reasoning_content` or `reasoning`); may be empty
   std::vector<ToolCall> tool_calls;
   std::string name;  ///< tool messages: the tool's name (optional)
 };
@@ -36,8 +36,8 @@ using Conversation = std::vector<Message>;
 /// Returns nullopt and appends one Problem (file `file`, rule `conversation`, the field path such
 /// as `messages[1].role`) for a missing or unknown role, a content that is not a string,
 /// malformed tool calls, or an empty conversation.
-std::optional<Conversation> conversation_from_json(const nlohmann::ordered_json& value, const std::string& file,
-                                                   Problems& problems);
+std::optional<Conversation> conversation_from_json(const nlohmann::ordered_json& value,
+                                                   const std::string& file, Problems& problems);
 
 /// Reads the JSON file at `path` (at most 256 MiB, nesting within kMaxJsonDepth) as
 /// conversation_from_json does. Returns nullopt and appends a Problem for a file that cannot be

@@ -6,14 +6,20 @@
 
 namespace openrecipes {
 
-std::optional<MaskedTokens> tokenize_chat(const Tokenizer& tokenizer, const Conversation& conversation,
-                                          LossMaskType type, EncodeCache& cache, Problems& problems) {
+std::optional<MaskedTokens> tokenize_chat(const Tokenizer& tokenizer,
+                                          const Conversation& conversation, LossMaskType type,
+                                          EncodeCache& cache, Problems& problems) {
   for (const std::string& token : required_special_tokens(type)) {
     if (!tokenizer.added_token_id(token)) {
-      problems.push_back({tokenizer.path(), {}, "", "loss-mask",
-                          fmt::format("the tokenizer has no {} token, which the {} format needs; use that model's tokenizer",
+      problems.push_back({tokenizer.path(),
+                          {},
+                          "",
+                          "loss-mask",
+                          fmt::format("the tokenizer has no {} token, which the {} format needs; "
+                                      "use that model's tokenizer",
                                       token, loss_mask_name(type)),
-                          "", ""});
+                          "",
+                          ""});
       return std::nullopt;
     }
   }

@@ -27,7 +27,8 @@ struct MaskedTokens {
 /// strings are). Returns nullopt and appends a Problem when the tokenizer lacks the format's
 /// special tokens (file: the tokenizer) or the conversation cannot be rendered (no file: the
 /// caller knows it).
-std::optional<MaskedTokens> tokenize_chat(const Tokenizer& tokenizer, const Conversation& conversation,
-                                          LossMaskType type, EncodeCache& cache, Problems& problems);
+std::optional<MaskedTokens> tokenize_chat(const Tokenizer& tokenizer,
+                                          const Conversation& conversation, LossMaskType type,
+                                          EncodeCache& cache, Problems& problems);
 
 }  // namespace openrecipes

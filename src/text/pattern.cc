@@ -7,13 +7,15 @@
 namespace openrecipes {
 namespace {
 
-// Generous for any sane pattern on a 1 MiB file; small enough to stop catastrophic backtracking fast.
+// Generous for any sane pattern on a 1 MiB file; small enough to stop catastrophic backtracking
+// fast.
 constexpr uint32_t kMatchLimit = 1'000'000;
 constexpr uint32_t kDepthLimit = 10'000;
 
 }  // namespace
 
-std::optional<Pattern> Pattern::compile(const std::string& pattern, Problem where, Problems& problems) {
+std::optional<Pattern> Pattern::compile(const std::string& pattern, Problem where,
+                                        Problems& problems) {
   int code = 0;
   PCRE2_SIZE offset = 0;
   pcre2_code* compiled = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
@@ -21,8 +23,8 @@ std::optional<Pattern> Pattern::compile(const std::string& pattern, Problem wher
   if (!compiled) {
     PCRE2_UCHAR message[256];
     pcre2_get_error_message(code, message, sizeof message);
-    where.message = fmt::format("pattern /{}/ is not a valid regular expression at offset {}: {}", pattern, offset,
-                                reinterpret_cast<const char*>(message));
+    where.message = fmt::format("pattern /{}/ is not a valid regular expression at offset {}: {}",
+                                pattern, offset, reinterpret_cast<const char*>(message));
     problems.push_back(std::move(where));
     return std::nullopt;
   }

@@ -20,7 +20,8 @@ class Pattern {
   /// Compiles `pattern`. When it is invalid, returns nullopt and appends `where` (the caller's
   /// file, position, field and rule) with its message set to "pattern /P/ is not a valid regular
   /// expression at offset N: why".
-  static std::optional<Pattern> compile(const std::string& pattern, Problem where, Problems& problems);
+  static std::optional<Pattern> compile(const std::string& pattern, Problem where,
+                                        Problems& problems);
 
   enum class Result { kMatch, kNoMatch, kTooComplex };
 

@@ -6,11 +6,13 @@ namespace {
 // Unicode's White_Space property, which \s means in the reference regex engines (Rust's regex and
 // fancy-regex, Oniguruma). PCRE2's \s also takes U+180E, which left White_Space in Unicode 6.3.
 constexpr const char* kWhiteSpace =
-    "\\t-\\r\\x{20}\\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}";
+    "\\t-\\r\\x{20}\\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}"
+    "\\x{3000}";
 
 }  // namespace
 
-std::unique_ptr<SplitRegex> SplitRegex::compile(const std::string& pattern, Problem where, Problems& problems) {
+std::unique_ptr<SplitRegex> SplitRegex::compile(const std::string& pattern, Problem where,
+                                                Problems& problems) {
   int code = 0;
   PCRE2_SIZE offset = 0;
   std::unique_ptr<SplitRegex> regex(new SplitRegex());

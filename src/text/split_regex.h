@@ -22,7 +22,8 @@ class SplitRegex {
   /// Compiles `pattern` (UTF + UCP; the text it searches is checked as UTF-8 beforehand) and
   /// JIT-compiles it where PCRE2 can. Returns nullptr and appends `where` (file, field, rule)
   /// with the compile error as its message when the pattern is invalid.
-  static std::unique_ptr<SplitRegex> compile(const std::string& pattern, Problem where, Problems& problems);
+  static std::unique_ptr<SplitRegex> compile(const std::string& pattern, Problem where,
+                                             Problems& problems);
   ~SplitRegex() { pcre2_code_free(code_); }
   SplitRegex(const SplitRegex&) = delete;
   SplitRegex& operator=(const SplitRegex&) = delete;
@@ -35,8 +36,8 @@ class SplitRegex {
     std::size_t at = 0;
     while (at <= text.size()) {
       // pcre2_jit_match skips the interpreter's checks: the text was validated as UTF-8 already.
-      int rc = jit_ ? pcre2_jit_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), at,
-                                      PCRE2_NO_UTF_CHECK, data, context())
+      int rc = jit_ ? pcre2_jit_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(),
+                                      at, PCRE2_NO_UTF_CHECK, data, context())
                     : pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), at,
                                   PCRE2_NO_UTF_CHECK, data, context());
       if (rc == PCRE2_ERROR_NOMATCH) break;

@@ -19,9 +19,10 @@ namespace {
 // NFC with an explicit length: utf8proc_NFC stops at a NUL byte, which text may hold.
 std::string nfc_normalize(std::string_view text) {
   utf8proc_uint8_t* result = nullptr;
-  utf8proc_ssize_t length = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
-                                         static_cast<utf8proc_ssize_t>(text.size()), &result,
-                                         static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+  utf8proc_ssize_t length =
+      utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                   static_cast<utf8proc_ssize_t>(text.size()), &result,
+                   static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
   if (length < 0) return std::string(text);
   std::string out(reinterpret_cast<char*>(result), static_cast<std::size_t>(length));
   std::free(result);
@@ -57,7 +58,8 @@ struct EncodeCache::Impl {
       }
     }
   }
-  void insert(std::string_view piece, std::uint64_t hash, const std::int32_t* first, std::size_t count) {
+  void insert(std::string_view piece, std::uint64_t hash, const std::int32_t* first,
+              std::size_t count) {
     if (keys.size() + piece.size() > (64u << 20) || ids.size() + count > (16u << 20)) clear();
     if ((used + 1) * 2 > slots.size()) grow();
     Slot slot{hash, static_cast<std::uint32_t>(keys.size()), static_cast<std::uint32_t>(ids.size()),
@@ -93,8 +95,10 @@ EncodeCache::~EncodeCache() = default;
 Tokenizer::Tokenizer() : impl_(std::make_unique<Impl>()) {}
 Tokenizer::~Tokenizer() = default;
 
-void Tokenizer::Impl::encode_piece(std::string_view piece, EncodeCache& cache, TokenIds& out) const {
-  if (piece.size() > 4096) {  // very long pieces rarely repeat; whitespace runs of code do, so 4 KiB
+void Tokenizer::Impl::encode_piece(std::string_view piece, EncodeCache& cache,
+                                   TokenIds& out) const {
+  if (piece.size() >
+      4096) {  // very long pieces rarely repeat; whitespace runs of code do, so 4 KiB
     bpe(piece, out);
     return;
   }
@@ -120,7 +124,8 @@ void Tokenizer::Impl::encode_text(std::string_view text, EncodeCache& cache, Tok
   split(text, 0, cache, out);
 }
 
-void Tokenizer::Impl::split(std::string_view text, std::size_t level, EncodeCache& cache, TokenIds& out) const {
+void Tokenizer::Impl::split(std::string_view text, std::size_t level, EncodeCache& cache,
+                            TokenIds& out) const {
   if (text.empty()) return;
   if (level == splits.size()) {
     encode_piece(text, cache, out);
@@ -138,7 +143,8 @@ void Tokenizer::Impl::split(std::string_view text, std::size_t level, EncodeCach
 std::vector<std::int32_t> Tokenizer::encode(std::string_view text, EncodeCache& cache,
                                             bool match_added_tokens) const {
   if (std::optional<std::size_t> bad = first_invalid_utf8(text)) {
-    throw BugError(fmt::format("Tokenizer::encode: the text is not valid UTF-8 at byte offset {} (check it first)", *bad));
+    throw BugError(fmt::format(
+        "Tokenizer::encode: the text is not valid UTF-8 at byte offset {} (check it first)", *bad));
   }
   TokenIds out;
   out.reserve(text.size() / 3);
@@ -182,7 +188,8 @@ std::string Tokenizer::decode(const std::vector<std::int32_t>& ids) const {
 
 std::string_view Tokenizer::token_bytes(std::int32_t id) const {
   if (id < 0 || static_cast<std::size_t>(id) >= tokens_.size()) {
-    throw BugError(fmt::format("token id {} is outside the vocabulary (0..{})", id, tokens_.size() - 1));
+    throw BugError(
+        fmt::format("token id {} is outside the vocabulary (0..{})", id, tokens_.size() - 1));
   }
   return tokens_[static_cast<std::size_t>(id)];
 }
@@ -194,7 +201,8 @@ std::optional<std::int32_t> Tokenizer::added_token_id(std::string_view content) 
 }
 
 bool Tokenizer::is_special(std::int32_t id) const {
-  return id >= 0 && static_cast<std::size_t>(id) < impl_->special.size() && impl_->special[static_cast<std::size_t>(id)];
+  return id >= 0 && static_cast<std::size_t>(id) < impl_->special.size() &&
+         impl_->special[static_cast<std::size_t>(id)];
 }
 
 }  // namespace openrecipes

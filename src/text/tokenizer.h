@@ -30,9 +30,9 @@ class Tokenizer {
  public:
   /// Reads the tokenizer.json at `path`. Returns nullptr and appends one Problem (file `path`,
   /// rule `tokenizer` or `tokenizer.json`, the field path such as `pre_tokenizer[0].type` or
-  /// `model.merges[3]`, line:col for bad JSON) when it is a tokenizer this code does not read (another
-  /// model or pre-tokenizer type, a feature it does not implement) or a broken one. Throws IoError
-  /// when the file cannot be read.
+  /// `model.merges[3]`, line:col for bad JSON) when it is a tokenizer this code does not read
+  /// (another model or pre-tokenizer type, a feature it does not implement) or a broken one. Throws
+  /// IoError when the file cannot be read.
   static std::shared_ptr<const Tokenizer> load(const std::string& path, Problems& problems);
 
   /// Token ids of `text`. Added tokens (special or not) in the text are matched first, as the

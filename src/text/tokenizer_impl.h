@@ -7,20 +7,18 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "text/split_regex.h"
 #include "text/tokenizer.h"
 #include "text/tokenizer_json.h"
 
 namespace openrecipes {
-
 
 // A fast hash for the short byte strings pieces are: 8 bytes at a time, then a 64-bit finalizer
 // (splitmix64's). Quality is ample for open addressing; std::hash's murmur costs more per piece.
@@ -102,7 +100,8 @@ struct Tokenizer::Impl {
       for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
         const Slot& slot = slots[i];
         if (slot.hash == 0) return std::nullopt;
-        if (slot.hash == hash && (*tokens)[static_cast<std::size_t>(slot.id)] == bytes) return slot.id;
+        if (slot.hash == hash && (*tokens)[static_cast<std::size_t>(slot.id)] == bytes)
+          return slot.id;
       }
     }
   };
@@ -153,7 +152,8 @@ struct Tokenizer::Impl {
   std::vector<bool> special;
 
   static std::uint64_t key(std::int32_t a, std::int32_t b) {
-    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) | static_cast<std::uint32_t>(b);
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(a)) << 32) |
+           static_cast<std::uint32_t>(b);
   }
 
   /// BPE over one piece's bytes (huggingface/tokenizers Word::merge_all): repeatedly merge the
@@ -190,7 +190,8 @@ class TokenizerLoader {
   std::unique_ptr<SplitRegex> compile(const std::string& pattern, const std::string& field);
   bool read_normalizer(const nlohmann::json& json);
   bool read_pre_tokenizer(const nlohmann::json& json);
-  bool read_pre_tokenizer_step(const nlohmann::json& step, const std::string& where, bool& byte_level);
+  bool read_pre_tokenizer_step(const nlohmann::json& step, const std::string& where,
+                               bool& byte_level);
   bool read_model_options(const nlohmann::json& model);
   bool check_added_token_ids(const nlohmann::json& added_tokens, std::int64_t& largest);
   bool read_vocabulary(const TokenizerJson& parsed, const nlohmann::json& added_tokens);

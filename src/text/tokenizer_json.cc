@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-
 namespace openrecipes {
 namespace {
 
@@ -30,7 +29,9 @@ class Handler : public nlohmann::json_sax<json> {
         return true;
       }
       std::size_t space = v.find(' ');
-      if (space == std::string::npos) return fail(fmt::format("model.merges[{}]", out_.merges.size()), fmt::format("expected \"a b\", found \"{}\"", v));
+      if (space == std::string::npos)
+        return fail(fmt::format("model.merges[{}]", out_.merges.size()),
+                    fmt::format("expected \"a b\", found \"{}\"", v));
       out_.merges.emplace_back(v.substr(0, space), v.substr(space + 1));
       return true;
     }
@@ -102,16 +103,22 @@ class Handler : public nlohmann::json_sax<json> {
     return true;
   }
 
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& e) override {
     failed_ = true;
     // The library's message quotes the bytes it last read, which may be binary: keep its id only.
-    Problem problem{file_, position_of(position), "", "tokenizer.json",
-                    fmt::format("not valid JSON at byte {} (JSON error {})", position, e.id), "", ""};
+    Problem problem{file_,
+                    position_of(position),
+                    "",
+                    "tokenizer.json",
+                    fmt::format("not valid JSON at byte {} (JSON error {})", position, e.id),
+                    "",
+                    ""};
     problems_.push_back(std::move(problem));
     return false;
   }
 
- /// Whether the document was rejected (a problem was appended).
+  /// Whether the document was rejected (a problem was appended).
   bool failed() const { return failed_; }
 
  private:
@@ -139,7 +146,6 @@ class Handler : public nlohmann::json_sax<json> {
     return at;
   }
 
-
   bool path_is(std::initializer_list<const char*> keys) const {
     if (keys_.size() != keys.size()) return false;
     std::size_t i = 0;
@@ -151,7 +157,8 @@ class Handler : public nlohmann::json_sax<json> {
 
   bool value(json v) {
     if (mode_ == Mode::kVocab) {
-      if (!v.is_number_integer()) return fail(fmt::format("model.vocab[\"{}\"]", vocab_key_), "expected an integer id");
+      if (!v.is_number_integer())
+        return fail(fmt::format("model.vocab[\"{}\"]", vocab_key_), "expected an integer id");
       out_.vocab.emplace_back(std::move(vocab_key_), v.get<std::int64_t>());
       return true;
     }
@@ -222,13 +229,18 @@ std::optional<TokenizerJson> parse_tokenizer_json(const std::string& bytes, cons
            out.rest.at("model").contains(key);
   };
   if (model_has("merges")) {
-    problems.push_back(Problem{file, {}, "model.merges", "tokenizer.json",
-                               "expected a list of \"a b\" strings or [a, b] pairs", "", ""});
+    problems.push_back(Problem{file,
+                               {},
+                               "model.merges",
+                               "tokenizer.json",
+                               "expected a list of \"a b\" strings or [a, b] pairs",
+                               "",
+                               ""});
     return std::nullopt;
   }
   if (model_has("vocab")) {
-    problems.push_back(
-        Problem{file, {}, "model.vocab", "tokenizer.json", "expected an object of token -> id", "", ""});
+    problems.push_back(Problem{
+        file, {}, "model.vocab", "tokenizer.json", "expected an object of token -> id", "", ""});
     return std::nullopt;
   }
   return out;

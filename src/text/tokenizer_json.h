@@ -4,12 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "base/problem.h"
 
@@ -18,8 +17,8 @@ namespace openrecipes {
 /// The parts of a tokenizer.json the tokenizer needs.
 struct TokenizerJson {
   nlohmann::json rest;  ///< the document without model.vocab and model.merges
-  std::vector<std::pair<std::string, std::int64_t>> vocab;   ///< byte-level text, id; file order
-  std::vector<std::pair<std::string, std::string>> merges;   ///< left, right; rank order
+  std::vector<std::pair<std::string, std::int64_t>> vocab;  ///< byte-level text, id; file order
+  std::vector<std::pair<std::string, std::string>> merges;  ///< left, right; rank order
 };
 
 /// Parses `bytes`, the contents of `file`. Returns nullopt and appends one Problem (rule

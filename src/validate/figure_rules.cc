@@ -27,11 +27,11 @@ void check_cost_and_mfu(const RuleContext& c, const Gpu& gpu) {
   double mfu = model_flops_utilization(r.active_params.count, r.tokens_per_s_per_gpu,
                                        gpu.peak_bf16_dense_flop_per_s);
   if (!equals_rounded(*r.mfu, mfu, 4)) {
-    c.report("figures.mfu", "result.mfu", "MFU disagrees with N, the score and the GPU's peak",
-             fmt::format("{:.4f} (6 x {} x {} / {:g} = {:.6f})", round_to(mfu, 4),
-                         r.active_params.count, r.tokens_per_s_per_gpu,
-                         gpu.peak_bf16_dense_flop_per_s, mfu),
-             fmt::format("{}", *r.mfu));
+    c.report(
+        "figures.mfu", "result.mfu", "MFU disagrees with N, the score and the GPU's peak",
+        fmt::format("{:.4f} (6 x {} x {} / {:g} = {:.6f})", round_to(mfu, 4), r.active_params.count,
+                    r.tokens_per_s_per_gpu, gpu.peak_bf16_dense_flop_per_s, mfu),
+        fmt::format("{}", *r.mfu));
   }
 }
 

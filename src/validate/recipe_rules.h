@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "catalog/catalog.h"
 #include "base/problem.h"
-#include "catalog/recipe.h"
 #include "base/yaml_document.h"
+#include "catalog/catalog.h"
+#include "catalog/recipe.h"
 
 namespace openrecipes {
 
@@ -42,9 +42,11 @@ class RuleContext {
 
 /// path, catalog.model, catalog.gpu, catalog.active_params, patches, status, dates.
 void check_catalog_rules(const RuleContext& context);
-/// gpu.per_node, mesh.world, layout.dp, layout.label, mesh.ep, mesh.pp, mesh.max_tokens, mesh.batch.
+/// gpu.per_node, mesh.world, layout.dp, layout.label, mesh.ep, mesh.pp, mesh.max_tokens,
+/// mesh.batch.
 void check_mesh_rules(const RuleContext& context);
-/// figures.cost, figures.mfu, figures.window, figures.window_tokens, figures.gpu_hours, workload.rows.
+/// figures.cost, figures.mfu, figures.window, figures.window_tokens, figures.gpu_hours,
+/// workload.rows.
 void check_figure_rules(const RuleContext& context);
 /// run.layout: the `run` command agrees with the layout.
 void check_run_rules(const RuleContext& context);

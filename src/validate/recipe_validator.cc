@@ -64,7 +64,8 @@ CatalogCheck check_catalog(const fs::path& root, const std::vector<std::string>&
     RecipeReport report = validate_recipe_file(*check.loaded, path);
     ++check.files_checked;
     if (report.problems.empty() && report.recipe) {
-      check.recipes.push_back({report.catalog_path, std::move(report.text), std::move(*report.recipe)});
+      check.recipes.push_back(
+          {report.catalog_path, std::move(report.text), std::move(*report.recipe)});
     }
     check.problems.insert(check.problems.end(), report.problems.begin(), report.problems.end());
   }

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "base/problem.h"
+#include "catalog/catalog_loader.h"
 #include "catalog/ranking.h"
 #include "catalog/recipe.h"
-#include "catalog/catalog_loader.h"
 
 namespace openrecipes {
 

@@ -23,8 +23,8 @@ TEST(Schemas, ListEveryCrossFieldRuleWithAnId) {
     EXPECT_FALSE(rule.at("rule").get<std::string>().empty());
   }
   for (const char* id : {"path", "layout.dp", "figures.cost", "figures.mfu", "figures.window",
-                         "figures.window_tokens", "run.layout", "status", "patches", "figures.gpu_hours",
-                         "layout.label"}) {
+                         "figures.window_tokens", "run.layout", "status", "patches",
+                         "figures.gpu_hours", "layout.label"}) {
     EXPECT_TRUE(ids.count(id)) << id;
   }
   // Every layout rule the planner applies is listed (validate reports them under these ids).

@@ -44,9 +44,10 @@ class RunChecker {
     const TrainingArgument* argument = find(names);
     if (!argument) {
       if (layout_value != fallback) {
-        report(nullptr, field, fmt::format("the run command does not set {} (so it is {})",
-                                           *names.begin(), fallback),
-               fmt::format("{} {}", *names.begin(), layout_value), "no such argument");
+        report(
+            nullptr, field,
+            fmt::format("the run command does not set {} (so it is {})", *names.begin(), fallback),
+            fmt::format("{} {}", *names.begin(), layout_value), "no such argument");
       }
       return;
     }
@@ -65,8 +66,9 @@ class RunChecker {
                      std::initializer_list<std::string_view> names) {
     const TrainingArgument* argument = find(names);
     if (argument && value_of(*argument).value_or("") != layout_value) {
-      report(argument, field, fmt::format("the run command sets {} differently", argument->spelling),
-             layout_value.empty() ? "null" : layout_value, value_of(*argument).value_or("no value"));
+      report(
+          argument, field, fmt::format("the run command sets {} differently", argument->spelling),
+          layout_value.empty() ? "null" : layout_value, value_of(*argument).value_or("no value"));
     }
   }
 
@@ -111,7 +113,8 @@ class RunChecker {
           find({"--recompute-num-layers", "model.recompute_num_layers"});
       if (!layers) {
         report(nullptr, "layout.recompute.num_layers", "the run command does not set it",
-               fmt::format("--recompute-num-layers {}", *l.recompute->num_layers), "no such argument");
+               fmt::format("--recompute-num-layers {}", *l.recompute->num_layers),
+               "no such argument");
       } else {
         compare_integer(*layers, "layout.recompute.num_layers", *l.recompute->num_layers);
       }
@@ -138,18 +141,19 @@ class RunChecker {
                fmt::format("{}", gpu.count), fmt::format("{} x {}", nodes_count, per_node_count));
       }
     };
-    check({"--actor-num-nodes"}, {"--actor-num-gpus-per-node"});  // slime
+    check({"--actor-num-nodes"}, {"--actor-num-gpus-per-node"});    // slime
     check({"--nnodes"}, {"--nproc-per-node", "--nproc_per_node"});  // torchrun
   }
 
- /// Reports what keeps the run from being read as a command (rule run.layout, at the problem's
+  /// Reports what keeps the run from being read as a command (rule run.layout, at the problem's
   /// line where the block maps to the file); false when it holds no command to check.
   bool readable() {
     for (const Problem& problem : command_.problems) {
       SourcePosition position = c_.file.document.position_of("run");
       if (problem.position.line > 0 && first_line_ > 0)
         position = {first_line_ + problem.position.line - 1, 1};
-      c_.report_at(position, "run.layout", "run", "the run command cannot be read: " + problem.message);
+      c_.report_at(position, "run.layout", "run",
+                   "the run command cannot be read: " + problem.message);
     }
     return has_command(command_);
   }
@@ -172,13 +176,15 @@ class RunChecker {
     stated_string(field, layout_value, names);
   }
 
-  void compare_integer(const TrainingArgument& argument, const std::string& field, long long expected) {
+  void compare_integer(const TrainingArgument& argument, const std::string& field,
+                       long long expected) {
     std::optional<long long> value = as_integer(value_of(argument));
     if (!value) {
       report(&argument, field, fmt::format("{} must be a literal number", argument.spelling),
              fmt::format("{}", expected), value_of(argument).value_or("no value"));
     } else if (*value != expected) {
-      report(&argument, field, fmt::format("the run command sets {} differently", argument.spelling),
+      report(&argument, field,
+             fmt::format("the run command sets {} differently", argument.spelling),
              fmt::format("{}", expected), argument.value);
     }
   }
@@ -209,15 +215,18 @@ void check_run_rules(const RuleContext& context) {
   const Layout& l = r.layout;
   RunChecker run(context);
   if (!run.readable()) return;
-  run.size("layout.tp", l.tp, 1, {"--tensor-model-parallel-size", "model.tensor_model_parallel_size"});
+  run.size("layout.tp", l.tp, 1,
+           {"--tensor-model-parallel-size", "model.tensor_model_parallel_size"});
   run.size("layout.pp", l.pp, 1,
            {"--pipeline-model-parallel-size", "model.pipeline_model_parallel_size"});
   run.size("layout.cp", l.cp, 1, {"--context-parallel-size", "model.context_parallel_size"});
-  run.size("layout.ep", l.ep, 1, {"--expert-model-parallel-size", "model.expert_model_parallel_size"});
+  run.size("layout.ep", l.ep, 1,
+           {"--expert-model-parallel-size", "model.expert_model_parallel_size"});
   run.size("layout.etp", l.etp, 1,
            {"--expert-tensor-parallel-size", "model.expert_tensor_parallel_size"});
-  run.size("layout.vpp", l.vpp, 1,
-           {"--num-virtual-stages-per-pipeline-rank", "model.virtual_pipeline_model_parallel_size"});
+  run.size(
+      "layout.vpp", l.vpp, 1,
+      {"--num-virtual-stages-per-pipeline-rank", "model.virtual_pipeline_model_parallel_size"});
   run.sequence_parallel(l);
   run.recompute(l);
   run.stated_string("layout.dispatcher", l.dispatcher,
