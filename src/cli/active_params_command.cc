@@ -68,12 +68,15 @@ int run_active_params(const GlobalOptions& global, const ActiveParamsOptions& op
     if (!model) {
       std::vector<std::string> names;
       for (const Model& m : loaded->catalog.models) names.push_back(m.name);
-      // An argument naming nothing is a usage error, as an unknown command is.
-      fmt::print(
-          stderr,
-          "openrecipes active-params: {} is neither a file nor a model in models.yaml ({})\n",
-          options.target, fmt::join(names, ", "));
-      return kExitUsage;
+      // Bad input (exit 1), as plan's unknown --model is.
+      problems.push_back({options.target,
+                          {},
+                          "",
+                          "active_params.target",
+                          "neither a file nor a model in models.yaml",
+                          fmt::format("a config.json or one of {}", fmt::join(names, ", ")),
+                          options.target});
+      return print_problems(problems, format, stdout);
     }
     path = (*root / "models" / model->slug / "config.json").string();
   }

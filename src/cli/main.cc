@@ -16,6 +16,7 @@
 #include "cli/export_command.h"
 #include "cli/measure_command.h"
 #include "cli/plan_command.h"
+#include "cli/problem_output.h"
 #include "cli/recommend_command.h"
 #include "cli/render_command.h"
 #include "cli/rows_command.h"
@@ -36,6 +37,23 @@ std::string command_path(const CLI::App& app) {
     level = parsed.front();
     path += " " + level->get_name();
   }
+}
+
+}  // namespace
+
+namespace {
+
+// Whether the command line asks for JSON output (`--format json` or `--format=json`), so that an
+// error caught here is printed the way the command prints its own.
+bool json_requested(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (word == "--format=json" ||
+        (word == "--format" && i + 1 < argc && std::string(argv[i + 1]) == "json")) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -100,7 +118,12 @@ int main(int argc, char** argv) {
     return kExitUsage;
   } catch (const openrecipes::IoError& e) {
     // The one place errors end up (docs/architecture.md, "Errors"): bad input came back from the
-    // library as problems, which the command printed; what reaches here is I/O or a bug.
+    // library as problems, which the command printed; what reaches here is I/O or a bug. With
+    // --format json the I/O failure is one problem of the JSON array, as the command's own are.
+    if (json_requested(argc, argv)) {
+      return print_problems({{e.path(), {}, "", "io", e.what(), "", ""}},
+                            openrecipes::OutputFormat::kJson);
+    }
     std::fprintf(stderr, "%s: %s\n", command_path(app).c_str(), e.what());
     return kExitProblems;
   } catch (const std::exception& e) {

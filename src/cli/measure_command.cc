@@ -95,29 +95,15 @@ std::optional<MeasureRequest> request_from(const MeasureOptions& options) {
   return request;
 }
 
-// What failed outside this process (Slurm, the job, the out folder): in JSON one problem through
-// print_problems; in text the command's own line, `openrecipes measure: job N ... (log: PATH)`,
-// which tests/slurm reads (a problem line would start with the path).
-int print_io_error(const IoError& error, OutputFormat format) {
-  if (format == OutputFormat::kText) {
-    fmt::print(stderr, "{}: {}\n", kMe, error.what());
-    return kExitProblems;
-  }
-  return print_problems({{error.path(), {}, "", "io", error.what(), "", ""}}, format);
-}
-
 // Runs the workflow on the real Slurm and prints the blocks (text) or the run (JSON).
 int measure_on_slurm(const RecipeFile& recipe, const MeasureRequest& request, OutputFormat format) {
   SlurmClient slurm;
   TerminalObserver observer;
   StopOnSignal stop_on_signal;
   Problems problems;
-  std::optional<MeasuredRun> run;
-  try {
-    run = measure_recipe(recipe.recipe, recipe.catalog.catalog, request, slurm, observer, problems);
-  } catch (const IoError& error) {
-    return print_io_error(error, format);
-  }
+  // Slurm's or the job's failures are IoErrors, printed by main as `openrecipes measure: ...`.
+  std::optional<MeasuredRun> run =
+      measure_recipe(recipe.recipe, recipe.catalog.catalog, request, slurm, observer, problems);
   if (!run) return problems.empty() ? kExitProblems : print_problems(problems, format);
   if (format == OutputFormat::kJson) {
     fmt::print("{}\n", measured_run_json(*run).dump(

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "base/error.h"
+#include "catalog/protocol.h"
 #include "measure/measure_result.h"
 #include "measure/stack_versions.h"
 
@@ -15,10 +16,6 @@ namespace openrecipes {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The protocol's scored window (README.md: steps 5-19 of 20).
-constexpr int kWindowFirst = 5;
-constexpr int kWindowLast = 19;
 
 std::string local_time(double seconds_since_epoch) {
   std::time_t seconds = static_cast<std::time_t>(seconds_since_epoch);
@@ -104,7 +101,7 @@ JobRecord final_record(std::int64_t job_id, const std::string& log_path,
 ResultBlock score_job(const Recipe& recipe, const Catalog& catalog, const JobRecord& job,
                       const std::string& log_path, int steps) {
   ScoreSetup setup{recipe.gpu.count, recipe.workload.global_batch, recipe.workload.row_tokens,
-                   kWindowFirst, kWindowLast};
+                   kWindowFirstStep, kWindowLastStep};
   ResultBlock block = measured_result(job, log_path, setup, steps);
   if (const Gpu* gpu = catalog.find_gpu(recipe.gpu.type)) {
     block.usd_per_gpu_hour = gpu->usd_per_gpu_hour;
