@@ -39,10 +39,6 @@ std::string command_path(const CLI::App& app) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // Whether the command line asks for JSON output (`--format json` or `--format=json`), so that an
 // error caught here is printed the way the command prints its own.
 bool json_requested(int argc, char** argv) {
@@ -54,6 +50,35 @@ bool json_requested(int argc, char** argv) {
     }
   }
   return false;
+}
+
+// Names an unknown command (or an unknown subcommand of one that has them, like `rows`) on
+// stderr instead of CLI11's "A subcommand is required"; false when the command line has one.
+bool names_known_commands(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* level = &app;
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    if (level == &app && word == "--root") {
+      ++i;
+      continue;
+    }
+    if (word.rfind("-", 0) == 0) continue;
+    auto named = level->get_subcommands(
+        [&](const CLI::App* command) { return command->get_name() == word; });
+    if (named.empty()) {
+      std::string names;
+      for (const CLI::App* command : level->get_subcommands([](const CLI::App*) { return true; })) {
+        names += (names.empty() ? "" : ", ") + command->get_name();
+      }
+      std::string parent = level == &app ? "openrecipes" : "openrecipes " + level->get_name();
+      std::fprintf(stderr, "%s: unknown command '%s' (commands: %s; see --help)\n", parent.c_str(),
+                   word.c_str(), names.c_str());
+      return false;
+    }
+    level = named.front();
+    if (level->get_subcommands([](const CLI::App*) { return true; }).empty()) break;
+  }
+  return true;
 }
 
 }  // namespace
@@ -82,31 +107,7 @@ int main(int argc, char** argv) {
   add_plan_command(app, global, exit_code);
   add_recommend_command(app, global, exit_code);
   add_export_command(app, global, exit_code);
-  // Name an unknown command (or an unknown subcommand of one that has them, like `rows`) instead
-  // of CLI11's "A subcommand is required".
-  const CLI::App* level = &app;
-  for (int i = 1; i < argc; ++i) {
-    std::string word = argv[i];
-    if (level == &app && word == "--root") {
-      ++i;
-      continue;
-    }
-    if (word.rfind("-", 0) == 0) continue;
-    auto named = level->get_subcommands(
-        [&](const CLI::App* command) { return command->get_name() == word; });
-    if (named.empty()) {
-      std::string names;
-      for (const CLI::App* command : level->get_subcommands([](const CLI::App*) { return true; })) {
-        names += (names.empty() ? "" : ", ") + command->get_name();
-      }
-      std::string parent = level == &app ? "openrecipes" : "openrecipes " + level->get_name();
-      std::fprintf(stderr, "%s: unknown command '%s' (commands: %s; see --help)\n", parent.c_str(),
-                   word.c_str(), names.c_str());
-      return kExitUsage;
-    }
-    level = named.front();
-    if (level->get_subcommands([](const CLI::App*) { return true; }).empty()) break;
-  }
+  if (!names_known_commands(app, argc, argv)) return kExitUsage;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -72,9 +72,10 @@ std::string layout_summary(const ExportSource& source) {
   return out;
 }
 
-std::string planned_recipe_yaml(const ExportSource& source, const LayoutPrediction& prediction,
-                                const std::string& run) {
-  const Layout& l = source.layout;
+namespace {
+
+// The draft's comment, and its model, gpu, author, status, stack and workload fields.
+std::string draft_head_yaml(const ExportSource& source) {
   const Gpu& gpu = source.cluster.gpu;
   std::string out;
   out +=
@@ -103,6 +104,13 @@ std::string planned_recipe_yaml(const ExportSource& source, const LayoutPredicti
       source.workload.row_tokens, source.workload.global_batch,
       precision_name(source.workload.precision));
   out += source.dataset ? dataset_yaml(*source.dataset) : "  dataset: null\n";
+  return out;
+}
+
+// The draft's `layout` block.
+std::string draft_layout_yaml(const ExportSource& source) {
+  const Layout& l = source.layout;
+  std::string out;
   out += "layout:\n";
   out += fmt::format("  label: {}\n  summary: {}\n  highlights: {}\n", scalar(l.label),
                      scalar(layout_summary(source)),
@@ -131,6 +139,12 @@ std::string planned_recipe_yaml(const ExportSource& source, const LayoutPredicti
                            l.offload->overlap_d2h_h2d ? "true" : "false")
              : "  offload: null\n";
   out += fmt::format("  dispatcher: {}\n", l.dispatcher.empty() ? "null" : scalar(l.dispatcher));
+  return out;
+}
+
+// The draft's `prediction` block: the planner's figures, marked as not measured.
+std::string draft_prediction_yaml(const LayoutPrediction& prediction) {
+  std::string out;
   out += "prediction:\n";
   out += fmt::format("  tokens_per_s_per_gpu: {:.2f}\n", prediction.speed.tokens_per_s_per_gpu);
   out += fmt::format("  memory_bytes: {:.0f}\n", prediction.memory.memory_bytes);
@@ -140,6 +154,12 @@ std::string planned_recipe_yaml(const ExportSource& source, const LayoutPredicti
   out += fmt::format("  usd_per_million_tokens: {:.2f}\n", prediction.speed.usd_per_million_tokens);
   out += fmt::format("  step_time_s: {:.3f}\n", prediction.speed.step_time_s);
   out += "  source: openrecipes plan (calibrated speed model; not measured)\n";
+  return out;
+}
+
+// The draft's null result and correctness, env, patches, run and notes.
+std::string draft_tail_yaml(const ExportSource& source, const std::string& run) {
+  std::string out;
   out += "result: null\n";
   out += "correctness: null\n";
   if (source.env.empty()) {
@@ -161,6 +181,14 @@ std::string planned_recipe_yaml(const ExportSource& source, const LayoutPredicti
       fmt::format("Planned by openrecipes plan from the layout alone; not measured. Settings: {}.",
                   source.settings_source));
   return out;
+}
+
+}  // namespace
+
+std::string planned_recipe_yaml(const ExportSource& source, const LayoutPrediction& prediction,
+                                const std::string& run) {
+  return draft_head_yaml(source) + draft_layout_yaml(source) + draft_prediction_yaml(prediction) +
+         draft_tail_yaml(source, run);
 }
 
 }  // namespace openrecipes
