@@ -1,6 +1,5 @@
 // The binary as a user runs it: exit codes, output formats, --root, and a broken catalog.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -22,28 +21,15 @@ struct CliRun {
 };
 
 CliRun run(const std::string& arguments, const std::string& directory = testing::source_dir()) {
-  std::string command =
-      "cd '" + directory + "' && '" OPENRECIPES_BINARY "' " + arguments + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  EXPECT_NE(pipe, nullptr);
-  std::string output;
-  char buffer[4096];
-  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  testing::ShellRun result = testing::run_binary(arguments, directory, "2>/dev/null");
+  return {result.exit_code, result.output};
 }
 
 // Runs the binary as `run` does, keeping its stderr instead of its stdout (a command's errors).
 CliRun run_errors(const std::string& arguments) {
-  std::string command = "cd '" + testing::source_dir() + "' && '" OPENRECIPES_BINARY "' " +
-                        arguments + " 2>&1 >/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  EXPECT_NE(pipe, nullptr);
-  std::string output;
-  char buffer[4096];
-  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  testing::ShellRun result =
+      testing::run_binary(arguments, testing::source_dir(), "2>&1 >/dev/null");
+  return {result.exit_code, result.output};
 }
 
 // A copy of the bundled catalog's shared files in a temporary folder, without recipes.
@@ -623,21 +609,8 @@ TEST(Cli, ClassifyComparesTheRecipesEnv) {
   EXPECT_TRUE(conflict) << result.output;
 }
 
-// The command's standard error (its standard output dropped) and exit code.
-CliRun run_for_errors(const std::string& arguments) {
-  std::string command = "cd '" + testing::source_dir() + "' && '" OPENRECIPES_BINARY "' " +
-                        arguments + " 2>&1 >/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  EXPECT_NE(pipe, nullptr);
-  std::string output;
-  char buffer[4096];
-  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
-
 TEST(Cli, AnUnreadableFileIsAnIoErrorCaughtOnceInMain) {
-  CliRun result = run_for_errors("tokenize --tokenizer /nonexistent/tokenizer.json abc");
+  CliRun result = run_errors("tokenize --tokenizer /nonexistent/tokenizer.json abc");
   EXPECT_EQ(result.exit_code, 1) << result.output;
   EXPECT_EQ(result.output.rfind("openrecipes tokenize: /nonexistent/tokenizer.json: ", 0), 0u)
       << result.output;
@@ -645,13 +618,13 @@ TEST(Cli, AnUnreadableFileIsAnIoErrorCaughtOnceInMain) {
 }
 
 TEST(Cli, ABadTokenizerIsAProblemWithItsFieldPath) {
-  CliRun text = run_for_errors("tokenize --tokenizer tests/fixtures/tokenizers/metaspace.json abc");
+  CliRun text = run_errors("tokenize --tokenizer tests/fixtures/tokenizers/metaspace.json abc");
   EXPECT_EQ(text.exit_code, 1);
   EXPECT_EQ(text.output,
             "tests/fixtures/tokenizers/metaspace.json:0:0: pre_tokenizer[0].type: unsupported "
             "pre-tokenizer 'Metaspace' (supported: Split, ByteLevel)\n");
-  CliRun json = run_for_errors(
-      "tokenize --format json --tokenizer tests/fixtures/tokenizers/metaspace.json abc");
+  CliRun json =
+      run_errors("tokenize --format json --tokenizer tests/fixtures/tokenizers/metaspace.json abc");
   EXPECT_EQ(json.exit_code, 1);
   nlohmann::json problems = nlohmann::json::parse(json.output);
   ASSERT_TRUE(problems.is_array());
@@ -665,7 +638,7 @@ TEST(Cli, ErrorsParseAsJsonWithFormatJson) {
        {"render --format json --loss-mask gpt_oss --tokenizer "
         "tests/fixtures/tokenizers/lowercase.json x.json",
         "render --format json --loss-mask gpt_oss --tokenizer /nonexistent.json x.json"}) {
-    CliRun result = run_for_errors(command);
+    CliRun result = run_errors(command);
     if (std::string(command).find("nonexistent") != std::string::npos) {
       // An IoError, caught in main: with --format json it is one problem of rule "io".
       EXPECT_EQ(result.exit_code, 1);

@@ -1,7 +1,6 @@
 // `openrecipes export` as a user runs it: a recipe to each framework, a layout to a planned draft
 // that validates, -o written atomically, and bad input named with exit 1 (2 for usage).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -21,15 +20,8 @@ struct CliRun {
 };
 
 CliRun run(const std::string& arguments) {
-  std::string command =
-      "cd '" + testing::source_dir() + "' && '" OPENRECIPES_BINARY "' " + arguments + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  EXPECT_NE(pipe, nullptr);
-  std::string output;
-  char buffer[4096];
-  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  testing::ShellRun result = testing::run_binary(arguments, testing::source_dir(), "2>&1");
+  return {result.exit_code, result.output};
 }
 
 const char* kGptOss = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";

@@ -1,7 +1,6 @@
 // `plan`, `recommend` and `export --layout` as a user runs them: the same bad flags refused by
 // all three with the same problem (layout_request.h), and --root from another folder.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -35,15 +34,8 @@ CliRun run(const std::string& arguments, const std::string& directory = testing:
   // One file per test process: ctest runs the tests in parallel.
   fs::path err =
       fs::path(::testing::TempDir()) / ("plan_cli_stderr." + std::to_string(::getpid()) + ".txt");
-  std::string command = "cd '" + directory + "' && '" OPENRECIPES_BINARY "' " + arguments + " 2>'" +
-                        err.string() + "'";
-  FILE* pipe = popen(command.c_str(), "r");
-  EXPECT_NE(pipe, nullptr);
-  std::string output;
-  char buffer[4096];
-  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output, read_all(err)};
+  testing::ShellRun result = testing::run_binary(arguments, directory, "2>'" + err.string() + "'");
+  return {result.exit_code, result.output, read_all(err)};
 }
 
 const std::string kExport = " --to slime";

@@ -1,7 +1,9 @@
 #include "test_support.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -72,6 +74,20 @@ std::string describe(const Problems& problems) {
   std::string out;
   for (const Problem& problem : problems) out += format_problem_line(problem) + "\n";
   return out.empty() ? "(no problems)\n" : out;
+}
+
+ShellRun run_binary(const std::string& arguments, const std::string& directory,
+                    const std::string& redirections) {
+  std::string command =
+      "cd '" + directory + "' && '" OPENRECIPES_BINARY "' " + arguments + " " + redirections;
+  FILE* pipe = popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr) << command;
+  if (!pipe) return {};
+  std::string output;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
 }  // namespace openrecipes::testing

@@ -44,6 +44,17 @@ bool has_rule(const Problems& problems, const std::string& rule);
 /// All problems as printed lines, for failure messages.
 std::string describe(const Problems& problems);
 
+/// What a shell command printed on its standard output, and how it ended.
+struct ShellRun {
+  int exit_code = -1;  ///< the exit status; -1 when it did not exit (a signal)
+  std::string output;  ///< its standard output
+};
+
+/// Runs `arguments` with the binary under test in `directory`, through /bin/sh, with
+/// `redirections` (e.g. "2>/dev/null", "2>&1 >/dev/null") after the command.
+ShellRun run_binary(const std::string& arguments, const std::string& directory,
+                    const std::string& redirections);
+
 /// The four bundled recipes, relative to the repository root.
 inline const std::vector<std::string> kBundledRecipes = {
     "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
