@@ -1,6 +1,7 @@
 // `openrecipes export` as a user runs it: a recipe to each framework, a layout to a planned draft
 // that validates, -o written atomically, and bad input named with exit 1 (2 for usage).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -92,6 +93,25 @@ TEST(ExportCli, BadInputIsNamed) {
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   CliRun neither = run("export --to slime");
   EXPECT_EQ(neither.exit_code, 2) << neither.output;
+}
+
+TEST(ExportCli, OutputIsNeverADeviceFifoOrLink) {
+  fs::path dir = testing::fresh_dir("export_cli_special");
+  fs::path fifo = dir / "fifo.yaml", link = dir / "link.yaml", target = dir / "target.yaml";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::ofstream(target) << "keep\n";
+  fs::create_symlink(target, link);
+  for (const fs::path& out : {fifo, link, dir}) {
+    CliRun result = run(std::string("export ") + kGptOss + " --to slime -o '" + out.string() + "'");
+    EXPECT_EQ(result.exit_code, 1) << out;
+    EXPECT_NE(result.output.find("exists and is not a regular file"), std::string::npos)
+        << result.output;
+  }
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  std::ifstream kept(target);
+  std::string text((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "keep\n");
 }
 
 }  // namespace

@@ -36,6 +36,20 @@ bool write_output(const std::string& path, const std::string& text) {
     fmt::print("{}", text);
     return true;
   }
+  // The rename would replace whatever is at `path`: a device, a FIFO, a folder or a link is not
+  // a draft's place (rows build refuses the same).
+  std::error_code status_ec;
+  fs::file_status status = fs::symlink_status(path, status_ec);
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    fmt::print(stderr,
+               "openrecipes export: -o {}: exists and is not a regular file (expected a file to "
+               "write or replace, found {})\n",
+               path,
+               fs::is_symlink(status)     ? "a symbolic link"
+               : fs::is_directory(status) ? "a folder"
+                                          : "a device, FIFO or socket");
+    return false;
+  }
   std::string staging = fmt::format("{}.tmp-{}", path, ::getpid());
   {
     std::ofstream out(staging, std::ios::binary);

@@ -35,7 +35,8 @@ int run_plan(const GlobalOptions& global, const PlanOptions& options) {
   OutputFormat format = output_format(options.format);
   Problems problems;
   std::optional<PlannerContext> context = load_planner_context(global, "plan", problems);
-  if (!context) return problems.empty() ? kExitProblems : print_problems(problems, format);
+  // No problems: no catalog root, a usage error like every command's (resolve_root said why).
+  if (!context) return problems.empty() ? kExitUsage : print_problems(problems, format);
   if (options.calibration && arguments.model.empty()) return run_calibration(*context, options);
   if (arguments.model.empty() || arguments.gpu.empty() || arguments.gpus < 1) {
     fmt::print(stderr, "openrecipes plan: give --model M --gpu G --gpus N (or --calibration)\n");

@@ -22,7 +22,8 @@ int run_recommend(const GlobalOptions& global, const RecommendOptions& options) 
   OutputFormat format = output_format(options.format);
   Problems problems;
   std::optional<PlannerContext> context = load_planner_context(global, "recommend", problems);
-  if (!context) return problems.empty() ? kExitProblems : print_problems(problems, format);
+  // No problems: no catalog root, a usage error like every command's (resolve_root said why).
+  if (!context) return problems.empty() ? kExitUsage : print_problems(problems, format);
   std::optional<PlanRequest> plan =
       resolve_plan_request(context->catalog(), options.arguments, problems);
   if (!plan) return print_problems(problems, format);
