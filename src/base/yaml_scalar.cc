@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "base/ascii.h"
 #include "base/yaml_document.h"
 
 namespace openrecipes {
@@ -10,8 +11,7 @@ namespace {
 
 // Text another YAML reader (YAML 1.1, as PyYAML) could take for a number, date or boolean.
 bool looks_typed_to_yaml_1_1(const std::string& text) {
-  std::string lower;
-  for (char c : text) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string lower = ascii_lowercase(text);
   for (const char* word : {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"}) {
     if (lower == word) return true;
   }

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <cmath>
 
+#include "base/ascii.h"
+
 namespace openrecipes {
 namespace {
 
@@ -18,9 +20,7 @@ std::string find_sha256(const std::string& text) {
       continue;
     }
     if (run == 64) {
-      std::string hex = text.substr(i - 64, 64);
-      for (char& c : hex) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      return hex;
+      return ascii_lowercase(text.substr(i - 64, 64));
     }
     run = 0;
   }

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <map>
 
+#include "base/ascii.h"
+
 namespace openrecipes {
 namespace {
 
@@ -69,8 +71,7 @@ bool same_words(const ShellCommand& a, const ShellCommand& b) {
 // A switch's value as `true`/`false` (Bridge writes `True`, Hydra `true`); anything else as
 // written.
 std::string switch_value(const std::string& value) {
-  std::string lower;
-  for (char c : value) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string lower = ascii_lowercase(value);
   if (lower == "true" || lower == "1" || lower == "yes") return "true";
   if (lower == "false" || lower == "0" || lower == "no") return "false";
   return value;

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "base/ascii.h"
 #include "base/number_format.h"
 #include "catalog/protocol.h"
 
@@ -160,10 +161,7 @@ json note_blocks(const std::string& notes) {
 
 // Orders names as readers do: case-insensitively, then byte order to stay total.
 bool reads_before(const std::string& a, const std::string& b) {
-  auto lower = [](std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
+  auto lower = [](const std::string& s) { return ascii_lowercase(s); };
   return std::pair(lower(a), a) < std::pair(lower(b), b);
 }
 
