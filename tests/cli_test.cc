@@ -500,7 +500,7 @@ TEST(Cli, ClassifyClassesTheSeedPairsAndFailsUnknownArguments) {
   EXPECT_EQ(run_length["reference"], "14");
   EXPECT_EQ(run_length["candidate"], "20");
   EXPECT_EQ(run_length["candidate_spelling"], "--num-rollout");
-  EXPECT_EQ(run_length["reference_line"], 136);  // the line in the recipe file
+  EXPECT_EQ(run_length["reference_line"], 148);  // the line in the recipe file
   for (const char* key : {"class", "kind", "name", "rule", "reference", "candidate",
                           "reference_line", "candidate_line", "reason"}) {
     EXPECT_TRUE(run_length.contains(key)) << key;

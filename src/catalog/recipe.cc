@@ -70,6 +70,7 @@ RecipeResult result_from_yaml(const YamlNode& n) {
   r.profiler = field_bool(n, "profiler");
   r.gpu_hours = field_number(n, "gpu_hours");
   r.gpu_hours_note = field_string(n, "gpu_hours_note");
+  r.protocol_deviation = field_string(n, "protocol_deviation");
   return r;
 }
 
@@ -150,6 +151,10 @@ Recipe recipe_from_yaml(const YamlNode& root) {
   recipe.patches = field_string_list(root, "patches");
   recipe.run = field_string(root, "run");
   recipe.notes = field_string(root, "notes");
+  if (const YamlNode* script = field_mapping(root, "model_script")) {
+    recipe.model_script = ModelScript{field_string(*script, "name"), field_string(*script, "array"),
+                                      field_string_map(*script, "sets")};
+  }
   return recipe;
 }
 

@@ -123,6 +123,9 @@ struct RecipeResult {
   bool profiler = false;
   double gpu_hours = 0;
   std::string gpu_hours_note;
+  /// How the run departs from the protocol (catalog/protocol.h), in words; empty when it follows
+  /// it (the schema's `result.protocol_deviation`).
+  std::string protocol_deviation;
 };
 
 /// One entry of `correctness.component_tests`: a same-math swap tested at the model's shape.
@@ -152,6 +155,14 @@ struct Correctness {
   std::string rules;
 };
 
+/// `model_script`: the settings a run leaves to an array it expands but does not define (slime's
+/// `${MODEL_ARGS[@]}`, set by a model script), as the recipe states them.
+struct ModelScript {
+  std::string name;   ///< the script and its version
+  std::string array;  ///< the array's name, `MODEL_ARGS`
+  NamedValues sets;   ///< flag (`--num-layers`) -> value as written (`true` for a switch)
+};
+
 /// One recipe file, typed.
 struct Recipe {
   int schema_version = 0;
@@ -168,6 +179,7 @@ struct Recipe {
   std::vector<std::string> patches;
   std::string run;
   std::string notes;
+  std::optional<ModelScript> model_script;  ///< absent when the run defines every array it expands
 };
 
 /// Reads a recipe from its root node, which has already passed recipe.schema.yaml.
