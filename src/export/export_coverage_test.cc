@@ -130,6 +130,58 @@ TEST(ExportCoverage, EveryArgumentOfEveryRecipeIsCarriedOrNamed) {
   }
 }
 
+ExportSource gpt_oss_source() {
+  const std::string path = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+  RecipeReport report = validate_recipe_file(bundled_catalog(), source_dir() + "/" + path);
+  Problems problems;
+  return *export_source_from_recipe(*report.recipe, path, bundled_catalog().catalog, rules(),
+                                    problems);
+}
+
+bool comment_has(const std::string& text, const std::string& words) {
+  for (const std::string& line : split_lines(text).comments) {
+    if (line.find(words) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(ExportCoverage, MegatronLmSftDraftUsesTheSftPathAndSaysWhatIsMissing) {
+  std::string text = export_recipe_text(gpt_oss_source(), ExportTarget::kMegatronLm, rules());
+  TrainingCommand command = read_training_command(text, rules());
+  ASSERT_NE(command.find("sft"), nullptr) << text;
+  ASSERT_NE(command.find("tokenizer_type"), nullptr);
+  EXPECT_EQ(command.find("tokenizer_type")->value, "SFTTokenizer");
+  EXPECT_NE(text.find("  --sft-tokenizer-prompt-format \"$SFT_PROMPT_FORMAT\" \\\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("  --data-path \"$SFT_JSONL\" \\\n"), std::string::npos);
+  EXPECT_TRUE(comment_has(text, "Megatron-LM reads neither the rows Parquet nor this mask"));
+  EXPECT_TRUE(comment_has(text, "loss mask gpt_oss"));
+  EXPECT_TRUE(comment_has(text, "Supply SFT_JSONL"));
+  EXPECT_TRUE(comment_has(text, "patches/attune_gpt_oss_yarn.py"));
+}
+
+TEST(ExportCoverage, BridgeDraftNamesTheSpecPatchesAndRows) {
+  std::string text = export_recipe_text(gpt_oss_source(), ExportTarget::kMegatronBridge, rules());
+  EXPECT_TRUE(comment_has(text,
+                          "Layer spec, not carried: the recipe's run loads --spec "
+                          "attune_gpt_oss_yarn"))
+      << text;
+  EXPECT_TRUE(comment_has(text, "(patches: patches/attune_gpt_oss_yarn.py)"));
+  EXPECT_TRUE(comment_has(text, "set cfg.model.transformer_layer_spec"));
+  EXPECT_TRUE(comment_has(text, "Rows and loss mask, not carried"));
+  EXPECT_NE(text.find("    cfg.tokenizer.tokenizer_model = \"openai/gpt-oss-20b\"\n"),
+            std::string::npos);
+}
+
+TEST(ExportCoverage, SlimeExportNamesPatchesPlaceholdersAndVariables) {
+  std::string text = export_recipe_text(gpt_oss_source(), ExportTarget::kSlime, rules());
+  EXPECT_TRUE(
+      comment_has(text, "Patches, not carried by the command: patches/attune_gpt_oss_yarn.py"))
+      << text;
+  EXPECT_TRUE(comment_has(text, "Fill before running: <slime entry module>"));
+  EXPECT_TRUE(comment_has(text, "Set: HF_CKPT, TORCH_DIST, SFT_DATA"));
+}
+
 // The checks above can fail: a draft that leaves out an argument without naming it is caught.
 TEST(ExportCoverage, ASilentDropIsCaught) {
   DraftLines lines = split_lines("    cfg.model.tensor_model_parallel_size = 1\n    # --lr-x\n");
