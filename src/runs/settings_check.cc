@@ -1,0 +1,116 @@
+#include "runs/settings_check.h"
+
+#include <fmt/format.h>
+
+namespace openrecipes {
+namespace {
+
+// One term: the log's slot, the stated one, the rule's suffix, and words for messages.
+struct Term {
+  const char* name;
+  const char* rule;
+  const char* words;
+  std::optional<LoggedValue> LogSettings::*logged;
+  std::optional<StatedValue> StatedSettings::*stated;
+};
+
+constexpr Term kTerms[] = {
+    {"world_size", "score.world_size", "world size (GPUs)", &LogSettings::world_size,
+     &StatedSettings::world_size},
+    {"global_batch_size", "score.global_batch", "global batch (rows per step)",
+     &LogSettings::global_batch_size, &StatedSettings::global_batch},
+    {"micro_batch_size", "score.micro_batch", "micro batch (rows)", &LogSettings::micro_batch_size,
+     &StatedSettings::micro_batch},
+    {"seq_length", "score.seq_length", "sequence length (tokens per row)", &LogSettings::seq_length,
+     &StatedSettings::seq_length},
+    {"hidden_size", "score.hidden_size", "hidden size", &LogSettings::hidden_size,
+     &StatedSettings::hidden_size},
+    {"num_layers", "score.num_layers", "number of layers", &LogSettings::num_layers,
+     &StatedSettings::num_layers},
+    {"num_experts", "score.num_experts", "number of experts", &LogSettings::num_experts,
+     &StatedSettings::num_experts},
+};
+
+// Why a slime log's value of `term` does not mean the recipe's, or "" when it does.
+std::string slime_note(const std::string& term) {
+  if (term == "seq_length") {
+    return "slime prints seq_length as a placeholder (4096 when unset) and packs rows by "
+           "--max-tokens-per-gpu";
+  }
+  if (term == "micro_batch_size") {
+    return "slime forms micro-batches by --max-tokens-per-gpu, not by micro_batch_size";
+  }
+  return "";
+}
+
+Problem disagreement(const TrainingLog& log, const Term& term, const LoggedValue& logged,
+                     const StatedValue& stated) {
+  return {log.path,
+          {logged.line, 1},
+          term.name,
+          term.rule,
+          fmt::format("the log says {} {} (line {}: `{}`) but {} says {}", term.words, logged.value,
+                      logged.line, logged.text, stated.source, stated.value),
+          std::to_string(stated.value),
+          std::to_string(logged.value)};
+}
+
+}  // namespace
+
+std::string term_status_name(TermStatus status) {
+  switch (status) {
+    case TermStatus::kAgrees:
+      return "cross-checked";
+    case TermStatus::kDisagrees:
+      return "DISAGREES";
+    case TermStatus::kNotPrinted:
+      return "not printed by the log";
+    case TermStatus::kNotStated:
+      return "not stated";
+    case TermStatus::kNotChecked:
+      return "not checked";
+  }
+  return "?";
+}
+
+SettingsCheck check_log_settings(const TrainingLog& log, const StatedSettings& stated) {
+  SettingsCheck check;
+  for (const Term& term : kTerms) {
+    TermCheck result;
+    result.term = term.name;
+    result.logged = log.settings.*term.logged;
+    result.stated = stated.*term.stated;
+    std::string note = log.format == LogFormat::kSlime ? slime_note(term.name) : "";
+    if (!note.empty() && result.logged) {
+      result.status = TermStatus::kNotChecked;
+      result.note = note;
+    } else if (!result.logged) {
+      result.status = TermStatus::kNotPrinted;
+    } else if (!result.stated) {
+      result.status = TermStatus::kNotStated;
+    } else if (result.logged->value == result.stated->value) {
+      result.status = TermStatus::kAgrees;
+    } else {
+      result.status = TermStatus::kDisagrees;
+      check.problems.push_back(disagreement(log, term, *result.logged, *result.stated));
+    }
+    check.terms.push_back(std::move(result));
+  }
+  if (const auto& changed = log.settings.global_batch_changed) {
+    const LoggedValue& first = *log.settings.global_batch_size;
+    check.problems.push_back(
+        {log.path,
+         {changed->line, 1},
+         "global_batch_size",
+         "score.global_batch",
+         fmt::format(
+             "the global batch changes during the run: {} at line {}, {} at line {} (`{}`); "
+             "the protocol trains every step at one global batch",
+             first.value, first.line, changed->value, changed->line, changed->text),
+         std::to_string(first.value),
+         std::to_string(changed->value)});
+  }
+  return check;
+}
+
+}  // namespace openrecipes
