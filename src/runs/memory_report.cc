@@ -122,4 +122,29 @@ std::optional<MemoryPeak> memory_peak(const std::vector<RankMemory>& reports) {
   return peak;
 }
 
+std::string memory_peak_comment(const std::optional<MemoryPeak>& peak) {
+  if (!peak) {
+    return "# peak memory per GPU: the log prints no memory report (Megatron-LM's `[Rank N] "
+           "(after N iterations) memory (MB) | ...` lines)\n";
+  }
+  return fmt::format(
+      "# peak memory per GPU (Megatron-LM memory report, {} line{} from {} rank{}): max allocated "
+      "{:.2f} GB (rank {}, line {}), max reserved {:.2f} GB (rank {}, line {})\n",
+      peak->lines, peak->lines == 1 ? "" : "s", peak->ranks, peak->ranks == 1 ? "" : "s",
+      peak->max_allocated_gb, peak->allocated_rank, peak->allocated_line, peak->max_reserved_gb,
+      peak->reserved_rank, peak->reserved_line);
+}
+
+nlohmann::ordered_json memory_peak_json(const std::optional<MemoryPeak>& peak) {
+  if (!peak) return nullptr;
+  return {{"max_allocated_gb", peak->max_allocated_gb},
+          {"max_allocated_rank", peak->allocated_rank},
+          {"max_allocated_line", peak->allocated_line},
+          {"max_reserved_gb", peak->max_reserved_gb},
+          {"max_reserved_rank", peak->reserved_rank},
+          {"max_reserved_line", peak->reserved_line},
+          {"report_lines", peak->lines},
+          {"ranks", peak->ranks}};
+}
+
 }  // namespace openrecipes

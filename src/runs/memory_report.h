@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -44,5 +46,12 @@ bool read_memory_line(std::string_view line, int line_number, const std::string&
 
 /// The peak of `reports` (MiB to GB: x 1,048,576 / 1e9), or nullopt when there are none.
 std::optional<MemoryPeak> memory_peak(const std::vector<RankMemory>& reports);
+
+/// One `# peak memory per GPU ...` comment line for score's output: the peak max allocated and
+/// max reserved in GB to 2 decimals with their rank and line, or that the log prints no report.
+std::string memory_peak_comment(const std::optional<MemoryPeak>& peak);
+
+/// The peak as JSON (GB unrounded, ranks, lines), or null.
+nlohmann::ordered_json memory_peak_json(const std::optional<MemoryPeak>& peak);
 
 }  // namespace openrecipes

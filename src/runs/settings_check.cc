@@ -43,6 +43,23 @@ std::string slime_note(const std::string& term) {
   return "";
 }
 
+// A log line for a message: runs of dots (the argument dump's padding) as `...`, then at most
+// 48 characters.
+std::string excerpt(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    std::size_t dots = 0;
+    while (i + dots < text.size() && text[i + dots] == '.') ++dots;
+    if (dots >= 3) {
+      out += "...";
+      i += dots - 1;
+    } else {
+      out += text[i];
+    }
+  }
+  return out.size() <= 48 ? out : out.substr(0, 45) + "...";
+}
+
 Problem disagreement(const TrainingLog& log, const Term& term, const LoggedValue& logged,
                      const StatedValue& stated) {
   return {log.path,
@@ -50,7 +67,7 @@ Problem disagreement(const TrainingLog& log, const Term& term, const LoggedValue
           term.name,
           term.rule,
           fmt::format("the log says {} {} (line {}: `{}`) but {} says {}", term.words, logged.value,
-                      logged.line, logged.text, stated.source, stated.value),
+                      logged.line, excerpt(logged.text), stated.source, stated.value),
           std::to_string(stated.value),
           std::to_string(logged.value)};
 }
@@ -103,14 +120,60 @@ SettingsCheck check_log_settings(const TrainingLog& log, const StatedSettings& s
          {changed->line, 1},
          "global_batch_size",
          "score.global_batch",
-         fmt::format(
-             "the global batch changes during the run: {} at line {}, {} at line {} (`{}`); "
-             "the protocol trains every step at one global batch",
-             first.value, first.line, changed->value, changed->line, changed->text),
+         fmt::format("the global batch changes during the run: {} at line {}, {} at line {}; "
+                     "the protocol trains every step at one global batch",
+                     first.value, first.line, changed->value, changed->line),
          std::to_string(first.value),
          std::to_string(changed->value)});
   }
   return check;
+}
+
+std::string settings_check_comments(const SettingsCheck& check) {
+  std::vector<std::string> agreed, unprinted, unstated, unchecked;
+  for (const TermCheck& t : check.terms) {
+    switch (t.status) {
+      case TermStatus::kAgrees:
+        agreed.push_back(fmt::format("{} {} (line {})", t.term, t.logged->value, t.logged->line));
+        break;
+      case TermStatus::kNotPrinted:
+        unprinted.push_back(t.term);
+        break;
+      case TermStatus::kNotStated:
+        unstated.push_back(fmt::format("{} {} (line {})", t.term, t.logged->value, t.logged->line));
+        break;
+      case TermStatus::kNotChecked:
+        unchecked.push_back(fmt::format("{} ({})", t.term, t.note));
+        break;
+      case TermStatus::kDisagrees:
+        break;
+    }
+  }
+  std::string out;
+  auto group = [&out](const char* what, const std::vector<std::string>& terms) {
+    if (!terms.empty()) out += fmt::format("# {}: {}\n", what, fmt::join(terms, ", "));
+  };
+  group("log settings cross-checked", agreed);
+  group("not printed by the log", unprinted);
+  group("printed but not stated (give --recipe, or --model for the model's sizes)", unstated);
+  group("not checked", unchecked);
+  return out;
+}
+
+nlohmann::ordered_json settings_check_json(const SettingsCheck& check) {
+  nlohmann::ordered_json terms = nlohmann::ordered_json::array();
+  for (const TermCheck& t : check.terms) {
+    nlohmann::ordered_json logged = nullptr, stated = nullptr;
+    if (t.logged)
+      logged = {{"value", t.logged->value}, {"line", t.logged->line}, {"text", t.logged->text}};
+    if (t.stated) stated = {{"value", t.stated->value}, {"source", t.stated->source}};
+    terms.push_back({{"term", t.term},
+                     {"status", term_status_name(t.status)},
+                     {"log", logged},
+                     {"stated", stated},
+                     {"note", t.note}});
+  }
+  return terms;
 }
 
 }  // namespace openrecipes

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,5 +66,14 @@ struct SettingsCheck {
 /// micro_batch_size are not checked (slime packs rows by --max-tokens-per-gpu and prints
 /// seq_length as a placeholder, 4096 when unset: slime/backends/megatron_utils/arguments.py).
 SettingsCheck check_log_settings(const TrainingLog& log, const StatedSettings& stated);
+
+/// `# ` comment lines for score's output: the terms cross-checked (with the log's values and
+/// lines), those the log does not print, those nothing states, and those not checked (with why).
+/// One line per group that has a term.
+std::string settings_check_comments(const SettingsCheck& check);
+
+/// Each term as {term, status, log: {value, line, text} or null, stated: {value, source} or null,
+/// note}.
+nlohmann::ordered_json settings_check_json(const SettingsCheck& check);
 
 }  // namespace openrecipes
