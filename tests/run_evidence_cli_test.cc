@@ -128,5 +128,75 @@ TEST(ScoreCli, SaysWhichTermsALogDoesNotPrint) {
   EXPECT_NE(slime.output.find("world_size 32 (line 2)"), std::string::npos) << slime.output;
 }
 
+TEST(ConvergeCli, NoticesASeriesOneStepOffAndAppliesStepOffset) {
+  const std::string candidate = kLogs + "megatron_lm_gpt_oss_20b_8xh200.log";
+  const std::string by_iteration = kLogs + "megatron_lm_gpt_oss_20b_reference_arm_by_iteration.csv";
+  testing::ShellRun off = run("converge " + candidate + " " + by_iteration);
+  EXPECT_NE(off.output.find("NOTE: the reference matches far better shifted by -1 step (mean "
+                            "relative difference 0.0003 over 20 steps, against 0.0233;"),
+            std::string::npos)
+      << off.output;
+  EXPECT_NE(off.output.find("rerun with --step-offset -1\n"), std::string::npos);
+  testing::ShellRun aligned =
+      run("converge " + candidate + " " + by_iteration + " --step-offset -1");
+  EXPECT_EQ(aligned.exit_code, 0) << aligned.output;
+  EXPECT_EQ(aligned.output.find("NOTE:"), std::string::npos) << aligned.output;
+  EXPECT_NE(aligned.output.find("(CSV, steps shifted by -1)"), std::string::npos);
+  EXPECT_NE(aligned.output.find("    steps: 20\n    result: pass\n"), std::string::npos);
+  nlohmann::json json = nlohmann::json::parse(
+      run("converge " + candidate + " " + by_iteration + " --format json").output);
+  EXPECT_EQ(json["step_offset"]["applied"], 0);
+  EXPECT_EQ(json["step_offset"]["suggested"], -1);
+  nlohmann::json none =
+      nlohmann::json::parse(run("converge " + candidate + " " + kLogs +
+                                "megatron_lm_gpt_oss_20b_reference_arm.log --format json")
+                                .output);
+  EXPECT_TRUE(none["step_offset"]["suggested"].is_null());
+  // Shifted the wrong way the runs are two steps apart: steps are missing from both ends.
+  testing::ShellRun wrong = run("converge " + candidate + " " + by_iteration + " --step-offset 1");
+  EXPECT_EQ(wrong.exit_code, 1);
+  EXPECT_NE(
+      wrong.output.find("FAIL: steps missing from the reference (" + by_iteration + "): 0, 1\n"),
+      std::string::npos)
+      << wrong.output;
+  EXPECT_EQ(run("converge " + candidate + " " + by_iteration + " --step-offset x").exit_code, 2);
+}
+
+TEST(ConvergeCli, ReadsMegatronLmGoldenValuesAndAWandbExport) {
+  const std::string candidate = kLogs + "megatron_lm_gpt_oss_20b_8xh200.log";
+  testing::ShellRun golden = run("converge " + candidate + " " + kLogs +
+                                 "megatron_lm_gpt_oss_20b_reference_arm_golden_values.json");
+  EXPECT_EQ(golden.exit_code, 0) << golden.output;
+  EXPECT_NE(golden.output.find("(Megatron-LM golden values JSON (iteration N read as step N-1))"),
+            std::string::npos);
+  EXPECT_NE(golden.output.find("    steps: 5\n    result: pass\n"), std::string::npos)
+      << golden.output;
+  testing::ShellRun wandb =
+      run("converge " + candidate + " " + kLogs + "wandb_gpt_oss_20b_reference_arm.csv");
+  EXPECT_EQ(wandb.exit_code, 0) << wandb.output;
+  EXPECT_NE(wandb.output.find("W&B CSV, `gpt-oss-20b-reference-arm-8xh200 - lm loss` by `Step` "
+                              "(Megatron's iteration N read as step N-1)"),
+            std::string::npos)
+      << wandb.output;
+  EXPECT_EQ(wandb.output.find("NOTE:"), std::string::npos);
+  // Bad input is a problem, never a crash.
+  std::string dir = testing::fresh_dir("converge_bad_input");
+  std::ofstream(dir + "/negative.json")
+      << R"({"lm loss": {"start_step": 1, "end_step": 50, "step_interval": -5, "values": {}}})";
+  std::ofstream(dir + "/noloss.csv") << "Step,\"run - train/grad_norm\"\n0,1.0\n";
+  std::ofstream(dir + "/text.csv") << "Step,\"run - train/loss\"\n0,1.0\n1,one\n";
+  EXPECT_EQ(json_rules("converge " + candidate + " " + dir + "/negative.json"),
+            std::vector<std::string>{"loss.golden"});
+  EXPECT_EQ(json_rules("converge " + candidate + " " + dir + "/noloss.csv"),
+            std::vector<std::string>{"loss.wandb"});
+  EXPECT_EQ(json_rules("converge " + candidate + " " + dir + "/text.csv"),
+            std::vector<std::string>{"loss.value"});
+  testing::ShellRun text = run("converge " + candidate + " " + dir + "/text.csv");
+  EXPECT_NE(
+      text.output.find(dir + "/text.csv:3:0: run - train/loss: loss 'one': expected a number"),
+      std::string::npos)
+      << text.output;
+}
+
 }  // namespace
 }  // namespace openrecipes
