@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "test_support.h"
 
 namespace openrecipes {
 namespace {
@@ -155,6 +156,28 @@ TEST_F(MeasureRun, BadInputIsProblemsAndSubmitsNothing) {
   EXPECT_EQ(problems_[0].file, "recipes/x/h200/eight.yaml");
   EXPECT_EQ(problems_[0].rule, "measure.nodes");
   EXPECT_TRUE(slurm_.calls.empty());
+}
+
+// The pre-flight (preflight.h) runs before anything is written or submitted.
+TEST_F(MeasureRun, AnUnfilledPlaceholderIsRefusedBeforeAnythingIsWritten) {
+  Recipe slime = eight_gpu_recipe();
+  slime.run = "python3 -m <slime entry module> --num-rollout 12 --hf-checkpoint $HF_CKPT\n";
+  EXPECT_FALSE(measure(slime));
+  EXPECT_EQ(testing::rules_of(problems_),
+            (std::vector<std::string>{"measure.placeholder", "measure.variable"}));
+  EXPECT_TRUE(slurm_.calls.empty());
+  EXPECT_FALSE(fs::exists(out_));
+
+  problems_.clear();
+  request_.set = {{"slime entry module", "train_async"}};
+  request_.env = {{"HF_CKPT", "/ckpt"}};
+  std::optional<MeasuredRun> run = measure(slime);
+  ASSERT_TRUE(run) << testing::describe(problems_);
+  std::ifstream script(out_ / "measure.sbatch");
+  std::string text{std::istreambuf_iterator<char>(script), std::istreambuf_iterator<char>()};
+  EXPECT_NE(text.find("python3 -m train_async --num-rollout 20 --hf-checkpoint $HF_CKPT\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST_F(MeasureRun, WithoutSlurmOnPathItIsAnIoError) {
