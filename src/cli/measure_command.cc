@@ -246,12 +246,15 @@ void add_run_options(CLI::App& command, MeasureOptions& options) {
 
 void add_measure_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<MeasureOptions>();
-  CLI::App* command = app.add_subcommand(
-      "measure",
-      "Run a recipe once under the protocol on Slurm (20 steps, scored over 5-19) and print its "
-      "result and stack blocks. A pre-flight first refuses unfilled <...> placeholders, unset "
-      "variables, a rows file that does not match and control characters in any flag "
-      "(docs/measure.md)");
+  CLI::App* command = app.add_subcommand("measure",
+                                         "Run a recipe once under the protocol on Slurm (20 steps, "
+                                         "scored over 5-19) and print its result and "
+                                         "stack blocks");
+  command->footer(
+      "First, also for --dry-run, a pre-flight refuses, every problem at once: unfilled <...> "
+      "placeholders (--set), variables the run reads that nothing sets (--env, the submitting "
+      "environment; arrays through --model-args-file), a rows file that is missing or fails "
+      "rows verify --recipe (--rows), and control characters in any flag (docs/measure.md).");
   command->add_option("RECIPE", options->recipe, "The recipe to run")->required();
   add_slurm_options(*command, *options);
   add_run_options(*command, *options);

@@ -202,7 +202,9 @@ const Rows& fixture_rows() {
     options.rows = 12;
     options.row_tokens = 64;
     options.name = "fixture-rows";
-    options.output = testing::fresh_dir("preflight_rows") + "/rows.parquet";
+    // One folder per test: ctest runs each test as its own process, in parallel.
+    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    options.output = testing::fresh_dir("preflight_rows_" + test) + "/rows.parquet";
     Problems problems;
     std::optional<RowsBuildResult> result = build_rows(options, problems);
     EXPECT_TRUE(result) << testing::describe(problems);
