@@ -13,9 +13,12 @@ using Flag = std::pair<std::string, std::string>;  // flag as written, value
 
 Problem flag_problem(const MeasureRequest& request, std::string field, std::string rule,
                      std::string message, std::string expected, std::string found) {
-  return {request.recipe_file, {},
-          std::move(field),    std::move(rule),
-          std::move(message),  std::move(expected),
+  // A command-line flag is in no file: its problem names the flag alone (base/problem.h prints no
+  // position then); a recipe field names the recipe.
+  std::string file = field.rfind("--", 0) == 0 ? std::string() : request.recipe_file;
+  return {std::move(file),    {},
+          std::move(field),   std::move(rule),
+          std::move(message), std::move(expected),
           std::move(found)};
 }
 

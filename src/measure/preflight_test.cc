@@ -146,10 +146,9 @@ TEST(MeasurePreflight, AControlCharacterInAnyFlagIsRefused) {
                                               "--container-mounts", "--env", "--set"}))
       << testing::describe(problems);
   EXPECT_EQ(format_problem_line(problems[1]),
-            kGptOss +
-                ":0:0: --account: holds a control character: a newline would start another line "
-                "of the batch script (expected printable text, found x\\nsrun rm -rf "
-                "/tmp/important)");
+            std::string("--account: holds a control character: a newline would start another line "
+                        "of the batch script (expected printable text, found x\\nsrun rm -rf "
+                        "/tmp/important)"));
 }
 
 TEST(MeasurePreflight, SlurmValuesAreCheckedBeforeTheyReachAnSbatchLine) {

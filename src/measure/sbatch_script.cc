@@ -44,10 +44,12 @@ std::string heredoc_variable(const std::string& name, const std::string& body, c
   return fmt::format("{}=$(cat <<'{}'\n{}{}\n)\n", name, end, text, end);
 }
 
-// A problem with the recipe or a flag, at the recipe's file.
+// A problem with the recipe (at the recipe's file) or with a command-line flag (in no file, so
+// base/problem.h prints the flag without a position).
 Problem sbatch_problem(const SbatchOptions& options, std::string field, std::string rule,
                        std::string message) {
-  return {options.recipe_file, {}, std::move(field), std::move(rule), std::move(message), "", ""};
+  std::string file = field.rfind("--", 0) == 0 ? std::string() : options.recipe_file;
+  return {std::move(file), {}, std::move(field), std::move(rule), std::move(message), "", ""};
 }
 
 // What the script cannot be written from: a partial node, an --out folder Slurm cannot take, an

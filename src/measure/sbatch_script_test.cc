@@ -120,12 +120,11 @@ TEST(SbatchScript, RefusesWhatItCannotRun) {
             "two-node.yaml:0:0: gpu: count 12 is not a whole number of nodes of per_node 8 GPUs");
   SbatchOptions bad_env = options();
   bad_env.env = {{"1BAD", "x"}};
-  EXPECT_EQ(refusal(two_node_recipe(), bad_env),
-            "two-node.yaml:0:0: --env 1BAD=x: 1BAD is not a shell variable name");
+  EXPECT_EQ(refusal(two_node_recipe(), bad_env), "--env 1BAD=x: 1BAD is not a shell variable name");
   SbatchOptions blank_out = options();
   blank_out.out_dir = "/scratch/my runs";
   EXPECT_EQ(refusal(two_node_recipe(), blank_out),
-            "two-node.yaml:0:0: --out /scratch/my runs: a folder for Slurm's #SBATCH --output may "
+            "--out /scratch/my runs: a folder for Slurm's #SBATCH --output may "
             "not hold blanks or quotes");
   Recipe hides_end = two_node_recipe();
   hides_end.run += "OPENRECIPES_RUN_END\n";
