@@ -55,7 +55,7 @@ TEST(ClassifyReport, TheRunLengthIsBenignAtItsRecipeLine) {
   const nlohmann::json& run_length = json["differences"][2];
   EXPECT_EQ(run_length["name"], "num_rollout");
   EXPECT_EQ(run_length["class"], "benign");
-  EXPECT_EQ(run_length["reference_line"], 136);  // the file's line, not the command's
+  EXPECT_EQ(run_length["reference_line"], 148);  // the file's line, not the command's
 }
 
 TEST(ClassifyReport, StandardInputIsABareCommandWithNoComponentTests) {

@@ -40,7 +40,7 @@ void check_dynamic(const RunView& run, const Layout& l, std::int64_t row_tokens)
                   "--max-tokens-per-gpu");
   if (row_tokens <= 0) return;
   std::int64_t rows = l.max_tokens_per_gpu * l.cp / row_tokens;
-  if (rows != l.rows_per_microbatch) {
+  if (rows >= 1 && rows != l.rows_per_microbatch) {  // 0: a row does not fit (mesh.max_tokens)
     run.report(
         kMicrobatch, max_tokens, "layout.rows_per_microbatch",
         "dynamic batching fills a micro-batch with floor(max_tokens_per_gpu x cp / "

@@ -29,8 +29,10 @@ void missing(const RunView& run, const std::string& rule, const std::string& fie
   run.report(rule, std::nullopt, field, std::move(why), expected, "no such argument");
 }
 
-// --seq-length (Megatron-LM, slime) and Megatron-Bridge's model.seq_length and
-// dataset.seq_length, wherever stated, equal workload.row_tokens. Megatron-LM and Megatron-Bridge
+// --seq-length (Megatron-LM, slime) and Megatron-Bridge's model.seq_length and the dataset's
+// length (dataset.seq_length of a fine-tuning dataset, dataset.sequence_length of a GPT dataset;
+// ConfigContainer.validate asserts they agree, megatron/bridge/training/config.py), wherever
+// stated, equal workload.row_tokens. Megatron-LM and Megatron-Bridge
 // train on that length, so they must state it. slime need not: its validate_args always sets
 // variable_seq_lengths and its set_default_megatron_args only fills a 4096 placeholder
 // (slime/backends/megatron_utils/arguments.py), so each row trains at its own length, which the
@@ -38,7 +40,8 @@ void missing(const RunView& run, const std::string& rule, const std::string& fie
 void check_seq_length(const RunView& run, std::int64_t row_tokens) {
   const std::string rule = "run.seq_length";
   bool stated = false;
-  for (std::string_view name : {"--seq-length", "model.seq_length", "dataset.seq_length"}) {
+  for (std::string_view name :
+       {"--seq-length", "model.seq_length", "dataset.seq_length", "dataset.sequence_length"}) {
     if (std::optional<RunSetting> setting = run.effective({name})) {
       stated = true;
       compare(run, rule, *setting, "workload.row_tokens", row_tokens, name);
