@@ -20,6 +20,7 @@ void check_recipe_rules(const RuleContext& context) {
   check_mesh_rules(context);
   check_figure_rules(context);
   check_run_rules(context);
+  check_deviation(context);
 }
 
 }  // namespace openrecipes
