@@ -145,10 +145,10 @@ std::string training_section(const ExportSource& source) {
   if (!source.slime_only_arguments.empty()) {
     out += comment_lines(
         fmt::format("slime's --use-dynamic-batch-size --max-tokens-per-gpu {} is micro_batch_size "
-                    "{} here ({} row(s) of {} tokens); --num-rollout {} is max_steps {}",
+                    "{} here ({} row(s) of {} tokens); --num-rollout becomes max_steps {}, the "
+                    "protocol's steps",
                     source.layout.max_tokens_per_gpu, source.layout.rows_per_microbatch,
-                    source.layout.rows_per_microbatch, source.workload.row_tokens, kProtocolSteps,
-                    kProtocolSteps),
+                    source.layout.rows_per_microbatch, source.workload.row_tokens, kProtocolSteps),
         "    ");
   }
   out += fmt::format("    cfg.training.max_steps = {}\n", kProtocolSteps);

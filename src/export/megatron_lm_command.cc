@@ -107,9 +107,9 @@ std::string header(const ExportSource& source, const std::vector<CommandArgument
   out += fmt::format(
       "# slime's --use-dynamic-batch-size --max-tokens-per-gpu {} is --micro-batch-size {} here "
       "({} row(s) of {} "
-      "tokens); --num-rollout {} is --train-iters {}\n",
+      "tokens); --num-rollout becomes --train-iters {}, the protocol's steps\n",
       l.max_tokens_per_gpu, l.rows_per_microbatch, l.rows_per_microbatch,
-      source.workload.row_tokens, kProtocolSteps, kProtocolSteps);
+      source.workload.row_tokens, kProtocolSteps);
   std::vector<CommandArgument> dropped = dropped_slime_arguments(source);
   if (!dropped.empty())
     out += comment_lines("Not carried (slime only): " + arguments_words(dropped));

@@ -1,6 +1,6 @@
 # Megatron-LM draft: gpt-oss-20b TP1 PP2 EP4 DP4 on 8 x H200, from recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml
 # Settings: recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml's run command
-# slime's --use-dynamic-batch-size --max-tokens-per-gpu 8192 is --micro-batch-size 1 here (1 row(s) of 8192 tokens); --num-rollout 20 is --train-iters 20
+# slime's --use-dynamic-batch-size --max-tokens-per-gpu 8192 is --micro-batch-size 1 here (1 row(s) of 8192 tokens); --num-rollout becomes --train-iters 20, the protocol's steps
 # Not carried (slime only): --async --actor-num-nodes 1 --actor-num-gpus-per-node 8 --hf-checkpoint
 # $HF_CKPT --ref-load $TORCH_DIST --rollout-function-path pretokenized_sft_rollout.generate_rollout
 # --prompt-data $SFT_DATA --input-key messages --metadata-key metadata --rollout-batch-size 128

@@ -39,7 +39,7 @@ def qwen35_122b_a10b_sft_config() -> ConfigContainer:
 
     # Training
     # slime's --use-dynamic-batch-size --max-tokens-per-gpu 8192 is micro_batch_size 1 here (1
-    # row(s) of 8192 tokens); --num-rollout 20 is max_steps 20
+    # row(s) of 8192 tokens); --num-rollout becomes max_steps 20, the protocol's steps
     cfg.training.max_steps = 20
     cfg.training.global_batch_size = 128
     cfg.training.micro_batch_size = 1

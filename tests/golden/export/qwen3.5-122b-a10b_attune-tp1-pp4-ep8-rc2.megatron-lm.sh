@@ -4,7 +4,7 @@
 # them). The model arguments below are written from the model's shape instead.
 # Model arguments: written from the model's shape (sizes only); take the layer kinds, activation and
 # rope from the model's Megatron spec
-# slime's --use-dynamic-batch-size --max-tokens-per-gpu 8192 is --micro-batch-size 1 here (1 row(s) of 8192 tokens); --num-rollout 20 is --train-iters 20
+# slime's --use-dynamic-batch-size --max-tokens-per-gpu 8192 is --micro-batch-size 1 here (1 row(s) of 8192 tokens); --num-rollout becomes --train-iters 20, the protocol's steps
 # Not carried (slime only): --async --actor-num-nodes 4 --actor-num-gpus-per-node 8 --hf-checkpoint
 # $HF_CKPT --ref-load $TORCH_DIST --rollout-function-path pretokenized_sft_rollout.generate_rollout
 # --prompt-data $SFT_DATA --input-key messages --metadata-key metadata --rollout-batch-size 128
