@@ -75,6 +75,17 @@ bool is_sft(const ExportSource& source) {
                      });
 }
 
+std::string model_script_words(const ExportSource& source) {
+  if (!source.model_script) return "";
+  std::string sets;
+  for (const auto& [flag, value] : source.model_script->sets) {
+    sets += " " + flag;
+    if (value != "true") sets += " " + value;
+  }
+  return fmt::format("The recipe's model_script says {} is {}; it sets{}.",
+                     source.model_script->array, source.model_script->name, sets);
+}
+
 std::string rows_words(const ExportSource& source) {
   if (!source.dataset) return "the recipe's rows (no workload.dataset to name them)";
   const DatasetBuild& b = source.dataset->build;

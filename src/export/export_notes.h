@@ -41,6 +41,11 @@ bool is_sft(const ExportSource& source);
 /// `the recipe's rows (no workload.dataset to name them)`.
 std::string rows_words(const ExportSource& source);
 
+/// What the recipe's `model_script` says the undefined array holds, as a sentence: `The recipe's
+/// model_script says MODEL_ARGS is NAME; it sets --num-layers 48 --hidden-size 3072 ...`; "" when
+/// the recipe states none (schema/recipe.schema.yaml, model_script).
+std::string model_script_words(const ExportSource& source);
+
 /// The variables the recipe's run reads but neither sets nor exports (`$HF_CKPT`, `${SFT_DATA}`),
 /// each once, in order of first use; MODEL_ARGS is left out.
 std::vector<std::string> unset_variables(const std::string& run_text);

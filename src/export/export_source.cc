@@ -261,6 +261,7 @@ std::optional<ExportSource> export_source_from_recipe(const Recipe& recipe, cons
   source.dataset = recipe.workload.dataset;
   source.origin = path;
   source.run_text = recipe.run;
+  source.model_script = recipe.model_script;
   read_settings(recipe.run, rules, source);
   source.settings_source = fmt::format("{}'s run command", path);
   finish_layout(source);
@@ -289,6 +290,7 @@ ExportSource export_source_from_layout(const ModelShape& shape, const Model* mod
     source.replaced_arguments.clear();  // the layout asked for replaces the recipe's
     source.env = settings_recipe->env;
     source.patches = settings_recipe->patches;
+    source.model_script = settings_recipe->model_script;
     source.dataset = settings_recipe->workload.dataset;
     source.settings_source = fmt::format(
         "{}'s run command (a measured recipe of the same model; only the layout differs)",

@@ -54,6 +54,9 @@ struct ExportSource {
   /// The run expands `${MODEL_ARGS[@]}` without defining the array (a model script's arguments),
   /// so model_arguments come from the shape.
   bool model_arguments_outside_run = false;
+  /// The recipe's `model_script` (what the array holds, as the recipe states it); none when the
+  /// recipe states none.
+  std::optional<ModelScript> model_script;
   /// Where training_arguments and other_arguments come from, in words (a recipe path, or the
   /// defaults and why).
   std::string settings_source;

@@ -202,7 +202,7 @@ std::string model_notes(const ExportSource& source, const std::string& repo) {
     out += comment_lines(
         "Not carried: ${MODEL_ARGS[@]} (the model script's arguments; the "
         "recipe's run does not define them). The model config comes from " +
-            repo + "'s Hugging Face config through AutoBridge.",
+            repo + "'s Hugging Face config through AutoBridge. " + model_script_words(source),
         "    ");
   } else if (!source.model_arguments_from_shape) {
     std::vector<CommandArgument> model;

@@ -96,7 +96,8 @@ std::string header(const ExportSource& source, const std::vector<CommandArgument
   if (source.model_arguments_outside_run) {
     out += comment_lines(
         "Not carried: ${MODEL_ARGS[@]} (the model script's arguments; the recipe's run does not "
-        "define them). The model arguments below are written from the model's shape instead.");
+        "define them). The model arguments below are written from the model's shape instead. " +
+        model_script_words(source));
   }
   if (source.model_arguments_from_shape) {
     out +=

@@ -43,7 +43,8 @@ std::string run_notes(const ExportSource& source, const std::string& command) {
   if (source.model_arguments_outside_run) {
     out += comment_lines(
         "Not carried: MODEL_ARGS. The command expands ${MODEL_ARGS[@]} but does not define it "
-        "(a model script's arguments): define it before running.");
+        "(a model script's arguments): define it before running. " +
+        model_script_words(source));
   }
   if (!source.patches.empty()) {
     const CommandArgument* spec = spec_argument(source);

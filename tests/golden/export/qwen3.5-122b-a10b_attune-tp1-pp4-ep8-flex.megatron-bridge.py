@@ -19,7 +19,10 @@ def qwen35_122b_a10b_sft_config() -> ConfigContainer:
     cfg.tokenizer.tokenizer_model = "Qwen/Qwen3.5-122B-A10B"
     # Not carried: ${MODEL_ARGS[@]} (the model script's arguments; the recipe's run does not define
     # them). The model config comes from Qwen/Qwen3.5-122B-A10B's Hugging Face config through
-    # AutoBridge.
+    # AutoBridge. The recipe's model_script says MODEL_ARGS is THUDM/slime
+    # scripts/models/qwen3.5-122B-A10B.sh at a897e1f, with the load-balancing loss off; it sets
+    # --num-layers 48 --hidden-size 3072 --num-experts 256 --moe-router-topk 8 --moe-ffn-hidden-size
+    # 1024 --moe-token-dispatcher-type alltoall --moe-aux-loss-coeff 0.
 
     # Parallelism
     cfg.model.tensor_model_parallel_size = 1

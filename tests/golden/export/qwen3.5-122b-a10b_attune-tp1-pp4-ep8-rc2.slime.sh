@@ -1,6 +1,9 @@
 # slime: recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml's run as measured
 # Not carried: MODEL_ARGS. The command expands ${MODEL_ARGS[@]} but does not define it (a model
-# script's arguments): define it before running.
+# script's arguments): define it before running. The recipe's model_script says MODEL_ARGS is
+# THUDM/slime scripts/models/qwen3.5-122B-A10B.sh at a897e1f, with the load-balancing loss off; it
+# sets --num-layers 48 --hidden-size 3072 --num-experts 256 --moe-router-topk 8
+# --moe-ffn-hidden-size 1024 --moe-token-dispatcher-type alltoall --moe-aux-loss-coeff 0.
 # Fill before running: <slime entry module> (left as a placeholder; bash reads an unfilled <...> as
 # a redirection).
 # Set: NVLINK_COUNT, HF_CKPT, TORCH_DIST, SFT_DATA (read by the command, set nowhere in it).

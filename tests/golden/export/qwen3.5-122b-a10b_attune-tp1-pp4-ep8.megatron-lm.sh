@@ -1,7 +1,11 @@
 # Megatron-LM draft: Qwen3.5-122B-A10B TP1 PP4 EP8 DP8 on 32 x H200, from recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml
 # Settings: recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml's run command
 # Not carried: ${MODEL_ARGS[@]} (the model script's arguments; the recipe's run does not define
-# them). The model arguments below are written from the model's shape instead.
+# them). The model arguments below are written from the model's shape instead. The recipe's
+# model_script says MODEL_ARGS is THUDM/slime scripts/models/qwen3.5-122B-A10B.sh at a897e1f, with
+# the load-balancing loss off; it sets --num-layers 48 --hidden-size 3072 --num-experts 256
+# --moe-router-topk 8 --moe-ffn-hidden-size 1024 --moe-token-dispatcher-type alltoall
+# --moe-aux-loss-coeff 0.
 # Model arguments: written from the model's shape (sizes only); take the layer kinds, activation and
 # rope from the model's Megatron spec
 # slime's --use-dynamic-batch-size --max-tokens-per-gpu 8192 is --micro-batch-size 1 here (1 row(s) of 8192 tokens); --num-rollout becomes --train-iters 20, the protocol's steps
