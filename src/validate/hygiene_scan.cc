@@ -44,9 +44,10 @@ constexpr const char* kIpv4 =
 constexpr const char* kIpv6 =
     R"((?i)(?<![\w:.])(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?![\w:]|\.\w))";
 // An absolute path at the start of a word: after a blank, `=`, `(`, `,`, `[`, `:` (a PATH list),
-// a shell operator, or an opening quote; never after a name, `$X`, `}` or `)` (behind a variable).
+// `;`, `|`, `&`, an output redirection `>`, or an opening quote; never after a name, `$X`, `}` or
+// `)` (behind a variable), nor after `<` (`</script>` in a text is markup, not a path).
 constexpr const char* kPath =
-    R"((?m)(?:(?<=^)|(?<=[\s=(,\[:;|&<>])|(?<=^["'])|(?<=[\s=(,\[:]["']))/[\w.+@%~-]+(?:/[\w.+@%~-]*)*)";
+    R"((?m)(?:(?<=^)|(?<=[\s=(,\[:;|&>])|(?<=^["'])|(?<=[\s=(,\[:]["']))/[\w.+@%~-]+(?:/[\w.+@%~-]*)*)";
 
 #undef HYGIENE_VALUE
 
