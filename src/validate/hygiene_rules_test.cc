@@ -184,6 +184,8 @@ TEST(HygieneRules, AllowedFormsPass) {
   // Markup in a text is not a path; a redirection to a site's file is.
   EXPECT_TRUE(scan_hygiene("<script>window.__xss = 1</script> <br/>", HygieneText::kProse).empty());
   EXPECT_EQ(scan_hygiene("train.sh >/lustre/x/log 2>&1", HygieneText::kCommand).size(), 1u);
+  EXPECT_TRUE(scan_hygiene("keep = x[~mask]; y = f(~flags)", HygieneText::kCode).empty());
+  EXPECT_EQ(scan_hygiene("load(\"~jdoe/w\")", HygieneText::kCode).size(), 1u);
   // A four-part version in a stack text is a version, not an address.
   Problems stack = hygiene_only(edited("  deepep: 1.2.1", "  deepep: 1.2.1 (cuDNN 9.1.0.70)"));
   EXPECT_TRUE(stack.empty()) << describe(stack);

@@ -17,7 +17,8 @@ namespace {
 // it is a variable (`$X`, `"$X"`) or a placeholder (`<account>`).
 #define HYGIENE_VALUE R"((?:=|[ \t]+)["']?\K(?![$<"'])[^\s"';|&)\\]+)"
 
-// Slurm's options naming an account, partition, reservation, QOS, nodes or clusters (sbatch(1)).
+// Slurm's options naming an account, partition, reservation, QOS, nodes or clusters
+// (https://slurm.schedmd.com/sbatch.html; srun and salloc take the same).
 constexpr const char* kSchedulerLong =
     R"((?<![\w-])--(?:account|partition|reservation|qos|nodelist|clusters))" HYGIENE_VALUE;
 constexpr const char* kSchedulerDirective = R"((?m)^[ \t]*#SBATCH\b[^\n]*)";
@@ -128,10 +129,11 @@ bool public_registry(const std::string& host) {
 
 constexpr const char* kSchedulerWhat = "a Slurm account, partition, node or cluster name";
 
-// srun's options that take no value (srun(1)) and pyxis's switches, so that the word after one is
-// read as the next option or the program.
+// srun's options that take no value (https://slurm.schedmd.com/srun.html) and pyxis's switches
+// (https://github.com/NVIDIA/pyxis/wiki/Usage), so that the word after one is read as the next
+// option or the program.
 bool switch_option(std::string_view option) {
-  static constexpr std::array<std::string_view, 12> kSwitches = {"--exclusive",
+  static constexpr std::array<std::string_view, 13> kSwitches = {"--exclusive",
                                                                  "--overlap",
                                                                  "--no-kill",
                                                                  "--unbuffered",
@@ -142,6 +144,7 @@ bool switch_option(std::string_view option) {
                                                                  "--container-mount-home",
                                                                  "--no-container-mount-home",
                                                                  "--container-remap-root",
+                                                                 "--no-container-remap-root",
                                                                  "--no-container-entrypoint"};
   return std::find(kSwitches.begin(), kSwitches.end(), option) != kSwitches.end();
 }
@@ -256,11 +259,16 @@ class Scanner {
   }
 
   void users() {
-    for (const char* pattern : {kUserHome, kUserTilde})
-      for (auto [b, e] : matches(pattern, text_))
-        add(HygieneKind::kUser, b, e, "a user's home folder or name",
-            "$HOME or a variable such "
-            "as $CKPT_DIR");
+    for (const char* pattern : {kUserHome, kUserTilde}) {
+      for (auto [b, e] : matches(pattern, text_)) {
+        // In code, `~name` is Python's bitwise not (`~mask`) unless a path follows.
+        bool bitwise_not = kind_ == HygieneText::kCode && text_[b] == '~' &&
+                           (e >= text_.size() || text_[e] != '/');
+        if (!bitwise_not)
+          add(HygieneKind::kUser, b, e, "a user's home folder or name",
+              "$HOME or a variable such as $CKPT_DIR");
+      }
+    }
   }
 
   void registries() {
