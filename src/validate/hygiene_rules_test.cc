@@ -166,6 +166,7 @@ TEST(HygieneRules, AllowedFormsPass) {
            "    --container-image $IMAGE \\",
            "    --account $SLURM_ACCOUNT --partition \"$PARTITION\" \\",
            "    --account <account> \\",
+           "    --account ACCOUNT --partition PARTITION --container-image IMAGE \\",
            "    --dist-url tcp://127.0.0.1:29500 --bind 0.0.0.0 \\",
            "    --dist-url tcp://[::1]:29500 \\",
            "    --master-addr localhost \\",

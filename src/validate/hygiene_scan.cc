@@ -149,10 +149,21 @@ bool switch_option(std::string_view option) {
   return std::find(kSwitches.begin(), kSwitches.end(), option) != kSwitches.end();
 }
 
-// A word that names something itself, not through a variable or a placeholder.
+// An upper-case word (ACCOUNT, MY_PARTITION) stands for a value, as documentation writes it.
+bool upper_case_placeholder(std::string_view word) {
+  return !word.empty() && std::isupper(static_cast<unsigned char>(word[0])) &&
+         std::all_of(word.begin(), word.end(), [](char c) {
+           return std::isupper(static_cast<unsigned char>(c)) ||
+                  std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+         });
+}
+
+// A word that names something itself, not through a variable or a placeholder (`<x>`, `X`).
 bool literal_word(std::string_view word) {
   std::size_t start = word.find_first_not_of("\"' ");
-  return start != std::string_view::npos && word[start] != '$' && word[start] != '<';
+  if (start == std::string_view::npos || word[start] == '$' || word[start] == '<') return false;
+  std::string_view rest = word.substr(start);
+  return !upper_case_placeholder(rest.substr(0, rest.find_first_of("\"'")));
 }
 
 bool loopback(std::string_view address) {
@@ -204,10 +215,12 @@ class Scanner {
       add(HygieneKind::kScheduler, b, e, "an #SBATCH directive (a site's scheduler settings)",
           "no #SBATCH line: `openrecipes measure` writes the job script (--account, --partition)");
     for (auto [b, e] : matches(kSchedulerLong, text_))
-      add(HygieneKind::kScheduler, b, e, kSchedulerWhat, where);
+      if (!upper_case_placeholder(text_.substr(b, e - b)))
+        add(HygieneKind::kScheduler, b, e, kSchedulerWhat, where);
     if (kind_ == HygieneText::kCommand || kind_ == HygieneText::kCode) short_options(where);
     for (auto [b, e] : matches(kSchedulerVariable, text_))
-      add(HygieneKind::kScheduler, b, e, "a Slurm variable set to a site's name", where);
+      if (!upper_case_placeholder(text_.substr(b, e - b)))
+        add(HygieneKind::kScheduler, b, e, "a Slurm variable set to a site's name", where);
   }
 
   // srun/sbatch/salloc's short forms -A, -p, -w, -M, -q: read only among the options that follow
@@ -288,7 +301,8 @@ class Scanner {
     for (const char* pattern : {kMasterAddress, kMasterOption}) {
       for (auto [b, e] : matches(pattern, text_)) {
         std::string_view value = text_.substr(b, e - b);
-        if (loopback(value) || value.substr(0, 10) == "localhost:" ||
+        if (loopback(value) || upper_case_placeholder(value) ||
+            value.substr(0, 10) == "localhost:" ||
             matches(kIpv4, value).size() == 1)  // an address: addresses() reports it
           continue;
         add(HygieneKind::kHost, b, e, "a host name the rendezvous is pinned to",

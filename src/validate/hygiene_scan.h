@@ -38,11 +38,11 @@ std::string_view hygiene_rule_id(HygieneKind kind);
 /// Every finding in `text`, in text order, no two overlapping (a span claimed by one kind is not
 /// reported again by another: `/home/jdoe` is a user folder, not also a path). Allowed and never
 /// reported: anything behind a variable (`$CKPT/x`, `${HF_CKPT}`, `--account $ACCOUNT`) or a
-/// `<placeholder>`; the system folders /dev, /proc, /sys, /tmp, /var/tmp, /run, /usr, /bin, /sbin,
-/// /lib, /lib64 and /etc (the same on every Linux machine, so they name nothing of a site);
-/// images on public registries (docker.io, nvcr.io, ghcr.io, quay.io, public.ecr.aws,
-/// mcr.microsoft.com, registry.k8s.io) or with no registry host (Docker Hub); loopback and
-/// unspecified addresses (127.0.0.0/8, 0.0.0.0, ::1, ::) and localhost.
+/// `<placeholder>` (an upper-case ACCOUNT, too, for scheduler values); the system folders /dev,
+/// /proc, /sys, /tmp, /var/tmp, /run, /usr, /bin, /sbin, /lib, /lib64 and /etc (the same on every
+/// Linux machine, so they name nothing of a site); images on public registries (docker.io, nvcr.io,
+/// ghcr.io, quay.io, public.ecr.aws, mcr.microsoft.com, registry.k8s.io) or with no registry host
+/// (Docker Hub); loopback and unspecified addresses (127.0.0.0/8, 0.0.0.0, ::1, ::) and localhost.
 std::vector<HygieneFinding> scan_hygiene(std::string_view text, HygieneText kind);
 
 /// Findings for one `env` entry: its value scanned as a command, plus the entry itself when a
