@@ -49,16 +49,29 @@ class HygieneChecker {
               const std::vector<HygieneFinding>& findings) {
     if (!node) return;
     std::size_t cursor = offset_of(source_, text_, node->position);
+    std::size_t limit = next_field_offset(node->position);
     for (const HygieneFinding& finding : findings) {
       std::string_view found = value.substr(finding.begin, finding.end - finding.begin);
       std::size_t at = text_.find(found, cursor);
       SourcePosition position = node->position;
-      if (at != std::string_view::npos) {
+      if (at != std::string_view::npos && at + found.size() <= limit) {
         position = source_.position(at);
         cursor = at + found.size();
       }
       c_.add(problem_of(finding, found, c_.file.display_path, position, field));
     }
+  }
+
+  // Where the first field after `position` starts (the end of the scalar there), or the end.
+  std::size_t next_field_offset(SourcePosition position) const {
+    auto after = [](SourcePosition a, SourcePosition b) {
+      return a.line > b.line || (a.line == b.line && a.column > b.column);
+    };
+    std::optional<SourcePosition> next;
+    for (const auto& [field, at] : c_.file.document.positions) {
+      if (after(at, position) && (!next || after(*next, at))) next = at;
+    }
+    return next ? offset_of(source_, text_, *next) : text_.size();
   }
 
   // A patch file under the catalog root: problems name the file (`patches/x.py`) and its line.
