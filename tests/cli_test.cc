@@ -305,15 +305,17 @@ TEST(Cli, ScorePrintsTheResultBlockAndChecksTheRecipe) {
                 "  step_time_cv_percent: 3.99\n  mfu: 0.2068\n"),
             std::string::npos)
       << scored.output;
-  // The same log against another recipe: every stated figure it does not give is named.
+  // A log against another recipe of the same GPUs: every stated figure it does not give is
+  // named. (The gpt-oss log against a 32-GPU recipe now stops at the log's own world size:
+  // tests/run_evidence_cli_test.cc.)
   CliRun other =
-      run("score " + log + " --recipe recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml");
+      run("score tests/fixtures/logs/slime_qwen35_122b_flex_32xh200.log --recipe "
+          "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml");
   EXPECT_EQ(other.exit_code, 1);
-  EXPECT_NE(
-      other.output.find(
-          "attune-tp1-pp4-ep8-flex.yaml:76:3: result.tokens_per_s_per_gpu: does not match the "
-          "log's score (expected 2362.04"),
-      std::string::npos)
+  EXPECT_NE(other.output.find(
+                "attune-tp1-pp4-ep8-rc2.yaml:76:3: result.tokens_per_s_per_gpu: does not match the "
+                "log's score (expected 2289.65"),
+            std::string::npos)
       << other.output;
   nlohmann::json json =
       nlohmann::json::parse(run("score " + log + " --gpus 8 --format json").output);
@@ -382,32 +384,51 @@ TEST(Cli, ConvergeComparesTwoRunsAndFailsOnADifference) {
 
 TEST(Cli, CheckComposesTheCorrectnessBlock) {
   const std::string qwen = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8";
+  // Classified against the reference; convergence without logs is the recipe's statement, so the
+  // result is unverified (exit 1) until --accept-stated takes it.
   CliRun flex = run("check " + qwen + "-flex.yaml --reference " + qwen + ".yaml");
-  EXPECT_EQ(flex.exit_code, 0) << flex.output;
+  EXPECT_EQ(flex.exit_code, 1) << flex.output;
   EXPECT_NE(
       flex.output.find(
-          "configuration    pass  recomputed  same-math swaps covered by passed component tests: "
-          "dispatcher"),
+          "configuration    pass       recomputed same-math swaps covered by passed component "
+          "tests: dispatcher"),
       std::string::npos)
       << flex.output;
-  EXPECT_NE(flex.output.find("correctness:\n  result: pass\n"), std::string::npos);
+  EXPECT_NE(flex.output.find("convergence      unverified as stated "), std::string::npos)
+      << flex.output;
+  EXPECT_NE(flex.output.find("correctness:\n  result: unverified\n"), std::string::npos);
+  CliRun accepted =
+      run("check " + qwen + "-flex.yaml --reference " + qwen + ".yaml --accept-stated");
+  EXPECT_EQ(accepted.exit_code, 0) << accepted.output;
+  EXPECT_NE(accepted.output.find("result: pass (stated, not verified: convergence taken from the "
+                                 "recipe as stated, --accept-stated)\n"),
+            std::string::npos)
+      << accepted.output;
+  EXPECT_NE(accepted.output.find("correctness:\n  result: pass\n"), std::string::npos);
   // The other way round, the base recipe swaps the dispatcher back with no component test of its
-  // own.
-  CliRun base = run("check " + qwen + ".yaml --reference " + qwen + "-flex.yaml --format json");
+  // own: a failure --accept-stated does not lift.
+  CliRun base = run("check " + qwen + ".yaml --reference " + qwen +
+                    "-flex.yaml --accept-stated --format json");
   EXPECT_EQ(base.exit_code, 1);
   nlohmann::json parsed = nlohmann::json::parse(base.output);
   EXPECT_EQ(parsed["result"], "fail");
   EXPECT_EQ(parsed["parts"][2]["name"], "component tests");
   EXPECT_FALSE(parsed["parts"][2]["passed"]);
+  EXPECT_EQ(parsed["parts"][2]["status"], "fail");
   // Convergence recomputed from the logs: a curve that is not the reference's fails the check.
   const std::string gpt = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
   const std::string logs = "tests/fixtures/logs/";
-  CliRun converged = run("check " + gpt + " --candidate-log " + logs +
-                         "megatron_lm_gpt_oss_20b_8xh200.log --reference-log " + logs +
-                         "megatron_lm_gpt_oss_20b_reference_arm.log");
-  EXPECT_EQ(converged.exit_code, 0) << converged.output;
-  EXPECT_NE(converged.output.find("convergence      pass  recomputed"), std::string::npos)
+  const std::string arms = " --candidate-log " + logs +
+                           "megatron_lm_gpt_oss_20b_8xh200.log --reference-log " + logs +
+                           "megatron_lm_gpt_oss_20b_reference_arm.log";
+  CliRun converged = run("check " + gpt + arms);
+  EXPECT_NE(converged.output.find("convergence      pass       recomputed 20 steps"),
+            std::string::npos)
       << converged.output;
+  // The gpt-oss recipe's reference is Megatron-Bridge's recipe, not a file here: configuration
+  // stays the recipe's statement.
+  EXPECT_EQ(converged.exit_code, 1) << converged.output;
+  EXPECT_NE(converged.output.find("configuration    unverified as stated "), std::string::npos);
   CliRun diverged = run("check " + gpt + " --candidate-log " + logs +
                         "megatron_lm_gpt_oss_20b_8xh200.log --reference-log " + logs +
                         "slime_qwen35_122b_flex_32xh200.log");
@@ -417,6 +438,58 @@ TEST(Cli, CheckComposesTheCorrectnessBlock) {
   EXPECT_EQ(
       run("check " + gpt + " --reference " + logs + "megatron_lm_gpt_oss_20b_8xh200.log").exit_code,
       1);
+}
+
+TEST(Cli, CheckWithoutEvidenceIsUnverified) {
+  const std::string gpt = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+  CliRun text = run("check " + gpt);
+  EXPECT_EQ(text.exit_code, 1) << text.output;
+  EXPECT_NE(text.output.find("convergence      unverified as stated "), std::string::npos)
+      << text.output;
+  EXPECT_NE(text.output.find("\nresult: unverified (not checked by this command: configuration, "
+                             "component tests, convergence;"),
+            std::string::npos)
+      << text.output;
+  EXPECT_EQ(text.output.find("\nresult: pass"), std::string::npos) << text.output;
+  EXPECT_EQ(text.output.find("correctness:\n  result: pass"), std::string::npos) << text.output;
+  CliRun json = run("check " + gpt + " --format json");
+  EXPECT_EQ(json.exit_code, 1);
+  nlohmann::json parsed = nlohmann::json::parse(json.output);
+  EXPECT_EQ(parsed["result"], "unverified");
+  EXPECT_EQ(parsed["parts"][3]["status"], "unverified");
+  EXPECT_EQ(parsed["stated_parts"].size(), 3u);
+  // --accept-stated: a pass that says, in text and JSON, what it rests on.
+  CliRun accepted = run("check " + gpt + " --accept-stated --format json");
+  EXPECT_EQ(accepted.exit_code, 0) << accepted.output;
+  nlohmann::json taken = nlohmann::json::parse(accepted.output);
+  EXPECT_EQ(taken["result"], "pass");
+  EXPECT_EQ(taken["result_text"],
+            "pass (stated, not verified: configuration, component tests, convergence taken from "
+            "the recipe as stated, --accept-stated)");
+  EXPECT_TRUE(taken["accept_stated"]);
+}
+
+TEST(Cli, CheckWithEveryInputGivenIsVerified) {
+  // Every part recomputed: the reference command (here the recipe's own command in a file: no
+  // argument differs) and both logs. The result is a plain pass, with no stated part.
+  const std::string gpt = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+  const std::string logs = "tests/fixtures/logs/";
+  fs::path reference = fs::path(testing::fresh_dir("check_verified")) / "reference.sh";
+  RecipeReport report =
+      validate_recipe_file(testing::bundled_catalog(), testing::source_dir() + "/" + gpt);
+  ASSERT_TRUE(report.recipe) << testing::describe(report.problems);
+  std::ofstream(reference) << report.recipe->run;
+  CliRun verified =
+      run("check " + gpt + " --reference " + reference.string() + " --candidate-log " + logs +
+          "megatron_lm_gpt_oss_20b_8xh200.log --reference-log " + logs +
+          "megatron_lm_gpt_oss_20b_reference_arm.log --format json");
+  EXPECT_EQ(verified.exit_code, 0) << verified.output;
+  nlohmann::json parsed = nlohmann::json::parse(verified.output);
+  EXPECT_EQ(parsed["result"], "pass");
+  EXPECT_EQ(parsed["result_text"], "pass");
+  EXPECT_EQ(parsed["summary"], "passed; every part recomputed");
+  EXPECT_TRUE(parsed["stated_parts"].empty());
+  for (const auto& part : parsed["parts"]) EXPECT_EQ(part["status"], "pass") << part;
 }
 
 TEST(Cli, UnknownCommandIsNamed) { EXPECT_EQ(run("bogus").exit_code, 2); }
@@ -500,7 +573,9 @@ TEST(Cli, ClassifyClassesTheSeedPairsAndFailsUnknownArguments) {
   EXPECT_EQ(run_length["reference"], "14");
   EXPECT_EQ(run_length["candidate"], "20");
   EXPECT_EQ(run_length["candidate_spelling"], "--num-rollout");
-  EXPECT_EQ(run_length["reference_line"], 148);  // the line in the recipe file
+  EXPECT_EQ(run_length["reference_line"],
+            testing::line_containing("recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml",
+                                     "--num-rollout 14"));  // the line in the recipe file
   for (const char* key : {"class", "kind", "name", "rule", "reference", "candidate",
                           "reference_line", "candidate_line", "reason"}) {
     EXPECT_TRUE(run_length.contains(key)) << key;

@@ -42,6 +42,16 @@ std::string read_source_file(const std::string& relative_path) {
   return buffer.str();
 }
 
+int line_containing(const std::string& relative_path, const std::string& needle) {
+  std::istringstream in(read_source_file(relative_path));
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.find(needle) != std::string::npos) return number;
+  }
+  ADD_FAILURE() << relative_path << " has no line holding " << needle;
+  return 0;
+}
+
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   std::size_t count = 0;
   for (std::size_t at = text.find(from); at != std::string::npos;

@@ -28,6 +28,10 @@ const LoadedCatalog& bundled_catalog();
 /// The text of a bundled file, by path relative to the repository root.
 std::string read_source_file(const std::string& relative_path);
 
+/// The 1-based line of the bundled file `relative_path` that first holds `needle`; fails the test
+/// (and returns 0) when no line does.
+int line_containing(const std::string& relative_path, const std::string& needle);
+
 /// `text` with every occurrence of `from` replaced by `to`; fails the test when `from` is absent,
 /// so an edit that no longer applies cannot silently test nothing.
 std::string replace_all(std::string text, const std::string& from, const std::string& to);

@@ -30,6 +30,7 @@ void expect_only_keywords(const nlohmann::json& schema, const std::string& where
                                                   "properties",
                                                   "required",
                                                   "additionalProperties",
+                                                  "minProperties",
                                                   "items",
                                                   "enum",
                                                   "const",

@@ -21,6 +21,7 @@ struct CheckOptions {
   std::string candidate_log;
   std::string reference_log;
   std::string format = "text";
+  bool accept_stated = false;
 };
 
 // The reference's command: a recipe's `run`, or a file holding the command as text.
@@ -41,6 +42,46 @@ std::optional<std::string> reference_command(const std::string& path, Problems& 
   return run->scalar;
 }
 
+// `--format json`: the result, the result in words, and each part with its status.
+void print_check_json(const std::string& recipe_path, const CorrectnessInputs& inputs,
+                      const CorrectnessCheck& check) {
+  nlohmann::json parts = nlohmann::json::array();
+  nlohmann::json stated = nlohmann::json::array();
+  for (const CorrectnessPart& part : check.parts) {
+    parts.push_back({{"name", part.name},
+                     {"status", part.status()},
+                     {"passed", part.passed},
+                     {"recomputed", part.recomputed},
+                     {"detail", part.detail}});
+    if (!part.recomputed) stated.push_back(part.name);
+  }
+  nlohmann::json validation = nlohmann::json::array();
+  for (const Problem& problem : inputs.validation) validation.push_back(problem_to_json(problem));
+  nlohmann::json out = {{"recipe", recipe_path},
+                        {"result", check.result()},
+                        {"result_text", check.result_text()},
+                        {"accept_stated", check.accept_stated},
+                        {"stated_parts", stated},
+                        {"summary", check.summary()},
+                        {"parts", parts},
+                        {"validation_problems", validation}};
+  fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+// Text: validate's problems, one line per part (status, how it was decided, what was found), the
+// result in words, then the correctness block.
+void print_check_text(const Recipe& recipe, const CorrectnessInputs& inputs,
+                      const CorrectnessCheck& check) {
+  for (const Problem& problem : inputs.validation) fmt::print("{}\n", format_problem_line(problem));
+  for (const CorrectnessPart& part : check.parts) {
+    std::string status = part.status() == "fail" ? "FAIL" : part.status();
+    fmt::print("{:<16} {:<10} {:<10} {}\n", part.name, status,
+               part.recomputed ? "recomputed" : "as stated", part.detail);
+  }
+  fmt::print("result: {}\n", check.result_text());
+  fmt::print("{}", correctness_block_yaml(recipe, inputs, check));
+}
+
 int run_check(const GlobalOptions& global, const CheckOptions& options) {
   if (options.candidate_log.empty() != options.reference_log.empty()) {
     fmt::print(stderr,
@@ -55,6 +96,7 @@ int run_check(const GlobalOptions& global, const CheckOptions& options) {
     return print_problems(problems, format, stderr);
   }
   CorrectnessInputs inputs;
+  inputs.accept_stated = options.accept_stated;
   inputs.validation = validate_recipe_file(recipe->catalog, options.recipe).problems;
   if (!options.reference.empty()) {
     std::optional<ArgumentRules> rules =
@@ -88,30 +130,10 @@ int run_check(const GlobalOptions& global, const CheckOptions& options) {
     inputs.convergence = compare_convergence(*candidate_losses, *reference_losses);
   }
   CorrectnessCheck check = check_correctness(recipe->recipe, inputs);
-  if (options.format == "json") {
-    nlohmann::json parts = nlohmann::json::array();
-    for (const CorrectnessPart& part : check.parts) {
-      parts.push_back({{"name", part.name},
-                       {"passed", part.passed},
-                       {"recomputed", part.recomputed},
-                       {"detail", part.detail}});
-    }
-    nlohmann::json validation = nlohmann::json::array();
-    for (const Problem& problem : inputs.validation) validation.push_back(problem_to_json(problem));
-    nlohmann::json out = {{"recipe", options.recipe},
-                          {"result", check.passed() ? "pass" : "fail"},
-                          {"summary", check.summary()},
-                          {"parts", parts},
-                          {"validation_problems", validation}};
-    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+  if (format == OutputFormat::kJson) {
+    print_check_json(options.recipe, inputs, check);
   } else {
-    for (const Problem& problem : inputs.validation)
-      fmt::print("{}\n", format_problem_line(problem));
-    for (const CorrectnessPart& part : check.parts) {
-      fmt::print("{:<16} {:<5} {:<11} {}\n", part.name, part.passed ? "pass" : "FAIL",
-                 part.recomputed ? "recomputed" : "as stated", part.detail);
-    }
-    fmt::print("{}", correctness_block_yaml(recipe->recipe, inputs, check));
+    print_check_text(recipe->recipe, inputs, check);
   }
   return check.passed() ? kExitOk : kExitProblems;
 }
@@ -120,11 +142,12 @@ int run_check(const GlobalOptions& global, const CheckOptions& options) {
 
 void add_check_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<CheckOptions>();
-  CLI::App* command =
-      app.add_subcommand("check",
-                         "Compose a recipe's correctness evidence (validate, classify against the "
-                         "reference, component tests, "
-                         "convergence) into its correctness block; exit 1 unless all pass");
+  CLI::App* command = app.add_subcommand(
+      "check",
+      "Compose a recipe's correctness evidence (validate, classify against the "
+      "reference, component tests, "
+      "convergence) into its correctness block; exit 1 unless every part passes and was "
+      "recomputed (or --accept-stated)");
   command->add_option("RECIPE", options->recipe, "The recipe to check")->required();
   command->add_option("--reference", options->reference,
                       "The reference: a recipe, or a file holding its command");
@@ -132,6 +155,9 @@ void add_check_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
                       "The measured run's log (or loss CSV/JSON)");
   command->add_option("--reference-log", options->reference_log,
                       "The reference arm's log (or loss CSV/JSON)");
+  command->add_flag("--accept-stated", options->accept_stated,
+                    "Accept the recipe's stated evidence for the parts not recomputed (without it "
+                    "such a part is unverified and the check exits 1); the result says so");
   command->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}));
   command->callback([&global, &exit_code, options] { exit_code = run_check(global, *options); });

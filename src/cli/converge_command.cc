@@ -9,6 +9,7 @@
 #include "cli/problem_output.h"
 #include "runs/convergence.h"
 #include "runs/convergence_block.h"
+#include "runs/step_offset.h"
 
 namespace openrecipes::cli {
 namespace {
@@ -17,8 +18,35 @@ struct ConvergeOptions {
   std::string candidate;
   std::string reference;
   ConvergenceThresholds thresholds;
+  std::int64_t step_offset = 0;  ///< added to every reference step
   std::string format = "text";
 };
+
+// The note converge prints when the reference matches far better one step further off.
+std::string offset_note(const StepOffsetHint& hint, std::int64_t applied) {
+  return fmt::format(
+      "the reference matches far better shifted by {:+} step (mean relative difference {:.4f} "
+      "over {} steps, against {:.4f}; correlation {:.6f} against {:.6f}): one series may count "
+      "Megatron's iterations from 1 (iteration N ends 0-based step N-1); if so, rerun with "
+      "--step-offset {}",
+      hint.offset, hint.shifted_mean_relative_difference, hint.steps, hint.mean_relative_difference,
+      hint.shifted_correlation, hint.correlation, applied + hint.offset);
+}
+
+nlohmann::ordered_json offset_json(const std::optional<StepOffsetHint>& hint,
+                                   std::int64_t applied) {
+  nlohmann::ordered_json out = {{"applied", applied}, {"suggested", nullptr}};
+  if (!hint) return out;
+  auto finite = [](double x) { return std::isfinite(x) ? nlohmann::ordered_json(x) : nullptr; };
+  out["suggested"] = applied + hint->offset;
+  out["steps"] = hint->steps;
+  out["mean_relative_difference"] = hint->mean_relative_difference;
+  out["shifted_mean_relative_difference"] = hint->shifted_mean_relative_difference;
+  out["correlation"] = finite(hint->correlation);
+  out["shifted_correlation"] = finite(hint->shifted_correlation);
+  out["note"] = offset_note(*hint, applied);
+  return out;
+}
 
 int run_converge(const ConvergeOptions& options) {
   Problems problems;
@@ -27,13 +55,17 @@ int run_converge(const ConvergeOptions& options) {
   if (!candidate_read || !reference_read)
     return print_problems(problems, output_format(options.format), stderr);
   const LossSeries& candidate = *candidate_read;
-  const LossSeries& reference = *reference_read;
+  LossSeries reference = shift_steps(*reference_read, options.step_offset);
   ConvergenceResult result = compare_convergence(candidate, reference, options.thresholds);
+  std::optional<StepOffsetHint> hint = detect_step_offset(candidate, reference);
   if (options.format == "json") {
-    fmt::print("{}\n", convergence_json(result, candidate, reference).dump(2));
+    nlohmann::ordered_json out = convergence_json(result, candidate, reference);
+    out["step_offset"] = offset_json(hint, options.step_offset);
+    fmt::print("{}\n", out.dump(2));
   } else {
     fmt::print("# candidate {} ({}), reference {} ({})\n", candidate.path, candidate.source,
                reference.path, reference.source);
+    if (hint) fmt::print("NOTE: {}\n", offset_note(*hint, options.step_offset));
     fmt::print("{}", convergence_table(result));
     for (const std::string& failure : result.failures) fmt::print("FAIL: {}\n", failure);
     fmt::print("{}", convergence_block_yaml(result));
@@ -51,7 +83,8 @@ void add_converge_command(CLI::App& app, const GlobalOptions&, int& exit_code) {
       "correctness.convergence block, exit 1 on failure");
   command
       ->add_option("CANDIDATE", options->candidate,
-                   "Log, CSV (step,loss) or JSON (golden values, {step: loss}, list)")
+                   "Log, CSV (step,loss or a W&B panel export) or JSON (Megatron-LM or "
+                   "Megatron-Bridge golden values, {step: loss}, list)")
       ->required();
   command
       ->add_option("REFERENCE", options->reference, "The reference arm, in any of the same forms")
@@ -108,6 +141,11 @@ void add_converge_command(CLI::App& app, const GlobalOptions&, int& exit_code) {
       ->capture_default_str()
       ->check(finite)
       ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--step-offset", options->step_offset,
+                   "Add K to every reference step (-1: a reference counted from 1, as Megatron's "
+                   "iterations and its golden values' keys are, against 0-based steps)")
+      ->check(CLI::Range(std::int64_t{-1'000'000}, std::int64_t{1'000'000}));
   command->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}));
   command->callback([&exit_code, options] { exit_code = run_converge(*options); });

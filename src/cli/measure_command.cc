@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <csignal>
+#include <map>
 #include <memory>
 
 #include "base/error.h"
@@ -10,6 +11,7 @@
 #include "cli/progress_line.h"
 #include "cli/recipe_file.h"
 #include "measure/measure_run.h"
+#include "measure/placeholders.h"
 #include "measure/slurm_client.h"
 
 namespace openrecipes::cli {
@@ -22,8 +24,18 @@ struct MeasureOptions {
   bool slurm = false;
   std::string partition;
   std::string account;
+  std::string qos;
+  std::string reservation;
+  std::string time;
+  std::string exclude;
+  std::string nodelist;
+  std::vector<std::string> sbatch_args;
   std::string container_image;
+  std::string container_mounts;
   std::vector<std::string> env;
+  std::vector<std::string> set;
+  std::string model_args_file;
+  std::string rows;
   bool dry_run = false;
   bool gpu_request = true;
   std::string out = "openrecipes-measure";
@@ -74,25 +86,75 @@ class TerminalObserver : public MeasureObserver {
   ProgressLine progress_;
 };
 
-// The request from the flags; nullopt (a usage error, printed) for an --env without NAME=.
-std::optional<MeasureRequest> request_from(const MeasureOptions& options) {
-  MeasureRequest request;
-  for (const std::string& pair : options.env) {
+// `pairs` (`NAME=VALUE` each) into `out`; false (a usage error, printed) for one without NAME=.
+bool named_values(const char* flag, const std::vector<std::string>& pairs, NamedValues& out) {
+  for (const std::string& pair : pairs) {
     std::size_t equals = pair.find('=');
     if (equals == std::string::npos || equals == 0) {
-      fmt::print(stderr, "{}: --env {}: expected NAME=VALUE\n", kMe, pair);
-      return std::nullopt;
+      fmt::print(stderr, "{}: {} {}: expected NAME=VALUE\n", kMe, flag, pair);
+      return false;
     }
-    request.env.emplace_back(pair.substr(0, equals), pair.substr(equals + 1));
+    out.emplace_back(pair.substr(0, equals), pair.substr(equals + 1));
   }
+  return true;
+}
+
+extern "C" char** environ;
+
+// This process's environment, which sbatch hands to the job (--export=ALL, its default).
+std::map<std::string, std::string> submitting_environment() {
+  std::map<std::string, std::string> out;
+  for (char** entry = environ; entry && *entry; ++entry) {
+    std::string text = *entry;
+    std::size_t equals = text.find('=');
+    if (equals != std::string::npos) out[text.substr(0, equals)] = text.substr(equals + 1);
+  }
+  return out;
+}
+
+// The request from the flags; nullopt (a usage error, printed) for an --env or --set without
+// NAME=.
+std::optional<MeasureRequest> request_from(const MeasureOptions& options) {
+  MeasureRequest request;
+  if (!named_values("--env", options.env, request.env) ||
+      !named_values("--set", options.set, request.set))
+    return std::nullopt;
   request.recipe_file = options.recipe;
   request.partition = options.partition;
   request.account = options.account;
+  request.qos = options.qos;
+  request.reservation = options.reservation;
+  request.time = options.time;
+  request.exclude = options.exclude;
+  request.nodelist = options.nodelist;
+  request.sbatch_args = options.sbatch_args;
   request.container_image = options.container_image;
+  request.container_mounts = options.container_mounts;
+  request.model_args_file = options.model_args_file;
+  request.rows_file = options.rows;
+  request.submit_env = submitting_environment();
   request.gpu_request = options.gpu_request;
   request.out_dir = options.out;
   request.poll_interval_s = options.poll_s;
   return request;
+}
+
+// --dry-run: the script on standard output (text), or one JSON object with the script as a
+// field; the pre-flight's notes on standard error (text) or in the object.
+int print_dry_run(const SbatchScript& script, OutputFormat format) {
+  if (format == OutputFormat::kJson) {
+    nlohmann::ordered_json out = {
+        {"script", script.text},
+        {"nodes", script.nodes},
+        {"step_count",
+         {{"flag", script.step_count.flag}, {"recipe_value", script.step_count.recipe_value}}},
+        {"notes", script.notes}};
+    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    return kExitOk;
+  }
+  for (const std::string& note : script.notes) fmt::print(stderr, "{}: {}\n", kMe, note);
+  fmt::print("{}", script.text);
+  return kExitOk;
 }
 
 // Runs the workflow on the real Slurm and prints the blocks (text) or the run (JSON).
@@ -125,11 +187,59 @@ int run_measure(const GlobalOptions& global, const MeasureOptions& options) {
   Problems problems;
   std::optional<RecipeFile> recipe = read_recipe_file(global, options.recipe, problems);
   if (!recipe) return problems.empty() ? kExitUsage : print_problems(problems, format);
+  request->document = &recipe->document;
   if (!options.dry_run) return measure_on_slurm(*recipe, *request, format);
   std::optional<SbatchScript> script = measure_script(recipe->recipe, *request, problems);
   if (!script) return print_problems(problems, format);
-  fmt::print("{}", script->text);
-  return kExitOk;
+  return print_dry_run(*script, format);
+}
+
+// --set's help: the documented placeholders (placeholders.h, docs/measure.md).
+std::string set_help() {
+  std::string text =
+      "NAME=VALUE filling the run's <NAME> placeholder (repeatable; NAME ignores case, and ' ', "
+      "'_' and '-' are alike). Documented:";
+  for (const DocumentedPlaceholder& p : documented_placeholders())
+    text += fmt::format(" <{}>: {}, e.g. --set '{}={}'.", p.name, p.value_rule, p.name, p.example);
+  return text + " Any other placeholder takes letters, digits and _ . / : = @ % + , -";
+}
+
+// Where the job runs: Slurm's and pyxis's options.
+void add_slurm_options(CLI::App& command, MeasureOptions& options) {
+  command.add_flag("--slurm", options.slurm, "Run it as a Slurm batch job (sbatch)");
+  command.add_option("--partition", options.partition, "Slurm partition");
+  command.add_option("--account", options.account, "Slurm account");
+  command.add_option("--qos", options.qos, "Slurm quality of service");
+  command.add_option("--reservation", options.reservation, "Slurm reservation");
+  command.add_option("--time", options.time,
+                     "Slurm time limit: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS");
+  command.add_option("--exclude", options.exclude, "Nodes Slurm must not use (a node list)");
+  command.add_option("--nodelist", options.nodelist, "Nodes Slurm must use (a node list)");
+  command
+      .add_option("--sbatch-arg", options.sbatch_args,
+                  "One more #SBATCH option, e.g. --sbatch-arg=--constraint=h200 (repeatable; no "
+                  "blanks or quotes; not --nodes, --output or --error)")
+      ->allow_extra_args(false);
+  command.add_option("--container-image", options.container_image,
+                     "Image for pyxis's srun --container-image");
+  command.add_option("--container-mounts", options.container_mounts,
+                     "pyxis's srun --container-mounts, SRC:DST[:FLAGS][,...] (needs "
+                     "--container-image)");
+  command.add_flag("!--no-gpu-request", options.gpu_request,
+                   "Leave out --gpus-per-node (only for a cluster without GPUs, as the tests')");
+}
+
+// What the run needs: its environment, placeholders, arrays and rows.
+void add_run_options(CLI::App& command, MeasureOptions& options) {
+  command.add_option("--env", options.env, "NAME=VALUE to export in the job (repeatable)")
+      ->allow_extra_args(false);
+  command.add_option("--set", options.set, set_help())->allow_extra_args(false);
+  command.add_option("--model-args-file", options.model_args_file,
+                     "A bash file sourced before the run, defining the arrays it expands (e.g. "
+                     "MODEL_ARGS, as slime's scripts/models/*.sh)");
+  command.add_option("--rows", options.rows,
+                     "The rows file the job trains on, checked as rows verify --recipe (default: "
+                     "the local file the command's --prompt-data or --data-path names)");
 }
 
 }  // namespace
@@ -140,25 +250,26 @@ void add_measure_command(CLI::App& app, const GlobalOptions& global, int& exit_c
                                          "Run a recipe once under the protocol on Slurm (20 steps, "
                                          "scored over 5-19) and print its result and "
                                          "stack blocks");
+  command->footer(
+      "First, also for --dry-run, a pre-flight refuses, every problem at once: unfilled <...> "
+      "placeholders (--set), variables the run reads that nothing sets (--env, the submitting "
+      "environment; arrays through --model-args-file), a rows file that is missing or fails "
+      "rows verify --recipe (--rows), and control characters in any flag (docs/measure.md).");
   command->add_option("RECIPE", options->recipe, "The recipe to run")->required();
-  command->add_flag("--slurm", options->slurm, "Run it as a Slurm batch job (sbatch)");
-  command->add_option("--partition", options->partition, "Slurm partition");
-  command->add_option("--account", options->account, "Slurm account");
-  command->add_option("--container-image", options->container_image,
-                      "Image for pyxis's srun --container-image");
-  command->add_option("--env", options->env, "NAME=VALUE to export in the job (repeatable)")
-      ->allow_extra_args(false);
+  add_slurm_options(*command, *options);
+  add_run_options(*command, *options);
   command->add_option(
       "--out", options->out,
       "Folder for the script, the log and the versions (default openrecipes-measure)");
-  command->add_flag("--dry-run", options->dry_run, "Print the batch script; submit nothing");
-  command->add_flag("!--no-gpu-request", options->gpu_request,
-                    "Leave out --gpus-per-node (only for a cluster without GPUs, as the tests')");
+  command->add_flag("--dry-run", options->dry_run,
+                    "Run the pre-flight and print the batch script; submit nothing");
   command
       ->add_option("--poll-seconds", options->poll_s,
                    "Seconds between looks at the job (default 10)")
       ->check(CLI::Range(0.1, 3600.0));
-  command->add_option("--format", options->format, "Output format of the result and of errors")
+  command
+      ->add_option("--format", options->format,
+                   "Output format of the result, the --dry-run script and errors")
       ->check(CLI::IsMember({"text", "json"}));
   command->callback([&global, &exit_code, options] { exit_code = run_measure(global, *options); });
 }

@@ -6,7 +6,11 @@
 
 #include "cli/problem_output.h"
 #include "cli/recipe_file.h"
+#include "layout/layout_rules.h"
+#include "plan/catalog_measurements.h"
+#include "plan/memory_model.h"
 #include "runs/result_block.h"
+#include "runs/settings_check.h"
 
 namespace openrecipes::cli {
 namespace {
@@ -28,6 +32,7 @@ struct ScoreOptions {
 struct ScoreInputs {
   ResultBlock block;
   std::optional<RecipeFile> recipe;
+  std::optional<Model> model;  ///< --model's or the recipe's model, when the catalog was read
 };
 
 // The recipe or catalog's figures into `inputs`. Returns an exit code when the command must stop:
@@ -73,7 +78,10 @@ std::optional<int> read_score_inputs(const GlobalOptions& global, const ScoreOpt
                            : recipe               ? recipe->recipe.model
                                                   : "";
   Problems unknown;
-  if (add_catalog_figures(block, *catalog, gpu_type, model_name, unknown)) return std::nullopt;
+  if (add_catalog_figures(block, *catalog, gpu_type, model_name, unknown)) {
+    if (const Model* model = catalog->find_model(model_name)) inputs.model = *model;
+    return std::nullopt;
+  }
   Problem& problem = unknown.front();
   bool from_flag = problem.field == "gpu.type" ? !options.gpu.empty() : !options.model.empty();
   if (from_flag) {
@@ -90,15 +98,127 @@ std::optional<int> read_score_inputs(const GlobalOptions& global, const ScoreOpt
   return kExitProblems;
 }
 
+// "the recipe's FIELD (FILE:LINE:COL)".
+std::string recipe_source(const ScoreOptions& options, const RecipeFile& recipe,
+                          const std::string& field) {
+  SourcePosition at = recipe.document.position_of(field);
+  return fmt::format("the recipe's {} ({}:{}:{})", field, options.recipe, at.line, at.column);
+}
+
+// What the run is said to be: each term from its flag, else the recipe, else (batch and row
+// tokens, which the score uses) the protocol's value; the model's sizes from models.yaml.
+StatedSettings stated_settings(const ScoreOptions& options, const ScoreInputs& inputs) {
+  StatedSettings stated;
+  const RecipeFile* recipe = inputs.recipe ? &*inputs.recipe : nullptr;
+  auto from = [&](const char* flag, bool given, const char* field, const char* protocol) {
+    if (given) return std::string(flag);
+    if (recipe) return recipe_source(options, *recipe, field);
+    return std::string(protocol);
+  };
+  const ScoreSetup& setup = inputs.block.setup;
+  stated.world_size =
+      StatedValue{setup.gpus, from("--gpus", options.gpus.has_value(), "gpu.count", "--gpus")};
+  stated.global_batch =
+      StatedValue{setup.global_batch,
+                  from("--global-batch", options.global_batch.has_value(), "workload.global_batch",
+                       "the protocol's global batch (give --global-batch for another)")};
+  stated.seq_length = StatedValue{
+      setup.row_tokens, from("--row-tokens", options.row_tokens.has_value(), "workload.row_tokens",
+                             "the protocol's row tokens (give --row-tokens for another)")};
+  if (recipe) {
+    stated.micro_batch = StatedValue{recipe->recipe.layout.rows_per_microbatch,
+                                     recipe_source(options, *recipe, "layout.rows_per_microbatch")};
+  }
+  if (inputs.model) {
+    const ModelShape& shape = inputs.model->shape;
+    std::string source = fmt::format("models.yaml's {} (models/{}/config.json)", inputs.model->name,
+                                     inputs.model->slug);
+    stated.hidden_size = StatedValue{shape.hidden_size, source};
+    stated.num_layers = StatedValue{shape.layers, source};
+    stated.num_experts = StatedValue{shape.experts, source};
+  }
+  return stated;
+}
+
+// The planner's memory estimate for the recipe's layout, or why there is none.
+struct PlannerMemory {
+  std::optional<MemoryEstimate> estimate;
+  std::string layout;   ///< the recipe's layout label
+  std::string why_not;  ///< when there is no estimate
+};
+
+// The memory model (plan/memory_model.h) on the recipe's model, GPUs, workload and layout, with
+// the dispatcher defaulted as plan/catalog_measurements.cc defaults it for the calibration.
+PlannerMemory planner_memory(const RecipeFile& file) {
+  const Recipe& r = file.recipe;
+  PlannerMemory planner{{}, r.layout.label, ""};
+  const Model* model = file.catalog.catalog.find_model(r.model);
+  const Gpu* gpu = file.catalog.catalog.find_gpu(r.gpu.type);
+  if (!model || !gpu) {
+    planner.why_not = "the recipe's model or GPU type is not in the catalog";
+    return planner;
+  }
+  ClusterShape cluster = cluster_of(*gpu, r.gpu.count, r.gpu.per_node);
+  PlanWorkload workload{r.workload.row_tokens, r.workload.global_batch,
+                        r.workload.precision == "fp8" ? Precision::kFp8 : Precision::kBf16};
+  Layout layout = r.layout;
+  if (layout.ep > 1 && layout.dispatcher.empty()) layout.dispatcher = "alltoall";
+  std::vector<LayoutViolation> broken = check_layout(model->shape, cluster, workload, layout);
+  if (!broken.empty()) {
+    planner.why_not = fmt::format("the planner does not model this layout ({}: {})",
+                                  broken.front().field, broken.front().message);
+    return planner;
+  }
+  planner.estimate = estimate_memory(model->shape, cluster, workload, layout);
+  return planner;
+}
+
+std::string planner_comment(const std::optional<PlannerMemory>& planner) {
+  if (!planner) return "";
+  if (!planner->estimate)
+    return fmt::format("# planner's memory estimate: none; {}\n", planner->why_not);
+  const MemoryEstimate& m = *planner->estimate;
+  return fmt::format(
+      "# planner's memory estimate for {}: {:.2f} GB per GPU on stage {} of {:.2f} GB usable "
+      "({:.2f} GB less headroom): {}\n",
+      planner->layout, m.memory_bytes / 1e9, m.peak.stage, m.usable_bytes / 1e9,
+      m.capacity_bytes / 1e9, m.fits ? "fits" : "does not fit");
+}
+
+nlohmann::ordered_json planner_json(const std::optional<PlannerMemory>& planner) {
+  if (!planner) return nullptr;
+  if (!planner->estimate)
+    return {{"layout", planner->layout}, {"estimate_gb", nullptr}, {"note", planner->why_not}};
+  const MemoryEstimate& m = *planner->estimate;
+  return {{"layout", planner->layout},
+          {"estimate_gb", m.memory_bytes / 1e9},
+          {"stage", m.peak.stage},
+          {"usable_gb", m.usable_bytes / 1e9},
+          {"capacity_gb", m.capacity_bytes / 1e9},
+          {"fits", m.fits},
+          {"left_out", m.left_out}};
+}
+
+// What score prints beside the result: the settings cross-check and the memory figures.
+struct ScoreEvidence {
+  SettingsCheck settings;
+  std::optional<MemoryPeak> peak;
+  std::optional<PlannerMemory> planner;  ///< with --recipe
+};
+
 // Prints the scored result as text or JSON, with where the recipe disagrees with the log.
 void print_score(const ScoreOptions& options, const TrainingLog& log, const ResultBlock& block,
-                 const Problems& disagreements) {
+                 const ScoreEvidence& evidence, const Problems& disagreements) {
   if (options.format == "json") {
-    nlohmann::ordered_json out = {{"log", options.log},
-                                  {"format", log_format_name(log.format)},
-                                  {"step_time_source", log.step_time_source},
-                                  {"result", result_block_json(block)},
-                                  {"problems", nlohmann::json::array()}};
+    nlohmann::ordered_json out = {
+        {"log", options.log},
+        {"format", log_format_name(log.format)},
+        {"step_time_source", log.step_time_source},
+        {"settings", settings_check_json(evidence.settings)},
+        {"memory",
+         {{"peak", memory_peak_json(evidence.peak)}, {"planner", planner_json(evidence.planner)}}},
+        {"result", result_block_json(block)},
+        {"problems", nlohmann::json::array()}};
     for (const Problem& problem : disagreements)
       out["problems"].push_back(nlohmann::ordered_json(problem_to_json(problem)));
     fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
@@ -109,6 +229,8 @@ void print_score(const ScoreOptions& options, const TrainingLog& log, const Resu
   fmt::print("# window {}-{}: {} tokens in {:.3f} s on {} GPUs (mean step {:.3f} s)\n",
              block.setup.window_first, block.setup.window_last, block.score.window_tokens,
              block.score.window_seconds, block.setup.gpus, block.score.mean_step_time_s);
+  fmt::print("{}{}{}", settings_check_comments(evidence.settings),
+             memory_peak_comment(evidence.peak), planner_comment(evidence.planner));
   fmt::print("{}", result_block_yaml(block));
   for (const Problem& problem : disagreements) fmt::print("{}\n", format_problem_line(problem));
 }
@@ -123,15 +245,24 @@ int run_score(const GlobalOptions& global, const ScoreOptions& options) {
   }
   ResultBlock& block = inputs.block;
   std::optional<TrainingLog> log = read_training_log(options.log, problems);
-  std::optional<RunScore> score = log ? score_run(*log, block.setup, problems) : std::nullopt;
+  if (!log) return print_problems(problems, format, stderr);
+  // The log's own settings first: a score under settings the run did not have is not its score.
+  ScoreEvidence evidence;
+  evidence.settings = check_log_settings(*log, stated_settings(options, inputs));
+  if (!evidence.settings.problems.empty())
+    return print_problems(evidence.settings.problems, format, stderr);
+  std::optional<RunScore> score = score_run(*log, block.setup, problems);
   if (!score) return print_problems(problems, format, stderr);
   block.score = *score;
   block.steps_per_run = log->total_steps.value_or(block.score.steps_in_log);
+  evidence.peak = memory_peak(log->memory);
   Problems disagreements;
-  if (inputs.recipe)
+  if (inputs.recipe) {
+    evidence.planner = planner_memory(*inputs.recipe);
     disagreements =
         check_result_against_recipe(block, inputs.recipe->document, inputs.recipe->recipe);
-  print_score(options, *log, block, disagreements);
+  }
+  print_score(options, *log, block, evidence, disagreements);
   return disagreements.empty() ? kExitOk : kExitProblems;
 }
 

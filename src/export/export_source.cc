@@ -130,6 +130,8 @@ void read_settings(const std::string& run, const ArgumentRules& rules, ExportSou
   ShellScript script = read_shell_script(run);
   TrainingCommand command = training_command_from_script(script, rules);
   source.run_is_slime = command.program.find("slime") != std::string::npos;
+  source.model_arguments_outside_run = run.find("${MODEL_ARGS[@]}") != std::string::npos &&
+                                       script.arrays.find("MODEL_ARGS") == script.arrays.end();
   std::set<std::string> array_flags;
   for (const auto& [name, words] : script.arrays) {
     std::vector<std::string> texts;
@@ -147,7 +149,7 @@ void read_settings(const std::string& run, const ArgumentRules& rules, ExportSou
     if (is_slime_only_argument(name)) {
       source.slime_only_arguments.push_back(std::move(argument));
     } else if (layout_names().count(name)) {
-      continue;
+      source.replaced_arguments.push_back(std::move(argument));
     } else if (training_names().count(name)) {
       source.training_arguments.push_back(std::move(argument));
     } else if (model_names().count(name)) {
@@ -284,6 +286,7 @@ ExportSource export_source_from_layout(const ModelShape& shape, const Model* mod
     read_settings(settings_recipe->run, rules, source);
     source.run_is_slime = false;
     source.slime_only_arguments.clear();
+    source.replaced_arguments.clear();  // the layout asked for replaces the recipe's
     source.env = settings_recipe->env;
     source.patches = settings_recipe->patches;
     source.dataset = settings_recipe->workload.dataset;

@@ -47,6 +47,13 @@ struct ExportSource {
   std::vector<CommandArgument> other_arguments;
   /// Slime-only arguments of the recipe that a Megatron-LM or Megatron-Bridge draft drops.
   std::vector<CommandArgument> slime_only_arguments;
+  /// The recipe's layout, batch, step, launcher, checkpoint and data arguments as written: every
+  /// writer writes these itself from the layout and workload (a draft names those it does not
+  /// write again, export_notes.h).
+  std::vector<CommandArgument> replaced_arguments;
+  /// The run expands `${MODEL_ARGS[@]}` without defining the array (a model script's arguments),
+  /// so model_arguments come from the shape.
+  bool model_arguments_outside_run = false;
   /// Where training_arguments and other_arguments come from, in words (a recipe path, or the
   /// defaults and why).
   std::string settings_source;

@@ -4,6 +4,8 @@
 
 #include <regex>
 
+#include "export/export_notes.h"
+
 namespace openrecipes {
 namespace {
 
@@ -135,13 +137,106 @@ std::string parallelism_section(const ExportSource& source) {
   return out;
 }
 
-// The "# Training" section: the protocol's steps, the batch sizes and the sequence length.
+// The "# Training" section: the protocol's steps, the batch sizes and the sequence length, with
+// what became of slime's batch and step arguments, the slime-only ones, and the recipe's layout
+// arguments not written as they were.
 std::string training_section(const ExportSource& source) {
   std::string out = "    # Training\n";
+  if (!source.slime_only_arguments.empty()) {
+    out += comment_lines(
+        fmt::format("slime's --use-dynamic-batch-size --max-tokens-per-gpu {} is micro_batch_size "
+                    "{} here ({} row(s) of {} tokens); --num-rollout {} is max_steps {}",
+                    source.layout.max_tokens_per_gpu, source.layout.rows_per_microbatch,
+                    source.layout.rows_per_microbatch, source.workload.row_tokens, kProtocolSteps,
+                    kProtocolSteps),
+        "    ");
+  }
   out += fmt::format("    cfg.training.max_steps = {}\n", kProtocolSteps);
   out += fmt::format("    cfg.training.global_batch_size = {}\n", source.workload.global_batch);
   out += fmt::format("    cfg.training.micro_batch_size = {}\n", source.layout.rows_per_microbatch);
-  out += fmt::format("    cfg.dataset.seq_length = {}\n\n", source.workload.row_tokens);
+  out += fmt::format("    cfg.dataset.seq_length = {}\n", source.workload.row_tokens);
+  std::vector<CommandArgument> dropped;
+  for (const CommandArgument& argument : source.slime_only_arguments) {
+    if (argument.flag != "--num-rollout" && argument.flag != "--use-dynamic-batch-size" &&
+        argument.flag != "--max-tokens-per-gpu")
+      dropped.push_back(argument);
+  }
+  if (!dropped.empty())
+    out += comment_lines("Not carried (slime only): " + arguments_words(dropped), "    ");
+  std::vector<CommandArgument> replaced =
+      not_written(source.replaced_arguments, protocol_arguments(source));
+  if (!replaced.empty()) {
+    out += comment_lines(
+        "Not carried as written (the layout, batch and steps are written from "
+        "the recipe's layout and workload fields): " +
+            arguments_words(replaced),
+        "    ");
+  }
+  return out + "\n";
+}
+
+// The rows and loss mask: _sft_common() keeps Megatron-Bridge's default SFT dataset
+// (HFDatasetConfig with SQuAD; its docstring in megatron/bridge/recipes/common.py,
+// NVIDIA-NeMo/Megatron-Bridge).
+std::string rows_section(const ExportSource& source) {
+  if (!is_sft(source)) return "";
+  return comment_lines(
+             "Rows and loss mask, not carried: the recipe trains on " + rows_words(source) +
+                 " (docs/loss-masks.md). _sft_common() keeps Megatron-Bridge's default SFT "
+                 "dataset (HFDatasetConfig with SQuAD, megatron/bridge/recipes/common.py): set "
+                 "cfg.dataset to a dataset config that yields these rows with their loss mask. "
+                 "This draft sets none: it knows of no Megatron-Bridge dataset that reads the "
+                 "rows Parquet.",
+             "    ") +
+         "\n";
+}
+
+// The model arguments AutoBridge does not take from the run, the layer spec and the patches.
+// Sources: GPTModelProvider.transformer_layer_spec (a ModuleSpec, or a function of the provider,
+// called with vp_stage when it takes one) in src/megatron/bridge/models/gpt_provider.py
+// (NVIDIA-NeMo/Megatron-Bridge); slime calls a --spec function as spec(args, config, vp_stage)
+// (slime/backends/megatron_utils/model_provider.py, THUDM/slime).
+std::string model_notes(const ExportSource& source, const std::string& repo) {
+  std::string out;
+  if (source.model_arguments_outside_run) {
+    out += comment_lines(
+        "Not carried: ${MODEL_ARGS[@]} (the model script's arguments; the "
+        "recipe's run does not define them). The model config comes from " +
+            repo + "'s Hugging Face config through AutoBridge.",
+        "    ");
+  } else if (!source.model_arguments_from_shape) {
+    std::vector<CommandArgument> model;
+    for (const CommandArgument& argument : source.model_arguments) {
+      if (argument.flag != "--spec") model.push_back(argument);
+    }
+    out += comment_lines("Not carried: the recipe's model arguments; the model config comes from " +
+                             repo +
+                             "'s Hugging Face config through AutoBridge. Check that it agrees "
+                             "with: " +
+                             arguments_words(model),
+                         "    ");
+  }
+  const CommandArgument* spec = spec_argument(source);
+  std::string patches = fmt::format("{}", fmt::join(source.patches, ", "));
+  if (spec) {
+    std::string function = spec->values.size() == 2 ? spec->values[1] : "the function";
+    out += comment_lines(
+        fmt::format("Layer spec, not carried: the recipe's run loads {}{}. Add: put the "
+                    "repository's patches/ on PYTHONPATH and set cfg.model.transformer_layer_spec "
+                    "to the ModuleSpec, or to a function of the provider that returns it "
+                    "(GPTModelProvider.transformer_layer_spec, "
+                    "src/megatron/bridge/models/gpt_provider.py). slime calls {} as "
+                    "{}(args, config, vp_stage); Megatron-Bridge calls spec(provider), or "
+                    "spec(provider, vp_stage=...) when the function takes vp_stage: wrap it.",
+                    arguments_words({*spec}),
+                    source.patches.empty() ? "" : " (patches: " + patches + ")", function,
+                    function),
+        "    ");
+  } else if (!source.patches.empty()) {
+    out += comment_lines("Patches, not carried: the recipe needs " + patches +
+                             " (the repository's patches/ folder); put them on PYTHONPATH.",
+                         "    ");
+  }
   return out;
 }
 
@@ -190,9 +285,13 @@ std::string megatron_bridge_recipe(const ExportSource& source, const ArgumentRul
   std::string repo = source.hf_repo.empty() ? "<org>/<model>" : source.hf_repo;
   out += fmt::format("    cfg.model = AutoBridge.from_hf_pretrained({}).get_model_config()\n",
                      python_value(repo));
-  out += fmt::format("    cfg.model.seq_length = {}\n\n", source.workload.row_tokens);
+  out += fmt::format("    cfg.model.seq_length = {}\n", source.workload.row_tokens);
+  // _sft_common() leaves the tokenizer for each recipe to set (megatron/bridge/recipes/common.py).
+  out += fmt::format("    cfg.tokenizer.tokenizer_model = {}\n", python_value(repo));
+  out += model_notes(source, repo) + "\n";
   out += parallelism_section(source);
   out += training_section(source);
+  out += rows_section(source);
   out += settings_sections(source, rules);
   out += "\n    return cfg\n";
   return out;

@@ -21,7 +21,12 @@ std::string bridge_function_name(const std::string& model_name);
 /// global and micro batch, sequence length), optimizer and schedule, mixed precision and seed, and
 /// the recipe's other settings. Megatron-LM flags become config fields through the `section.key`
 /// spellings of `rules` (rules/arguments.yaml); a flag the rules give no such spelling is kept as a
-/// comment. With `prediction`, the module docstring carries the predicted figures and says the
+/// comment. It sets cfg.tokenizer.tokenizer_model (which _sft_common() leaves to each recipe) and
+/// names in comments what it does not carry: the recipe's model arguments (the model comes from the
+/// Hugging Face config), the layer spec and patches with what to add
+/// (cfg.model.transformer_layer_spec), the rows and loss mask (_sft_common()'s default dataset is
+/// not them), the slime-only arguments and layout arguments not written as they were. With
+/// `prediction`, the module docstring carries the predicted figures and says the
 /// recipe is planned, not measured. Valid Python 3.
 std::string megatron_bridge_recipe(const ExportSource& source, const ArgumentRules& rules,
                                    const LayoutPrediction* prediction = nullptr);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "export/export_notes.h"
 #include "figures/figures.h"
 
 namespace openrecipes {
@@ -14,27 +15,89 @@ bool has_flag(const std::vector<CommandArgument>& list, const std::string& flag)
   return false;
 }
 
+void add(std::vector<CommandArgument>& list, const std::string& flag,
+         std::vector<std::string> values = {}) {
+  list.push_back({flag, std::move(values)});
+}
+
 // The dropped slime-only flags, for the comment (those with a Megatron-LM equivalent are said
 // separately).
-std::string dropped_flags(const ExportSource& source) {
-  std::vector<std::string> flags;
+std::vector<CommandArgument> dropped_slime_arguments(const ExportSource& source) {
+  std::vector<CommandArgument> out;
   for (const CommandArgument& argument : source.slime_only_arguments) {
     if (argument.flag == "--num-rollout" || argument.flag == "--use-dynamic-batch-size" ||
         argument.flag == "--max-tokens-per-gpu") {
       continue;
     }
-    flags.push_back(argument.flag);
+    out.push_back(argument);
   }
-  return fmt::format("{}", fmt::join(flags, " "));
+  return out;
 }
 
-}  // namespace
+// What Megatron-LM's SFT path reads, and why the recipe's rows and mask are not it. Sources:
+// pretrain_gpt.py (--sft selects SFTDataset), megatron/training/datasets/sft_dataset.py (JSONL
+// of `messages`, one line per --seq-length row, mask 0 on prompt and padding, and its assert on
+// the attention mask), megatron/training/tokenizer/sft_tokenizer.py (SFTTokenizer, its prompt
+// formats and tokenize_conversation), all in NVIDIA/Megatron-LM.
+std::string sft_comment(const ExportSource& source) {
+  std::string mask = source.dataset && !source.dataset->build.loss_mask.empty()
+                         ? source.dataset->build.loss_mask
+                         : source.loss_mask;
+  std::string text = fmt::format(
+      "SFT rows and loss mask, not carried: the recipe trains on {} (the loss mask is "
+      "docs/loss-masks.md's {}). Megatron-LM reads neither the rows Parquet nor this mask. With "
+      "--sft, pretrain_gpt.py builds SFTDataset (megatron/training/datasets/sft_dataset.py): it "
+      "reads a JSONL file whose lines hold {{\"messages\": [...]}}, splits a line into "
+      "conversations at each system message, renders and masks each with the SFTTokenizer's "
+      "--sft-tokenizer-prompt-format (megatron/training/tokenizer/sft_tokenizer.py: no loss on "
+      "system and user turns or on padding) and packs one line into one --seq-length row, padded "
+      "or cut at its end.",
+      rows_words(source), mask.empty() ? "(unknown)" : mask);
+  text += fmt::format(
+      " Supply SFT_JSONL (the conversations of each row as one JSONL line) and SFT_PROMPT_FORMAT "
+      "(a prompt format whose template and mask are {}'s; Megatron-LM's SFTTokenizer has none by "
+      "that name). The recipe's rows cut conversations at row boundaries and SFTDataset starts "
+      "each row at a conversation, so its tokens and supervised positions differ from the rows "
+      "until the JSONL and the format reproduce them: until then the loss is not the recipe's.",
+      mask.empty() ? "the recipe's mask" : mask);
+  return comment_lines(text);
+}
 
-std::string megatron_lm_command(const ExportSource& source) {
+// The layer spec and the patches: what Megatron-LM needs beyond the flag. Sources: gpt_builders.py
+// in NVIDIA/Megatron-LM (what --spec names is passed to GPTModel as the layer spec);
+// slime/backends/megatron_utils/model_provider.py in THUDM/slime (a callable spec is called as
+// spec(args, config, vp_stage)).
+std::string spec_comment(const ExportSource& source) {
+  std::string out;
+  if (!source.patches.empty()) {
+    out += comment_lines(fmt::format(
+        "Patches, not carried: the recipe needs {} (the repository's patches/ folder); put them "
+        "on PYTHONPATH on every node.",
+        fmt::join(source.patches, ", ")));
+  }
+  if (const CommandArgument* spec = spec_argument(source)) {
+    out += comment_lines(fmt::format(
+        "Layer spec: {} is passed as written, but Megatron-LM's gpt_builders.py hands what "
+        "--spec names to GPTModel as the layer spec itself, while slime calls a function "
+        "spec(args, config, vp_stage) (slime/backends/megatron_utils/model_provider.py): if it "
+        "names a function, add a module attribute that holds the spec it returns and name that.",
+        arguments_words({*spec})));
+  }
+  return out;
+}
+
+// The header: where the draft comes from and every argument it does not carry as written.
+std::string header(const ExportSource& source, const std::vector<CommandArgument>& written,
+                   const std::vector<CommandArgument>& tokenizer_override) {
   const Layout& l = source.layout;
   std::string out = fmt::format("# Megatron-LM draft: {} {}, from {}\n", source.model_name,
                                 layout_headline(source), source.origin);
   out += fmt::format("# Settings: {}\n", source.settings_source);
+  if (source.model_arguments_outside_run) {
+    out += comment_lines(
+        "Not carried: ${MODEL_ARGS[@]} (the model script's arguments; the recipe's run does not "
+        "define them). The model arguments below are written from the model's shape instead.");
+  }
   if (source.model_arguments_from_shape) {
     out +=
         "# Model arguments: written from the model's shape (sizes only); take the layer kinds, "
@@ -47,12 +110,97 @@ std::string megatron_lm_command(const ExportSource& source) {
       "tokens); --num-rollout {} is --train-iters {}\n",
       l.max_tokens_per_gpu, l.rows_per_microbatch, l.rows_per_microbatch,
       source.workload.row_tokens, kProtocolSteps, kProtocolSteps);
-  std::string dropped = dropped_flags(source);
-  if (!dropped.empty()) out += fmt::format("# Dropped (slime only): {}\n", dropped);
-  out +=
-      "# Set DATA_PATH (the fixed rows as a Megatron-LM dataset prefix), TOKENIZER, CHECKPOINT, "
-      "and on each node\n"
-      "# NODE_RANK, MASTER_ADDR, MASTER_PORT\n";
+  std::vector<CommandArgument> dropped = dropped_slime_arguments(source);
+  if (!dropped.empty())
+    out += comment_lines("Not carried (slime only): " + arguments_words(dropped));
+  std::vector<CommandArgument> replaced = not_written(source.replaced_arguments, written);
+  if (!replaced.empty()) {
+    out += comment_lines(
+        "Not carried as written (the layout, batch and steps are written from "
+        "the recipe's layout and workload fields): " +
+        arguments_words(replaced));
+  }
+  out += spec_comment(source);
+  if (is_sft(source)) out += sft_comment(source);
+  if (!tokenizer_override.empty()) {
+    out += comment_lines(arguments_words(tokenizer_override) +
+                         " (the model arguments') is --tokenizer-type SFTTokenizer here: "
+                         "SFTDataset "
+                         "tokenizes with tokenize_conversation, which SFTTokenizer provides");
+  }
+  std::string env_text;
+  for (const auto& [name, value] : source.env) env_text += " " + value;
+  std::vector<std::string> env_reads = unset_variables(env_text);
+  std::string env_note =
+      env_reads.empty() ? ""
+                        : fmt::format(" (and {}, read by the exports)", fmt::join(env_reads, ", "));
+  out += is_sft(source)
+             ? comment_lines("Set SFT_JSONL, SFT_PROMPT_FORMAT, TOKENIZER, CHECKPOINT" + env_note +
+                             ", and on each node NODE_RANK, MASTER_ADDR, "
+                             "MASTER_PORT")
+             : "# Set DATA_PATH (the fixed rows as a Megatron-LM dataset prefix), "
+               "TOKENIZER, CHECKPOINT, and on each node\n"
+               "# NODE_RANK, MASTER_ADDR, MASTER_PORT\n";
+  return out;
+}
+
+// pretrain_gpt.py's arguments after the model ones: layout, batch, steps, precision, settings,
+// then data, tokenizer and checkpoint.
+std::vector<CommandArgument> training_arguments(const ExportSource& source, bool sft) {
+  const Layout& l = source.layout;
+  std::vector<CommandArgument> list;
+  add(list, "--seq-length", {fmt::format("{}", source.workload.row_tokens)});
+  if (!has_flag(source.model_arguments, "--max-position-embeddings"))
+    add(list, "--max-position-embeddings", {fmt::format("{}", source.workload.row_tokens)});
+  for (const CommandArgument& argument : layout_arguments(source)) list.push_back(argument);
+  add(list, "--micro-batch-size", {fmt::format("{}", l.rows_per_microbatch)});
+  add(list, "--global-batch-size", {fmt::format("{}", source.workload.global_batch)});
+  add(list, "--train-iters", {fmt::format("{}", kProtocolSteps)});
+  add(list, "--bf16");
+  if (source.workload.precision == Precision::kFp8) add(list, "--fp8-format", {"hybrid"});
+  for (const CommandArgument& argument : source.training_arguments) list.push_back(argument);
+  add(list, "--use-distributed-optimizer");
+  for (const CommandArgument& argument : source.other_arguments) list.push_back(argument);
+  if (sft) {
+    add(list, "--sft");
+    add(list, "--data-path", {"$SFT_JSONL"});
+    add(list, "--split", {"100,0,0"});
+    add(list, "--tokenizer-type", {"SFTTokenizer"});
+    add(list, "--sft-tokenizer-prompt-format", {"$SFT_PROMPT_FORMAT"});
+    add(list, "--no-create-attention-mask-in-dataloader");
+  } else {
+    add(list, "--data-path", {"$DATA_PATH"});
+    add(list, "--split", {"100,0,0"});
+    if (!has_flag(source.model_arguments, "--tokenizer-type"))
+      add(list, "--tokenizer-type", {"HuggingFaceTokenizer"});
+  }
+  add(list, "--tokenizer-model", {"$TOKENIZER"});
+  add(list, "--load", {"$CHECKPOINT"});
+  add(list, "--finetune");
+  add(list, "--eval-iters", {"0"});
+  add(list, "--log-interval", {"1"});
+  return list;
+}
+
+}  // namespace
+
+std::string megatron_lm_command(const ExportSource& source) {
+  bool sft = is_sft(source);
+  std::vector<CommandArgument> arguments;
+  std::vector<CommandArgument> tokenizer_override;
+  for (const CommandArgument& argument : source.model_arguments) {
+    // SFTDataset needs SFTTokenizer's tokenize_conversation: the SFT tokenizer replaces the
+    // model's.
+    if (sft && argument.flag == "--tokenizer-type") {
+      tokenizer_override.push_back(argument);
+      continue;
+    }
+    arguments.push_back(argument);
+  }
+  for (CommandArgument& argument : training_arguments(source, sft))
+    arguments.push_back(std::move(argument));
+
+  std::string out = header(source, arguments, tokenizer_override);
   for (const auto& [name, value] : source.env)
     out += fmt::format("export {}={}\n", name, shell_word(value));
   out += "\n";
@@ -65,33 +213,7 @@ std::string megatron_lm_command(const ExportSource& source) {
   lines.push_back("--master-addr \"$MASTER_ADDR\"");
   lines.push_back("--master-port \"$MASTER_PORT\"");
   lines.push_back("pretrain_gpt.py");
-  for (const CommandArgument& argument : source.model_arguments)
-    lines.push_back(argument_text(argument));
-  lines.push_back(fmt::format("--seq-length {}", source.workload.row_tokens));
-  if (!has_flag(source.model_arguments, "--max-position-embeddings")) {
-    lines.push_back(fmt::format("--max-position-embeddings {}", source.workload.row_tokens));
-  }
-  for (const CommandArgument& argument : layout_arguments(source))
-    lines.push_back(argument_text(argument));
-  lines.push_back(fmt::format("--micro-batch-size {}", l.rows_per_microbatch));
-  lines.push_back(fmt::format("--global-batch-size {}", source.workload.global_batch));
-  lines.push_back(fmt::format("--train-iters {}", kProtocolSteps));
-  lines.push_back("--bf16");
-  if (source.workload.precision == Precision::kFp8) lines.push_back("--fp8-format hybrid");
-  for (const CommandArgument& argument : source.training_arguments)
-    lines.push_back(argument_text(argument));
-  lines.push_back("--use-distributed-optimizer");
-  for (const CommandArgument& argument : source.other_arguments)
-    lines.push_back(argument_text(argument));
-  lines.push_back("--data-path \"$DATA_PATH\"");
-  lines.push_back("--split 100,0,0");
-  if (!has_flag(source.model_arguments, "--tokenizer-type"))
-    lines.push_back("--tokenizer-type HuggingFaceTokenizer");
-  lines.push_back("--tokenizer-model \"$TOKENIZER\"");
-  lines.push_back("--load \"$CHECKPOINT\"");
-  lines.push_back("--finetune");
-  lines.push_back("--eval-iters 0");
-  lines.push_back("--log-interval 1");
+  for (const CommandArgument& argument : arguments) lines.push_back(argument_text(argument));
 
   out += "torchrun";
   for (const std::string& line : lines) out += " \\\n  " + line;

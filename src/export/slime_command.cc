@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <regex>
 #include <sstream>
 
+#include "export/export_notes.h"
 #include "figures/figures.h"
 
 namespace openrecipes {
@@ -23,10 +26,57 @@ std::string normalised(const std::string& text) {
   return out;
 }
 
+// The `<...>` placeholders of `text`, each once, in order.
+std::vector<std::string> placeholders(const std::string& text) {
+  static const std::regex kPlaceholder(R"(<[A-Za-z][^<>\n]*>)");
+  std::vector<std::string> out;
+  for (std::sregex_iterator it(text.begin(), text.end(), kPlaceholder), end; it != end; ++it) {
+    if (std::find(out.begin(), out.end(), it->str()) == out.end()) out.push_back(it->str());
+  }
+  return out;
+}
+
+// What the command alone does not carry: the patches (and the --spec that imports them), the
+// placeholders to fill and the variables to set.
+std::string run_notes(const ExportSource& source, const std::string& command) {
+  std::string out;
+  if (source.model_arguments_outside_run) {
+    out += comment_lines(
+        "Not carried: MODEL_ARGS. The command expands ${MODEL_ARGS[@]} but does not define it "
+        "(a model script's arguments): define it before running.");
+  }
+  if (!source.patches.empty()) {
+    const CommandArgument* spec = spec_argument(source);
+    out += comment_lines(
+        fmt::format("Patches, not carried by the command: {}{}; put the repository's patches/ on "
+                    "PYTHONPATH on every node.",
+                    fmt::join(source.patches, ", "),
+                    spec ? " (" + arguments_words({*spec}) + " imports it)" : std::string()));
+  }
+  std::vector<std::string> fill = placeholders(command);
+  if (!fill.empty()) {
+    out += comment_lines(fmt::format(
+        "Fill before running: {} (left as a placeholder; bash reads an unfilled <...> as a "
+        "redirection).",
+        fmt::join(fill, ", ")));
+  }
+  std::vector<std::string> variables = unset_variables(command);
+  if (!variables.empty()) {
+    out += comment_lines(fmt::format("Set: {} (read by the command, set nowhere in it).",
+                                     fmt::join(variables, ", ")));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string slime_command(const ExportSource& source) {
-  if (source.run_is_slime && !source.run_text.empty()) return normalised(source.run_text);
+  if (source.run_is_slime && !source.run_text.empty()) {
+    std::string run = normalised(source.run_text);
+    std::string notes = run_notes(source, run);
+    if (notes.empty()) return run;
+    return fmt::format("# slime: {}'s run as measured\n", source.origin) + notes + run;
+  }
   std::string out = fmt::format("# slime draft: {} {}, from {}\n", source.model_name,
                                 layout_headline(source), source.origin);
   out += fmt::format("# Settings: {}\n", source.settings_source);
@@ -76,9 +126,12 @@ std::string slime_command(const ExportSource& source) {
   for (const CommandArgument& argument : source.other_arguments)
     lines.push_back(argument_text(argument));
 
-  out += "python3 -m <slime entry module> --async";
-  for (const std::string& line : lines) out += " \\\n  " + line;
-  return out + "\n";
+  std::string command = "python3 -m <slime entry module> --async";
+  for (const std::string& line : lines) command += " \\\n  " + line;
+  command += "\n";
+  std::size_t body = out.find("MODEL_ARGS=(");
+  std::string notes = run_notes(source, out.substr(body) + command);
+  return out.substr(0, body) + notes + out.substr(body) + command;
 }
 
 }  // namespace openrecipes

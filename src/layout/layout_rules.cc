@@ -219,10 +219,24 @@ bool batch_rules(const ModelShape& m, const PlanWorkload& w, const Layout& l, in
   return true;
 }
 
-// Checks that a row split over CP fits in max_tokens_per_gpu.
+// Checks that a row split over CP fits in max_tokens_per_gpu, then that the micro-batch's rows
+// do: a micro-batch of rows_per_microbatch rows spread over CP holds rows x row_tokens / CP tokens
+// per GPU, which max_tokens_per_gpu bounds (slime packs up to max_tokens_per_gpu x CP tokens per
+// micro-batch: slime/backends/megatron_utils/data.py, get_data_iterator).
 template <class Report>
 void row_fits_rule(const PlanWorkload& w, const Layout& l, Report& report) {
-  if (l.max_tokens_per_gpu * l.cp < w.row_tokens) {
+  const long long budget = static_cast<long long>(l.max_tokens_per_gpu) * l.cp;
+  const long long rows_tokens = static_cast<long long>(l.rows_per_microbatch) * w.row_tokens;
+  if (budget >= w.row_tokens && rows_tokens > budget) {
+    report(LayoutRule::kMicrobatchFits, [&] {
+      return Details{"layout.rows_per_microbatch",
+                     "the micro-batch's rows must fit max_tokens_per_gpu x cp tokens",
+                     fmt::format("at most {} rows (max_tokens_per_gpu {} x cp {} / row_tokens {})",
+                                 budget / w.row_tokens, l.max_tokens_per_gpu, l.cp, w.row_tokens),
+                     fmt::format("{} ({} tokens)", l.rows_per_microbatch, rows_tokens)};
+    });
+  }
+  if (budget < w.row_tokens) {
     report(LayoutRule::kRowFits, [&] {
       return Details{"layout.max_tokens_per_gpu",
                      "a row split over CP must fit in max_tokens_per_gpu",
@@ -256,7 +270,7 @@ const std::vector<LayoutRule>& all_layout_rules() {
       LayoutRule::kTpNode,          LayoutRule::kSequenceParallel, LayoutRule::kExperts,
       LayoutRule::kExpertMesh,      LayoutRule::kPipelineLayers,   LayoutRule::kVirtualPipeline,
       LayoutRule::kContextParallel, LayoutRule::kGlobalBatch,      LayoutRule::kRecompute,
-      LayoutRule::kRowFits,
+      LayoutRule::kRowFits,         LayoutRule::kMicrobatchFits,
   };
   return kRules;
 }
@@ -287,6 +301,8 @@ std::string layout_rule_id(LayoutRule rule) {
       return "mesh.batch";
     case LayoutRule::kRowFits:
       return "mesh.max_tokens";
+    case LayoutRule::kMicrobatchFits:
+      return "mesh.microbatch";
     case LayoutRule::kRecompute:
       return "mesh.recompute";
   }
@@ -319,6 +335,8 @@ std::string layout_rule_text(LayoutRule rule) {
       return "DP x rows per micro-batch divides the global batch";
     case LayoutRule::kRowFits:
       return "a row fits a micro-batch (max_tokens_per_gpu x CP >= row tokens)";
+    case LayoutRule::kMicrobatchFits:
+      return "the micro-batch's rows fit (rows x row tokens <= max_tokens_per_gpu x CP)";
     case LayoutRule::kRecompute:
       return "full recompute's num_layers fits in a stage's virtual chunk";
   }

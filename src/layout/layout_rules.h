@@ -28,6 +28,8 @@ enum class LayoutRule {
   kContextParallel,   ///< mesh.cp: the row splits into 2 x CP equal chunks
   kGlobalBatch,       ///< mesh.batch: DP x rows per micro-batch divides the global batch
   kRowFits,           ///< mesh.max_tokens: max_tokens_per_gpu x CP >= row tokens
+  kMicrobatchFits,    ///< mesh.microbatch: rows_per_microbatch x row tokens <= max_tokens_per_gpu x
+                      ///< CP (the micro-batch's rows fit the GPUs' token budget)
   kRecompute,  ///< mesh.recompute: full recompute's num_layers fits in a stage's virtual chunk
 };
 

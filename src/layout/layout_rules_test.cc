@@ -153,6 +153,23 @@ TEST(LayoutRules, ARowFitsAMicroBatch) {
   EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, l), LayoutRule::kRowFits);
 }
 
+TEST(LayoutRules, AMicroBatchsRowsFitTheTokenBudget) {
+  Layout l = layout("EP8");
+  l.rows_per_microbatch = 4;  // 4 rows of 8,192 tokens in an 8,192-token budget
+  l.max_tokens_per_gpu = 8192;
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, l),
+            LayoutRule::kMicrobatchFits);
+  l.max_tokens_per_gpu = 4 * 8192;  // fits exactly
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, l), std::nullopt);
+  l = layout("CP2 EP8");
+  l.rows_per_microbatch = 2;  // 2 x 8,192 tokens over CP 2: 8,192 per GPU
+  l.max_tokens_per_gpu = 8192;
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, l), std::nullopt);
+  l.max_tokens_per_gpu = 8191;
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), PlanWorkload{}, l),
+            LayoutRule::kMicrobatchFits);
+}
+
 TEST(LayoutRules, FullRecomputeLayersFitInAStageChunk) {
   Layout l = layout("PP4 EP8");  // 12 layers per stage
   l.recompute = Recompute{"full", "uniform", 12};

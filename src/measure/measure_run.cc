@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "catalog/protocol.h"
 #include "measure/measure_result.h"
+#include "measure/preflight.h"
 #include "measure/stack_versions.h"
 
 namespace openrecipes {
@@ -168,7 +169,16 @@ SbatchOptions sbatch_options_for(const MeasureRequest& request) {
   while (sbatch.out_dir.size() > 1 && sbatch.out_dir.back() == '/') sbatch.out_dir.pop_back();
   sbatch.partition = request.partition;
   sbatch.account = request.account;
+  sbatch.qos = request.qos;
+  sbatch.reservation = request.reservation;
+  sbatch.time = request.time;
+  sbatch.exclude = request.exclude;
+  sbatch.nodelist = request.nodelist;
+  sbatch.sbatch_args = request.sbatch_args;
   sbatch.container_image = request.container_image;
+  sbatch.container_mounts = request.container_mounts;
+  if (!request.model_args_file.empty())
+    sbatch.model_args_file = fs::absolute(request.model_args_file, ec).lexically_normal().string();
   sbatch.env = request.env;
   sbatch.gpu_request = request.gpu_request;
   return sbatch;
@@ -176,7 +186,20 @@ SbatchOptions sbatch_options_for(const MeasureRequest& request) {
 
 std::optional<SbatchScript> measure_script(const Recipe& recipe, const MeasureRequest& request,
                                            Problems& problems) {
-  return write_sbatch_script(recipe, sbatch_options_for(request), problems);
+  std::size_t before = problems.size();
+  MeasurePreflight preflight = preflight_measure(recipe, request);
+  Recipe filled = recipe;
+  filled.run = preflight.run;
+  // Pure: the text is only kept when neither it nor the pre-flight found a problem.
+  std::optional<SbatchScript> script =
+      write_sbatch_script(filled, sbatch_options_for(request), problems);
+  if (!preflight.problems.empty()) {
+    problems.insert(problems.begin() + static_cast<std::ptrdiff_t>(before),
+                    preflight.problems.begin(), preflight.problems.end());
+    return std::nullopt;
+  }
+  if (script) script->notes = std::move(preflight.notes);
+  return script;
 }
 
 RedactionTerms measure_redaction_terms(const MeasureRequest& request, const JobRecord& job,
@@ -197,7 +220,7 @@ std::optional<MeasuredRun> measure_recipe(const Recipe& recipe, const Catalog& c
                                           const MeasureRequest& request, const SlurmApi& slurm,
                                           MeasureObserver& observer, Problems& problems) {
   SbatchOptions sbatch = sbatch_options_for(request);
-  std::optional<SbatchScript> script = write_sbatch_script(recipe, sbatch, problems);
+  std::optional<SbatchScript> script = measure_script(recipe, request, problems);
   if (!script) return std::nullopt;
   if (!slurm.available()) {
     throw IoError("sbatch",
@@ -207,6 +230,7 @@ std::optional<MeasuredRun> measure_recipe(const Recipe& recipe, const Catalog& c
   std::string script_path = write_script_file(sbatch, *script);
   observer.note(fmt::format("{} set to {} (the recipe's run says {})", script->step_count.flag,
                             sbatch.steps, script->step_count.recipe_value));
+  for (const std::string& note : script->notes) observer.note(note);
   if (stop_requested(observer)) return std::nullopt;
 
   std::string cluster;

@@ -18,24 +18,13 @@
 #include "catalog/catalog.h"
 #include "catalog/recipe.h"
 #include "measure/job_follow.h"
+#include "measure/measure_request.h"
 #include "measure/redaction.h"
 #include "measure/sbatch_script.h"
 #include "measure/slurm_client.h"
 #include "runs/result_block.h"
 
 namespace openrecipes {
-
-/// What the user asked for besides the recipe: where the job runs and what it adds.
-struct MeasureRequest {
-  std::string recipe_file;      ///< the recipe's path as the user named it
-  std::string partition;        ///< `--partition`; empty for the cluster's default
-  std::string account;          ///< `--account`; empty for the user's default
-  std::string container_image;  ///< pyxis `srun --container-image`; empty to run on the host
-  NamedValues env;              ///< `--env NAME=VALUE`, in order
-  bool gpu_request = true;      ///< `--gpus-per-node`; off only on a cluster without GPUs
-  std::string out_dir = "openrecipes-measure";  ///< folder for script, log and versions
-  double poll_interval_s = 10;                  ///< seconds between looks at the job
-};
 
 /// What the workflow tells its caller while it runs, and how the caller stops it.
 class MeasureObserver {
@@ -69,16 +58,18 @@ struct MeasuredRun {
 /// file name for the script's header.
 SbatchOptions sbatch_options_for(const MeasureRequest& request);
 
-/// The batch script for `recipe` (what `--dry-run` prints). nullopt with problems when the
-/// recipe or a flag cannot be run (write_sbatch_script).
+/// The batch script for `recipe` (what `--dry-run` prints): the pre-flight (preflight.h) first,
+/// every problem at once, then write_sbatch_script on the run with its placeholders filled.
+/// nullopt with problems when the recipe or a flag cannot be run; nothing is written. Throws
+/// IoError only when a rows file that exists cannot be read.
 std::optional<SbatchScript> measure_script(const Recipe& recipe, const MeasureRequest& request,
                                            Problems& problems);
 
 /// The whole workflow on `slurm`, telling `observer` as it goes. Returns the measured run;
-/// nullopt with problems for bad input (nothing submitted), nullopt without problems when the
-/// observer's stop flag ended it (the job cancelled, or never submitted). Throws IoError when
-/// Slurm's commands are missing or fail, the out folder or script cannot be written, or the job
-/// gives no result (its message names the job id and its log).
+/// nullopt with problems for bad input (measure_script refused it: nothing written or submitted),
+/// nullopt without problems when the observer's stop flag ended it (the job cancelled, or never
+/// submitted). Throws IoError when Slurm's commands are missing or fail, the out folder or script
+/// cannot be written, or the job gives no result (its message names the job id and its log).
 std::optional<MeasuredRun> measure_recipe(const Recipe& recipe, const Catalog& catalog,
                                           const MeasureRequest& request, const SlurmApi& slurm,
                                           MeasureObserver& observer, Problems& problems);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base/error.h"
+#include "test_support.h"
 
 namespace openrecipes {
 namespace {
@@ -90,7 +91,10 @@ Recipe eight_gpu_recipe() {
 class MeasureRun : public ::testing::Test {
  protected:
   void SetUp() override {
-    out_ = fs::path(::testing::TempDir()) / "measure_run";
+    // One folder per test: ctest runs each test as its own process, in parallel.
+    out_ = fs::path(::testing::TempDir()) /
+           ("measure_run_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(out_);
     slurm_.log = std::string(OPENRECIPES_SOURCE_DIR) +
                  "/tests/fixtures/logs/megatron_lm_gpt_oss_20b_8xh200.log";
@@ -155,6 +159,28 @@ TEST_F(MeasureRun, BadInputIsProblemsAndSubmitsNothing) {
   EXPECT_EQ(problems_[0].file, "recipes/x/h200/eight.yaml");
   EXPECT_EQ(problems_[0].rule, "measure.nodes");
   EXPECT_TRUE(slurm_.calls.empty());
+}
+
+// The pre-flight (preflight.h) runs before anything is written or submitted.
+TEST_F(MeasureRun, AnUnfilledPlaceholderIsRefusedBeforeAnythingIsWritten) {
+  Recipe slime = eight_gpu_recipe();
+  slime.run = "python3 -m <slime entry module> --num-rollout 12 --hf-checkpoint $HF_CKPT\n";
+  EXPECT_FALSE(measure(slime));
+  EXPECT_EQ(testing::rules_of(problems_),
+            (std::vector<std::string>{"measure.placeholder", "measure.variable"}));
+  EXPECT_TRUE(slurm_.calls.empty());
+  EXPECT_FALSE(fs::exists(out_));
+
+  problems_.clear();
+  request_.set = {{"slime entry module", "train_async"}};
+  request_.env = {{"HF_CKPT", "/ckpt"}};
+  std::optional<MeasuredRun> run = measure(slime);
+  ASSERT_TRUE(run) << testing::describe(problems_);
+  std::ifstream script(out_ / "measure.sbatch");
+  std::string text{std::istreambuf_iterator<char>(script), std::istreambuf_iterator<char>()};
+  EXPECT_NE(text.find("python3 -m train_async --num-rollout 20 --hf-checkpoint $HF_CKPT\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST_F(MeasureRun, WithoutSlurmOnPathItIsAnIoError) {

@@ -26,6 +26,8 @@ std::string srun_prefix(const SbatchOptions& options) {
   std::string prefix = "srun --nodes=1 --ntasks=1";
   if (!options.container_image.empty())
     prefix += " --container-image=" + shell_quote(options.container_image);
+  if (!options.container_mounts.empty())
+    prefix += " --container-mounts=" + shell_quote(options.container_mounts);
   return prefix;
 }
 
@@ -42,10 +44,12 @@ std::string heredoc_variable(const std::string& name, const std::string& body, c
   return fmt::format("{}=$(cat <<'{}'\n{}{}\n)\n", name, end, text, end);
 }
 
-// A problem with the recipe or a flag, at the recipe's file.
+// A problem with the recipe (at the recipe's file) or with a command-line flag (in no file, so
+// base/problem.h prints the flag without a position).
 Problem sbatch_problem(const SbatchOptions& options, std::string field, std::string rule,
                        std::string message) {
-  return {options.recipe_file, {}, std::move(field), std::move(rule), std::move(message), "", ""};
+  std::string file = field.rfind("--", 0) == 0 ? std::string() : options.recipe_file;
+  return {std::move(file), {}, std::move(field), std::move(rule), std::move(message), "", ""};
 }
 
 // What the script cannot be written from: a partial node, an --out folder Slurm cannot take, an
@@ -105,6 +109,16 @@ std::string sbatch_header(const Recipe& recipe, const SbatchOptions& options,
   s += fmt::format("#SBATCH --output={}/slurm-%j.log\n", options.out_dir);
   if (!options.partition.empty()) s += fmt::format("#SBATCH --partition={}\n", options.partition);
   if (!options.account.empty()) s += fmt::format("#SBATCH --account={}\n", options.account);
+  const std::pair<const char*, const std::string*> optional_lines[] = {
+      {"--qos", &options.qos},
+      {"--reservation", &options.reservation},
+      {"--time", &options.time},
+      {"--exclude", &options.exclude},
+      {"--nodelist", &options.nodelist}};
+  for (const auto& [flag, value] : optional_lines) {
+    if (!value->empty()) s += fmt::format("#SBATCH {}={}\n", flag, *value);
+  }
+  for (const std::string& arg : options.sbatch_args) s += fmt::format("#SBATCH {}\n", arg);
   s += fmt::format(
       "#\n# openrecipes measure: {} once under the protocol ({} steps, profiler off, scored over "
       "steps 5-19).\n",
@@ -138,7 +152,13 @@ std::string sbatch_body(const Recipe& recipe, const SbatchOptions& options,
       "version dump failed\"\n",
       srun_prefix(options));
   s += fmt::format("\n# Step 2: the recipe's run, {} steps.\n", options.steps);
-  s += heredoc_variable("run_command", script.step_count.run, kRunEnd);
+  std::string run = script.step_count.run;
+  if (!options.model_args_file.empty()) {
+    run = fmt::format("# --model-args-file: the arrays the run expands (MODEL_ARGS).\nsource {}\n",
+                      shell_quote(options.model_args_file)) +
+          run;
+  }
+  s += heredoc_variable("run_command", run, kRunEnd);
   s += fmt::format("{} bash -c \"$run_command\"\n", srun_prefix(options));
   s += "status=$?\n";
   s += "echo \"openrecipes measure: the run ended with exit status $status at $(date -u "

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/problem.h"
 #include "catalog/protocol.h"
@@ -21,10 +22,18 @@ struct SbatchOptions {
   std::string recipe_file;  ///< the recipe's path as the user named it, for problems
   std::string
       out_dir;  ///< folder for the log (`slurm-JOBID.log`) and versions (`versions-JOBID.txt`)
-  std::string partition;        ///< `--partition`; empty for the cluster's default
-  std::string account;          ///< `--account`; empty for the user's default
-  std::string container_image;  ///< pyxis `srun --container-image`; empty to run on the host
-  NamedValues env;              ///< `--env NAME=VALUE`, set after (so over) the recipe's env
+  std::string partition;    ///< `--partition`; empty for the cluster's default
+  std::string account;      ///< `--account`; empty for the user's default
+  std::string qos;          ///< `--qos`; empty for the account's default
+  std::string reservation;  ///< `--reservation`; empty for none
+  std::string time;         ///< `--time` limit in Slurm's forms; empty for the partition's
+  std::string exclude;      ///< `--exclude` node list; empty for none
+  std::string nodelist;     ///< `--nodelist` node list; empty for any
+  std::vector<std::string> sbatch_args;  ///< more `#SBATCH` lines, each as given
+  std::string container_image;   ///< pyxis `srun --container-image`; empty to run on the host
+  std::string container_mounts;  ///< pyxis `srun --container-mounts`; empty for none
+  std::string model_args_file;   ///< absolute path of a bash file the run sources first; or empty
+  NamedValues env;               ///< `--env NAME=VALUE`, set after (so over) the recipe's env
   bool gpu_request =
       true;  ///< `--gpus-per-node`; off only where the cluster has no GPUs (the tests)
   int steps = kProtocolSteps;
@@ -35,6 +44,7 @@ struct SbatchScript {
   std::string text;
   int nodes = 0;
   ForcedStepCount step_count;
+  std::vector<std::string> notes;  ///< what the pre-flight checked or could not (preflight.h)
 };
 
 /// The log path Slurm writes for `job_id` under `out_dir` (the script's `--output`).
@@ -45,10 +55,13 @@ std::string job_versions_path(const std::string& out_dir, long long job_id);
 /// `text` as one shell word that the shell reads back as exactly `text` (single quotes).
 std::string shell_quote(const std::string& text);
 
-/// Writes the script. Recipe env values holding `$` are shell expressions, as the recipe's own
-/// `run` writes them (`$([ ... ] && echo 1 || echo 0)`), and are written as they are; every
-/// other value, and every --env value, is single-quoted. The run command runs once, on the
-/// job's first node (inside the image when one is given); its launcher (slime's Ray, torchrun)
+/// Writes the script. Values on `#SBATCH` lines are written as given (sbatch reads them, not the
+/// shell; the pre-flight, preflight.h, refuses blanks, quotes and control characters in them);
+/// every value on a shell line (--env, the image, the mounts, the model-args file, the out
+/// folder) is single-quoted (shell_quote). Recipe env values holding `$` are shell expressions, as
+/// the recipe's own `run` writes them (`$([ ... ] && echo 1 || echo 0)`), and are written as they
+/// are; every other value, and every --env value, is single-quoted. The run command runs once, on
+/// the job's first node (inside the image when one is given); its launcher (slime's Ray, torchrun)
 /// spreads it over the nodes. Returns nullopt with problems (file: options.recipe_file, rule
 /// `measure.*`) when gpu.count is not a multiple of gpu.per_node, the --out folder holds blanks or
 /// quotes, an --env name is not a shell name, the run holds the script's end marker, or

@@ -84,6 +84,35 @@ TEST(SbatchScript, NoGpuRequestAndAContainerImage) {
       "srun --nodes=1 --ntasks=1 --container-image='registry.example.com:5005/team/train:1' bash"));
 }
 
+TEST(SbatchScript, SlurmsOptionsPyxisMountsAndTheModelArgsFile) {
+  SbatchOptions o = options();
+  o.qos = "high";
+  o.reservation = "maint";
+  o.time = "1-00:00:00";
+  o.exclude = "gpu-[01-02]";
+  o.nodelist = "gpu-07";
+  o.sbatch_args = {"--constraint=h200", "--comment=x"};
+  o.container_image = "nvcr.io#nvidia/pytorch:25.01-py3";
+  o.container_mounts = "/data:/data:ro,/it's:/x";
+  o.model_args_file = "/scripts/models/qwen's.sh";
+  SbatchScript script = script_of(two_node_recipe(), o);
+  EXPECT_TRUE(has(script.text,
+                  "#SBATCH --partition=batch\n#SBATCH --qos=high\n#SBATCH --reservation=maint\n"
+                  "#SBATCH --time=1-00:00:00\n#SBATCH --exclude=gpu-[01-02]\n"
+                  "#SBATCH --nodelist=gpu-07\n#SBATCH --constraint=h200\n#SBATCH --comment=x\n"));
+  // Both steps run in the image with the mounts, each value one quoted word.
+  std::string srun =
+      "srun --nodes=1 --ntasks=1 --container-image='nvcr.io#nvidia/pytorch:25.01-py3' "
+      "--container-mounts='/data:/data:ro,/it'\\''s:/x' ";
+  EXPECT_TRUE(has(script.text, srun + "python3 -c"));
+  EXPECT_TRUE(has(script.text, srun + "bash -c"));
+  // The run sources the file first, inside the quoted here-document.
+  EXPECT_TRUE(has(script.text,
+                  "run_command=$(cat <<'OPENRECIPES_RUN_END'\n# --model-args-file: "
+                  "the arrays the run expands (MODEL_ARGS).\nsource "
+                  "'/scripts/models/qwen'\\''s.sh'\nexport A=1\n"));
+}
+
 TEST(SbatchScript, RefusesWhatItCannotRun) {
   Recipe partial_node = two_node_recipe();
   partial_node.gpu.count = 12;
@@ -91,12 +120,11 @@ TEST(SbatchScript, RefusesWhatItCannotRun) {
             "two-node.yaml:0:0: gpu: count 12 is not a whole number of nodes of per_node 8 GPUs");
   SbatchOptions bad_env = options();
   bad_env.env = {{"1BAD", "x"}};
-  EXPECT_EQ(refusal(two_node_recipe(), bad_env),
-            "two-node.yaml:0:0: --env 1BAD=x: 1BAD is not a shell variable name");
+  EXPECT_EQ(refusal(two_node_recipe(), bad_env), "--env 1BAD=x: 1BAD is not a shell variable name");
   SbatchOptions blank_out = options();
   blank_out.out_dir = "/scratch/my runs";
   EXPECT_EQ(refusal(two_node_recipe(), blank_out),
-            "two-node.yaml:0:0: --out /scratch/my runs: a folder for Slurm's #SBATCH --output may "
+            "--out /scratch/my runs: a folder for Slurm's #SBATCH --output may "
             "not hold blanks or quotes");
   Recipe hides_end = two_node_recipe();
   hides_end.run += "OPENRECIPES_RUN_END\n";

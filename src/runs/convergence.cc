@@ -40,11 +40,23 @@ double relative_difference(double candidate, double reference) {
 
 // The steps both series have, in order; appends a failure for each step missing from either run
 // (or from both, between present steps) and for NaN or Inf losses.
+// The steps to compare: every step of either series, or, where a series is sampled (golden
+// values every few steps), only the steps it lists (both list, when both are).
+std::set<std::int64_t> steps_to_compare(const LossSeries& candidate, const LossSeries& reference) {
+  std::set<std::int64_t> all;
+  for (const LossSeries* series : {&candidate, &reference}) {
+    const LossSeries* other = series == &candidate ? &reference : &candidate;
+    for (const auto& [step, loss] : series->loss) {
+      if (!other->sampled || other->loss.count(step) > 0) all.insert(step);
+    }
+  }
+  return all;
+}
+
 std::vector<std::int64_t> common_steps(const LossSeries& candidate, const LossSeries& reference,
                                        std::vector<std::string>& failures) {
-  std::set<std::int64_t> all;
-  for (const auto& [step, loss] : candidate.loss) all.insert(step);
-  for (const auto& [step, loss] : reference.loss) all.insert(step);
+  std::set<std::int64_t> all = steps_to_compare(candidate, reference);
+  bool sampled = candidate.sampled || reference.sampled;
   std::vector<std::int64_t> missing_candidate, missing_reference, not_finite;
   std::vector<std::int64_t> steps;
   for (std::int64_t step : all) {
@@ -55,7 +67,7 @@ std::vector<std::int64_t> common_steps(const LossSeries& candidate, const LossSe
     if (!std::isfinite(c->second) || !std::isfinite(r->second)) not_finite.push_back(step);
     steps.push_back(step);
   }
-  if (!all.empty()) {
+  if (!all.empty() && !sampled) {
     // Walk the gaps between present steps (never the whole range: steps may be far apart).
     std::vector<std::int64_t> gaps;
     std::int64_t missing = 0, previous = *all.begin();

@@ -122,6 +122,21 @@ TEST(Convergence, AMissingStepOrANanFailsInsteadOfPassingSilently) {
       failed_with(compare_convergence(gap, gap_reference), "steps missing from both runs: 3"));
 }
 
+TEST(Convergence, ASampledReferenceIsComparedAtItsStepsAlone) {
+  std::vector<double> reference = curve(1.0);
+  LossSeries golden{"golden.json", "golden values", {}, true};
+  for (std::int64_t step : {0, 4, 9, 14, 19}) golden.loss[step] = reference[step];
+  ConvergenceResult result = compare_convergence(series(reference, "c"), golden);
+  EXPECT_TRUE(result.passed) << (result.failures.empty() ? "" : result.failures[0]);
+  EXPECT_EQ(result.steps, 5);
+  EXPECT_EQ(result.points.size(), 4u);  // int(5 x 0.2) = 1 not scored
+  // A step the golden values list is still missing from the candidate.
+  LossSeries cut = series(reference, "c");
+  cut.loss.erase(14);
+  EXPECT_TRUE(
+      failed_with(compare_convergence(cut, golden), "steps missing from the candidate (c): 14"));
+}
+
 TEST(Convergence, StepsFarApartAreCountedNotListedOneByOne) {
   std::vector<double> reference = curve(1.0);
   LossSeries candidate = series(reference, "c"), far = series(reference, "r");

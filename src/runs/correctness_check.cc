@@ -21,28 +21,89 @@ std::string stated_convergence_yaml(const Convergence& c) {
   return out;
 }
 
+// The names of the parts taken as stated, comma-separated.
+std::string stated_parts(const std::vector<CorrectnessPart>& parts) {
+  std::string out;
+  for (const CorrectnessPart& part : parts) {
+    if (!part.recomputed) out += (out.empty() ? "" : ", ") + part.name;
+  }
+  return out;
+}
+
+// The flags that would recompute the parts taken as stated.
+std::string missing_inputs(const std::vector<CorrectnessPart>& parts) {
+  bool reference = false, logs = false;
+  for (const CorrectnessPart& part : parts) {
+    if (part.recomputed) continue;
+    if (part.name == "convergence") {
+      logs = true;
+    } else {
+      reference = true;
+    }
+  }
+  if (reference && logs) return "--reference and --candidate-log/--reference-log";
+  return reference ? "--reference" : "--candidate-log/--reference-log";
+}
+
 }  // namespace
 
-bool CorrectnessCheck::passed() const {
+std::string CorrectnessPart::status() const {
+  if (!passed) return "fail";
+  return recomputed ? "pass" : "unverified";
+}
+
+std::string CorrectnessCheck::result() const {
+  if (parts.empty()) return "fail";
+  bool unverified = false;
   for (const CorrectnessPart& part : parts) {
-    if (!part.passed) return false;
+    if (!part.passed) return "fail";
+    if (!part.recomputed) unverified = true;
   }
-  return !parts.empty();
+  return unverified && !accept_stated ? "unverified" : "pass";
+}
+
+bool CorrectnessCheck::passed_on_stated() const {
+  if (!passed()) return false;
+  for (const CorrectnessPart& part : parts) {
+    if (!part.recomputed) return true;
+  }
+  return false;
+}
+
+std::string CorrectnessCheck::result_text() const {
+  std::string stated = stated_parts(parts);
+  std::string result_word = result();
+  if (result_word == "unverified") {
+    return fmt::format(
+        "unverified (not checked by this command: {}; give {}, or --accept-stated to take the "
+        "recipe's statement)",
+        stated, missing_inputs(parts));
+  }
+  if (passed_on_stated()) {
+    return fmt::format(
+        "pass (stated, not verified: {} taken from the recipe as stated, "
+        "--accept-stated)",
+        stated);
+  }
+  return result_word;
 }
 
 std::string CorrectnessCheck::summary() const {
-  std::string failed, stated;
+  std::string failed;
   for (const CorrectnessPart& part : parts) {
     if (!part.passed) failed += (failed.empty() ? "" : "; ") + part.name + ": " + part.detail;
-    if (!part.recomputed) stated += (stated.empty() ? "" : ", ") + part.name;
   }
   if (!failed.empty()) return "failed: " + failed;
-  return stated.empty() ? "passed; every part recomputed"
-                        : "passed; as the recipe states: " + stated;
+  if (result() == "unverified")
+    return "unverified: not checked by this command: " + stated_parts(parts);
+  return passed_on_stated() ? "passed; as the recipe states (--accept-stated, not verified): " +
+                                  stated_parts(parts)
+                            : "passed; every part recomputed";
 }
 
 CorrectnessCheck check_correctness(const Recipe& recipe, const CorrectnessInputs& in) {
   CorrectnessCheck check;
+  check.accept_stated = in.accept_stated;
   const Correctness& stated = recipe.correctness;
   check.parts.push_back(
       {"validation", in.validation.empty(), true,
@@ -75,6 +136,9 @@ CorrectnessCheck check_correctness(const Recipe& recipe, const CorrectnessInputs
       !failed_tests.empty() ? "not passed: " + failed_tests
       : !uncovered.empty()  ? "same-math swaps without a passed test: " + uncovered
                             : fmt::format("{} listed, all passed", stated.component_tests.size());
+  // Without a classification nobody knows which swaps need a test: the list is as stated.
+  if (!in.classification && failed_tests.empty())
+    tests_detail += " (give --reference to find the same-math swaps that need one)";
   check.parts.push_back({"component tests", failed_tests.empty() && uncovered.empty(),
                          in.classification.has_value(), tests_detail});
   if (in.convergence) {
@@ -97,7 +161,7 @@ std::string correctness_block_yaml(const Recipe& recipe, const CorrectnessInputs
                                    const CorrectnessCheck& check) {
   const Correctness& stated = recipe.correctness;
   std::string out = "correctness:\n";
-  out += fmt::format("  result: {}\n", check.passed() ? "pass" : "fail");
+  out += fmt::format("  result: {}\n", check.result());
   out += fmt::format("  summary: {}\n", yaml_scalar(check.summary()));
   out += fmt::format("  reference: {}\n", yaml_scalar(stated.reference));
   std::string configuration = stated.configuration;

@@ -18,14 +18,64 @@ const Recipe& flex() {
   return recipe;
 }
 
-TEST(CorrectnessCheck, WithoutInputsEachPartIsTakenAsStated) {
+TEST(CorrectnessCheck, WithoutEvidenceTheResultIsUnverified) {
   CorrectnessCheck check = check_correctness(flex(), {});
   ASSERT_EQ(check.parts.size(), 4u);
-  EXPECT_TRUE(check.passed());
-  EXPECT_FALSE(check.parts[1].recomputed);  // configuration
-  EXPECT_FALSE(check.parts[3].recomputed);  // convergence
+  EXPECT_FALSE(check.passed());
+  EXPECT_EQ(check.result(), "unverified");
+  EXPECT_EQ(check.parts[0].status(), "pass");        // validation: always recomputed
+  EXPECT_EQ(check.parts[1].status(), "unverified");  // configuration
+  EXPECT_EQ(check.parts[3].status(), "unverified");  // convergence
   EXPECT_EQ(check.summary(),
-            "passed; as the recipe states: configuration, component tests, convergence");
+            "unverified: not checked by this command: configuration, component tests, "
+            "convergence");
+  EXPECT_EQ(check.result_text(),
+            "unverified (not checked by this command: configuration, component tests, "
+            "convergence; give --reference and --candidate-log/--reference-log, or "
+            "--accept-stated to take the recipe's statement)");
+  std::string block = correctness_block_yaml(flex(), {}, check);
+  EXPECT_NE(block.find("correctness:\n  result: unverified\n"), std::string::npos) << block;
+}
+
+TEST(CorrectnessCheck, AcceptStatedPassesAndSaysSo) {
+  CorrectnessInputs accepted;
+  accepted.accept_stated = true;
+  CorrectnessCheck check = check_correctness(flex(), accepted);
+  EXPECT_TRUE(check.passed());
+  EXPECT_TRUE(check.passed_on_stated());
+  EXPECT_EQ(check.parts[3].status(), "unverified");  // accepted, still not checked
+  EXPECT_EQ(check.result_text(),
+            "pass (stated, not verified: configuration, component tests, convergence taken "
+            "from the recipe as stated, --accept-stated)");
+  EXPECT_EQ(check.summary(),
+            "passed; as the recipe states (--accept-stated, not verified): configuration, "
+            "component tests, convergence");
+  // A stated failure is not accepted.
+  Recipe failed = flex();
+  failed.correctness.convergence.result = "fail";
+  EXPECT_EQ(check_correctness(failed, accepted).result(), "fail");
+}
+
+TEST(CorrectnessCheck, EveryPartRecomputedPassesWithoutWords) {
+  CorrectnessInputs inputs;
+  inputs.classification = Classification{};
+  inputs.reference = "reference.yaml";
+  inputs.convergence = ConvergenceResult{};
+  inputs.convergence->passed = true;
+  inputs.convergence->steps = 20;
+  CorrectnessCheck check = check_correctness(flex(), inputs);
+  ASSERT_TRUE(check.parts[1].recomputed) << check.parts[1].detail;
+  EXPECT_TRUE(check.passed()) << check.summary();
+  EXPECT_FALSE(check.passed_on_stated());
+  EXPECT_EQ(check.result_text(), "pass");
+  EXPECT_EQ(check.summary(), "passed; every part recomputed");
+  // Logs alone verify convergence; configuration stays unverified.
+  inputs.classification.reset();
+  CorrectnessCheck logs_only = check_correctness(flex(), inputs);
+  EXPECT_EQ(logs_only.parts[3].status(), "pass");
+  EXPECT_EQ(logs_only.result(), "unverified");
+  EXPECT_EQ(logs_only.summary(),
+            "unverified: not checked by this command: configuration, component tests");
 }
 
 TEST(CorrectnessCheck, AnyFailedPartFailsTheResult) {

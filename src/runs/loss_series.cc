@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include "base/json_depth.h"
 #include "base/yaml_document.h"
 #include "runs/training_log.h"
+#include "runs/wandb_csv.h"
 
 namespace openrecipes {
 namespace {
@@ -38,6 +40,9 @@ Where field_of(Where where, const std::string& field) {
   where.field = where.field.empty() ? field : where.field + "." + field;
   return where;
 }
+
+// Steps and intervals beyond this are not a training run's.
+constexpr std::int64_t kMaxGoldenStep = 100'000'000;
 
 std::int64_t parse_step(const std::string& text, const Where& where) {
   char* end = nullptr;
@@ -98,6 +103,80 @@ std::string quote_non_finite(const std::string& text) {
   return patched;
 }
 
+// The integer `metric[key]` of a golden-values metric, or a loss.golden fault naming it.
+std::int64_t golden_integer(const nlohmann::json& metric, const char* key, const Where& where) {
+  Where at = field_of(where, key);
+  if (!metric.contains(key)) fault(at, fmt::format("no {}", key), "loss.golden");
+  const nlohmann::json& value = metric.at(key);
+  if (!value.is_number_integer()) {
+    fault(at, fmt::format("expected an integer, found {}", value.dump().substr(0, 40)),
+          "loss.golden");
+  }
+  return value.get<std::int64_t>();
+}
+
+// Megatron-LM's golden values (tests/functional_tests/python_test_utils/common.py
+// GoldenValueMetric): the "lm loss" metric's values, keyed by iteration (dict) or indexed by
+// TensorBoard event (list).
+LossSeries from_megatron_golden(const std::string& path, const nlohmann::json& metric) {
+  LossSeries series{path, "Megatron-LM golden values JSON (iteration N read as step N-1)", {}};
+  Where where{path, 0, "\"lm loss\""};
+  std::int64_t start = golden_integer(metric, "start_step", where);
+  std::int64_t end = golden_integer(metric, "end_step", where);
+  std::int64_t interval = golden_integer(metric, "step_interval", where);
+  if (interval < 1 || interval > kMaxGoldenStep) {
+    fault(field_of(where, "step_interval"),
+          fmt::format("expected a positive integer, found {}", interval), "loss.golden");
+  }
+  if (start < 0 || end < start || end > kMaxGoldenStep) {
+    fault(field_of(where, "end_step"),
+          fmt::format("expected 0 <= start_step <= end_step <= {}, found {} and {}", kMaxGoldenStep,
+                      start, end),
+          "loss.golden");
+  }
+  series.sampled = interval > 1;
+  const nlohmann::json* values = metric.contains("values") ? &metric.at("values") : nullptr;
+  Where at = field_of(where, "values");
+  if (values && values->is_array()) {
+    series.source =
+        "Megatron-LM golden values JSON (list: value i is step start_step + i x "
+        "step_interval)";
+    for (std::size_t i = 0; i < values->size(); ++i) {
+      std::int64_t step = start + static_cast<std::int64_t>(i) * interval;
+      Where item = field_of(at, fmt::format("[{}]", i));
+      if (step > end)
+        fault(item, fmt::format("step {} is past end_step {}", step, end), "loss.golden");
+      insert(series, step, json_loss((*values)[i], item), item);
+    }
+  } else if (values && values->is_object()) {
+    for (const auto& [key, value] : values->items()) {
+      Where item = field_of(at, fmt::format("\"{}\"", key.substr(0, 40)));
+      std::int64_t iteration = parse_step(key, item);
+      if (iteration < 1 || iteration < start || iteration > end) {
+        fault(item,
+              fmt::format("iteration {} is outside start_step {} to end_step {} (iterations count "
+                          "from 1)",
+                          iteration, start, end),
+              "loss.golden");
+      }
+      insert(series, iteration - 1, json_loss(value, item), item);
+    }
+  } else {
+    fault(at, "expected the values as an object keyed by iteration or a list", "loss.golden");
+  }
+  return series;
+}
+
+// A Megatron-LM golden-values file: its metrics are objects with start_step and values.
+bool is_megatron_golden(const nlohmann::json& value) {
+  if (!value.is_object() || value.empty()) return false;
+  for (const auto& [key, entry] : value.items()) {
+    if (!entry.is_object() || !entry.contains("values") || !entry.contains("step_interval"))
+      return false;
+  }
+  return true;
+}
+
 LossSeries from_json(const std::string& path, const std::string& text) {
   LossSeries series{path, "JSON", {}};
   nlohmann::json value;
@@ -111,6 +190,15 @@ LossSeries from_json(const std::string& path, const std::string& text) {
     value = nlohmann::json::parse(patched);
   } catch (const nlohmann::json::parse_error& error) {
     fault(file, fmt::format("not valid JSON at byte {}", error.byte), "loss.json");
+  }
+  if (is_megatron_golden(value)) {
+    if (!value.contains("lm loss")) {
+      std::string metrics;
+      for (const auto& [key, entry] : value.items()) metrics += (metrics.empty() ? "" : ", ") + key;
+      fault(file, fmt::format("no \"lm loss\" metric (found {})", metrics.substr(0, 120)),
+            "loss.golden");
+    }
+    return from_megatron_golden(path, value.at("lm loss"));
   }
   if (value.is_array()) {
     series.source = "JSON list";
@@ -209,6 +297,10 @@ std::optional<LossSeries> read_loss_series(const std::string& path, Problems& pr
   if (extension != ".csv" && extension != ".json") return from_log(path, problems);
   std::optional<std::string> text = read_text_file(path, std::size_t{256} << 20, problems);
   if (!text) return std::nullopt;
+  if (extension == ".csv" && is_wandb_csv_header(std::string_view(*text).substr(
+                                 0, std::min(text->find('\n'), text->size())))) {
+    return read_wandb_csv(path, *text, problems);
+  }
   try {
     return extension == ".csv" ? from_csv(path, *text) : from_json(path, *text);
   } catch (const SeriesFault& fault) {

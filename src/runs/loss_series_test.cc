@@ -44,6 +44,81 @@ TEST(LossSeries, ReadsGoldenValuesCsvListsAndLogs) {
   EXPECT_EQ(log.loss.size(), 20u);
 }
 
+TEST(LossSeries, ReadsMegatronLmGoldenValuesByIterationAndAsAList) {
+  // tests/functional_tests/test_cases/**/golden_values*.json: keyed by iteration (from 1).
+  LossSeries golden = read_series(testing::source_dir() +
+                                  "/tests/fixtures/logs/"
+                                  "megatron_lm_gpt_oss_20b_reference_arm_golden_values.json");
+  EXPECT_TRUE(golden.sampled);
+  EXPECT_EQ(golden.source, "Megatron-LM golden values JSON (iteration N read as step N-1)");
+  ASSERT_EQ(golden.loss.size(), 5u);
+  EXPECT_DOUBLE_EQ(golden.loss.at(0), 1.39326);  // iteration 1
+  EXPECT_DOUBLE_EQ(golden.loss.at(4), 1.15102);  // iteration 5
+  EXPECT_DOUBLE_EQ(golden.loss.at(19), 0.94773);
+  // The older list form: value i at step start_step + i x step_interval; "nan" where missing.
+  LossSeries list = read_series(write(
+      "list_golden.json",
+      R"({"lm loss": {"start_step": 0, "end_step": 10, "step_interval": 5, "values": [3.0, "nan", 2.0]}})"));
+  EXPECT_DOUBLE_EQ(list.loss.at(10), 2.0);
+  EXPECT_TRUE(std::isnan(list.loss.at(5)));
+  LossSeries every = read_series(write(
+      "every.json",
+      R"({"lm loss": {"start_step": 1, "end_step": 2, "step_interval": 1, "values": {"1": 3.0, "2": 2.0}}})"));
+  EXPECT_FALSE(every.sampled);
+  // A W&B export of the same reference arm, Megatron's `lm loss` by iteration.
+  LossSeries wandb = read_series(testing::source_dir() +
+                                 "/tests/fixtures/logs/wandb_gpt_oss_20b_reference_arm.csv");
+  ASSERT_EQ(wandb.loss.size(), 20u);
+  EXPECT_DOUBLE_EQ(wandb.loss.at(0), 1.393256);
+}
+
+TEST(LossSeries, BadGoldenValuesAreClearProblems) {
+  auto error = [](const std::string& name, const std::string& text) -> std::string {
+    Problems problems;
+    std::optional<LossSeries> series = read_loss_series(write(name, text), problems);
+    EXPECT_EQ(series.has_value(), problems.empty());
+    return problems.empty() ? ""
+                            : problems.front().field + ": " + problems.front().message + " [" +
+                                  problems.front().rule + "]";
+  };
+  EXPECT_EQ(
+      error("negative.json",
+            R"({"lm loss": {"start_step": 1, "end_step": 50, "step_interval": -5, "values": {}}})"),
+      "\"lm loss\".step_interval: expected a positive integer, found -5 [loss.golden]");
+  EXPECT_EQ(
+      error(
+          "float.json",
+          R"({"lm loss": {"start_step": 1.5, "end_step": 50, "step_interval": 5, "values": {}}})"),
+      "\"lm loss\".start_step: expected an integer, found 1.5 [loss.golden]");
+  EXPECT_EQ(
+      error(
+          "outside.json",
+          R"({"lm loss": {"start_step": 1, "end_step": 5, "step_interval": 5, "values": {"10": 1.0}}})"),
+      "\"lm loss\".values.\"10\": iteration 10 is outside start_step 1 to end_step 5 "
+      "(iterations count from 1) [loss.golden]");
+  EXPECT_EQ(
+      error(
+          "past.json",
+          R"({"lm loss": {"start_step": 0, "end_step": 5, "step_interval": 5, "values": [1, 2, 3]}})"),
+      "\"lm loss\".values.[2]: step 10 is past end_step 5 [loss.golden]");
+  EXPECT_EQ(
+      error("noloss.json",
+            R"({"num-zeros": {"start_step": 1, "end_step": 5, "step_interval": 5, "values": {}}})"),
+      ": no \"lm loss\" metric (found num-zeros) [loss.golden]");
+  EXPECT_EQ(
+      error(
+          "text.json",
+          R"({"lm loss": {"start_step": 1, "end_step": 5, "step_interval": 5, "values": {"1": "low"}}})"),
+      "\"lm loss\".values.\"1\": expected a number, found \"low\" [loss.value]");
+  EXPECT_EQ(
+      error("novalues.json",
+            R"({"lm loss": {"start_step": 1, "end_step": 5, "step_interval": 5, "values": 3}})"),
+      "\"lm loss\".values: expected the values as an object keyed by iteration or a list "
+      "[loss.golden]");
+  EXPECT_EQ(error("wandb.csv", "Step,\"run - train/grad_norm\"\n0,1.0\n").substr(0, 18),
+            ": no loss column (");
+}
+
 TEST(LossSeries, BadFilesNameTheLineOrKey) {
   auto error = [](const std::string& path) -> std::string {
     Problems problems;

@@ -248,6 +248,7 @@ void read_words(const ShellCommand& command, const ArgumentRules& rules, Trainin
       if (std::find(out.external_arrays.begin(), out.external_arrays.end(), word.opaque_array) ==
           out.external_arrays.end()) {
         out.external_arrays.push_back(word.opaque_array);
+        out.external_array_words.push_back(i);
       }
       continue;
     }

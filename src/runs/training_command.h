@@ -51,7 +51,10 @@ struct TrainingCommand {
       environment;  ///< exports and the command's `NAME=value` words, last wins, sorted by name
   std::vector<std::string>
       external_arrays;  ///< arrays expanded but not defined in the text (`MODEL_ARGS`), in order
-  int line = 0;         ///< line of the command's first word; 0 when the text has none
+  std::vector<std::size_t>
+      external_array_words;         ///< for each of external_arrays, the 0-based word of its first
+                                    ///< expansion (compare with TrainingArgument::word)
+  int line = 0;                     ///< line of the command's first word; 0 when the text has none
   std::vector<int> other_commands;  ///< lines of the other commands with flags or overrides
   /// Why the command cannot be compared, empty when it can: the text is not text, holds no
   /// command, holds several that could each be the training command, or is shell bash would

@@ -171,6 +171,8 @@ struct LogLines {
   std::map<std::int64_t, SlimePerf> slime_perf;
   std::optional<std::int64_t> total_steps;
   bool bridge = false;  ///< a Megatron-Bridge `Step Time :` line was seen
+  LogSettings settings;
+  std::vector<RankMemory> memory;
 };
 
 // Megatron's `iteration N/ M | ...` line (N and M given) into `lines`.
@@ -201,6 +203,7 @@ void add_megatron_line(std::string_view line, int line_number,
 LogLines read_log_lines(std::string_view text, const std::string& path) {
   LogLines lines;
   int line_number = 0;
+  bool in_argument_dump = false;
   for (std::size_t start = 0; start < text.size();) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
@@ -208,6 +211,10 @@ LogLines read_log_lines(std::string_view text, const std::string& path) {
     start = end + 1;
     ++line_number;
     if (line.find("Step Time :") != std::string_view::npos) lines.bridge = true;
+    read_log_setting_line(line, line_number, in_argument_dump, lines.settings);
+    if (Problems memory; !read_memory_line(line, line_number, path, lines.memory, memory)) {
+      throw LogFault{memory.front()};
+    }
     if (auto iteration = iteration_of(line);
         iteration && line.find(" | ") != std::string_view::npos) {
       add_megatron_line(line, line_number, *iteration, path, lines);
@@ -316,6 +323,8 @@ std::optional<TrainingLog> parse_training_log(std::string_view text, const std::
     TrainingLog log;
     log.path = path;
     log.total_steps = lines.total_steps;
+    log.settings = lines.settings;
+    log.memory = lines.memory;
     if (!lines.megatron.empty()) {
       log.format = lines.bridge ? LogFormat::kMegatronBridge : LogFormat::kMegatronLm;
       log.step_time_source = "elapsed time per iteration (ms)";

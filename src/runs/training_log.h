@@ -1,4 +1,5 @@
-// Training logs read into per-step records: Megatron-LM's `iteration N/ M | ... elapsed time per
+// Training logs read into per-step records (and the settings and memory reports they print):
+// Megatron-LM's `iteration N/ M | ... elapsed time per
 // iteration (ms): ... | lm loss: ...` lines, Megatron-Bridge's (the same iteration lines, each
 // after a `Step Time : ...s GPU utilization: ...` line), and slime's `step N: {...}` and
 // `perf N: {...}` dictionaries.
@@ -11,6 +12,8 @@
 #include <vector>
 
 #include "base/problem.h"
+#include "runs/log_settings.h"
+#include "runs/memory_report.h"
 
 namespace openrecipes {
 
@@ -38,13 +41,16 @@ struct TrainingLog {
   std::vector<StepRecord> steps;            ///< sorted by step, one per step
   std::optional<std::int64_t> total_steps;  ///< the `M` of `iteration N/ M`, when printed
   std::string step_time_source;             ///< which printed figure gave step_time_s
+  LogSettings settings;            ///< the run settings the log prints (runs/log_settings.h)
+  std::vector<RankMemory> memory;  ///< Megatron-LM's memory report lines (runs/memory_report.h)
 };
 
 /// Parses `text` (the contents of `path`). Detects the format from the lines themselves. Lines
 /// of other kinds are ignored. A log this code cannot read returns nullopt with one Problem
 /// (file `path`, the line and column, the field, rule `log.*`): no step line of a known format
 /// (naming the formats read, rule `log.format`), a step twice with different values
-/// (`log.step`), a number that does not parse (`log.number`), a step number out of range.
+/// (`log.step`), a number that does not parse (`log.number`, also in a memory report line), a
+/// step number out of range.
 std::optional<TrainingLog> parse_training_log(std::string_view text, const std::string& path,
                                               Problems& problems);
 

@@ -23,6 +23,7 @@ void check_recipe_rules(const RuleContext& context) {
   check_figure_rules(context);
   check_run_rules(context);
   check_hygiene_rules(context);
+  check_deviation(context);
 }
 
 }  // namespace openrecipes

@@ -52,6 +52,9 @@ void check_mesh_rules(const RuleContext& context);
 void check_figure_rules(const RuleContext& context);
 /// run.layout: the `run` command agrees with the layout.
 void check_run_rules(const RuleContext& context);
+/// protocol.deviation: result.protocol_deviation is stated exactly when the run departs from the
+/// protocol's steps, scored window or precision (catalog/protocol.h).
+void check_deviation(const RuleContext& context);
 
 /// hygiene.path, hygiene.registry, hygiene.scheduler, hygiene.user, hygiene.address,
 /// hygiene.host: what the submission guide asks to leave out (validate/hygiene_scan.h).

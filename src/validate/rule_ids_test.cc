@@ -22,9 +22,26 @@ TEST(Schemas, ListEveryCrossFieldRuleWithAnId) {
     ids.insert(rule.at("id").get<std::string>());
     EXPECT_FALSE(rule.at("rule").get<std::string>().empty());
   }
-  for (const char* id : {"path", "layout.dp", "figures.cost", "figures.mfu", "figures.window",
-                         "figures.window_tokens", "run.layout", "status", "patches",
-                         "figures.gpu_hours", "layout.label"}) {
+  for (const char* id : {"path",
+                         "layout.dp",
+                         "figures.cost",
+                         "figures.mfu",
+                         "figures.window",
+                         "figures.window_tokens",
+                         "run.layout",
+                         "status",
+                         "patches",
+                         "figures.gpu_hours",
+                         "layout.label",
+                         "run.seq_length",
+                         "run.global_batch",
+                         "run.precision",
+                         "run.steps",
+                         "protocol.deviation",
+                         "run.microbatch",
+                         "run.model_script",
+                         "run.model_shape",
+                         "run.offload"}) {
     EXPECT_TRUE(ids.count(id)) << id;
   }
   // Every layout rule the planner applies is listed (validate reports them under these ids).

@@ -10,6 +10,10 @@
 #   - the stack block from the job's version dump (stand-in PyTorch, TE and megatron-core on
 #     PYTHONPATH), with a path and the account taken out, and no cluster, partition, account,
 #     node name or temporary path anywhere in what it prints;
+#   - the same recipe with `python3 -m <slime entry module>` (the bundled recipes' placeholder) in
+#     place of `bash "$STAND_IN"`: refused by the pre-flight before anything is submitted (no job
+#     appears in squeue, no script is written), and, filled with --set to stand_in_entry (a
+#     Python module that runs the stand-in trainer), measured;
 #   - a crashing stand-in (job FAILED) and a short log (job COMPLETED, 12 steps) each give one
 #     error naming the job id and the log, exit 1 and no result block;
 #   - Ctrl-C (SIGINT) while following cancels the job and says so;
@@ -48,10 +52,10 @@ echo "cluster up: daemons ${started_pids[*]}, SLURM_CONF=$SLURM_CONF"
 cd "$source_dir"
 recipe=tests/slurm/fixtures/stand-in-megatron-lm.yaml
 options=(--slurm --no-gpu-request --poll-seconds 0.5 --account acme-research --partition debugq
-  --out "$work/runs" --env "STAND_IN=$here/stand_in_trainer.sh" --env "PYTHONPATH=$here/fixtures/python"
+  --env "STAND_IN=$here/stand_in_trainer.sh" --env "PYTHONPATH=$here/fixtures/python"
   --env PYTHONDONTWRITEBYTECODE=1)
 measure() {
-  "$binary" measure "$recipe" "${options[@]}" --env "STAND_IN_STEPS=$here/fixtures/step_times.txt" "$@"
+  "$binary" measure "$recipe" "${options[@]}" --out "$work/runs" --env "STAND_IN_STEPS=$here/fixtures/step_times.txt" "$@"
 }
 value() { sed -n "s/^  $1: //p" "$2" | head -n 1; }
 
@@ -122,6 +126,32 @@ done
 grep -q -- "--train-iters 20 --log-interval 1" "$work/runs/measure.sbatch" || fail "the script does not run 20 iterations"
 grep -q -- "--account=acme-research" "$work/runs/measure.sbatch" || fail "the script does not pass --account"
 
+# 1b. A placeholder: refused before submission; filled, it runs.
+placeholder_recipe="$work/stand-in-placeholder.yaml"
+sed 's|^  bash "\$STAND_IN" \\$|  python3 -m <slime entry module> \\|' "$recipe" >"$placeholder_recipe"
+grep -q '^  python3 -m <slime entry module> \\$' "$placeholder_recipe" || fail "the placeholder recipe was not made"
+jobs_before=$(squeue -h -t all -o %i | sort | tr '\n' ' ')
+status=0
+"$binary" measure "$placeholder_recipe" "${options[@]}" --out "$work/refused" \
+  --env "STAND_IN_STEPS=$here/fixtures/step_times.txt" >"$work/refused.out" 2>"$work/refused.err" || status=$?
+echo "--- placeholder unfilled (exit $status):"
+cat "$work/refused.err"
+[ "$status" -eq 1 ] || fail "placeholder: expected exit 1, found $status"
+grep -q "stand-in-placeholder.yaml:[0-9]*:14: run: the placeholder <slime entry module> is not filled" "$work/refused.err" ||
+  fail "placeholder: no problem naming the placeholder and its line"
+if grep -q "submitted job" "$work/refused.err"; then fail "placeholder: a job was submitted"; fi
+[ "$(squeue -h -t all -o %i | sort | tr '\n' ' ')" = "$jobs_before" ] || fail "placeholder: a job appeared in squeue"
+if [ -e "$work/refused" ]; then fail "placeholder: measure wrote $work/refused"; fi
+status=0
+"$binary" measure "$placeholder_recipe" "${options[@]}" --out "$work/filled" --set 'slime entry module=stand_in_entry' \
+  --env "STAND_IN_STEPS=$here/fixtures/step_times.txt" >"$work/filled.out" 2>"$work/filled.err" || status=$?
+echo "--- placeholder filled (exit $status):"
+cat "$work/filled.err"
+[ "$status" -eq 0 ] || fail "filled: expected exit 0, found $status"
+grep -qxF 'python3 -m stand_in_entry \' "$work/filled/measure.sbatch" || fail "filled: the script does not run stand_in_entry"
+[ "$(value window_tokens "$work/filled.out")" = 15728640 ] || fail "filled: window_tokens: expected 15728640"
+[ "$(value steps_per_run "$work/filled.out")" = 20 ] || fail "filled: steps_per_run: expected 20"
+
 # 2. A crashing run: FAILED, named with its log; no result block.
 expect_failure() {
   local name=$1 pattern=$2
@@ -142,7 +172,7 @@ expect_failure short "window steps missing\|stops after" --env STAND_IN_STOP_AFT
 
 # 3. Ctrl-C while following: the job is cancelled.
 printf '5000 1.0\n' >"$work/slow_steps.txt"
-"$binary" measure "$recipe" "${options[@]}" --env STAND_IN_STEPS="$work/slow_steps.txt" >"$work/cancel.out" 2>"$work/cancel.err" &
+"$binary" measure "$recipe" "${options[@]}" --out "$work/runs" --env STAND_IN_STEPS="$work/slow_steps.txt" >"$work/cancel.out" 2>"$work/cancel.err" &
 measure_pid=$!
 for _ in $(seq 1 100); do
   grep -q "submitted job" "$work/cancel.err" && squeue -h -t RUNNING -o %i | grep -q . && break

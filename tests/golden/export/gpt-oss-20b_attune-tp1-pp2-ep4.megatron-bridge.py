@@ -16,6 +16,24 @@ def gpt_oss_20b_sft_config() -> ConfigContainer:
     # Model
     cfg.model = AutoBridge.from_hf_pretrained("openai/gpt-oss-20b").get_model_config()
     cfg.model.seq_length = 8192
+    cfg.tokenizer.tokenizer_model = "openai/gpt-oss-20b"
+    # Not carried: the recipe's model arguments; the model config comes from openai/gpt-oss-20b's
+    # Hugging Face config through AutoBridge. Check that it agrees with: --num-layers 24
+    # --hidden-size 2880 --ffn-hidden-size 2880 --num-attention-heads 64 --group-query-attention
+    # --num-query-groups 8 --kv-channels 64 --padded-vocab-size 201088 --tokenizer-type
+    # HuggingFaceTokenizer --normalization RMSNorm --norm-epsilon 1e-5
+    # --untie-embeddings-and-output-weights --position-embedding-type rope --rotary-percent 1.0
+    # --rotary-base 150000 --no-rope-fusion --num-experts 32 --moe-ffn-hidden-size 2880
+    # --moe-router-topk 4 --moe-router-score-function softmax --moe-grouped-gemm --quick-geglu
+    # --glu-linear-offset 1.0 --activation-func-clamp-value 7.0 --softmax-type learnable
+    # --window-attn-skip-freq 2 --window-size 127,0
+    # Layer spec, not carried: the recipe's run loads --spec attune_gpt_oss_yarn
+    # get_gpt_oss_yarn_spec (patches: patches/attune_gpt_oss_yarn.py). Add: put the repository's
+    # patches/ on PYTHONPATH and set cfg.model.transformer_layer_spec to the ModuleSpec, or to a
+    # function of the provider that returns it (GPTModelProvider.transformer_layer_spec,
+    # src/megatron/bridge/models/gpt_provider.py). slime calls get_gpt_oss_yarn_spec as
+    # get_gpt_oss_yarn_spec(args, config, vp_stage); Megatron-Bridge calls spec(provider), or
+    # spec(provider, vp_stage=...) when the function takes vp_stage: wrap it.
 
     # Parallelism
     cfg.model.tensor_model_parallel_size = 1
@@ -34,10 +52,25 @@ def gpt_oss_20b_sft_config() -> ConfigContainer:
     cfg.ddp.use_distributed_optimizer = True
 
     # Training
+    # slime's --use-dynamic-batch-size --max-tokens-per-gpu 8192 is micro_batch_size 1 here (1
+    # row(s) of 8192 tokens); --num-rollout 20 is max_steps 20
     cfg.training.max_steps = 20
     cfg.training.global_batch_size = 128
     cfg.training.micro_batch_size = 1
     cfg.dataset.seq_length = 8192
+    # Not carried (slime only): --async --actor-num-nodes 1 --actor-num-gpus-per-node 8
+    # --hf-checkpoint $HF_CKPT --ref-load $TORCH_DIST --rollout-function-path
+    # pretokenized_sft_rollout.generate_rollout --prompt-data $SFT_DATA --input-key messages
+    # --metadata-key metadata --rollout-batch-size 128 --loss-type sft_loss
+    # --disable-compute-advantages-and-returns --debug-train-only
+
+    # Rows and loss mask, not carried: the recipe trains on the rows gptoss-tulu3-fixed8192-v1 (6400
+    # rows of 8192 tokens built by openrecipes rows build, loss mask gpt_oss, rows_sha256
+    # de2b9bb0f64927fd4214b45c3718fec01d9f2579da462e7615b1154d88185963) (docs/loss-masks.md).
+    # _sft_common() keeps Megatron-Bridge's default SFT dataset (HFDatasetConfig with SQuAD,
+    # megatron/bridge/recipes/common.py): set cfg.dataset to a dataset config that yields these rows
+    # with their loss mask. This draft sets none: it knows of no Megatron-Bridge dataset that reads
+    # the rows Parquet.
 
     # Optimizer, schedule and seed
     cfg.optimizer.optimizer = "adam"

@@ -1,3 +1,9 @@
+# slime: recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml's run as measured
+# Patches, not carried by the command: patches/attune_gpt_oss_yarn.py (--spec attune_gpt_oss_yarn
+# get_gpt_oss_yarn_spec imports it); put the repository's patches/ on PYTHONPATH on every node.
+# Fill before running: <slime entry module> (left as a placeholder; bash reads an unfilled <...> as
+# a redirection).
+# Set: HF_CKPT, TORCH_DIST, SFT_DATA (read by the command, set nowhere in it).
 MODEL_ARGS=(
   --spec attune_gpt_oss_yarn get_gpt_oss_yarn_spec
   --num-layers 24 --hidden-size 2880 --ffn-hidden-size 2880

@@ -16,6 +16,10 @@ def qwen35_122b_a10b_sft_config() -> ConfigContainer:
     # Model
     cfg.model = AutoBridge.from_hf_pretrained("Qwen/Qwen3.5-122B-A10B").get_model_config()
     cfg.model.seq_length = 8192
+    cfg.tokenizer.tokenizer_model = "Qwen/Qwen3.5-122B-A10B"
+    # Not carried: ${MODEL_ARGS[@]} (the model script's arguments; the recipe's run does not define
+    # them). The model config comes from Qwen/Qwen3.5-122B-A10B's Hugging Face config through
+    # AutoBridge.
 
     # Parallelism
     cfg.model.tensor_model_parallel_size = 1
@@ -34,10 +38,27 @@ def qwen35_122b_a10b_sft_config() -> ConfigContainer:
     cfg.ddp.use_distributed_optimizer = True
 
     # Training
+    # slime's --use-dynamic-batch-size --max-tokens-per-gpu 8192 is micro_batch_size 1 here (1
+    # row(s) of 8192 tokens); --num-rollout 20 is max_steps 20
     cfg.training.max_steps = 20
     cfg.training.global_batch_size = 128
     cfg.training.micro_batch_size = 1
     cfg.dataset.seq_length = 8192
+    # Not carried (slime only): --async --actor-num-nodes 4 --actor-num-gpus-per-node 8
+    # --hf-checkpoint $HF_CKPT --ref-load $TORCH_DIST --rollout-function-path
+    # pretokenized_sft_rollout.generate_rollout --prompt-data $SFT_DATA --input-key messages
+    # --metadata-key metadata --rollout-batch-size 128 --loss-type sft_loss --loss-mask-type qwen3_5
+    # --disable-compute-advantages-and-returns --debug-train-only
+    # Not carried as written (the layout, batch and steps are written from the recipe's layout and
+    # workload fields): --sequence-parallel
+
+    # Rows and loss mask, not carried: the recipe trains on the rows qwen35-tulu3-fixed8192-v1 (6400
+    # rows of 8192 tokens built by openrecipes rows build, loss mask qwen3_5, rows_sha256
+    # 7a837641dcde9ebcac9d3ed5ed84ddd941fc9bfc173606cc701e9a3f51c307f1) (docs/loss-masks.md).
+    # _sft_common() keeps Megatron-Bridge's default SFT dataset (HFDatasetConfig with SQuAD,
+    # megatron/bridge/recipes/common.py): set cfg.dataset to a dataset config that yields these rows
+    # with their loss mask. This draft sets none: it knows of no Megatron-Bridge dataset that reads
+    # the rows Parquet.
 
     # Optimizer, schedule and seed
     cfg.optimizer.optimizer = "adam"

@@ -1,3 +1,9 @@
+# slime: recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml's run as measured
+# Not carried: MODEL_ARGS. The command expands ${MODEL_ARGS[@]} but does not define it (a model
+# script's arguments): define it before running.
+# Fill before running: <slime entry module> (left as a placeholder; bash reads an unfilled <...> as
+# a redirection).
+# Set: NVLINK_COUNT, HF_CKPT, TORCH_DIST, SFT_DATA (read by the command, set nowhere in it).
 export CUDA_DEVICE_MAX_CONNECTIONS=1
 export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True
 export TORCHINDUCTOR_COMPILE_THREADS=1

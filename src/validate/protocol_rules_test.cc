@@ -1,0 +1,427 @@
+// The protocol and run-term rules on the real recipes: each bundled recipe passes as it is, and
+// each rule has an edit of a real recipe that breaks it and one near its edge that it accepts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+using testing::describe;
+using testing::has_rule;
+using testing::read_source_file;
+using testing::replace_all;
+using testing::validate_as;
+
+const std::string kGptOss = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+const std::string kQwen = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml";
+const std::string kQwenRc2 = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml";
+const std::string kQwenFlex = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml";
+
+// gpt-oss's command run by Megatron-LM's pretrain_gpt.py instead of slime.
+const std::pair<std::string, std::string> kAsMegatronLm = {
+    "python3 -m <slime entry module> --async", "torchrun --nproc-per-node 8 pretrain_gpt.py"};
+
+struct TermCase {
+  std::string name;
+  std::string recipe;
+  std::vector<std::pair<std::string, std::string>> edits;
+  std::string rule;
+  bool must_fail;
+};
+
+void PrintTo(const TermCase& c, std::ostream* os) { *os << c.name; }
+
+class TermTest : public ::testing::TestWithParam<TermCase> {};
+
+TEST_P(TermTest, ReportsExactlyWhenBroken) {
+  const TermCase& c = GetParam();
+  std::string text = read_source_file(c.recipe);
+  for (const auto& [from, to] : c.edits) {
+    ASSERT_NE(text.find(from), std::string::npos) << from;
+    text = replace_all(text, from, to);
+  }
+  Problems problems = validate_as(c.recipe, text);
+  EXPECT_EQ(has_rule(problems, c.rule), c.must_fail) << c.rule << "\n" << describe(problems);
+  for (const Problem& problem : problems) {
+    EXPECT_GT(problem.position.line, 0) << format_problem_line(problem);
+    EXPECT_FALSE(problem.message.empty());
+    if (problem.rule == c.rule) {
+      EXPECT_FALSE(problem.expected.empty()) << problem.message;
+    }
+  }
+}
+
+const std::vector<TermCase> kCases = {
+    // run.seq_length (the first example: rows of 8,192 tokens trained at 4,096)
+    {"SeqLengthOfHalfTheRowFails",
+     kGptOss,
+     {{"--seq-length 8192", "--seq-length 4096"}},
+     "run.seq_length",
+     true},
+    {"SeqLengthOfTheRowPasses", kGptOss, {}, "run.seq_length", false},
+    {"SlimeWithoutSeqLengthPasses", kQwen, {}, "run.seq_length", false},
+    {"SlimeSeqLengthStatedWrongFails",
+     kQwen,
+     {{"--global-batch-size 128 \\\n", "--global-batch-size 128 --seq-length 4096 \\\n"}},
+     "run.seq_length",
+     true},
+    {"MegatronLmWithoutSeqLengthFails",
+     kGptOss,
+     {kAsMegatronLm, {"--seq-length 8192 \\\n", ""}},
+     "run.seq_length",
+     true},
+    {"MegatronLmWithSeqLengthPasses", kGptOss, {kAsMegatronLm}, "run.seq_length", false},
+    // run.global_batch
+    {"GlobalBatchOfHalfFails",
+     kGptOss,
+     {{"--global-batch-size 128", "--global-batch-size 64"}},
+     "run.global_batch",
+     true},
+    {"GlobalBatchMissingFails",
+     kGptOss,
+     {{"--global-batch-size 128", ""}},
+     "run.global_batch",
+     true},
+    {"GlobalBatchFromStepsPerRolloutPasses",
+     kGptOss,
+     {{"--global-batch-size 128", "--num-steps-per-rollout 1"}},
+     "run.global_batch",
+     false},
+    {"GlobalBatchFromTwoStepsPerRolloutFails",
+     kGptOss,
+     {{"--global-batch-size 128", "--num-steps-per-rollout 2"}},
+     "run.global_batch",
+     true},
+    // run.precision
+    {"Bf16RecipeRunInFp16Fails",
+     kGptOss,
+     {{"--seed 5678", "--seed 5678 --fp16"}},
+     "run.precision",
+     true},
+    {"Bf16RecipeRunInFp8Fails",
+     kGptOss,
+     {{"--seed 5678", "--seed 5678 --fp8-format hybrid"}},
+     "run.precision",
+     true},
+    {"SlimeBf16WithoutFlagPasses", kGptOss, {}, "run.precision", false},
+    {"MegatronLmWithoutBf16Fails", kGptOss, {kAsMegatronLm}, "run.precision", true},
+    {"MegatronLmWithBf16Passes",
+     kGptOss,
+     {kAsMegatronLm, {"--seed 5678", "--seed 5678 --bf16"}},
+     "run.precision",
+     false},
+    {"Fp8RecipeWithoutFp8FormatFails",
+     kGptOss,
+     {{"precision: bf16", "precision: fp8"}},
+     "run.precision",
+     true},
+    {"Fp8RecipeWithFp8FormatPasses",
+     kGptOss,
+     {{"precision: bf16", "precision: fp8"}, {"--seed 5678", "--seed 5678 --fp8-format hybrid"}},
+     "run.precision",
+     false},
+    // run.steps
+    {"StepsOtherThanStatedFails",
+     kQwen,
+     {{"--num-rollout 14", "--num-rollout 20"}},
+     "run.steps",
+     true},
+    {"StepsFromRolloutsOfTwoStepsFails",
+     kGptOss,
+     {{"--rollout-batch-size 128", "--rollout-batch-size 256"}},
+     "run.steps",
+     true},
+    {"StepsFromRolloutsOfTwoStepsHalvedPasses",
+     kGptOss,
+     {{"--rollout-batch-size 128", "--rollout-batch-size 256"},
+      {"--num-rollout 20", "--num-rollout 10"}},
+     "run.steps",
+     false},
+    {"StepsMissingFails", kGptOss, {{"--num-rollout 20 ", ""}}, "run.steps", true},
+    {"MegatronLmWithoutTrainItersFails", kGptOss, {kAsMegatronLm}, "run.steps", true},
+    {"MegatronLmWithTrainItersPasses",
+     kGptOss,
+     {kAsMegatronLm, {"--seed 5678", "--seed 5678 --train-iters 20"}},
+     "run.steps",
+     false},
+    // protocol.deviation
+    {"FourteenStepRunStatingItsDeviationPasses", kQwen, {}, "protocol.deviation", false},
+    {"FourteenStepRunWithoutDeviationFails",
+     kQwen,
+     {{"  protocol_deviation: 14 steps scored over steps 4-13 (10 steps), not the protocol's 20 "
+       "steps scored over 5-19\n",
+       ""}},
+     "protocol.deviation",
+     true},
+    {"ProtocolRunStatingADeviationFails",
+     kQwenRc2,
+     {{"  profiler: false\n", "  profiler: false\n  protocol_deviation: none really\n"}},
+     "protocol.deviation",
+     true},
+    {"Fp8RunWithoutDeviationFails",
+     kGptOss,
+     {{"precision: bf16", "precision: fp8"}},
+     "protocol.deviation",
+     true},
+    {"OtherWindowWithoutDeviationFails",
+     kQwenRc2,
+     {{"  - 5\n  - 19\n  window_tokens: 15728640", "  - 4\n  - 19\n  window_tokens: 16777216"}},
+     "protocol.deviation",
+     true},
+    // mesh.microbatch (the second example: 4 rows of 8,192 tokens in an 8,192 budget)
+    {"FourRowsInOneRowsBudgetFails",
+     kGptOss,
+     {{"rows_per_microbatch: 1", "rows_per_microbatch: 4"}},
+     "mesh.microbatch",
+     true},
+    {"TwoRowsInTwoRowsBudgetPasses",
+     kGptOss,
+     {{"rows_per_microbatch: 1", "rows_per_microbatch: 2"},
+      {"max_tokens_per_gpu: 8192", "max_tokens_per_gpu: 16384"}},
+     "mesh.microbatch",
+     false},
+    // run.microbatch
+    {"DynamicBatchingWithTwoRowsInOneRowsBudgetFails",
+     kGptOss,
+     {{"rows_per_microbatch: 1", "rows_per_microbatch: 2"}},
+     "run.microbatch",
+     true},
+    {"DynamicBatchingWithTwoRowsBudgetPasses",
+     kGptOss,
+     {{"rows_per_microbatch: 1", "rows_per_microbatch: 2"},
+      {"max_tokens_per_gpu: 8192", "max_tokens_per_gpu: 16384"},
+      {"--max-tokens-per-gpu 8192", "--max-tokens-per-gpu 16384"}},
+     "run.microbatch",
+     false},
+    {"DynamicBatchingWithOtherBudgetFails",
+     kQwen,
+     {{"--max-tokens-per-gpu 8192", "--max-tokens-per-gpu 16384"}},
+     "run.microbatch",
+     true},
+    {"DynamicBatchingWithoutBudgetFails",
+     kQwen,
+     {{"    --max-tokens-per-gpu 8192 \\\n", ""}},
+     "run.microbatch",
+     true},
+    {"FixedBatchingWithoutMicroBatchSizeFails",
+     kGptOss,
+     {{"--use-dynamic-batch-size --max-tokens-per-gpu 8192", ""}},
+     "run.microbatch",
+     true},
+    {"FixedBatchingWithMicroBatchSizePasses",
+     kGptOss,
+     {{"--use-dynamic-batch-size --max-tokens-per-gpu 8192", "--micro-batch-size 1"}},
+     "run.microbatch",
+     false},
+    {"FixedBatchingWithOtherMicroBatchSizeFails",
+     kGptOss,
+     {{"--use-dynamic-batch-size --max-tokens-per-gpu 8192", "--micro-batch-size 2"}},
+     "run.microbatch",
+     true},
+    // run.model_script
+    {"ScriptNamingTheExpandedArrayPasses", kQwen, {}, "run.model_script", false},
+    {"ScriptNamingAnotherArrayFails",
+     kQwen,
+     {{"  array: MODEL_ARGS\n", "  array: OTHER_ARGS\n"}},
+     "run.model_script",
+     true},
+    {"InlineModelArgsNeedNoScript", kGptOss, {}, "run.model_script", false},
+    {"ScriptForAnInlineArrayFails",
+     kGptOss,
+     {{"run: |\n",
+       "model_script:\n  name: a script\n  array: MODEL_ARGS\n  sets:\n    --num-layers: 24\nrun: "
+       "|\n"}},
+     "run.model_script",
+     true},
+    // run.model_shape
+    {"ScriptSizesOfTheModelPass", kQwen, {}, "run.model_shape", false},
+    {"ScriptLayersOtherThanTheModelsFail",
+     kQwen,
+     {{"    --num-layers: 48\n", "    --num-layers: 40\n"}},
+     "run.model_shape",
+     true},
+    {"ScriptTopkOtherThanTheModelsFails",
+     kQwenRc2,
+     {{"    --moe-router-topk: 8\n", "    --moe-router-topk: 10\n"}},
+     "run.model_shape",
+     true},
+    {"InlineLayersOtherThanTheModelsFail",
+     kGptOss,
+     {{"--num-layers 24", "--num-layers 12"}},
+     "run.model_shape",
+     true},
+    {"InlineQueryGroupsOtherThanTheModelsFail",
+     kGptOss,
+     {{"--num-query-groups 8", "--num-query-groups 4"}},
+     "run.model_shape",
+     true},
+    {"CommandFlagAfterTheArrayOverridesTheScript",
+     kQwen,
+     {{"    --hf-checkpoint \"$HF_CKPT\" \\\n",
+       "    --num-layers 40 \\\n    --hf-checkpoint \"$HF_CKPT\" \\\n"}},
+     "run.model_shape",
+     true},
+    {"CommandFlagBeforeTheArrayLosesToTheScript",
+     kQwen,
+     {{"    --actor-num-nodes 4 \\\n", "    --actor-num-nodes 4 --num-layers 40 \\\n"}},
+     "run.model_shape",
+     false},
+    // run.layout: the dispatcher through the model script and slime's default
+    {"FlexAfterTheArrayWinsOverTheScripts", kQwenFlex, {}, "run.layout", false},
+    {"FlexLayoutWithTheScriptsAlltoallFails",
+     kQwenFlex,
+     {{" \\\n    --moe-token-dispatcher-type flex", ""}},
+     "run.layout",
+     true},
+    {"DispatcherBeforeTheArrayLosesToTheScript",
+     kQwen,
+     {{"    --actor-num-nodes 4 \\\n",
+       "    --actor-num-nodes 4 --moe-token-dispatcher-type flex \\\n"}},
+     "run.layout",
+     false},
+    {"DispatcherAfterTheArrayWins",
+     kQwen,
+     {{"    --hf-checkpoint \"$HF_CKPT\" \\\n",
+       "    --moe-token-dispatcher-type flex \\\n    --hf-checkpoint \"$HF_CKPT\" \\\n"}},
+     "run.layout",
+     true},
+    {"SlimeDefaultDispatcherIsAlltoall",
+     kQwen,
+     {{"    --moe-token-dispatcher-type: alltoall\n", ""}},
+     "run.layout",
+     false},
+    {"SlimeDefaultDispatcherIsNotFlex",
+     kQwenFlex,
+     {{"    --moe-token-dispatcher-type: alltoall\n", ""},
+      {" \\\n    --moe-token-dispatcher-type flex", ""}},
+     "run.layout",
+     true},
+    {"MegatronLmDefaultDispatcherIsAllgather",
+     kGptOss,
+     {kAsMegatronLm, {"--moe-token-dispatcher-type alltoall", ""}},
+     "run.layout",
+     true},
+    // run.offload
+    {"NoOffloadPasses", kGptOss, {}, "run.offload", false},
+    {"OffloadWithoutLayoutOffloadFails",
+     kGptOss,
+     {{"--seed 5678", "--seed 5678 --optimizer-cpu-offload"}},
+     "run.offload",
+     true},
+    {"LayoutOffloadWithoutTheFlagFails",
+     kGptOss,
+     {{"  offload: null", "  offload: {optimizer_fraction: 0.5, overlap_d2h_h2d: true}"}},
+     "run.offload",
+     true},
+    {"LayoutOffloadWithItsFlagsPasses",
+     kGptOss,
+     {{"  offload: null", "  offload: {optimizer_fraction: 0.5, overlap_d2h_h2d: true}"},
+      {"--seed 5678",
+       "--seed 5678 --optimizer-cpu-offload --optimizer-offload-fraction 0.5 "
+       "--overlap-cpu-optimizer-d2h-h2d"}},
+     "run.offload",
+     false},
+};
+
+INSTANTIATE_TEST_SUITE_P(Terms, TermTest, ::testing::ValuesIn(kCases),
+                         [](const auto& test) { return test.param.name; });
+
+TEST(TermMessages, SeqLengthProblemPointsAtTheFlagWithBothValues) {
+  std::string text =
+      replace_all(read_source_file(kGptOss), "--seq-length 8192", "--seq-length 4096");
+  Problems problems = validate_as(kGptOss, text);
+  ASSERT_EQ(problems.size(), 1u) << describe(problems);
+  std::size_t at = text.find("--seq-length 4096");
+  EXPECT_EQ(problems[0].rule, "run.seq_length");
+  EXPECT_EQ(problems[0].position.line,
+            1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n')));
+  EXPECT_EQ(problems[0].expected, "8192");
+  EXPECT_EQ(problems[0].found, "4096");
+}
+
+TEST(TermMessages, ScriptProblemPointsAtTheScriptsKey) {
+  std::string text =
+      replace_all(read_source_file(kQwen), "    --num-layers: 48\n", "    --num-layers: 40\n");
+  Problems problems = validate_as(kQwen, text);
+  ASSERT_EQ(problems.size(), 1u) << describe(problems);
+  std::size_t at = text.find("--num-layers: 40");
+  EXPECT_EQ(problems[0].rule, "run.model_shape");
+  EXPECT_EQ(problems[0].position.line,
+            1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n')));
+  EXPECT_EQ(problems[0].expected, "48");
+  EXPECT_EQ(problems[0].found, "40");
+}
+
+TEST(TermMessages, RunExpandingAnArrayWithoutAScriptNamesTheArray) {
+  std::string text = read_source_file(kQwen);
+  std::size_t from = text.find("model_script:\n"), to = text.find("run: |\n");
+  ASSERT_LT(from, to);
+  text.erase(from, to - from);
+  Problems problems = validate_as(kQwen, text);
+  ASSERT_TRUE(has_rule(problems, "run.model_script")) << describe(problems);
+  for (const Problem& p : problems) {
+    if (p.rule != "run.model_script") continue;
+    EXPECT_NE(p.message.find("MODEL_ARGS"), std::string::npos) << p.message;
+    std::size_t at = text.find("${MODEL_ARGS[@]}");
+    EXPECT_EQ(p.position.line,
+              1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n')));
+  }
+}
+
+// gpt-oss's recipe with its run replaced by a Megatron-Bridge command of the same layout.
+std::string as_bridge_recipe(const std::string& overrides) {
+  std::string text = read_source_file(kGptOss);
+  std::size_t from = text.find("run: |\n"), to = text.find("notes: |\n");
+  EXPECT_LT(from, to);
+  text.replace(
+      from, to - from,
+      "run: |\n"
+      "  torchrun --nproc-per-node 8 scripts/training/run_recipe.py \\\n"
+      "    model.tensor_model_parallel_size=1 model.pipeline_model_parallel_size=2 \\\n"
+      "    model.expert_model_parallel_size=4 model.moe_token_dispatcher_type=alltoall \\\n"
+      "    train.global_batch_size=128 train.micro_batch_size=1 train.train_iters=20 \\\n"
+      "    " +
+          overrides + "\n");
+  return text;
+}
+
+TEST(BridgeRun, StatingEveryTermPasses) {
+  Problems problems = validate_as(kGptOss, as_bridge_recipe("model.seq_length=8192"));
+  EXPECT_TRUE(problems.empty()) << describe(problems);
+}
+
+TEST(BridgeRun, SeqLengthOfHalfTheRowFails) {
+  Problems problems = validate_as(kGptOss, as_bridge_recipe("dataset.seq_length=4096"));
+  EXPECT_TRUE(has_rule(problems, "run.seq_length")) << describe(problems);
+}
+
+TEST(BridgeRun, WithoutSeqLengthFails) {
+  Problems problems = validate_as(kGptOss, as_bridge_recipe("model.fp16=False"));
+  EXPECT_TRUE(has_rule(problems, "run.seq_length")) << describe(problems);
+  EXPECT_FALSE(has_rule(problems, "run.precision")) << describe(problems);
+}
+
+TEST(BridgeRun, Fp16Fails) {
+  Problems problems =
+      validate_as(kGptOss, as_bridge_recipe("model.seq_length=8192 model.fp16=True"));
+  EXPECT_TRUE(has_rule(problems, "run.precision")) << describe(problems);
+}
+
+TEST(BridgeRun, WithoutDispatcherForAnMoeModelFails) {
+  std::string text = replace_all(as_bridge_recipe("model.seq_length=8192"),
+                                 "model.moe_token_dispatcher_type=alltoall", "");
+  Problems problems = validate_as(kGptOss, text);
+  EXPECT_TRUE(has_rule(problems, "run.layout")) << describe(problems);
+}
+
+TEST(BridgeRun, ModelSizeOverrideOtherThanTheModelsFails) {
+  Problems problems =
+      validate_as(kGptOss, as_bridge_recipe("model.seq_length=8192 model.num_layers=36"));
+  EXPECT_TRUE(has_rule(problems, "run.model_shape")) << describe(problems);
+}
+
+}  // namespace
+}  // namespace openrecipes
