@@ -64,6 +64,16 @@ TEST(PairPage, CardsCarrySeed003Lines) {
   EXPECT_EQ(page["citations"][0]["author"], "ATTUNE");
 }
 
+TEST(PairPage, OnlyTheFourteenStepRecipeCarriesAProtocolDeviation) {
+  nlohmann::json page = qwen_on_h200();
+  std::vector<bool> deviates;
+  for (const auto& card : page["recipes"]) deviates.push_back(card["has_deviation"]);
+  EXPECT_EQ(deviates, (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(page["recipes"][1]["protocol_deviation"],
+            "14 steps scored over steps 4-13 (10 steps), not the protocol's 20 steps scored over "
+            "5-19");
+}
+
 TEST(PairPage, TilesListOnlyGpuTypesWithRecipes) {
   nlohmann::json page = qwen_on_h200();
   ASSERT_EQ(page["tiles"].size(), 1u);  // the bundled catalog has Qwen recipes on H200 only

@@ -48,4 +48,22 @@ Pattern::Result Pattern::search(std::string_view text) const {
   return Result::kTooComplex;
 }
 
+std::optional<std::pair<std::size_t, std::size_t>> Pattern::find(std::string_view text,
+                                                                 std::size_t from) const {
+  if (from > text.size()) return std::nullopt;
+  std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> data(
+      pcre2_match_data_create_from_pattern(code_.get(), nullptr), pcre2_match_data_free);
+  std::unique_ptr<pcre2_match_context, decltype(&pcre2_match_context_free)> context(
+      pcre2_match_context_create(nullptr), pcre2_match_context_free);
+  pcre2_set_match_limit(context.get(), kMatchLimit);
+  pcre2_set_depth_limit(context.get(), kDepthLimit);
+  int rc = pcre2_match(code_.get(), reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), from, 0,
+                       data.get(), context.get());
+  if (rc < 0) return std::nullopt;
+  const PCRE2_SIZE* offsets = pcre2_get_ovector_pointer(data.get());
+  // With \K the start can lie after the end (a lookahead past it); treat that as empty.
+  std::size_t begin = offsets[0], end = offsets[1] < begin ? begin : offsets[1];
+  return std::make_pair(begin, end);
+}
+
 }  // namespace openrecipes

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "base/problem.h"
 
@@ -28,6 +29,12 @@ class Pattern {
   /// Searches `text`. kTooComplex when PCRE2's match or depth limit stops it (a pathological
   /// pattern), so a search always ends quickly.
   Result search(std::string_view text) const;
+
+  /// The first match in `text` that starts at or after byte `from`: its [begin, end) byte
+  /// offsets (a `\K` in the pattern moves begin). Nullopt when there is none, or when PCRE2's
+  /// match or depth limit stops the search (a scanner then reports nothing rather than hang).
+  std::optional<std::pair<std::size_t, std::size_t>> find(std::string_view text,
+                                                          std::size_t from) const;
 
   const std::string& source() const { return source_; }
 

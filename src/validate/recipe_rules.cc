@@ -15,11 +15,14 @@ void RuleContext::report_at(SourcePosition position, const std::string& rule,
                        std::move(expected), std::move(found)});
 }
 
+void RuleContext::add(Problem problem) const { problems_.push_back(std::move(problem)); }
+
 void check_recipe_rules(const RuleContext& context) {
   check_catalog_rules(context);
   check_mesh_rules(context);
   check_figure_rules(context);
   check_run_rules(context);
+  check_hygiene_rules(context);
   check_deviation(context);
 }
 

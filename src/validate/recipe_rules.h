@@ -31,6 +31,8 @@ class RuleContext {
   /// Adds a problem at an explicit position.
   void report_at(SourcePosition position, const std::string& rule, const std::string& field,
                  std::string message, std::string expected = "", std::string found = "") const;
+  /// Adds a problem as given (one in another file than the recipe, such as a patch).
+  void add(Problem problem) const;
 
   const Catalog& catalog;
   const RecipeFile& file;
@@ -53,6 +55,10 @@ void check_run_rules(const RuleContext& context);
 /// protocol.deviation: result.protocol_deviation is stated exactly when the run departs from the
 /// protocol's steps, scored window or precision (catalog/protocol.h).
 void check_deviation(const RuleContext& context);
+
+/// hygiene.path, hygiene.registry, hygiene.scheduler, hygiene.user, hygiene.address,
+/// hygiene.host: what the submission guide asks to leave out (validate/hygiene_scan.h).
+void check_hygiene_rules(const RuleContext& context);
 
 /// Runs every rule group above, in order.
 void check_recipe_rules(const RuleContext& context);

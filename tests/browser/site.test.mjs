@@ -89,10 +89,27 @@ test("the Qwen3.5-122B-A10B on H200 page ranks and figures the seed's three reci
 
   const rows = page.locator("table.ranking tbody tr");
   assert.equal(await rows.count(), 3);
-  assert.deepEqual(await page.locator("table.ranking td.tps").allInnerTexts(), ["2,451.4", "2,366.7", "2,289.7"]);
-  const scores = (await page.locator("table.ranking td.tps").allInnerTexts()).map((t) => Number(t.replace(/,/g, "")));
+  assert.deepEqual(await page.locator("table.ranking td.tps .figure").allInnerTexts(), ["2,451.4", "2,366.7", "2,289.7"]);
+  const scores = (await page.locator("table.ranking td.tps .figure").allInnerTexts()).map((t) => Number(t.replace(/,/g, "")));
   assert.ok(scores[0] > scores[1] && scores[1] > scores[2], "ranked best first");
   assert.deepEqual(await page.locator("table.ranking td.usd").allInnerTexts(), ["$0.90", "$0.93", "$0.96"]);
+
+  // The 14-step recipe's deviation from the protocol stands in its row, under its figure, in
+  // words that need no hovering; the other rows have none.
+  const deviations = await rows.evaluateAll((all) => all.map((row) => {
+    const note = row.querySelector("td.tps .deviation");
+    if (!note) return null;
+    const box = note.getBoundingClientRect();
+    const figure = row.querySelector("td.tps .figure").getBoundingClientRect();
+    return { text: note.innerText, visible: box.width > 0 && box.height > 0, below: box.top >= figure.bottom - 1 };
+  }));
+  assert.equal(deviations[0], null);
+  assert.equal(deviations[2], null);
+  assert.match(deviations[1].text, /Protocol deviation: 14 steps scored over steps 4-13 \(10 steps\), not the protocol's 20 steps/);
+  assert.ok(deviations[1].visible && deviations[1].below, "the deviation is shown under the figure");
+  assert.equal(await page.locator('tr[data-rank="2"] td.tps .deviation-mark').innerText(), "†");
+  assert.match(await page.locator("article.recipe").nth(1).locator('dd[data-figure="deviation"]').innerText(), /^14 steps scored/);
+  assert.equal(await page.locator('dd[data-figure="deviation"]').count(), 1);
 
   const cards = page.locator("article.recipe");
   assert.deepEqual(await cards.evaluateAll((all) => all.map((a) => a.id)),

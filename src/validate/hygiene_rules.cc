@@ -1,0 +1,123 @@
+// The hygiene rules: `run`, `env` values, `stack` values, `notes` and the patch files a recipe
+// names hold nothing the submission guide asks to leave out (validate/hygiene_scan.h says what
+// counts and what is allowed). Each finding is one problem at its own line and column.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "base/source_text.h"
+#include "validate/hygiene_scan.h"
+#include "validate/recipe_rules.h"
+
+namespace openrecipes {
+namespace {
+
+// Largest patch file read, in bytes (as for catalog files).
+constexpr std::size_t kMaxPatchBytes = kMaxCatalogFileBytes;
+
+// The byte offset of `position` in `source`'s text (columns count code points).
+std::size_t offset_of(const SourceText& source, std::string_view text, SourcePosition position) {
+  std::string_view line = source.line(position.line);
+  std::size_t at = static_cast<std::size_t>(line.data() - text.data());
+  for (int column = 1; column < position.column && at < text.size(); ++column) {
+    ++at;
+    while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) ++at;
+  }
+  return at;
+}
+
+Problem problem_of(const HygieneFinding& finding, std::string_view found, std::string file,
+                   SourcePosition position, std::string field) {
+  return {std::move(file),
+          position,
+          std::move(field),
+          std::string(hygiene_rule_id(finding.kind)),
+          finding.what + " (the submission guide asks to leave it out)",
+          finding.replace_with,
+          std::string(found)};
+}
+
+class HygieneChecker {
+ public:
+  explicit HygieneChecker(const RuleContext& c)
+      : c_(c), text_(c.file.document.text), source_(text_) {}
+
+  // A scalar of the recipe: each finding is placed where its text stands in the file, searched
+  // from the scalar's start (block scalars keep their text verbatim; a folded or escaped one that
+  // does not falls back to the scalar's own position).
+  void scalar(const YamlNode* node, const std::string& field, std::string_view value,
+              const std::vector<HygieneFinding>& findings) {
+    if (!node) return;
+    std::size_t cursor = offset_of(source_, text_, node->position);
+    std::size_t limit = next_field_offset(node->position);
+    for (const HygieneFinding& finding : findings) {
+      std::string_view found = value.substr(finding.begin, finding.end - finding.begin);
+      std::size_t at = text_.find(found, cursor);
+      SourcePosition position = node->position;
+      if (at != std::string_view::npos && at + found.size() <= limit) {
+        position = source_.position(at);
+        cursor = at + found.size();
+      }
+      c_.add(problem_of(finding, found, c_.file.display_path, position, field));
+    }
+  }
+
+  // Where the first field after `position` starts (the end of the scalar there), or the end.
+  std::size_t next_field_offset(SourcePosition position) const {
+    auto after = [](SourcePosition a, SourcePosition b) {
+      return a.line > b.line || (a.line == b.line && a.column > b.column);
+    };
+    std::optional<SourcePosition> next;
+    for (const auto& [field, at] : c_.file.document.positions) {
+      if (after(at, position) && (!next || after(*next, at))) next = at;
+    }
+    return next ? offset_of(source_, text_, *next) : text_.size();
+  }
+
+  // A patch file under the catalog root: problems name the file (`patches/x.py`) and its line.
+  // A missing or unreadable file is the patches rule's to report.
+  void patch(const std::string& path, const std::string& field) {
+    std::error_code ec;
+    std::filesystem::path full = c_.catalog.root / path;
+    if (path.find("..") != std::string::npos || !std::filesystem::is_regular_file(full, ec)) return;
+    Problems ignored;
+    std::optional<std::string> text = read_text_file(full.string(), kMaxPatchBytes, ignored);
+    if (!text || text->find('\0') != std::string::npos) return;
+    SourceText source(*text);
+    for (const HygieneFinding& finding : scan_hygiene(*text, HygieneText::kCode)) {
+      std::string_view found =
+          std::string_view(*text).substr(finding.begin, finding.end - finding.begin);
+      c_.add(problem_of(finding, found, path, source.position(finding.begin), field));
+    }
+  }
+
+ private:
+  const RuleContext& c_;
+  std::string_view text_;
+  SourceText source_;
+};
+
+}  // namespace
+
+void check_hygiene_rules(const RuleContext& context) {
+  const Recipe& r = context.recipe;
+  const YamlNode& root = context.file.document.root;
+  HygieneChecker check(context);
+  check.scalar(root.find("run"), "run", r.run, scan_hygiene(r.run, HygieneText::kCommand));
+  check.scalar(root.find("notes"), "notes", r.notes, scan_hygiene(r.notes, HygieneText::kProse));
+  const YamlNode* stack = root.find("stack");
+  for (const auto& [name, value] : r.stack) {
+    check.scalar(stack ? stack->find(name) : nullptr, "stack." + name, value,
+                 scan_hygiene(value, HygieneText::kVersions));
+  }
+  const YamlNode* env = root.find("env");
+  for (const auto& [name, value] : r.env) {
+    check.scalar(env ? env->find(name) : nullptr, "env." + name, value,
+                 scan_hygiene_env(name, value));
+  }
+  for (std::size_t i = 0; i < r.patches.size(); ++i) {
+    check.patch(r.patches[i], fmt::format("patches[{}]", i));
+  }
+}
+
+}  // namespace openrecipes
