@@ -34,6 +34,17 @@ const LoadedCatalog& bundled_catalog() {
   return *loaded;
 }
 
+const ArgumentRules& bundled_argument_rules() {
+  static const ArgumentRules* loaded = [] {
+    Problems problems;
+    std::optional<ArgumentRules> rules = load_argument_rules(source_dir(), problems);
+    EXPECT_TRUE(rules.has_value()) << describe(problems);
+    return rules ? new ArgumentRules(std::move(*rules)) : nullptr;
+  }();
+  if (!loaded) throw std::runtime_error("rules/arguments.yaml does not load");
+  return *loaded;
+}
+
 std::string read_source_file(const std::string& relative_path) {
   std::ifstream in(source_dir() + "/" + relative_path, std::ios::binary);
   EXPECT_TRUE(in.good()) << relative_path;

@@ -8,6 +8,7 @@
 
 #include "base/problem.h"
 #include "catalog/catalog_loader.h"
+#include "runs/argument_rules.h"
 #include "validate/recipe_validator.h"
 
 namespace openrecipes::testing {
@@ -24,6 +25,9 @@ std::string npm_tokenizer_path(const std::string& package);
 
 /// The bundled catalog, loaded once; fails the test if it does not load.
 const LoadedCatalog& bundled_catalog();
+
+/// The bundled rules/arguments.yaml, loaded once; fails the test if it does not load.
+const ArgumentRules& bundled_argument_rules();
 
 /// The text of a bundled file, by path relative to the repository root.
 std::string read_source_file(const std::string& relative_path);

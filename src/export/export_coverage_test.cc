@@ -18,15 +18,7 @@ namespace fs = std::filesystem;
 using testing::bundled_catalog;
 using testing::source_dir;
 
-const ArgumentRules& rules() {
-  static const ArgumentRules kRules = [] {
-    Problems problems;
-    std::optional<ArgumentRules> loaded = load_argument_rules(source_dir(), problems);
-    EXPECT_TRUE(loaded) << testing::describe(problems);
-    return *loaded;
-  }();
-  return kRules;
-}
+const ArgumentRules& rules() { return testing::bundled_argument_rules(); }
 
 std::vector<std::string> bundled_recipe_paths() {
   std::vector<std::string> paths;

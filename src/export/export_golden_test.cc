@@ -24,15 +24,7 @@ namespace fs = std::filesystem;
 using testing::bundled_catalog;
 using testing::source_dir;
 
-const ArgumentRules& rules() {
-  static const ArgumentRules kRules = [] {
-    Problems problems;
-    std::optional<ArgumentRules> loaded = load_argument_rules(source_dir(), problems);
-    EXPECT_TRUE(loaded) << testing::describe(problems);
-    return *loaded;
-  }();
-  return kRules;
-}
+const ArgumentRules& rules() { return testing::bundled_argument_rules(); }
 
 Recipe bundled_recipe(const std::string& path) {
   RecipeReport report = validate_recipe_file(bundled_catalog(), source_dir() + "/" + path);

@@ -13,17 +13,6 @@ namespace {
 const std::string kMicrobatch = "run.microbatch";
 const std::string kOffload = "run.offload";
 
-void compare_integer(const RunView& run, const std::string& rule, const RunSetting& setting,
-                     const std::string& field, long long expected, std::string_view name) {
-  std::optional<long long> value = setting_integer(setting.value);
-  if (!value || *value != expected) {
-    run.report(rule, setting, field,
-               value ? fmt::format("the run command sets {} differently", name)
-                     : fmt::format("{} must be a literal number", name),
-               fmt::format("{}", expected), setting.value);
-  }
-}
-
 // slime's dynamic batching packs each micro-batch up to --max-tokens-per-gpu x CP tokens
 // (get_data_iterator in slime/backends/megatron_utils/data.py: max_tokens_per_microbatch =
 // max_tokens_per_gpu * cp_size), so whole rows of row_tokens fill floor(that / row_tokens) rows.
@@ -36,8 +25,8 @@ void check_dynamic(const RunView& run, const Layout& l, std::int64_t row_tokens)
         fmt::format("--max-tokens-per-gpu {}", l.max_tokens_per_gpu), "no such argument");
     return;
   }
-  compare_integer(run, kMicrobatch, *max_tokens, "layout.max_tokens_per_gpu", l.max_tokens_per_gpu,
-                  "--max-tokens-per-gpu");
+  check_stated_integer(run, kMicrobatch, *max_tokens, "layout.max_tokens_per_gpu",
+                       l.max_tokens_per_gpu, "--max-tokens-per-gpu");
   if (row_tokens <= 0) return;
   std::int64_t rows = l.max_tokens_per_gpu * l.cp / row_tokens;
   if (rows >= 1 && rows != l.rows_per_microbatch) {  // 0: a row does not fit (mesh.max_tokens)
@@ -56,8 +45,8 @@ void check_dynamic(const RunView& run, const Layout& l, std::int64_t row_tokens)
 void check_fixed(const RunView& run, const Layout& l, std::int64_t row_tokens) {
   std::optional<RunSetting> micro = run.effective({"--micro-batch-size", "train.micro_batch_size"});
   if (micro) {
-    compare_integer(run, kMicrobatch, *micro, "layout.rows_per_microbatch", l.rows_per_microbatch,
-                    "--micro-batch-size");
+    check_stated_integer(run, kMicrobatch, *micro, "layout.rows_per_microbatch",
+                         l.rows_per_microbatch, "--micro-batch-size");
   } else if (run.framework() != RunFramework::kUnknown) {
     run.report(kMicrobatch, std::nullopt, "layout.rows_per_microbatch",
                "without dynamic batching the micro-batch is --micro-batch-size rows: state it",
@@ -67,8 +56,8 @@ void check_fixed(const RunView& run, const Layout& l, std::int64_t row_tokens) {
                "no such argument");
   }
   if (std::optional<RunSetting> max_tokens = run.effective({"--max-tokens-per-gpu"})) {
-    compare_integer(run, kMicrobatch, *max_tokens, "layout.max_tokens_per_gpu",
-                    l.max_tokens_per_gpu, "--max-tokens-per-gpu");
+    check_stated_integer(run, kMicrobatch, *max_tokens, "layout.max_tokens_per_gpu",
+                         l.max_tokens_per_gpu, "--max-tokens-per-gpu");
   }
   std::int64_t tokens = static_cast<std::int64_t>(l.rows_per_microbatch) * row_tokens;
   if (l.cp > 0 && tokens % l.cp == 0 && tokens / l.cp != l.max_tokens_per_gpu) {

@@ -12,18 +12,6 @@ namespace {
 
 bool known(RunFramework framework) { return framework != RunFramework::kUnknown; }
 
-// A stated integer equal to `expected`; nullopt-safe: an absent setting is the caller's.
-void compare(const RunView& run, const std::string& rule, const RunSetting& setting,
-             const std::string& field, long long expected, std::string_view name) {
-  std::optional<long long> value = setting_integer(setting.value);
-  if (!value || *value != expected) {
-    run.report(rule, setting, field,
-               value ? fmt::format("the run command sets {} differently", name)
-                     : fmt::format("{} must be a literal number", name),
-               fmt::format("{}", expected), setting.value);
-  }
-}
-
 void missing(const RunView& run, const std::string& rule, const std::string& field, std::string why,
              const std::string& expected) {
   run.report(rule, std::nullopt, field, std::move(why), expected, "no such argument");
@@ -44,7 +32,7 @@ void check_seq_length(const RunView& run, std::int64_t row_tokens) {
        {"--seq-length", "model.seq_length", "dataset.seq_length", "dataset.sequence_length"}) {
     if (std::optional<RunSetting> setting = run.effective({name})) {
       stated = true;
-      compare(run, rule, *setting, "workload.row_tokens", row_tokens, name);
+      check_stated_integer(run, rule, *setting, "workload.row_tokens", row_tokens, name);
     }
   }
   if (stated) return;
@@ -76,8 +64,8 @@ void check_global_batch(const RunView& run, std::int64_t global_batch) {
   std::optional<RunSetting> setting =
       run.effective({"--global-batch-size", "train.global_batch_size"});
   if (setting)
-    return compare(run, rule, *setting, "workload.global_batch", global_batch,
-                   "--global-batch-size");
+    return check_stated_integer(run, rule, *setting, "workload.global_batch", global_batch,
+                                "--global-batch-size");
   if (run.framework() == RunFramework::kSlime) {
     if (std::optional<long long> derived = slime_global_batch(run)) {
       if (*derived != global_batch) {
@@ -162,7 +150,8 @@ void check_steps(const RunView& run, const Recipe& r) {
     }
     std::optional<long long> total = slime_steps(run, *rollouts, r.workload.global_batch);
     if (!total) {
-      return compare(run, rule, *rollouts, "result.steps_per_run", steps, "--num-rollout");
+      return check_stated_integer(run, rule, *rollouts, "result.steps_per_run", steps,
+                                  "--num-rollout");
     }
     if (*total != steps) {
       run.report(rule, rollouts, "result.steps_per_run",
@@ -173,7 +162,8 @@ void check_steps(const RunView& run, const Recipe& r) {
     return;
   }
   std::optional<RunSetting> iters = run.effective({"--train-iters", "train.train_iters"});
-  if (iters) return compare(run, rule, *iters, "result.steps_per_run", steps, "--train-iters");
+  if (iters)
+    return check_stated_integer(run, rule, *iters, "result.steps_per_run", steps, "--train-iters");
   if (known(run.framework())) {
     missing(run, rule, "result.steps_per_run", "the run command must state its step count",
             run.framework() == RunFramework::kBridge ? fmt::format("train.train_iters={}", steps)

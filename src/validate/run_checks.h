@@ -10,6 +10,10 @@ namespace openrecipes {
 /// Reports what keeps the run from being read as a command (rule run.layout, at the problem's
 /// line where the block maps to the file); false when it holds no command to check.
 bool run_is_readable(const RunView& run);
+/// Reports under `rule` at `setting` when its value (written as `name`) is not the literal integer
+/// `expected`, the recipe's `field`: "must be a literal number" or "sets it differently".
+void check_stated_integer(const RunView& run, const std::string& rule, const RunSetting& setting,
+                          const std::string& field, long long expected, std::string_view name);
 /// run.layout: parallel sizes, sequence parallelism, recompute, dispatcher and GPU count agree
 /// with the layout and `gpu` (run_rules.cc).
 void check_run_layout(const RunView& run);

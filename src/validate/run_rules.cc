@@ -130,14 +130,7 @@ class LayoutChecker {
 
   void compare_integer(const RunSetting& setting, const std::string& field, long long expected,
                        std::string_view name) {
-    std::optional<long long> value = setting_integer(setting.value);
-    if (!value) {
-      run_.report(kRule, setting, field, fmt::format("{} must be a literal number", name),
-                  fmt::format("{}", expected), setting.value.empty() ? "no value" : setting.value);
-    } else if (*value != expected) {
-      run_.report(kRule, setting, field, fmt::format("the run command sets {} differently", name),
-                  fmt::format("{}", expected), setting.value);
-    }
+    check_stated_integer(run_, kRule, setting, field, expected, name);
   }
 
   const RunView& run_;
@@ -178,6 +171,18 @@ bool run_is_readable(const RunView& run) {
                             "the run command cannot be read: " + problem.message);
   }
   return has_command(run.command());
+}
+
+void check_stated_integer(const RunView& run, const std::string& rule, const RunSetting& setting,
+                          const std::string& field, long long expected, std::string_view name) {
+  std::optional<long long> value = setting_integer(setting.value);
+  if (!value) {
+    run.report(rule, setting, field, fmt::format("{} must be a literal number", name),
+               fmt::format("{}", expected), setting.value.empty() ? "no value" : setting.value);
+  } else if (*value != expected) {
+    run.report(rule, setting, field, fmt::format("the run command sets {} differently", name),
+               fmt::format("{}", expected), setting.value);
+  }
 }
 
 void check_run_layout(const RunView& run) {
