@@ -413,7 +413,7 @@ TEST(Cli, CheckComposesTheCorrectnessBlock) {
   nlohmann::json parsed = nlohmann::json::parse(base.output);
   EXPECT_EQ(parsed["result"], "fail");
   EXPECT_EQ(parsed["parts"][2]["name"], "component tests");
-  EXPECT_FALSE(parsed["parts"][2]["passed"]);
+  EXPECT_FALSE(parsed["parts"][2]["evidence_passes"]);
   EXPECT_EQ(parsed["parts"][2]["status"], "fail");
   // Convergence recomputed from the logs: a curve that is not the reference's fails the check.
   const std::string gpt = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";

@@ -50,7 +50,7 @@ void print_check_json(const std::string& recipe_path, const CorrectnessInputs& i
   for (const CorrectnessPart& part : check.parts) {
     parts.push_back({{"name", part.name},
                      {"status", part.status()},
-                     {"passed", part.passed},
+                     {"evidence_passes", part.passed},
                      {"recomputed", part.recomputed},
                      {"detail", part.detail}});
     if (!part.recomputed) stated.push_back(part.name);

@@ -229,11 +229,12 @@ void row_fits_rule(const PlanWorkload& w, const Layout& l, Report& report) {
   const long long rows_tokens = static_cast<long long>(l.rows_per_microbatch) * w.row_tokens;
   if (budget >= w.row_tokens && rows_tokens > budget) {
     report(LayoutRule::kMicrobatchFits, [&] {
-      return Details{"layout.rows_per_microbatch",
-                     "the micro-batch's rows must fit max_tokens_per_gpu x cp tokens",
-                     fmt::format("at most {} rows (max_tokens_per_gpu {} x cp {} / row_tokens {})",
-                                 budget / w.row_tokens, l.max_tokens_per_gpu, l.cp, w.row_tokens),
-                     fmt::format("{} ({} tokens)", l.rows_per_microbatch, rows_tokens)};
+      return Details{
+          "layout.rows_per_microbatch",
+          "the micro-batch's rows must fit max_tokens_per_gpu x cp tokens",
+          fmt::format("at most {} row(s) (max_tokens_per_gpu {} x cp {} / row_tokens {})",
+                      budget / w.row_tokens, l.max_tokens_per_gpu, l.cp, w.row_tokens),
+          fmt::format("{} ({} tokens)", l.rows_per_microbatch, rows_tokens)};
     });
   }
   if (budget < w.row_tokens) {

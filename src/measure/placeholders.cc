@@ -95,10 +95,9 @@ std::optional<std::string> placeholder_value_problem(std::string_view name,
   for (const DocumentedPlaceholder& documented : documented_placeholders()) {
     if (documented.python_module && placeholder_key_matches(name, documented.name) &&
         !is_python_module(value))
-      return "expected " + documented.value_rule;
+      return documented.value_rule;
   }
-  if (!is_shell_safe(value))
-    return "a placeholder's value may hold only letters, digits and _ . / : = @ % + , -";
+  if (!is_shell_safe(value)) return "letters, digits and _ . / : = @ % + , - only";
   return std::nullopt;
 }
 

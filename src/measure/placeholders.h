@@ -41,10 +41,10 @@ std::vector<Placeholder> find_placeholders(std::string_view run);
 /// '-' alike, so that `slime-entry-module` names `slime entry module`.
 bool placeholder_key_matches(std::string_view key, std::string_view name);
 
-/// Why `value` cannot fill `name`, or nullopt when it can. A documented Python-module placeholder
-/// takes a dotted Python name (`train_async`); any other takes a non-empty value of letters,
-/// digits and `_ . / : = @ % + , -`, which the shell reads as itself in any quoting, so that the
-/// value is written into the run as it is.
+/// What `name` takes, as an "expected" text, when `value` cannot fill it; nullopt when it can. A
+/// documented Python-module placeholder takes a dotted Python name (`train_async`); any other takes
+/// a non-empty value of letters, digits and `_ . / : = @ % + , -`, which the shell reads as itself
+/// in any quoting, so that the value is written into the run as it is.
 std::optional<std::string> placeholder_value_problem(std::string_view name, std::string_view value);
 
 /// `run` with every `<name>` whose name a key of `values` names (placeholder_key_matches)

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "base/ascii.h"
 #include "base/json_depth.h"
 #include "base/yaml_document.h"
 #include "runs/training_log.h"
@@ -257,8 +258,17 @@ LossSeries from_csv(const std::string& path, const std::string& text) {
     };
     trim(step);
     trim(loss);
+    if (loss.find(',') != std::string::npos)
+      fault(where, fmt::format("expected two columns, `step,loss`, found `{}`", line), "loss.csv");
     bool header = step.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
                   std::string::npos;
+    // A header names its columns: the second must be a loss (`loss`, `lm loss`, `train/loss`),
+    // so that `step,accuracy` is not compared as if it were one.
+    if (line_number == 1 && header && ascii_lowercase(loss).find("loss") == std::string::npos)
+      fault(where,
+            fmt::format("the second column is `{}`, not a loss (expected a header `step,loss`)",
+                        loss),
+            "loss.csv");
     if (line_number == 1 && header) continue;
     char* stop = nullptr;
     double value = std::strtod(loss.c_str(), &stop);

@@ -128,6 +128,16 @@ TEST(LossSeries, BadFilesNameTheLineOrKey) {
   };
   std::string csv = write("bad.csv", "step,loss\n0,2.5\n1,abc\n");
   EXPECT_EQ(error(csv), csv + ":3:0: loss 'abc': expected a number");
+  // A CSV whose second column is not a loss, or that has more than two columns, is refused
+  // rather than read as losses.
+  std::string accuracy = write("accuracy.csv", "step,accuracy\n0,0.5\n1,0.6\n");
+  EXPECT_EQ(error(accuracy),
+            accuracy +
+                ":1:0: the second column is `accuracy`, not a loss (expected a header "
+                "`step,loss`)");
+  std::string three = write("three.csv", "step,grad_norm,lr\n0,0.5,1e-5\n");
+  EXPECT_NE(error(three).find("expected two columns, `step,loss`"), std::string::npos);
+  EXPECT_EQ(read_series(write("lm.csv", "step,lm loss\n0,2.5\n")).loss.size(), 1u);
   std::string twice = write("twice.csv", "0,2.5\n0,2.4\n");
   EXPECT_NE(error(twice).find("step 0 given twice"), std::string::npos);
   std::string negative = write("negative.csv", "-1,2.5\n");
