@@ -160,6 +160,29 @@ void read_settings(const std::string& run, const ArgumentRules& rules, ExportSou
   }
 }
 
+// The settings the recipe's model_script says its undefined array holds (schema/recipe.schema.yaml,
+// model_script), as if written in the command before its own flags: those no list holds yet and
+// that no writer writes from the model's shape, the layout or the workload (a loss coefficient, a
+// router setting) join other_arguments, so that a draft carries them.
+void add_model_script_settings(const ArgumentRules& rules, ExportSource& source) {
+  if (!source.model_script) return;
+  std::set<std::string> written;
+  for (const auto* list :
+       {&source.model_arguments, &source.training_arguments, &source.other_arguments,
+        &source.replaced_arguments, &source.slime_only_arguments}) {
+    for (const CommandArgument& argument : *list) written.insert(argument.flag);
+  }
+  for (const auto& [flag, value] : source.model_script->sets) {
+    std::string name = canonical_name(rules, flag);
+    if (written.count(flag) || is_slime_only_argument(name) || layout_names().count(name) ||
+        training_names().count(name) || model_names().count(name))
+      continue;
+    CommandArgument argument{flag, {}};
+    if (value != "true") argument.values.push_back(value);
+    source.other_arguments.push_back(std::move(argument));
+  }
+}
+
 void finish_layout(ExportSource& source) {
   source.layout.dp = implied_data_parallel(source.cluster, source.layout);
   source.layout.label = layout_label(source.layout);
@@ -263,6 +286,7 @@ std::optional<ExportSource> export_source_from_recipe(const Recipe& recipe, cons
   source.run_text = recipe.run;
   source.model_script = recipe.model_script;
   read_settings(recipe.run, rules, source);
+  add_model_script_settings(rules, source);
   source.settings_source = fmt::format("{}'s run command", path);
   finish_layout(source);
   return source;
@@ -291,6 +315,7 @@ ExportSource export_source_from_layout(const ModelShape& shape, const Model* mod
     source.env = settings_recipe->env;
     source.patches = settings_recipe->patches;
     source.model_script = settings_recipe->model_script;
+    add_model_script_settings(rules, source);
     source.dataset = settings_recipe->workload.dataset;
     source.settings_source = fmt::format(
         "{}'s run command (a measured recipe of the same model; only the layout differs)",

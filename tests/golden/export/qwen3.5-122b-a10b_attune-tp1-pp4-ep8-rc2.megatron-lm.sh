@@ -97,6 +97,8 @@ torchrun \
   --cross-entropy-loss-fusion \
   --cross-entropy-fusion-impl te \
   --distributed-timeout-minutes 30 \
+  --moe-router-topk 8 \
+  --moe-aux-loss-coeff 0 \
   --sft \
   --data-path "$SFT_JSONL" \
   --split 100,0,0 \
