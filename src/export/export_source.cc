@@ -161,7 +161,8 @@ void read_settings(const std::string& run, const ArgumentRules& rules, ExportSou
 }
 
 // The settings the recipe's model_script says its undefined array holds (schema/recipe.schema.yaml,
-// model_script), as if written in the command before its own flags: those no list holds yet and
+// model_script), as if written in the command before its own flags: those no list holds yet (the
+// model arguments from the shape included, so call it after finish_layout) and
 // that no writer writes from the model's shape, the layout or the workload (a loss coefficient, a
 // router setting) join other_arguments, so that a draft carries them.
 void add_model_script_settings(const ArgumentRules& rules, ExportSource& source) {
@@ -286,9 +287,9 @@ std::optional<ExportSource> export_source_from_recipe(const Recipe& recipe, cons
   source.run_text = recipe.run;
   source.model_script = recipe.model_script;
   read_settings(recipe.run, rules, source);
-  add_model_script_settings(rules, source);
   source.settings_source = fmt::format("{}'s run command", path);
   finish_layout(source);
+  add_model_script_settings(rules, source);
   return source;
 }
 
@@ -315,7 +316,6 @@ ExportSource export_source_from_layout(const ModelShape& shape, const Model* mod
     source.env = settings_recipe->env;
     source.patches = settings_recipe->patches;
     source.model_script = settings_recipe->model_script;
-    add_model_script_settings(rules, source);
     source.dataset = settings_recipe->workload.dataset;
     source.settings_source = fmt::format(
         "{}'s run command (a measured recipe of the same model; only the layout differs)",
@@ -341,6 +341,7 @@ ExportSource export_source_from_layout(const ModelShape& shape, const Model* mod
         "in the catalog)";
   }
   finish_layout(source);
+  add_model_script_settings(rules, source);
   return source;
 }
 

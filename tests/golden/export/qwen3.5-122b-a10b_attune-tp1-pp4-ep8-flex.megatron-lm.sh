@@ -97,7 +97,6 @@ torchrun \
   --cross-entropy-loss-fusion \
   --cross-entropy-fusion-impl te \
   --distributed-timeout-minutes 30 \
-  --moe-router-topk 8 \
   --moe-aux-loss-coeff 0 \
   --sft \
   --data-path "$SFT_JSONL" \

@@ -87,7 +87,6 @@ def qwen35_122b_a10b_sft_config() -> ConfigContainer:
     cfg.model.cross_entropy_loss_fusion = True
     cfg.model.cross_entropy_fusion_impl = "te"
     cfg.dist.distributed_timeout_minutes = 30
-    cfg.model.moe_router_topk = 8
     cfg.model.moe_aux_loss_coeff = 0
 
     # Environment (set it in the launcher): CUDA_DEVICE_MAX_CONNECTIONS=1 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True TORCHINDUCTOR_COMPILE_THREADS=1 NCCL_NVLS_ENABLE=$([ "$NVLINK_COUNT" -gt 0 ] && echo 1 || echo 0)
