@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 #include "export/export_draft.h"
@@ -108,6 +109,15 @@ TEST(ExportCoverage, EveryArgumentOfEveryRecipeIsCarriedOrNamed) {
       std::string where = path + " --to " + kNames[static_cast<int>(target)];
       if (model_args_outside) {
         EXPECT_TRUE(named_in_a_comment(lines, "${MODEL_ARGS[@]}")) << where << "\n" << text;
+      }
+      if (target == ExportTarget::kMegatronLm) {  // a flag written twice: the last one wins
+        std::map<std::string, int> flags;
+        for (const std::string& line : lines.code) {
+          std::size_t at = line.find_first_not_of(' ');
+          if (at != std::string::npos && line.compare(at, 2, "--") == 0)
+            ++flags[line.substr(at, line.find(' ', at) - at)];
+        }
+        for (const auto& [flag, count] : flags) EXPECT_EQ(count, 1) << flag << " in " << where;
       }
       for (const TrainingArgument* argument : in_written_order(run)) {
         if (argument->spelling.rfind("--", 0) != 0) continue;
