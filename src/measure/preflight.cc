@@ -144,6 +144,25 @@ void check_variables(const Recipe& recipe, const MeasureRequest& request, const 
   }
 }
 
+// slime places its actors on a Ray cluster (ray.init in slime's train.py and train_async.py,
+// THUDM/slime; its example scripts run `ray start --head` first). On one node ray.init starts a
+// local cluster; across nodes the job needs one spanning them, which the batch script does not
+// start: ray.init joins the cluster RAY_ADDRESS names (https://docs.ray.io/en/latest/
+// ray-core/api/doc/ray.init.html), so without it the job waits for GPUs on nodes it cannot see.
+void note_ray_cluster(const Recipe& recipe, const MeasureRequest& request, MeasurePreflight& out) {
+  int nodes = recipe.gpu.per_node > 0 ? recipe.gpu.count / recipe.gpu.per_node : 1;
+  if (nodes < 2 || out.run.find("--actor-num-nodes") == std::string::npos) return;
+  bool given = request.submit_env.count("RAY_ADDRESS") > 0;
+  for (const auto& [name, value] : request.env) given = given || name == "RAY_ADDRESS";
+  for (const auto& [name, value] : recipe.env) given = given || name == "RAY_ADDRESS";
+  if (given) return;
+  out.notes.push_back(fmt::format(
+      "slime trains across {} nodes on one Ray cluster, and this batch script starts none: give "
+      "--env RAY_ADDRESS=HEAD:6379 for a cluster that spans the job's nodes (ray start --head on "
+      "one, ray start --address on the others), or the job waits for GPUs it cannot see",
+      nodes));
+}
+
 }  // namespace
 
 int run_first_line(const YamlDocument* document) {
@@ -159,6 +178,7 @@ MeasurePreflight preflight_measure(const Recipe& recipe, const MeasureRequest& r
   out.run = filled_run(recipe, request, out.problems);
   check_variables(recipe, request, out.run, out.problems);
   check_rows_file(recipe, request, out);
+  note_ray_cluster(recipe, request, out);
   return out;
 }
 

@@ -49,6 +49,8 @@ void check_measure_flags(const Recipe& recipe, const MeasureRequest& request, Pr
 ///     path the command's --prompt-data or --data-path names, its variable looked up) missing,
 ///     not a rows file, or not matching the recipe's workload (check_rows_against_recipe, as
 ///     `openrecipes rows verify --recipe`).
+/// It notes (not refuses) a slime run across several nodes without a RAY_ADDRESS (--env, the
+/// recipe's env or the submitting environment): the batch script starts no Ray cluster.
 /// Throws IoError only when a rows file that exists cannot be read.
 MeasurePreflight preflight_measure(const Recipe& recipe, const MeasureRequest& request);
 

@@ -91,6 +91,22 @@ TEST(MeasurePreflight, TheQwenRecipesAlsoNeedTheirModelArgs) {
   }
 }
 
+// The 4-node Qwen recipes need a Ray cluster across their nodes; the 1-node gpt-oss one does not.
+TEST(MeasurePreflight, ASlimeRunAcrossNodesIsToldItNeedsARayCluster) {
+  auto ray_notes = [](const std::string& path, const NamedValues& env) {
+    RecipeText recipe = bundled(path);
+    MeasureRequest request = request_for(recipe, path);
+    request.env = env;
+    int count = 0;
+    for (const std::string& note : preflight_measure(recipe.recipe, request).notes)
+      count += note.find("RAY_ADDRESS") != std::string::npos;
+    return count;
+  };
+  EXPECT_EQ(ray_notes(kQwen, {}), 1);
+  EXPECT_EQ(ray_notes(kQwen, {{"RAY_ADDRESS", "head:6379"}}), 0);
+  EXPECT_EQ(ray_notes(kGptOss, {}), 0);
+}
+
 TEST(MeasurePreflight, AFilledRecipeIsAcceptedAndItsPlaceholderReplaced) {
   RecipeText recipe = bundled(kGptOss);
   MeasurePreflight preflight = preflight_measure(recipe.recipe, filled(recipe, kGptOss));
