@@ -55,6 +55,23 @@ TEST(Cli, ValidatesTheBundledCatalog) {
   EXPECT_EQ(result.output, "4 recipes, 0 problems\n");
 }
 
+// A recipe outside the catalog found from the working folder is told which catalog that was, and
+// how to name another.
+TEST(Cli, ARecipeOutsideTheCatalogNamesTheCatalogAndRoot) {
+  std::string copy = testing::fresh_dir("cli_outside") + "/attune-tp1-pp2-ep4.yaml";
+  std::filesystem::copy_file(
+      testing::source_dir() + "/recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml", copy);
+  CliRun result = run("validate '" + copy + "'");
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  EXPECT_NE(
+      result.output.find(copy +
+                         ":1:1: the file is not inside the recipes/ folder of the "
+                         "catalog at " +
+                         testing::source_dir() + " (give --root for the catalog it belongs to)"),
+      std::string::npos)
+      << result.output;
+}
+
 TEST(Cli, FindsTheRootFromASubdirectory) {
   CliRun result = run("validate", testing::source_dir() + "/recipes/gpt-oss-20b");
   EXPECT_EQ(result.exit_code, 0) << result.output;

@@ -37,7 +37,11 @@ void check_path(const RuleContext& c) {
                   gpu ? gpu->slug : "<gpu slug>", stem);
   if (c.file.catalog_path.empty()) {
     if (c.recipe.status == "planned") return;  // a draft outside recipes/ (status.planned)
-    c.report_at({1, 1}, "path", "", "the file is not inside the catalog's recipes/ folder",
+    // The catalog is found from the working folder (or --root), not from the file: say which.
+    c.report_at({1, 1}, "path", "",
+                fmt::format("the file is not inside the recipes/ folder of the catalog at {} (give "
+                            "--root for the catalog it belongs to)",
+                            c.catalog.root.string()),
                 expected, c.file.display_path);
     return;
   }
