@@ -7,6 +7,8 @@
 #include <set>
 #include <string>
 
+#include "runs/training_log.h"
+
 namespace openrecipes {
 namespace {
 
@@ -41,9 +43,7 @@ bool figure_after(std::string_view line, std::size_t from, std::string_view labe
   std::size_t used = static_cast<std::size_t>(end - piece.c_str());
   bool ends = used == piece.size() || piece[used] == ' ' || piece[used] == '|';
   if (used == 0 || !ends || !std::isfinite(value) || value < 0) {
-    std::string found;
-    for (char c : piece.substr(0, std::min(piece.find(" |"), std::size_t{24})))
-      found += (c >= 0x20 && c < 0x7f) ? c : '?';
+    std::string found = log_excerpt(std::string_view(piece).substr(0, piece.find(" |")));
     problems.push_back({path,
                         {line_number, static_cast<int>(k) + 1},
                         field_of(label),

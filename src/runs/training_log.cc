@@ -43,10 +43,8 @@ struct LogFault {
 // there.
 [[noreturn]] void bad_number(const std::string& path, int line, std::size_t at,
                              std::string_view field, std::string_view text) {
-  std::string found;
-  for (char c : text.substr(0, 24)) found += (c >= 0x20 && c < 0x7f) ? c : '?';
   fault(path, line, static_cast<int>(at) + 1, std::string(field), "log.number", "not a number",
-        "a number", "'" + found + "'");
+        "a number", "'" + log_excerpt(text) + "'");
 }
 
 // The number starting at `text[at]` (after spaces), as strtod reads it (E notation, nan, inf),
@@ -349,6 +347,12 @@ std::optional<TrainingLog> read_training_log(const std::string& path, Problems& 
   std::optional<std::string> text = read_text_file(path, std::size_t{2} << 30, problems);
   if (!text) return std::nullopt;
   return parse_training_log(*text, path, problems);
+}
+
+std::string log_excerpt(std::string_view text, std::size_t longest) {
+  std::string out;
+  for (char c : text.substr(0, longest)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  return out;
 }
 
 }  // namespace openrecipes

@@ -59,6 +59,10 @@ std::optional<TrainingLog> parse_training_log(std::string_view text, const std::
 /// read_text_file); otherwise as parse_training_log.
 std::optional<TrainingLog> read_training_log(const std::string& path, Problems& problems);
 
+/// The first `longest` bytes of `text` for a problem's `found`, each byte outside printable ASCII
+/// written as `?` (a log may hold anything).
+std::string log_excerpt(std::string_view text, std::size_t longest = 24);
+
 /// Seconds since the epoch of a `YYYY-MM-DD HH:MM:SS[.,fff]` timestamp taken as UTC, or nullopt.
 std::optional<double> parse_log_timestamp(std::string_view text);
 
