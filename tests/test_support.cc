@@ -34,6 +34,18 @@ const LoadedCatalog& bundled_catalog() {
   return *loaded;
 }
 
+RowsBuildOptions fixture_rows_options(const std::string& output) {
+  RowsBuildOptions options;
+  options.inputs = {source_dir() + "/tests/fixtures/rows/conversations.jsonl"};
+  options.tokenizer_path = npm_tokenizer_path("tokenizer-gptoss");
+  options.tokenizer_label = "gpt-oss (the gpt-oss-20b tokenizer: revision 6cee5e8)";
+  options.rows = 12;
+  options.row_tokens = 64;
+  options.name = "fixture-rows";
+  options.output = output;
+  return options;
+}
+
 const ArgumentRules& bundled_argument_rules() {
   static const ArgumentRules* loaded = [] {
     Problems problems;

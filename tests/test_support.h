@@ -8,6 +8,7 @@
 
 #include "base/problem.h"
 #include "catalog/catalog_loader.h"
+#include "rows/rows_builder.h"
 #include "runs/argument_rules.h"
 #include "validate/recipe_validator.h"
 
@@ -25,6 +26,11 @@ std::string npm_tokenizer_path(const std::string& package);
 
 /// The bundled catalog, loaded once; fails the test if it does not load.
 const LoadedCatalog& bundled_catalog();
+
+/// Options that build 12 rows of 64 tokens from tests/fixtures/rows/conversations.jsonl with the
+/// gpt-oss tokenizer (rows named `fixture-rows`) into `output`: the small rows file the rows and
+/// measure tests check against the gpt-oss recipe.
+RowsBuildOptions fixture_rows_options(const std::string& output);
 
 /// The bundled rules/arguments.yaml, loaded once; fails the test if it does not load.
 const ArgumentRules& bundled_argument_rules();

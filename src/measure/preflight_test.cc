@@ -210,16 +210,10 @@ struct Rows {
 
 const Rows& fixture_rows() {
   static const Rows rows = [] {
-    RowsBuildOptions options;
-    options.inputs = {testing::source_dir() + "/tests/fixtures/rows/conversations.jsonl"};
-    options.tokenizer_path = testing::npm_tokenizer_path("tokenizer-gptoss");
-    options.tokenizer_label = "gpt-oss (the gpt-oss-20b tokenizer: revision 6cee5e8)";
-    options.rows = 12;
-    options.row_tokens = 64;
-    options.name = "fixture-rows";
     // One folder per test: ctest runs each test as its own process, in parallel.
     std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    options.output = testing::fresh_dir("preflight_rows_" + test) + "/rows.parquet";
+    RowsBuildOptions options = testing::fixture_rows_options(
+        testing::fresh_dir("preflight_rows_" + test) + "/rows.parquet");
     Problems problems;
     std::optional<RowsBuildResult> result = build_rows(options, problems);
     EXPECT_TRUE(result) << testing::describe(problems);

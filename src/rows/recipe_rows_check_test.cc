@@ -18,14 +18,8 @@ struct Built {
 
 const Built& built() {
   static const Built built = [] {
-    RowsBuildOptions options;
-    options.inputs = {testing::source_dir() + "/tests/fixtures/rows/conversations.jsonl"};
-    options.tokenizer_path = testing::npm_tokenizer_path("tokenizer-gptoss");
-    options.tokenizer_label = "gpt-oss (the gpt-oss-20b tokenizer: revision 6cee5e8)";
-    options.rows = 12;
-    options.row_tokens = 64;
-    options.name = "fixture-rows";
-    options.output = testing::fresh_dir("recipe_rows_check") + "/rows.parquet";
+    RowsBuildOptions options =
+        testing::fixture_rows_options(testing::fresh_dir("recipe_rows_check") + "/rows.parquet");
     Problems problems;
     std::optional<RowsBuildResult> result = build_rows(options, problems);
     EXPECT_TRUE(result) << testing::describe(problems);
