@@ -24,6 +24,18 @@ struct Gpu {
       0;  ///< GB/s per GPU, one direction, between nodes (instance total / GPUs)
   std::string network_source;
   int per_node = 0;
+  /// GPUs one NVLink domain joins (8 in an HGX/DGX node, 72 in a GB200/GB300 NVL72 rack); 0 when
+  /// unknown, then per_node. Collectives within it run at nvlink_gb_per_s.
+  int nvlink_domain = 0;
+  std::string nvlink_domain_source;
+  double hbm_gb_per_s = 0;  ///< HBM bandwidth per GPU, GB/s (1e9 bytes/s); 0 when unknown
+  std::string hbm_source;
+  double peak_mxfp8_dense_flop_per_s = 0;  ///< FLOP/s, MXFP8 (Blackwell and later); 0 when none
+  std::string peak_mxfp8_source;
+  double peak_nvfp4_dense_flop_per_s = 0;  ///< FLOP/s, NVFP4 (Blackwell and later); 0 when none
+  std::string peak_nvfp4_source;
+  int sm_count = 0;  ///< streaming multiprocessors, for GEMM wave quantization; 0 when unknown
+  std::string sm_source;
   std::string instance;
   double usd_per_gpu_hour = 0;  ///< USD per GPU-hour, the cost numerator
   std::string rate_source;

@@ -92,6 +92,17 @@ struct Layout {
   int tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, etp = 1, dp = 1;
   bool sequence_parallel = false;
   std::optional<LayerSplit> layer_split;
+  /// `layout.pipeline_layout`: Megatron-LM's --pipeline-model-parallel-layout, the explicit
+  /// placement of the embedding (E), decoder layers (t), MTP layers (m) and loss (L) on every
+  /// pipeline stage and virtual chunk
+  /// (megatron/core/transformer/pipeline_parallel_layer_layout.py); empty when not set.
+  std::string pipeline_layout;
+  /// `layout.account_for_embedding_in_pipeline_split`: the input embedding counts as one layer
+  /// of the first chunk in the even split (Megatron-LM --account-for-embedding-in-pipeline-split).
+  bool account_for_embedding_in_pipeline_split = false;
+  /// `layout.account_for_loss_in_pipeline_split`: the output layer and loss count as one layer of
+  /// the last chunk (Megatron-LM --account-for-loss-in-pipeline-split).
+  bool account_for_loss_in_pipeline_split = false;
   std::int64_t max_tokens_per_gpu = 0;  ///< tokens
   int rows_per_microbatch = 1;
   std::optional<Recompute> recompute;

@@ -3,7 +3,17 @@
 namespace openrecipes {
 
 std::string precision_name(Precision precision) {
-  return precision == Precision::kFp8 ? "fp8" : "bf16";
+  switch (precision) {
+    case Precision::kFp8:
+      return "fp8";
+    case Precision::kMxfp8:
+      return "mxfp8";
+    case Precision::kNvfp4:
+      return "nvfp4";
+    case Precision::kBf16:
+      break;
+  }
+  return "bf16";
 }
 
 }  // namespace openrecipes

@@ -17,8 +17,10 @@ struct ClusterShape {
   int per_node = 0;  ///< GPUs per node; TP stays within one node
 };
 
-/// Arithmetic precision of the linear layers.
-enum class Precision { kBf16, kFp8 };
+/// Arithmetic precision of the decoder's linear layers: BF16, FP8 with per-tensor or blockwise
+/// scaling (Transformer Engine's delayed, current or 128x128 blockwise recipes), MXFP8 (OCP
+/// microscaling, 32-element blocks; Blackwell) or NVFP4 (Blackwell).
+enum class Precision { kBf16, kFp8, kMxfp8, kNvfp4 };
 
 /// The training workload. Defaults are the protocol's (the submission guide): 8,192-token rows,
 /// global batch 128 rows, BF16.
@@ -26,9 +28,15 @@ struct PlanWorkload {
   std::int64_t row_tokens = kRowTokens;          ///< tokens per row (the sequence length)
   std::int64_t global_batch = kGlobalBatchRows;  ///< rows per optimizer step
   Precision precision = Precision::kBf16;
+  /// MoE tokens force-balanced over the experts, as Megatron-Bridge's published benchmarks run
+  /// (docs/performance-summary.md's note); false: natural routing, as the catalog's recipes run.
+  bool forced_balanced_routing = false;
+  /// TP communication overlapped with GEMMs (Megatron-LM --tp-comm-overlap, Transformer Engine's
+  /// userbuffers).
+  bool tp_comm_overlap = false;
 };
 
-/// "bf16" or "fp8".
+/// "bf16", "fp8", "mxfp8" or "nvfp4".
 std::string precision_name(Precision precision);
 
 }  // namespace openrecipes

@@ -20,6 +20,10 @@ struct MeasuredLayout {
   PlanWorkload workload;
   Layout layout;
   double tokens_per_s_per_gpu = 0;  ///< measured score
+  /// Where the measurement comes from: a catalog recipe's path, or the published table's file,
+  /// commit, release and row (data/measurements/).
+  std::string source;
+  bool published = false;  ///< from data/measurements/ rather than the catalog's recipes
 };
 
 /// One recipe's row of the calibration report.
