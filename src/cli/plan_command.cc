@@ -6,6 +6,7 @@
 
 #include "cli/planner_context.h"
 #include "cli/problem_output.h"
+#include "plan/calibration_report.h"
 #include "plan/layout_plan.h"
 #include "plan/layout_request.h"
 #include "plan/plan_report.h"

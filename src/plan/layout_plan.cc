@@ -7,6 +7,7 @@
 #include "base/number_format.h"
 #include "layout/layout_rules.h"
 #include "layout/layout_text.h"
+#include "plan/calibration_report.h"
 #include "plan/plan_report.h"
 
 namespace openrecipes {

@@ -70,27 +70,6 @@ nlohmann::json prediction_to_json(const LayoutPrediction& p, bool details) {
   return j;
 }
 
-nlohmann::json calibration_to_json(const SpeedCalibration& c) {
-  const SpeedParameters& p = c.parameters;
-  nlohmann::json rows = nlohmann::json::array();
-  for (const CalibrationRow& r : c.rows) {
-    rows.push_back({{"recipe", r.name},
-                    {"measured_tokens_per_s_per_gpu", r.measured_tokens_per_s_per_gpu},
-                    {"fitted_tokens_per_s_per_gpu", r.fitted_tokens_per_s_per_gpu},
-                    {"leave_one_out_tokens_per_s_per_gpu", r.leave_one_out_tokens_per_s_per_gpu},
-                    {"leave_one_out_error", r.leave_one_out_error}});
-  }
-  return {{"parameters",
-           {{"matmul_efficiency", p.matmul_efficiency},
-            {"attention_efficiency", p.attention_efficiency},
-            {"communication_efficiency", p.communication_efficiency},
-            {"layer_overhead_s", p.layer_overhead_s},
-            {"recompute_unit_overhead_s", p.recompute_unit_overhead_s},
-            {"flex_dispatcher_factor", p.flex_dispatcher_factor}}},
-          {"fitted", c.fitted},
-          {"recipes", rows}};
-}
-
 std::string aligned_table(const std::vector<std::vector<std::string>>& rows,
                           const std::vector<bool>& right) {
   std::vector<std::size_t> widths;
@@ -109,30 +88,6 @@ std::string aligned_table(const std::vector<std::vector<std::string>>& rows,
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
-  return out;
-}
-
-std::string calibration_text(const SpeedCalibration& c) {
-  std::vector<std::vector<std::string>> rows = {
-      {"recipe", "measured", "fitted", "leave-one-out", "LOO error"}};
-  for (const CalibrationRow& r : c.rows) {
-    rows.push_back({r.name, format_thousands(r.measured_tokens_per_s_per_gpu, 1),
-                    format_thousands(r.fitted_tokens_per_s_per_gpu, 1),
-                    format_thousands(r.leave_one_out_tokens_per_s_per_gpu, 1),
-                    fmt::format("{:+.1f}%", 100 * r.leave_one_out_error)});
-  }
-  const SpeedParameters& p = c.parameters;
-  std::string out = "tokens/s per GPU, measured and predicted by the speed model\n";
-  out += aligned_table(rows, {false, true, true, true, true});
-  out += fmt::format(
-      "\nparameters: matmul_efficiency {:.3f}, attention_efficiency {:.3f}, "
-      "communication_efficiency {:.3f}, "
-      "layer_overhead_s {:.3g}, recompute_unit_overhead_s {:.3g}, flex_dispatcher_factor {:.3f}\n",
-      p.matmul_efficiency, p.attention_efficiency, p.communication_efficiency, p.layer_overhead_s,
-      p.recompute_unit_overhead_s, p.flex_dispatcher_factor);
-  out += fmt::format(
-      "fitted on the catalog: {}; the rest keep their priors\n",
-      c.fitted.empty() ? std::string("none") : fmt::format("{}", fmt::join(c.fitted, ", ")));
   return out;
 }
 

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "plan/layout_prediction.h"
-#include "plan/speed_calibration.h"
 
 namespace openrecipes {
 
@@ -19,13 +18,6 @@ nlohmann::json layout_to_json(const Layout& layout);
 /// memory_bytes, usable_memory_bytes, fits, and with `details` the per-stage memory and the step
 /// time terms.
 nlohmann::json prediction_to_json(const LayoutPrediction& prediction, bool details);
-
-/// The calibration as JSON: parameters, fitted names, and per recipe the measured, fitted and
-/// leave-one-out figures.
-nlohmann::json calibration_to_json(const SpeedCalibration& calibration);
-
-/// The calibration as a text table, one row per recipe, then the parameters.
-std::string calibration_text(const SpeedCalibration& calibration);
 
 /// One layout explained: the memory of every stage by kind and the step-time terms, as text.
 std::string prediction_explanation_text(const LayoutPrediction& prediction);

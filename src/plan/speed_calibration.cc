@@ -1,222 +1,178 @@
 #include "plan/speed_calibration.h"
 
+#include <ceres/ceres.h>
+
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <memory>
+
+#include "plan/calibration_summary.h"
 
 namespace openrecipes {
 namespace {
 
-/// One free parameter as the fit sees it: a coordinate u in [low, high] (the logarithm of an
-/// efficiency or factor, or an overhead in seconds), in the order the fit prefers them.
-struct FreeParameter {
-  const char* name;
-  double SpeedParameters::*field;
-  bool logarithmic;
-  double low, high;  ///< bounds of the parameter itself (not of u)
-};
+// Huber scale on the log error: rows within about 10% count quadratically.
+constexpr double kHuberScale = 0.1;
+// Weight of the pull of each parameter's log towards its prior's.
+constexpr double kPriorWeight = 0.1;
 
-// Priority: the compute rate first (every recipe depends on it), then the parameters only a
-// layout feature identifies, then the rest. Bounds keep every value physical.
-const FreeParameter kFreeParameters[] = {
-    {"matmul_efficiency", &SpeedParameters::matmul_efficiency, true, 0.05, 1.0},
-    {"recompute_unit_overhead_s", &SpeedParameters::recompute_unit_overhead_s, false, 0.0, 0.05},
-    {"flex_dispatcher_factor", &SpeedParameters::flex_dispatcher_factor, true, 0.25, 4.0},
-    {"communication_efficiency", &SpeedParameters::communication_efficiency, true, 0.05, 1.0},
-    {"attention_efficiency", &SpeedParameters::attention_efficiency, true, 0.02, 1.0},
-    {"layer_overhead_s", &SpeedParameters::layer_overhead_s, false, 0.0, 0.01},
-};
+using Bounds = std::vector<SpeedParameterBound>;
 
-double to_u(const FreeParameter& f, double value) {
-  return f.logarithmic ? std::log(value) : value;
+double to_u(const SpeedParameterBound& b, double value) {
+  return b.logarithmic ? std::log(value) : value;
 }
-double from_u(const FreeParameter& f, double u) { return f.logarithmic ? std::exp(u) : u; }
-double u_low(const FreeParameter& f) { return to_u(f, f.low); }
-double u_high(const FreeParameter& f) { return to_u(f, f.high); }
+double from_u(const SpeedParameterBound& b, double u) { return b.logarithmic ? std::exp(u) : u; }
+
+SpeedParameters parameters_from(const std::vector<double>& u, const SpeedParameters& prior) {
+  SpeedParameters p = prior;
+  const Bounds& bounds = speed_parameter_bounds();
+  for (std::size_t i = 0; i < bounds.size(); ++i) p.*bounds[i].field = from_u(bounds[i], u[i]);
+  return p;
+}
 
 double predict(const MeasuredLayout& r, const SpeedParameters& p) {
-  return estimate_speed(r.model, r.cluster, r.workload, r.layout, p).tokens_per_s_per_gpu;
+  return predict_tokens_per_s_per_gpu(r.model, r.cluster, r.workload, r.layout, p);
 }
 
-/// The parameters the set identifies, in priority order: a parameter joins when its column of the
-/// Jacobian d log(predicted) / du over the set is not (nearly) in the span of the columns already
-/// chosen (relative residual above 5%), so a parameter that changes no recipe's prediction, or
-/// changes them all in proportion to one already fitted, keeps its prior. At most n parameters for
-/// n recipes.
-std::vector<const FreeParameter*> identifiable(const std::vector<const MeasuredLayout*>& set,
+// One row's weighted log error, as Ceres evaluates it.
+struct RowResidual {
+  const MeasuredLayout* row;
+  double weight;
+  const SpeedParameters* prior;
+  bool operator()(double const* const* u, double* residual) const {
+    const std::size_t n = speed_parameter_bounds().size();
+    std::vector<double> values(u[0], u[0] + n);
+    double predicted = predict(*row, parameters_from(values, *prior));
+    if (!(predicted > 0) || !std::isfinite(predicted)) return false;
+    residual[0] = weight * std::log(predicted / row->tokens_per_s_per_gpu);
+    return true;
+  }
+};
+
+// The pull of every parameter towards its prior.
+struct PriorResidual {
+  std::vector<double> prior_u;
+  bool operator()(double const* const* u, double* residual) const {
+    for (std::size_t i = 0; i < prior_u.size(); ++i)
+      residual[i] = kPriorWeight * (u[0][i] - prior_u[i]);
+    return true;
+  }
+};
+
+// Fits the parameters on `rows`; returns the fitted coordinates.
+std::vector<double> fit(const std::vector<const MeasuredLayout*>& rows,
+                        const SpeedParameters& prior) {
+  const Bounds& bounds = speed_parameter_bounds();
+  const int n = static_cast<int>(bounds.size());
+  std::vector<double> prior_u, u;
+  for (const SpeedParameterBound& b : bounds) {
+    double value = std::clamp(prior.*b.field, b.low, b.high);
+    prior_u.push_back(to_u(b, value));
+  }
+  u = prior_u;
+  if (rows.empty()) return u;
+  std::map<std::string, int> per_model;
+  for (const MeasuredLayout* r : rows) ++per_model[r->model.name];
+
+  ceres::Problem problem;
+  for (const MeasuredLayout* r : rows) {
+    auto* cost = new ceres::DynamicNumericDiffCostFunction<RowResidual, ceres::CENTRAL>(
+        new RowResidual{r, 1 / std::sqrt(static_cast<double>(per_model[r->model.name])), &prior});
+    cost->AddParameterBlock(n);
+    cost->SetNumResiduals(1);
+    problem.AddResidualBlock(cost, new ceres::HuberLoss(kHuberScale), u.data());
+  }
+  auto* pull = new ceres::DynamicNumericDiffCostFunction<PriorResidual, ceres::CENTRAL>(
+      new PriorResidual{prior_u});
+  pull->AddParameterBlock(n);
+  pull->SetNumResiduals(n);
+  problem.AddResidualBlock(pull, nullptr, u.data());
+  for (int i = 0; i < n; ++i) {
+    problem.SetParameterLowerBound(
+        u.data(), i,
+        to_u(bounds[static_cast<std::size_t>(i)], bounds[static_cast<std::size_t>(i)].low));
+    problem.SetParameterUpperBound(
+        u.data(), i,
+        to_u(bounds[static_cast<std::size_t>(i)], bounds[static_cast<std::size_t>(i)].high));
+  }
+  ceres::Solver::Options options;
+  options.linear_solver_type = ceres::DENSE_QR;
+  options.max_num_iterations = 60;
+  options.num_threads = 1;
+  options.logging_type = ceres::SILENT;
+  options.minimizer_progress_to_stdout = false;
+  ceres::Solver::Summary summary;
+  ceres::Solve(options, &problem, &summary);
+  return u;
+}
+
+std::vector<FittedParameter> fitted_parameters(const std::vector<double>& u,
                                                const SpeedParameters& prior) {
-  std::vector<const FreeParameter*> chosen;
-  std::vector<std::vector<double>> basis;  // orthonormal columns (Gram-Schmidt)
-  for (const FreeParameter& f : kFreeParameters) {
-    if (chosen.size() >= set.size()) break;
-    double u0 = std::clamp(to_u(f, prior.*f.field), u_low(f), u_high(f));
-    double step = f.logarithmic ? 0.05 : (f.high - f.low) * 0.01;
-    double u1 = u0 + step <= u_high(f) ? u0 + step : u0 - step;
-    SpeedParameters a = prior, b = prior;
-    a.*f.field = from_u(f, u0);
-    b.*f.field = from_u(f, u1);
-    std::vector<double> column;
-    for (const MeasuredLayout* r : set) {
-      double pa = predict(*r, a), pb = predict(*r, b);
-      column.push_back(pa > 0 && pb > 0 ? (std::log(pb) - std::log(pa)) / (u1 - u0) : 0);
-    }
-    double norm = 0;
-    for (double c : column) norm += c * c;
-    norm = std::sqrt(norm);
-    if (norm < 1e-9) continue;
-    std::vector<double> residual = column;
-    for (const std::vector<double>& q : basis) {
-      double dot = 0;
-      for (std::size_t i = 0; i < q.size(); ++i) dot += q[i] * residual[i];
-      for (std::size_t i = 0; i < q.size(); ++i) residual[i] -= dot * q[i];
-    }
-    double rnorm = 0;
-    for (double c : residual) rnorm += c * c;
-    rnorm = std::sqrt(rnorm);
-    if (rnorm / norm < 0.05) continue;
-    for (double& c : residual) c /= rnorm;
-    basis.push_back(residual);
-    chosen.push_back(&f);
+  std::vector<FittedParameter> out;
+  const Bounds& bounds = speed_parameter_bounds();
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    const SpeedParameterBound& b = bounds[i];
+    FittedParameter f{b.name, from_u(b, u[i]), prior.*b.field, b.low, b.high, false};
+    double lo = to_u(b, b.low), hi = to_u(b, b.high), tol = 1e-3 * std::max(1.0, hi - lo);
+    f.at_bound = u[i] - lo < tol || hi - u[i] < tol;
+    out.push_back(f);
   }
-  return chosen;
+  return out;
 }
 
-/// Log residuals log(predicted) - log(measured) of the set at coordinates `u` of `chosen`.
-std::vector<double> residuals(const std::vector<const MeasuredLayout*>& set, SpeedParameters p,
-                              const std::vector<const FreeParameter*>& chosen,
-                              const std::vector<double>& u) {
-  for (std::size_t k = 0; k < chosen.size(); ++k) p.*chosen[k]->field = from_u(*chosen[k], u[k]);
-  std::vector<double> r;
-  for (const MeasuredLayout* m : set) {
-    double predicted = predict(*m, p);
-    r.push_back(predicted > 0 ? std::log(predicted) - std::log(m->tokens_per_s_per_gpu) : 1e3);
-  }
-  return r;
-}
-
-double sum_of_squares(const std::vector<double>& r) {
-  double s = 0;
-  for (double x : r) s += x * x;
-  return s;
-}
-
-/// Solves the k x k system a x = b by Gaussian elimination with partial pivoting; a singular
-/// pivot leaves its unknown at 0.
-std::vector<double> solve(std::vector<std::vector<double>> a, std::vector<double> b) {
-  const std::size_t k = b.size();
-  for (std::size_t c = 0; c < k; ++c) {
-    std::size_t pivot = c;
-    for (std::size_t r = c + 1; r < k; ++r) {
-      if (std::abs(a[r][c]) > std::abs(a[pivot][c])) pivot = r;
-    }
-    std::swap(a[c], a[pivot]);
-    std::swap(b[c], b[pivot]);
-    if (std::abs(a[c][c]) < 1e-300) continue;
-    for (std::size_t r = c + 1; r < k; ++r) {
-      double f = a[r][c] / a[c][c];
-      for (std::size_t cc = c; cc < k; ++cc) a[r][cc] -= f * a[c][cc];
-      b[r] -= f * b[c];
-    }
-  }
-  std::vector<double> x(k, 0);
-  for (std::size_t c = k; c-- > 0;) {
-    if (std::abs(a[c][c]) < 1e-300) continue;
-    double s = b[c];
-    for (std::size_t cc = c + 1; cc < k; ++cc) s -= a[c][cc] * x[cc];
-    x[c] = s / a[c][c];
-  }
-  return x;
-}
-
-/// Levenberg-Marquardt (Marquardt 1963) on the log residuals over the chosen coordinates, with a
-/// forward-difference Jacobian and steps clamped to the bounds; 200 iterations at most, stopping
-/// when a step no longer lowers the error measurably. Deterministic: fixed order and constants.
-SpeedParameters fit(const std::vector<const MeasuredLayout*>& set, const SpeedParameters& prior,
-                    const std::vector<const FreeParameter*>& chosen) {
-  SpeedParameters p = prior;
-  if (chosen.empty()) return p;
-  const std::size_t k = chosen.size(), n = set.size();
-  std::vector<double> u(k);
-  for (std::size_t i = 0; i < k; ++i) {
-    const FreeParameter& f = *chosen[i];
-    // Overheads start a little above their bound so their derivative is not one-sided at zero.
-    double start =
-        f.logarithmic ? prior.*f.field : std::max(prior.*f.field, (f.high - f.low) * 1e-3);
-    u[i] = std::clamp(to_u(f, start), u_low(f), u_high(f));
-  }
-  std::vector<double> r = residuals(set, prior, chosen, u);
-  double current = sum_of_squares(r);
-  double lambda = 1e-3;
-  for (int iteration = 0; iteration < 200 && current > 1e-24; ++iteration) {
-    std::vector<std::vector<double>> jac(n, std::vector<double>(k));
-    for (std::size_t c = 0; c < k; ++c) {
-      const FreeParameter& f = *chosen[c];
-      double h = (u_high(f) - u_low(f)) * 1e-6;
-      std::vector<double> v = u;
-      v[c] = u[c] + h <= u_high(f) ? u[c] + h : u[c] - h;
-      std::vector<double> rv = residuals(set, prior, chosen, v);
-      for (std::size_t i = 0; i < n; ++i) jac[i][c] = (rv[i] - r[i]) / (v[c] - u[c]);
-    }
-    std::vector<std::vector<double>> jtj(k, std::vector<double>(k, 0));
-    std::vector<double> jtr(k, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t a = 0; a < k; ++a) {
-        jtr[a] -= jac[i][a] * r[i];
-        for (std::size_t b = 0; b < k; ++b) jtj[a][b] += jac[i][a] * jac[i][b];
-      }
-    }
-    bool improved = false;
-    while (lambda < 1e12) {
-      std::vector<std::vector<double>> damped = jtj;
-      for (std::size_t a = 0; a < k; ++a) damped[a][a] += lambda * (jtj[a][a] + 1e-12);
-      std::vector<double> step = solve(damped, jtr);
-      std::vector<double> v = u;
-      for (std::size_t a = 0; a < k; ++a)
-        v[a] = std::clamp(u[a] + step[a], u_low(*chosen[a]), u_high(*chosen[a]));
-      std::vector<double> rv = residuals(set, prior, chosen, v);
-      double next = sum_of_squares(rv);
-      if (next < current) {
-        improved = current - next > 1e-15 * (1 + current);
-        u = v, r = rv, current = next;
-        lambda = std::max(lambda / 3, 1e-12);
-        break;
-      }
-      lambda *= 4;
-    }
-    if (!improved) break;
-  }
-  for (std::size_t a = 0; a < k; ++a) p.*chosen[a]->field = from_u(*chosen[a], u[a]);
-  return p;
+CalibrationRow row_of(const MeasuredLayout& r, const SpeedParameters& fitted) {
+  CalibrationRow row;
+  row.name = r.name;
+  row.model = r.model.name;
+  row.group_key =
+      r.model.name + " / " + r.cluster.gpu.type + " / " + std::to_string(r.cluster.gpus);
+  row.moe = r.model.is_moe();
+  row.gpu_type = r.cluster.gpu.type;
+  row.precision = precision_name(r.workload.precision);
+  row.published = r.published;
+  row.measured_tokens_per_s_per_gpu = r.tokens_per_s_per_gpu;
+  row.fitted_tokens_per_s_per_gpu = predict(r, fitted);
+  return row;
 }
 
 }  // namespace
 
 SpeedCalibration calibrate_speed_model(const std::vector<MeasuredLayout>& measured,
-                                       const SpeedParameters& prior) {
+                                       const SpeedParameters& prior, bool leave_one_model_out) {
   SpeedCalibration result;
-  result.parameters = prior;
-  if (measured.empty()) return result;
   std::vector<const MeasuredLayout*> all;
-  for (const MeasuredLayout& r : measured) all.push_back(&r);
-  std::vector<const FreeParameter*> chosen = identifiable(all, prior);
-  for (const FreeParameter* f : chosen) result.fitted.push_back(f->name);
-  result.parameters = fit(all, prior, chosen);
+  for (const MeasuredLayout& m : measured) all.push_back(&m);
+  std::vector<double> u = fit(all, prior);
+  result.parameters = parameters_from(u, prior);
+  result.fitted = fitted_parameters(u, prior);
+  for (const MeasuredLayout& m : measured) result.rows.push_back(row_of(m, result.parameters));
 
-  for (std::size_t i = 0; i < measured.size(); ++i) {
-    std::vector<const MeasuredLayout*> others;
-    for (std::size_t j = 0; j < measured.size(); ++j) {
-      if (j != i) others.push_back(&measured[j]);
-    }
-    SpeedParameters loo = others.empty() ? prior : fit(others, prior, identifiable(others, prior));
-    CalibrationRow row;
-    row.name = measured[i].name;
-    row.measured_tokens_per_s_per_gpu = measured[i].tokens_per_s_per_gpu;
-    row.fitted_tokens_per_s_per_gpu = predict(measured[i], result.parameters);
-    row.leave_one_out_tokens_per_s_per_gpu = predict(measured[i], loo);
-    row.leave_one_out_error =
-        (row.leave_one_out_tokens_per_s_per_gpu - row.measured_tokens_per_s_per_gpu) /
-        row.measured_tokens_per_s_per_gpu;
-    result.rows.push_back(row);
+  // Leave one model out: refit without the model's rows, predict them.
+  std::vector<std::string> models;
+  for (const MeasuredLayout& m : measured) {
+    if (std::find(models.begin(), models.end(), m.model.name) == models.end())
+      models.push_back(m.model.name);
   }
+  result.models = static_cast<int>(models.size());
+  for (const std::string& model : models) {
+    SpeedParameters held_out = result.parameters;
+    if (leave_one_model_out) {
+      std::vector<const MeasuredLayout*> others;
+      for (const MeasuredLayout& m : measured)
+        if (m.model.name != model) others.push_back(&m);
+      held_out = parameters_from(fit(others, prior), prior);
+    }
+    for (std::size_t i = 0; i < measured.size(); ++i) {
+      if (measured[i].model.name != model) continue;
+      CalibrationRow& row = result.rows[i];
+      row.leave_one_out_tokens_per_s_per_gpu = predict(measured[i], held_out);
+      row.leave_one_out_error =
+          (row.leave_one_out_tokens_per_s_per_gpu - row.measured_tokens_per_s_per_gpu) /
+          row.measured_tokens_per_s_per_gpu;
+    }
+  }
+  summarize_calibration(result);
   return result;
 }
 

@@ -1,5 +1,7 @@
-// Fits the speed model's free parameters to the catalog's measured recipes and reports the
-// leave-one-out error of each: how well the model predicts a recipe it was not fitted on.
+// Fits the speed model's free parameters to measured layouts (the catalog's recipes and the
+// published measurements of data/measurements/) and reports how well the model predicts what it
+// was not fitted on: the leave-one-model-out error of every row, by group, and the rank order
+// within each (model, GPU type, GPU count).
 #pragma once
 
 #include <string>
@@ -12,9 +14,9 @@
 
 namespace openrecipes {
 
-/// One measured recipe as the calibration sees it.
+/// One measured layout as the calibration sees it.
 struct MeasuredLayout {
-  std::string name;  ///< the recipe's path, for output
+  std::string name;  ///< the recipe's path, or a published row's label, for output
   ModelShape model;
   ClusterShape cluster;
   PlanWorkload workload;
@@ -26,36 +28,65 @@ struct MeasuredLayout {
   bool published = false;  ///< from data/measurements/ rather than the catalog's recipes
 };
 
-/// One recipe's row of the calibration report.
+/// One measured layout's row of the calibration report.
 struct CalibrationRow {
   std::string name;
+  std::string model;      ///< the model's name (the unit left out)
+  std::string group_key;  ///< "model / GPU type / GPUs", for rank correlation
+  bool moe = false;
+  std::string gpu_type;
+  std::string precision;
+  bool published = false;
   double measured_tokens_per_s_per_gpu = 0;
-  double fitted_tokens_per_s_per_gpu = 0;  ///< predicted with parameters fitted on all recipes
-  double leave_one_out_tokens_per_s_per_gpu =
-      0;                           ///< predicted with parameters fitted on the others
+  double fitted_tokens_per_s_per_gpu = 0;  ///< predicted with parameters fitted on every row
+  /// predicted with parameters fitted on the rows of every other model
+  double leave_one_out_tokens_per_s_per_gpu = 0;
   double leave_one_out_error = 0;  ///< (leave-one-out - measured) / measured
 };
 
-/// The fitted parameters and the per-recipe report.
-struct SpeedCalibration {
-  SpeedParameters parameters;  ///< fitted on every measured recipe
-  std::vector<CalibrationRow> rows;
-  /// The parameters that were fitted (identifiable from the data); the rest keep their priors.
-  std::vector<std::string> fitted;
+/// One fitted parameter: its value, bounds and prior.
+struct FittedParameter {
+  std::string name;
+  double value = 0, prior = 0, low = 0, high = 0;
+  bool at_bound = false;  ///< within 0.1% (log) of a bound
 };
 
-/// Fits `parameters` (starting from `prior`) to minimise the squared log error of predicted vs
-/// measured tokens/s per GPU over `measured`, then refits leaving each recipe out. Deterministic.
-/// An empty `measured` gives the prior and no rows.
-///
-/// Which parameters are fitted: in the order matmul_efficiency, recompute_unit_overhead_s,
-/// flex_dispatcher_factor, communication_efficiency, attention_efficiency, layer_overhead_s, a
-/// parameter is fitted when it changes some recipe's prediction in a way the parameters already
-/// chosen cannot (its column of d log(prediction) / d parameter at the prior is not within 5% of
-/// their span), and at most n of them for n recipes. The others keep their priors. The fit is
-/// Levenberg-Marquardt within bounds (efficiencies and the flex factor in log space, overheads in
-/// seconds). Each leave-one-out refit chooses its parameters the same way.
+/// Mean absolute leave-one-out error of a group of rows.
+struct GroupError {
+  std::string group;  ///< e.g. "dense", "MoE", "GPU H100", "precision fp8"
+  int rows = 0;
+  double mape = 0;  ///< fraction
+};
+
+/// Spearman's rank correlation of leave-one-out predictions against measurements within a group.
+struct RankAgreement {
+  std::string group;  ///< "model / GPU type / GPUs"
+  int rows = 0;
+  double spearman = 0;  ///< in [-1, 1]
+};
+
+/// The fit and its report.
+struct SpeedCalibration {
+  SpeedParameters parameters;  ///< fitted on every row
+  std::vector<FittedParameter> fitted;
+  std::vector<CalibrationRow> rows;
+  double mape = 0;  ///< mean |leave-one-out error| over every row, fraction
+  std::vector<GroupError> groups;
+  std::vector<RankAgreement> ranks;
+  int models = 0;  ///< distinct models (fits run: one per model plus the full fit)
+};
+
+/// Fits the parameters of speed_parameter_bounds() within their bounds, starting from `prior`:
+/// Ceres Solver's bounded trust-region least squares on the log error of predicted against
+/// measured tokens/s per GPU, a Huber loss of scale 0.1 (so a row off by far more than 10% pulls
+/// linearly, not quadratically), each row weighted 1 / sqrt(its model's rows) so no model
+/// dominates, and a weak pull (weight 0.1 per unit of log) of each parameter towards its prior so
+/// a parameter the rows do not identify stays there. Then refits once per model without that
+/// model's rows, for the leave-one-model-out error of each. Deterministic (one thread, fixed
+/// order). An empty `measured` gives the prior and no rows. `leave_one_model_out` false skips the
+/// refits (rows then carry the fitted prediction as their leave-one-out one).
 SpeedCalibration calibrate_speed_model(const std::vector<MeasuredLayout>& measured,
-                                       const SpeedParameters& prior = {});
+                                       const SpeedParameters& prior = {},
+                                       bool leave_one_model_out = true);
 
 }  // namespace openrecipes

@@ -8,39 +8,48 @@
 #include "figures/figures.h"
 #include "layout/layout_rules.h"
 #include "layout/pipeline_stages.h"
+#include "plan/collective_time.h"
+#include "plan/layer_compute.h"
 
 namespace openrecipes {
 namespace {
 
-constexpr double kBf16Bytes = 2;  // activations, parameters gathered, a2a payloads
+constexpr double kBf16Bytes = 2;  // activations, gathered parameters, all-to-all payloads
 constexpr double kFp32Bytes =
     4;  // gradients reduced in FP32 (Megatron-Bridge's grad_reduce_in_fp32)
-// Gated DeltaNet chunk length: the chunked kernels of flash-linear-attention
-// (chunk_gated_delta_rule) use 64-token chunks; Yang et al. 2024 (arXiv:2412.06464), sec. 3.
-constexpr double kDeltaNetChunkTokens = 64;
+// Distributed Adam step per parameter of the rank's shard: read the FP32 gradient, master weight
+// and two moments (16 B), write the three back (12 B) and the BF16 weight (2 B).
+constexpr double kOptimizerBytesPerParam = 30;
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
-/// Seconds of a ring all-gather or reduce-scatter of a `bytes` buffer over `group` ranks at
-/// `bytes_per_s` per rank: each rank moves (g - 1) / g of the buffer (Thakur et al. 2005).
-double ring_collective_s(double bytes, int group, double bytes_per_s) {
-  if (group <= 1 || bytes_per_s <= 0) return 0;
-  return (group - 1.0) / group * bytes / bytes_per_s;
-}
-
-/// One direction's link per GPU, bytes/s: NVLink when `span` consecutive ranks fit in a node,
-/// else the network, scaled by the achieved fraction.
-double link_bytes_per_s(const ClusterShape& cluster, int span, double efficiency) {
-  bool in_node = cluster.per_node <= 0 || span <= cluster.per_node;
-  double gb = in_node ? cluster.gpu.nvlink_gb_per_s : cluster.gpu.network_gb_per_s;
-  return gb * 1e9 * efficiency;
-}
-
-const char* link_name(const ClusterShape& cluster, int span) {
-  return cluster.per_node <= 0 || span <= cluster.per_node ? "NVLink" : "network";
-}
-
 }  // namespace
+
+const std::vector<SpeedParameterBound>& speed_parameter_bounds() {
+  static const std::vector<SpeedParameterBound> bounds = {
+      {"gemm_efficiency", &SpeedParameters::gemm_efficiency, 0.4, 0.95, true,
+       "achieved / peak FLOP/s of a large BF16 GEMM"},
+      {"low_precision_gemm_efficiency", &SpeedParameters::low_precision_gemm_efficiency, 0.25, 0.95,
+       true, "achieved / peak FLOP/s of a large FP8, MXFP8 or NVFP4 GEMM"},
+      {"attention_efficiency", &SpeedParameters::attention_efficiency, 0.2, 0.9, true,
+       "achieved / peak FLOP/s of attention's matmuls"},
+      {"hbm_efficiency", &SpeedParameters::hbm_efficiency, 0.4, 0.95, true,
+       "achieved / peak HBM bandwidth of elementwise kernels"},
+      {"communication_efficiency", &SpeedParameters::communication_efficiency, 0.3, 0.95, true,
+       "achieved / link bandwidth of collectives"},
+      {"collective_latency_s", &SpeedParameters::collective_latency_s, 2e-6, 1e-4, true,
+       "fixed seconds per collective call"},
+      {"kernel_overhead_s", &SpeedParameters::kernel_overhead_s, 1e-6, 4e-5, true,
+       "fixed seconds per kernel"},
+      {"routing_imbalance", &SpeedParameters::routing_imbalance, 1.0, 3.0, true,
+       "busiest EP rank's routed tokens / mean, natural routing"},
+      {"recompute_unit_overhead_s", &SpeedParameters::recompute_unit_overhead_s, 1e-6, 1e-2, true,
+       "fixed seconds per full-recompute unit per micro-batch"},
+      {"flex_dispatcher_factor", &SpeedParameters::flex_dispatcher_factor, 0.3, 1.5, true,
+       "flex (DeepEP) all-to-all time / alltoall's"},
+  };
+  return bounds;
+}
 
 ForwardFlops forward_flops_per_token(const ModelShape& m, std::int64_t row_tokens) {
   ForwardFlops f;
@@ -80,46 +89,38 @@ namespace {
 // The layout's group sizes (each at least 1) and the shape of one step's micro-batches.
 struct StepShape {
   int tp = 1, pp = 1, cp = 1, vpp = 1, ep = 1, etp = 1;
-  int world = 1;              // W
-  int dp = 1;                 // implied DP
-  int rows_per_mb = 1;        // rows per micro-batch
-  int layers = 1;             // the model's decoder layers
-  double s = 0;               // tokens per row
-  double m = 1;               // micro-batches per DP rank per step
-  double tokens_per_gpu = 0;  // one micro-batch's tokens on one GPU: rows x s / (TP x CP)
+  int world = 1;        // W
+  int dp = 1;           // implied DP
+  int rows_per_mb = 1;  // rows per micro-batch
+  int layers = 1;       // the model's decoder layers
+  double s = 0;         // tokens per row
+  double m = 1;         // micro-batches per DP rank per step
 };
 
-// Computes the group sizes, micro-batches per DP rank and tokens per GPU of `layout`.
 StepShape step_shape(const ModelShape& model, const ClusterShape& cluster,
                      const PlanWorkload& workload, const Layout& layout) {
   StepShape sh;
   sh.tp = std::max(layout.tp, 1), sh.pp = std::max(layout.pp, 1), sh.cp = std::max(layout.cp, 1);
-  sh.vpp = std::max(layout.vpp, 1), sh.ep = std::max(layout.ep, 1),
+  sh.vpp = std::max(layout.vpp, 1), sh.ep = std::max(layout.ep, 1);
   sh.etp = std::max(layout.etp, 1);
   sh.world = std::max(cluster.gpus, 1);
   sh.dp = std::max(implied_data_parallel(cluster, layout), 1);
   sh.rows_per_mb = std::max(layout.rows_per_microbatch, 1);
   sh.s = d(workload.row_tokens);
-  // Micro-batches per DP rank per step.
   sh.m = std::max(1.0, d(workload.global_batch) / (sh.dp * sh.rows_per_mb));
   sh.layers = std::max(model.layers, 1);
-  // The stage's GPUs (TP x CP x DP of them) share its tokens evenly: TP and CP split each row's
-  // dense work, and EP spreads the routed experts' tokens over the stage (balanced routing), so one
-  // GPU does rows x s / (TP x CP) tokens' worth of every layer of the stage.
-  sh.tokens_per_gpu = sh.rows_per_mb * sh.s / (sh.tp * sh.cp);
   return sh;
 }
 
 // The pipeline stage that does the most FLOPs per micro-batch.
 struct LoadedStage {
   int index = 0;
-  int layers = 0;              // decoder layers on it
-  bool has_output = true;      // holds the output layer
-  bool has_embedding = false;  // holds the input embedding
-  double layer_share = 0;      // its layers / the model's layers
+  int layers = 0;
+  bool has_output = true;
+  bool has_embedding = false;
+  double layer_share = 1;  // its layers / the model's layers
 };
 
-// Finds the most loaded stage of `layout` (the whole model when there are no stages).
 LoadedStage most_loaded_stage(const ModelShape& model, const Layout& layout, const ForwardFlops& f,
                               const StepShape& sh) {
   std::vector<PipelineStage> stages = pipeline_stages(model, layout, static_cast<int>(sh.m));
@@ -180,325 +181,301 @@ RecomputeCost recompute_cost(const Layout& layout, int stage_layers, int vpp) {
   return rc;
 }
 
-// What every term of one micro-batch needs: the inputs, the layout's sizes, the most loaded stage
-// and its recompute.
-struct Microbatch {
-  const ModelShape& model;
-  const ClusterShape& cluster;
-  const Layout& layout;
-  const SpeedParameters& p;
+// The achieved rates of `cluster`'s GPU for `workload`'s precision under `p`.
+ComputeRates rates_of(const ClusterShape& cluster, const PlanWorkload& workload,
+                      const SpeedParameters& p) {
+  const Gpu& gpu = cluster.gpu;
+  const bool blackwell = gpu.peak_mxfp8_dense_flop_per_s > 0;
+  const double hbm = gpu.hbm_gb_per_s * 1e9 * p.hbm_efficiency;
+  ComputeRates r;
+  r.bf16 =
+      gemm_device(gpu.peak_bf16_dense_flop_per_s, p.gemm_efficiency, hbm, gpu.sm_count, blackwell);
+  double peak = gpu.peak_bf16_dense_flop_per_s;
+  switch (workload.precision) {
+    case Precision::kFp8:
+      peak = gpu.peak_fp8_dense_flop_per_s, r.linear_input_bytes = 1;
+      break;
+    case Precision::kMxfp8:
+      peak = gpu.peak_mxfp8_dense_flop_per_s > 0 ? gpu.peak_mxfp8_dense_flop_per_s
+                                                 : gpu.peak_fp8_dense_flop_per_s;
+      r.linear_input_bytes = 1;
+      break;
+    case Precision::kNvfp4:
+      peak = gpu.peak_nvfp4_dense_flop_per_s > 0 ? gpu.peak_nvfp4_dense_flop_per_s
+                                                 : gpu.peak_fp8_dense_flop_per_s;
+      r.linear_input_bytes = 0.5;
+      break;
+    case Precision::kBf16:
+      break;
+  }
+  r.low_precision = workload.precision != Precision::kBf16 && peak > 0;
+  if (!r.low_precision) peak = gpu.peak_bf16_dense_flop_per_s, r.linear_input_bytes = 2;
+  r.linear =
+      gemm_device(peak, r.low_precision ? p.low_precision_gemm_efficiency : p.gemm_efficiency, hbm,
+                  gpu.sm_count, blackwell);
+  r.attention_flop_per_s = gpu.peak_bf16_dense_flop_per_s * p.attention_efficiency;
+  r.exp_per_s = gpu.peak_bf16_dense_flop_per_s / 256;
+  r.hbm_bytes_per_s = hbm;
+  r.kernel_overhead_s = p.kernel_overhead_s;
+  return r;
+}
+
+// A transfer partly hidden behind compute: seconds in all and exposed.
+struct Overlapped {
+  double raw_s = 0, s = 0;
+};
+
+// Every number of one step, before it is explained.
+struct StepBreakdown {
   StepShape sh;
   LoadedStage stage;
   RecomputeCost recompute;
-  double fwd_passes() const { return 1 + recompute.share; }  // forward passes of a layer
-};
-
-// One micro-batch's compute on one GPU of the stage: FLOPs and seconds.
-struct ComputeCost {
-  double matmul_flop_fwd = 0, output_flop_fwd = 0, attention_flop_fwd = 0, gdn_flop_fwd = 0;
-  double matmul_flop = 0, core_flop = 0;  // forward + backward + recompute
-  double bf16_peak = 0, linear_peak = 0;  // FLOP/s
-  double matmul_s = 0, core_s = 0;
-  double attention_core_s = 0;  // softmax attention's part of core_s, which CP overlaps
-};
-
-// Computes the micro-batch's FLOPs and their seconds at the achieved rates.
-ComputeCost compute_cost(const Microbatch& mb, const ForwardFlops& f,
-                         const PlanWorkload& workload) {
-  const double tokens_per_gpu = mb.sh.tokens_per_gpu, layer_share = mb.stage.layer_share;
-  const double recompute_share = mb.recompute.share, selective_share = mb.recompute.selective_share;
-  const SpeedParameters& p = mb.p;
-  ComputeCost c;
-  // Forward + backward (2 x forward, Narayanan et al. 2021) + recompute, per micro-batch per GPU.
-  c.matmul_flop_fwd = tokens_per_gpu * f.layer_matmul_flop * layer_share;
-  c.output_flop_fwd = mb.stage.has_output ? tokens_per_gpu * f.output_flop : 0;
-  c.attention_flop_fwd = tokens_per_gpu * f.attention_core_flop * layer_share;
-  c.gdn_flop_fwd = tokens_per_gpu * f.linear_attention_core_flop * layer_share;
-  c.matmul_flop = c.matmul_flop_fwd * (3 + recompute_share) + 3 * c.output_flop_fwd;
-  c.core_flop = c.attention_flop_fwd * (3 + std::max(recompute_share, selective_share)) +
-                c.gdn_flop_fwd * (3 + recompute_share);
-
-  // Rates: FP8 runs the decoder's linear layers at the FP8 peak; the output layer and the attention
-  // kernels stay in BF16 (Transformer Engine's FP8 recipes cover the layers' linear modules only).
-  const Gpu& gpu = mb.cluster.gpu;
-  c.bf16_peak = gpu.peak_bf16_dense_flop_per_s;
-  c.linear_peak = workload.precision == Precision::kFp8 && gpu.peak_fp8_dense_flop_per_s > 0
-                      ? gpu.peak_fp8_dense_flop_per_s
-                      : c.bf16_peak;
-  c.matmul_s = (c.matmul_flop_fwd * (3 + recompute_share)) / (c.linear_peak * p.matmul_efficiency) +
-               3 * c.output_flop_fwd / (c.bf16_peak * p.matmul_efficiency);
-  c.core_s = c.core_flop / (c.bf16_peak * p.attention_efficiency);
-  c.attention_core_s = c.attention_flop_fwd * (3 + std::max(recompute_share, selective_share)) /
-                       (c.bf16_peak * p.attention_efficiency);
-  return c;
-}
-
-// Communication per micro-batch. Ranks are ordered TP, CP, DP (EP within it), PP (Megatron-Core's
-// default order tp-cp-ep-dp-pp), so a group of stride x size consecutive ranks uses NVLink when
-// that span fits in a node.
-
-// A gather/scatter collective around a layer: its buffer and its exposed seconds.
-struct GatherScatterCost {
-  double bytes = 0;
-  double s = 0;
-};
-
-// A transfer partly hidden behind compute: seconds in all, hidden and exposed.
-struct OverlappedCost {
-  double raw_s = 0;
-  double hidden_s = 0;
-  double s = 0;
-};
-
-// Computes TP's all-gather and reduce-scatter seconds per micro-batch.
-// TP with sequence parallelism: an all-gather and a reduce-scatter of the micro-batch's
-// activations (rows x s / CP tokens x h x 2 B) around attention and around the MLP, forward, and
-// the same in backward; not overlapped (Korthikanti et al. 2022, arXiv:2205.05198, sec. 4.2.2).
-GatherScatterCost tp_communication(const Microbatch& mb) {
-  const StepShape& sh = mb.sh;
-  const double h = mb.model.hidden_size;
-  GatherScatterCost c;
-  c.bytes = sh.rows_per_mb * sh.s / sh.cp * h * kBf16Bytes;
-  c.s = mb.stage.layers * 2 * 2 * (mb.fwd_passes() + 1) *
-        ring_collective_s(c.bytes, sh.tp,
-                          link_bytes_per_s(mb.cluster, sh.tp, mb.p.communication_efficiency));
-  return c;
-}
-
-// Computes CP's K/V ring seconds per micro-batch and the part core attention hides.
-// CP: ring exchange of K and V (Megatron-Core/TE's p2p context parallelism): CP - 1 hops of one
-// rank's K/V chunk forward, K/V plus their gradients backward; overlapped with core attention,
-// only the excess is exposed.
-OverlappedCost cp_communication(const Microbatch& mb, const ComputeCost& compute) {
-  const StepShape& sh = mb.sh;
-  const int tp = sh.tp, cp = sh.cp;
-  double kv_bytes =
-      sh.rows_per_mb * sh.s / cp * 2 * mb.model.kv_heads * mb.model.head_dim * kBf16Bytes / tp;
-  double cp_link = link_bytes_per_s(mb.cluster, tp * cp, mb.p.communication_efficiency);
-  double attn_layers_on_stage = d(mb.model.attention_layers) * mb.stage.layer_share;
-  OverlappedCost c;
-  c.raw_s = cp > 1 && cp_link > 0
-                ? attn_layers_on_stage * (mb.fwd_passes() + 2) * (cp - 1) * kv_bytes / cp_link
-                : 0;
-  c.s = std::max(0.0, c.raw_s - compute.attention_core_s);
-  c.hidden_s = c.raw_s - c.s;
-  return c;
-}
-
-// MoE layers on the stage (fractional for an uneven share).
-double moe_layers_on_stage(const Microbatch& mb) {
-  return d(mb.model.moe_layers) * mb.stage.layer_share;
-}
-
-// Computes EP's all-to-all seconds per micro-batch and the part the shared expert hides.
-// EP: all-to-all dispatch and combine of the top-k copies of the GPU's tokens (rows x s /
-// (TP x CP) tokens x h x 2 B x k), of which (EP - 1) / EP leave the GPU, in every forward pass
-// and again in backward. The flex (DeepEP) dispatcher scales it by flex_dispatcher_factor.
-// Overlap: the shared expert can run while tokens are in flight, so its compute hides part of it.
-OverlappedCost ep_communication(const Microbatch& mb, const ComputeCost& compute) {
-  const int ep = mb.sh.ep, etp = mb.sh.etp;
-  OverlappedCost c;
-  if (ep > 1 && mb.model.is_moe()) {
-    const double h = mb.model.hidden_size;
-    const double tokens_per_gpu = mb.sh.tokens_per_gpu, moe_layers = moe_layers_on_stage(mb);
-    double a2a_bytes =
-        tokens_per_gpu * h * kBf16Bytes * mb.model.experts_per_token * (ep - 1.0) / ep;
-    double ep_link = link_bytes_per_s(mb.cluster, ep * etp, mb.p.communication_efficiency);
-    double factor = mb.layout.dispatcher == "flex" ? mb.p.flex_dispatcher_factor : 1.0;
-    c.raw_s =
-        ep_link > 0 ? moe_layers * 2 * (mb.fwd_passes() + 1) * a2a_bytes / ep_link * factor : 0;
-    double shared_s = moe_layers * tokens_per_gpu * 2 * d(mb.model.shared_expert_params) *
-                      (3 + mb.recompute.share) / (compute.linear_peak * mb.p.matmul_efficiency);
-    c.hidden_s = std::min(c.raw_s, shared_s);
-    c.s = c.raw_s - c.hidden_s;
-  }
-  return c;
-}
-
-// Computes ETP's all-gather and reduce-scatter seconds per micro-batch.
-// ETP: experts split over ETP ranks (expert tensor parallelism) gather the routed copies of the
-// group's tokens before the expert MLP and reduce-scatter its output, forward and backward, as TP
-// does around a dense MLP (Megatron-Core's MoE layer with expert_tensor_parallel_size > 1);
-// not overlapped.
-GatherScatterCost etp_communication(const Microbatch& mb) {
-  const int etp = mb.sh.etp;
-  GatherScatterCost c;
-  if (etp > 1 && mb.model.is_moe()) {
-    const double h = mb.model.hidden_size;
-    c.bytes = mb.sh.tokens_per_gpu * etp * mb.model.experts_per_token * h * kBf16Bytes;
-    c.s = moe_layers_on_stage(mb) * 2 * (mb.fwd_passes() + 1) *
-          ring_collective_s(c.bytes, etp,
-                            link_bytes_per_s(mb.cluster, etp, mb.p.communication_efficiency));
-  }
-  return c;
-}
-
-// Computes PP's point-to-point seconds per micro-batch.
-// PP: each micro-batch's activations (rows x s / (TP x CP) tokens x h x 2 B) go forward and
-// their gradients back across the stage's boundaries, once per virtual chunk; point-to-point,
-// exposed.
-double pp_communication_s(const Microbatch& mb) {
-  if (mb.sh.pp <= 1) return 0;
-  const double h = mb.model.hidden_size;
-  double pp_link = link_bytes_per_s(mb.cluster, mb.sh.world, mb.p.communication_efficiency);
-  return pp_link > 0 ? 2.0 * mb.sh.vpp * mb.sh.tokens_per_gpu * h * kBf16Bytes / pp_link : 0;
-}
-
-// One micro-batch's seconds on one GPU of the stage, by term, after overlap.
-struct MicrobatchTime {
-  ComputeCost compute;
-  GatherScatterCost tp, etp;
-  OverlappedCost cp, ep;
-  double pp_s = 0;
-  double layer_overhead_s = 0, recompute_overhead_s = 0;
-  double total_s() const {
-    return compute.matmul_s + compute.core_s + tp.s + cp.s + ep.s + etp.s + pp_s +
-           layer_overhead_s + recompute_overhead_s;
-  }
-};
-
-// Computes every term of one micro-batch: compute, communication per parallelism, fixed costs.
-MicrobatchTime microbatch_time(const Microbatch& mb, const ForwardFlops& f,
-                               const PlanWorkload& workload) {
-  MicrobatchTime t;
-  t.compute = compute_cost(mb, f, workload);
-  t.tp = tp_communication(mb);
-  t.cp = cp_communication(mb, t.compute);
-  t.ep = ep_communication(mb, t.compute);
-  t.etp = etp_communication(mb);
-  t.pp_s = pp_communication_s(mb);
-  // Fixed costs: per layer per pass (forward, backward, recomputed forward) and per recompute unit.
-  t.layer_overhead_s = mb.p.layer_overhead_s * mb.stage.layers * (2 + mb.recompute.share);
-  t.recompute_overhead_s = mb.p.recompute_unit_overhead_s * mb.recompute.units;
-  return t;
-}
-
-// DP's exposed communication per step.
-struct DpCost {
+  ComputeTime compute;
+  ComputeRates rates;
+  double gemm_s = 0, attention_s = 0, memory_bound_s = 0, kernel_s = 0, recompute_s = 0;
+  Overlapped tp, cp, ep;
+  double etp_s = 0, pp_s = 0;
+  double microbatch_s = 0, bubble_s = 0;
+  double dp_rs_s = 0, dp_ag_s = 0, dp_s = 0, optimizer_s = 0;
   int expert_dp = 1;
-  double rs_s = 0, ag_s = 0;  // gradient reduce-scatter and parameter all-gather, in all
-  double s = 0;               // exposed
+  double step_s = 0;
 };
 
-// Computes the gradient reduce-scatter and parameter all-gather of one step and what is exposed
-// beyond one micro-batch of `mb_s` seconds.
-// DP with the distributed optimizer: reduce-scatter of FP32 gradients and all-gather of BF16
-// parameters of the GPU's shard of the stage's weights: dense weights over DP, expert weights
-// over expert DP = W / (PP x EP x ETP). Megatron overlaps the gradient reduce-scatter with the
-// last micro-batch's backward and the parameter all-gather with the next step's first forward;
-// the last bucket (about one layer's worth) cannot overlap.
-DpCost dp_communication(const Microbatch& mb, double mb_s) {
-  const StepShape& sh = mb.sh;
-  const ModelShape& model = mb.model;
-  const int tp = sh.tp, cp = sh.cp, dp = sh.dp, ep = sh.ep, etp = sh.etp,
-            stage_layers = mb.stage.layers;
-  const double recompute_share = mb.recompute.share, efficiency = mb.p.communication_efficiency;
-  double dense_params = (model.dense_params_per_layer() * stage_layers +
-                         (mb.stage.has_output ? d(model.output_params) : 0) +
-                         (mb.stage.has_embedding ? d(model.embedding_params) : 0)) /
-                        tp;
-  double expert_params = model.expert_params_per_layer() * stage_layers / (ep * etp);
-  DpCost c;
-  c.expert_dp = std::max(sh.world / (sh.pp * ep * etp), 1);
-  double dp_span_dense = d(tp) * cp * dp, dp_span_expert = d(ep) * etp * c.expert_dp;
-  c.rs_s =
-      ring_collective_s(dense_params * kFp32Bytes, dp,
-                        link_bytes_per_s(mb.cluster, static_cast<int>(dp_span_dense), efficiency)) +
-      ring_collective_s(expert_params * kFp32Bytes, c.expert_dp,
-                        link_bytes_per_s(mb.cluster, static_cast<int>(dp_span_expert), efficiency));
-  c.ag_s = c.rs_s * kBf16Bytes / kFp32Bytes;
-  double backward_s = mb_s * 2.0 / (3 + recompute_share);
-  double forward_s = mb_s / (3 + recompute_share);
-  double tail_s = stage_layers > 0 ? (c.rs_s + c.ag_s) / stage_layers : 0;
-  c.s = std::max(0.0, c.rs_s - backward_s) + std::max(0.0, c.ag_s - forward_s) + tail_s;
-  return c;
+// Compute of one micro-batch, forward, backward and recompute, split by kind.
+void add_compute(StepBreakdown& b, const ModelShape& model, const PlanWorkload& workload,
+                 const SpeedParameters& p) {
+  StageWork w;
+  w.layer_share = b.stage.layer_share;
+  w.has_output = b.stage.has_output;
+  w.rows = b.sh.rows_per_mb, w.row_tokens = b.sh.s;
+  w.tp = b.sh.tp, w.cp = b.sh.cp, w.ep = b.sh.ep, w.etp = b.sh.etp;
+  w.routing_imbalance = workload.forced_balanced_routing ? 1.0 : p.routing_imbalance;
+  const ComputeTime& c = b.compute = micro_batch_compute(model, w, b.rates);
+  b.gemm_s = c.dense_gemm_fwd_s + c.expert_gemm_fwd_s + c.output_fwd_s + c.dense_gemm_bwd_s +
+             c.expert_gemm_bwd_s + c.output_bwd_s;
+  b.attention_s = c.attention_fwd_s + c.attention_bwd_s + c.gdn_fwd_s + c.gdn_bwd_s;
+  b.memory_bound_s = c.memory_bound_fwd_s + c.memory_bound_bwd_s;
+  b.kernel_s = 3 * c.kernels_fwd * b.rates.kernel_overhead_s;
+  // Full recompute runs the recomputed layers' forward again (the output layer is not
+  // recomputed); selective recomputes core attention only (Korthikanti et al. 2022, sec. 5).
+  double layers_fwd = c.forward_s(b.rates) - c.output_fwd_s;
+  b.recompute_s = b.recompute.share * layers_fwd + b.recompute.selective_share * c.attention_fwd_s +
+                  b.recompute.units * p.recompute_unit_overhead_s;
 }
 
-// Builds the explained terms of the step time (each micro-batch term times m).
-std::vector<StepTimeTerm> step_time_terms(const Microbatch& mb, const MicrobatchTime& t,
-                                          double bubble_s, const DpCost& dp) {
-  const StepShape& sh = mb.sh;
-  const ClusterShape& cluster = mb.cluster;
-  const SpeedParameters& p = mb.p;
-  const ComputeCost& c = t.compute;
+// Communication of one micro-batch: TP (with SP), CP's K/V ring, EP all-to-all, ETP, PP.
+// Ranks are ordered TP, CP, DP, PP for dense layers and ETP, EP, expert DP, PP for experts
+// (Megatron-Core's parallel_state rank generators), so a group of size g with stride s spans g x s
+// consecutive GPUs.
+void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& layout,
+                       const PlanWorkload& workload, const Fabric& fabric,
+                       const SpeedParameters& p) {
+  const StepShape& sh = b.sh;
+  const ComputeTime& c = b.compute;
+  const double h = model.hidden_size, passes = 1 + b.recompute.share;
+  const double tokens = sh.rows_per_mb * sh.s / sh.cp;  // per GPU, gathered over TP
+  // TP with sequence parallelism: all-gather before and reduce-scatter after attention and the
+  // MLP, in each forward pass and in backward (Korthikanti et al. 2022, arXiv:2205.05198,
+  // sec. 4.2.2). With --tp-comm-overlap they run under the GEMMs they feed, except the first
+  // chunk of each ring.
+  double tp_one = ring_collective_s(tokens * h * kBf16Bytes, sh.tp, sh.tp, fabric);
+  b.tp.raw_s = b.stage.layers * 4 * (passes + 1) * tp_one;
+  double dense_gemm_s = c.dense_gemm_fwd_s * passes + c.dense_gemm_bwd_s;
+  b.tp.s = workload.tp_comm_overlap && sh.tp > 1
+               ? std::max(b.tp.raw_s / sh.tp, b.tp.raw_s - dense_gemm_s)
+               : b.tp.raw_s;
+  // CP: ring exchange of K and V (Transformer Engine's p2p context parallelism), CP - 1 hops of
+  // one rank's K/V forward, K/V and their gradients backward, under core attention.
+  if (sh.cp > 1 && model.attention_layers > 0) {
+    double kv = tokens * 2 * model.kv_heads * model.head_dim * kBf16Bytes / sh.tp;
+    double attn_layers = d(model.attention_layers) * b.stage.layer_share;
+    b.cp.raw_s = attn_layers * (passes + 2) * (sh.cp - 1) * point_to_point_s(kv, sh.tp, fabric);
+    double attention_s = c.attention_fwd_s * passes + c.attention_bwd_s;
+    b.cp.s = std::max(0.0, b.cp.raw_s - attention_s);
+  }
+  // EP: all-to-all dispatch and combine of the routed copies of the GPU's tokens, in each forward
+  // pass and again in backward; the shared expert runs while they are in flight.
+  if (sh.ep > 1 && model.is_moe()) {
+    double imbalance = workload.forced_balanced_routing ? 1.0 : p.routing_imbalance;
+    double bytes = tokens / sh.tp * model.experts_per_token * h * kBf16Bytes * imbalance;
+    double factor = layout.dispatcher == "flex" ? p.flex_dispatcher_factor : 1.0;
+    double moe_layers = d(model.moe_layers) * b.stage.layer_share;
+    b.ep.raw_s =
+        moe_layers * 2 * (passes + 1) * factor * all_to_all_s(bytes, sh.ep, sh.ep * sh.etp, fabric);
+    double shared_s = c.shared_expert_fwd_s * (passes + 2);
+    b.ep.s = std::max(0.0, b.ep.raw_s - shared_s);
+  }
+  // ETP: the routed copies gathered over the ETP ranks before the expert MLP and reduce-scattered
+  // after it, as TP does around a dense MLP.
+  if (sh.etp > 1 && model.is_moe()) {
+    double bytes = tokens / sh.tp * sh.etp * model.experts_per_token * h * kBf16Bytes;
+    b.etp_s = d(model.moe_layers) * b.stage.layer_share * 2 * (passes + 1) *
+              ring_collective_s(bytes, sh.etp, sh.etp, fabric);
+  }
+  // PP: activations forward and gradients back across each virtual chunk's boundary; with VPP > 1
+  // Megatron-LM overlaps them with compute (overlap_p2p_comm), leaving the call latency.
+  if (sh.pp > 1) {
+    double bytes = tokens / sh.tp * h * kBf16Bytes;
+    double one = point_to_point_s(bytes, sh.world / sh.pp, fabric);
+    b.pp_s = 2.0 * sh.vpp * (sh.vpp > 1 ? fabric.latency_s : one);
+  }
+}
+
+// DP with the distributed optimizer: reduce-scatter of FP32 gradients and all-gather of the
+// parameters (BF16, or FP8 for a low-precision run: fp8_param_gather) of the stage's weights,
+// dense over DP x CP and experts over expert DP = W / (PP x EP x ETP); overlapped with the last
+// micro-batch's backward and the first one's forward, except a one-layer tail. Then the Adam step
+// over the rank's shard, memory-bound.
+void add_data_parallel(StepBreakdown& b, const ModelShape& model, const PlanWorkload& workload,
+                       const Fabric& fabric) {
+  const StepShape& sh = b.sh;
+  double dense = (model.dense_params_per_layer() * b.stage.layers +
+                  (b.stage.has_output ? d(model.output_params) : 0) +
+                  (b.stage.has_embedding ? d(model.embedding_params) : 0)) /
+                 sh.tp;
+  double expert = model.expert_params_per_layer() * b.stage.layers / (sh.ep * sh.etp);
+  b.expert_dp = std::max(sh.world / (sh.pp * sh.ep * sh.etp), 1);
+  int dense_group = sh.dp * sh.cp;
+  double gather_bytes = b.rates.low_precision ? 1 : kBf16Bytes;
+  b.dp_rs_s =
+      ring_collective_s(dense * kFp32Bytes, dense_group, sh.tp * dense_group, fabric) +
+      ring_collective_s(expert * kFp32Bytes, b.expert_dp, sh.ep * sh.etp * b.expert_dp, fabric);
+  b.dp_ag_s =
+      ring_collective_s(dense * gather_bytes, dense_group, sh.tp * dense_group, fabric) +
+      ring_collective_s(expert * gather_bytes, b.expert_dp, sh.ep * sh.etp * b.expert_dp, fabric);
+  double backward_s = b.compute.backward_s(b.rates);
+  double forward_s = b.compute.forward_s(b.rates);
+  double tail_s = b.stage.layers > 0 ? (b.dp_rs_s + b.dp_ag_s) / b.stage.layers : 0;
+  b.dp_s = std::max(0.0, b.dp_rs_s - backward_s) + std::max(0.0, b.dp_ag_s - forward_s) + tail_s;
+  double shard = dense / std::max(dense_group, 1) + expert / b.expert_dp;
+  b.optimizer_s =
+      b.rates.hbm_bytes_per_s > 0 ? shard * kOptimizerBytesPerParam / b.rates.hbm_bytes_per_s : 0;
+  (void)workload;
+}
+
+StepBreakdown step_breakdown(const ModelShape& model, const ClusterShape& cluster,
+                             const PlanWorkload& workload, const Layout& layout,
+                             const SpeedParameters& p) {
+  StepBreakdown b;
+  b.sh = step_shape(model, cluster, workload, layout);
+  const ForwardFlops f = forward_flops_per_token(model, workload.row_tokens);
+  b.stage = most_loaded_stage(model, layout, f, b.sh);
+  b.recompute = recompute_cost(layout, b.stage.layers, b.sh.vpp);
+  b.rates = rates_of(cluster, workload, p);
+  const Fabric fabric = fabric_of(cluster, p.communication_efficiency, p.collective_latency_s);
+  add_compute(b, model, workload, p);
+  add_communication(b, model, layout, workload, fabric, p);
+  b.microbatch_s = b.gemm_s + b.attention_s + b.memory_bound_s + b.kernel_s + b.recompute_s +
+                   b.tp.s + b.cp.s + b.ep.s + b.etp_s + b.pp_s;
+  // Pipeline bubble of (interleaved) 1F1B: (PP - 1) / VPP micro-batch times (Narayanan et al.
+  // 2021, arXiv:2104.04473, sec. 2.2).
+  b.bubble_s = (b.sh.pp - 1.0) / b.sh.vpp * b.microbatch_s;
+  add_data_parallel(b, model, workload, fabric);
+  b.step_s = b.sh.m * b.microbatch_s + b.bubble_s + b.dp_s + b.optimizer_s;
+  return b;
+}
+
+double tokens_per_s_per_gpu_of(const StepBreakdown& b, const PlanWorkload& workload) {
+  double tokens = d(workload.global_batch) * b.sh.s;
+  return b.step_s > 0 ? tokens / (b.step_s * b.sh.world) : 0;
+}
+
+// The explained terms of the step time; they add up to b.step_s.
+std::vector<StepTimeTerm> step_time_terms(const StepBreakdown& b, const ModelShape& model,
+                                          const ClusterShape& cluster, const Layout& layout,
+                                          const PlanWorkload& workload) {
+  const StepShape& sh = b.sh;
+  const ComputeTime& c = b.compute;
   const double m = sh.m;
-  const int tp = sh.tp, cp = sh.cp, ep = sh.ep, etp = sh.etp, pp = sh.pp;
-  const std::string stage_text = fmt::format(
-      "stage {} ({} layers{}), {:.0f} micro-batches of {:.0f} tokens/GPU", mb.stage.index,
-      mb.stage.layers, mb.stage.has_output ? " + output layer" : "", m, sh.tokens_per_gpu);
+  const Fabric f = fabric_of(cluster, 1, 0);
+  auto link = [&](int span) { return within_domain(f, span) ? "NVLink" : "network"; };
+  const std::string stage =
+      fmt::format("stage {} ({} layers{}), {:.0f} micro-batches of {} rows x {:.0f} tokens / CP {}",
+                  b.stage.index, b.stage.layers, b.stage.has_output ? " + output layer" : "", m,
+                  sh.rows_per_mb, sh.s, sh.cp);
+  std::string experts =
+      model.is_moe()
+          ? fmt::format("; routed experts {:.3g} s fwd as grouped GEMMs of M = {:.0f} tokens",
+                        c.expert_gemm_fwd_s, c.tokens_per_expert)
+          : "";
   return {
-      {"matmul compute", m * c.matmul_s,
-       fmt::format("{:.3g} FLOP/micro-batch at {:.3g} FLOP/s x {:.3f}; {}; recompute {}",
-                   c.matmul_flop, c.linear_peak, p.matmul_efficiency, stage_text,
-                   mb.recompute.text)},
-      {"attention compute", m * c.core_s,
-       fmt::format("softmax {:.3g} + Gated DeltaNet {:.3g} FLOP/micro-batch (fwd) at {:.3g} FLOP/s "
-                   "x {:.3f}",
-                   c.attention_flop_fwd, c.gdn_flop_fwd, c.bf16_peak, p.attention_efficiency)},
-      {"TP communication", m * t.tp.s,
-       fmt::format("TP {}: all-gather + reduce-scatter of {:.3g} B, 2 per layer per pass, {}", tp,
-                   t.tp.bytes, link_name(cluster, tp))},
-      {"CP communication", m * t.cp.s,
-       fmt::format("CP {}: K/V ring {:.3g} s per micro-batch, {:.3g} s hidden behind attention", cp,
-                   t.cp.raw_s, t.cp.hidden_s)},
-      {"EP communication", m * t.ep.s,
-       fmt::format("EP {}: all-to-all over {}, dispatcher {}, {:.3g} s per micro-batch hidden "
-                   "behind shared "
-                   "experts",
-                   ep, link_name(cluster, ep * etp),
-                   mb.layout.dispatcher.empty() ? "alltoall" : mb.layout.dispatcher,
-                   t.ep.hidden_s)},
-      {"ETP communication", m * t.etp.s,
-       fmt::format("ETP {}: all-gather + reduce-scatter of {:.3g} B of routed tokens per MoE layer "
-                   "per pass, {}",
-                   etp, t.etp.bytes, link_name(cluster, etp))},
-      {"PP communication", m * t.pp_s,
-       fmt::format("PP {}: point-to-point over {}", pp, link_name(cluster, sh.world))},
-      {"layer overhead", m * t.layer_overhead_s,
-       fmt::format("{:.3g} s x {} layers x passes per micro-batch", p.layer_overhead_s,
-                   mb.stage.layers)},
-      {"recompute overhead", m * t.recompute_overhead_s,
-       fmt::format("{:.3g} s x {} units per micro-batch", p.recompute_unit_overhead_s,
-                   mb.recompute.units)},
-      {"pipeline bubble", bubble_s,
-       fmt::format("(PP - 1) / VPP = {} / {} micro-batch times", pp - 1, sh.vpp)},
-      {"DP communication", dp.s,
+      {"GEMMs", m * b.gemm_s,
+       fmt::format("{} linear layers at {:.3g} FLOP/s x {:.2f}, output layer BF16; dense {:.3g} s "
+                   "fwd{}; dgrad + wgrad {:.3g} s; {}",
+                   precision_name(workload.precision), b.rates.linear.peak_flop_per_s,
+                   b.rates.linear.efficiency, c.dense_gemm_fwd_s + c.output_fwd_s, experts,
+                   c.dense_gemm_bwd_s + c.expert_gemm_bwd_s + c.output_bwd_s, stage)},
+      {"attention kernels", m * b.attention_s,
+       fmt::format("softmax {:.3g} s fwd + {:.3g} s bwd, Gated DeltaNet {:.3g} s, at {:.3g} FLOP/s "
+                   "plus exponentials at {:.3g}/s",
+                   c.attention_fwd_s, c.attention_bwd_s, c.gdn_fwd_s + c.gdn_bwd_s,
+                   b.rates.attention_flop_per_s, b.rates.exp_per_s)},
+      {"memory-bound kernels", m * b.memory_bound_s,
+       fmt::format("norms, residuals, rotary, activations, router, permute{} at {:.3g} B/s",
+                   b.rates.low_precision ? ", casts" : "", b.rates.hbm_bytes_per_s)},
+      {"kernel overhead", m * b.kernel_s,
+       fmt::format("{:.0f} kernels per pass x 3 passes x {:.3g} s", c.kernels_fwd,
+                   b.rates.kernel_overhead_s)},
+      {"recompute", m * b.recompute_s,
+       fmt::format("{}: the recomputed layers' forward plus a fixed cost per unit",
+                   b.recompute.text)},
+      {"TP communication", m * b.tp.s,
+       fmt::format("TP {}: {:.3g} s of all-gather + reduce-scatter over {}, {}", sh.tp, b.tp.raw_s,
+                   link(sh.tp),
+                   workload.tp_comm_overlap ? "overlapped with GEMMs" : "not overlapped")},
+      {"CP communication", m * b.cp.s,
+       fmt::format("CP {}: K/V ring {:.3g} s per micro-batch, the excess over attention exposed",
+                   sh.cp, b.cp.raw_s)},
+      {"EP communication", m * b.ep.s,
+       fmt::format("EP {}: all-to-all {:.3g} s per micro-batch over {}, dispatcher {}, less the "
+                   "shared experts' time",
+                   sh.ep, b.ep.raw_s, link(sh.ep * sh.etp),
+                   layout.dispatcher.empty() ? "alltoall" : layout.dispatcher)},
+      {"ETP communication", m * b.etp_s,
+       fmt::format("ETP {}: all-gather + reduce-scatter of routed tokens over {}", sh.etp,
+                   link(sh.etp))},
+      {"PP communication", m * b.pp_s,
+       fmt::format("PP {}: point-to-point over {}{}", sh.pp, link(sh.world / sh.pp + 1),
+                   sh.vpp > 1 ? ", overlapped (latency only)" : "")},
+      {"pipeline bubble", b.bubble_s,
+       fmt::format("(PP - 1) / VPP = {} / {} micro-batch times", sh.pp - 1, sh.vpp)},
+      {"DP communication", b.dp_s,
        fmt::format("DP {} / expert DP {}: reduce-scatter {:.3g} s + all-gather {:.3g} s, exposed "
-                   "beyond one "
-                   "micro-batch's backward/forward, plus a one-layer tail",
-                   sh.dp, dp.expert_dp, dp.rs_s, dp.ag_s)},
+                   "beyond one micro-batch's backward/forward, plus a one-layer tail",
+                   sh.dp, b.expert_dp, b.dp_rs_s, b.dp_ag_s)},
+      {"optimizer step", b.optimizer_s,
+       fmt::format("Adam over the rank's shard, {:.0f} B per parameter at {:.3g} B/s",
+                   kOptimizerBytesPerParam, b.rates.hbm_bytes_per_s)},
   };
 }
 
 }  // namespace
 
+double predict_tokens_per_s_per_gpu(const ModelShape& model, const ClusterShape& cluster,
+                                    const PlanWorkload& workload, const Layout& layout,
+                                    const SpeedParameters& p) {
+  return tokens_per_s_per_gpu_of(step_breakdown(model, cluster, workload, layout, p), workload);
+}
+
 SpeedEstimate estimate_speed(const ModelShape& model, const ClusterShape& cluster,
                              const PlanWorkload& workload, const Layout& layout,
                              const SpeedParameters& p) {
-  // FLOPs per micro-batch on one GPU of the most loaded stage, with its recompute.
-  const StepShape sh = step_shape(model, cluster, workload, layout);
+  const StepBreakdown b = step_breakdown(model, cluster, workload, layout, p);
   const ForwardFlops f = forward_flops_per_token(model, workload.row_tokens);
-  const LoadedStage stage = most_loaded_stage(model, layout, f, sh);
-  const Microbatch mb{
-      model, cluster, layout, p, sh, stage, recompute_cost(layout, stage.layers, sh.vpp)};
-  const MicrobatchTime t = microbatch_time(mb, f, workload);
-  const double mb_s = t.total_s();
-  // Pipeline bubble of (interleaved) 1F1B: (PP - 1) / VPP micro-batch times (Narayanan et al.
-  // 2021, sec. 2.2), i.e. (PP - 1) / (VPP x m) of the pipeline's busy time.
-  const double bubble_s = (sh.pp - 1.0) / sh.vpp * mb_s;
-  const DpCost dp = dp_communication(mb, mb_s);
-
   SpeedEstimate e;
-  e.flop_per_step_per_gpu = sh.m * (t.compute.matmul_flop + t.compute.core_flop);
-  e.step_time_s = sh.m * mb_s + bubble_s + dp.s;
-  double tokens = d(workload.global_batch) * sh.s;
-  e.tokens_per_s_per_gpu = e.step_time_s > 0 ? tokens / (e.step_time_s * sh.world) : 0;
-  e.mfu = model_flops_utilization(model.active_params, e.tokens_per_s_per_gpu, t.compute.bf16_peak);
+  double tokens_per_gpu_mb = b.sh.rows_per_mb * b.sh.s / (b.sh.tp * b.sh.cp);
+  double fwd_flop = tokens_per_gpu_mb * (f.total() - f.output_flop) * b.stage.layer_share +
+                    (b.stage.has_output ? tokens_per_gpu_mb * f.output_flop : 0);
+  e.flop_per_step_per_gpu = b.sh.m * fwd_flop * (3 + b.recompute.share);
+  e.step_time_s = b.step_s;
+  e.tokens_per_s_per_gpu = tokens_per_s_per_gpu_of(b, workload);
+  e.mfu = model_flops_utilization(model.active_params, e.tokens_per_s_per_gpu,
+                                  cluster.gpu.peak_bf16_dense_flop_per_s);
   e.usd_per_million_tokens =
-      e.tokens_per_s_per_gpu > 0
+      e.tokens_per_s_per_gpu > 0 && cluster.gpu.usd_per_gpu_hour > 0
           ? usd_per_million_tokens(cluster.gpu.usd_per_gpu_hour, e.tokens_per_s_per_gpu)
           : 0;
-  e.terms = step_time_terms(mb, t, bubble_s, dp);
+  e.terms = step_time_terms(b, model, cluster, layout, workload);
   return e;
 }
 

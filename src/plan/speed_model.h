@@ -13,18 +13,38 @@
 
 namespace openrecipes {
 
-/// The model's free parameters. Defaults are priors used before calibration and for any parameter
-/// the calibration set cannot identify.
+/// The model's free parameters: few, physical and bounded (speed_parameter_bounds). Defaults are
+/// the priors the fit starts from and is pulled towards (docs/planner.md, "Calibration").
 struct SpeedParameters {
-  double matmul_efficiency = 0.55;  ///< achieved / peak FLOP/s of the GEMMs
-  double attention_efficiency =
-      0.40;  ///< achieved / peak FLOP/s of attention and Gated DeltaNet kernels
+  double gemm_efficiency = 0.75;  ///< achieved / peak FLOP/s of a large BF16 GEMM
+  /// achieved / peak FLOP/s of a large FP8, MXFP8 or NVFP4 GEMM (at that precision's peak)
+  double low_precision_gemm_efficiency = 0.6;
+  double attention_efficiency = 0.5;      ///< achieved / peak of attention kernels' matmuls
+  double hbm_efficiency = 0.8;            ///< achieved / peak HBM bandwidth of elementwise kernels
   double communication_efficiency = 0.7;  ///< achieved / link bandwidth of collectives
-  double layer_overhead_s = 0;  ///< fixed time per layer per micro-batch pass (launches, routing)
-  double recompute_unit_overhead_s = 0;  ///< fixed time per recompute unit per micro-batch
-  double flex_dispatcher_factor =
-      1;  ///< all-to-all time of the flex (DeepEP) dispatcher / alltoall's
+  double collective_latency_s = 15e-6;    ///< fixed cost of one collective call, seconds
+  double kernel_overhead_s = 4e-6;        ///< fixed cost per kernel (launch and gaps), seconds
+  /// Tokens the busiest EP rank's experts receive / the mean, under natural routing (the
+  /// catalog's recipes train without a load-balancing loss); forced-balanced runs use 1.
+  double routing_imbalance = 1.3;
+  /// fixed seconds per full-recompute unit per micro-batch (checkpoint bookkeeping, the
+  /// recompute's launch and synchronisation)
+  double recompute_unit_overhead_s = 1e-4;
+  /// all-to-all time of the flex (DeepEP / HybridEP) dispatcher / the alltoall dispatcher's
+  double flex_dispatcher_factor = 0.8;
 };
+
+/// One free parameter: its name (as the calibration report prints it), field and bounds.
+struct SpeedParameterBound {
+  const char* name;
+  double SpeedParameters::*field;
+  double low, high;
+  bool logarithmic;  ///< fitted in log space (efficiencies, factors, times)
+  const char* meaning;
+};
+
+/// Every free parameter with its bounds, in report order.
+const std::vector<SpeedParameterBound>& speed_parameter_bounds();
 
 /// One term of the step time, for `plan --layout` to explain.
 struct StepTimeTerm {
@@ -62,6 +82,12 @@ struct ForwardFlops {
 /// average to row_tokens / 2 earlier tokens; a sliding-window layer to min(window, row_tokens /
 /// 2)).
 ForwardFlops forward_flops_per_token(const ModelShape& model, std::int64_t row_tokens);
+
+/// The predicted tokens/s per GPU of a legal `layout`, as estimate_speed computes it, without the
+/// explained terms (the calibration calls it for every row and parameter step).
+double predict_tokens_per_s_per_gpu(const ModelShape& model, const ClusterShape& cluster,
+                                    const PlanWorkload& workload, const Layout& layout,
+                                    const SpeedParameters& parameters);
 
 /// Predicts the step time of a legal `layout`. Inputs beyond the protocol (sequence length, global
 /// batch, FP8) are honoured so the model can be checked against published measurements.

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "test_support.h"
+
 namespace openrecipes {
 namespace {
 
@@ -27,35 +29,6 @@ ModelShape tiny_dense(int layers = 2) {
   m.output_params = 100 * 64;  // 6,400
   m.active_params = layers * (16384 + 24576) + 6400;
   return m;
-}
-
-ClusterShape cluster(int gpus) {
-  ClusterShape c;
-  c.gpu.type = "T";
-  c.gpu.peak_bf16_dense_flop_per_s = 1e12;
-  c.gpu.peak_fp8_dense_flop_per_s = 2e12;
-  c.gpu.nvlink_gb_per_s = 100;
-  c.gpu.network_gb_per_s = 10;
-  c.gpu.usd_per_gpu_hour = 1;
-  c.gpu.per_node = 8;
-  c.gpus = gpus;
-  c.per_node = 8;
-  return c;
-}
-
-PlanWorkload workload(std::int64_t row_tokens = 128, std::int64_t global_batch = 4) {
-  PlanWorkload w;
-  w.row_tokens = row_tokens;
-  w.global_batch = global_batch;
-  return w;
-}
-
-SpeedParameters plain() {
-  SpeedParameters p;
-  p.matmul_efficiency = 0.5;
-  p.attention_efficiency = 0.25;
-  p.communication_efficiency = 1;
-  return p;
 }
 
 double term(const SpeedEstimate& e, const std::string& name) {
@@ -91,104 +64,131 @@ TEST(SpeedModel, SlidingWindowAndGatedDeltaNetFlops) {
   EXPECT_DOUBLE_EQ(forward_flops_per_token(m, 128).linear_attention_core_flop, 3328);
 }
 
-TEST(SpeedModel, StepTimeOfOneGpuByHand) {
-  // One GPU, 4 rows of 128 tokens, one row per micro-batch: m = 4. Per micro-batch, forward +
-  // backward = 3 x forward: matmuls 128 x 176,640 x 3 / (1e12 x 0.5) = 1.3565952e-4 s, attention
-  // 128 x 32,768 x 3 / (1e12 x 0.25) = 5.0331648e-5 s. Step = 4 x 1.85991168e-4 s.
-  Layout layout;
-  SpeedEstimate e = estimate_speed(tiny_dense(), cluster(1), workload(), layout, plain());
-  EXPECT_NEAR(e.step_time_s, 7.43964672e-4, 1e-15);
-  EXPECT_NEAR(term(e, "matmul compute"), 4 * 1.3565952e-4, 1e-15);
-  EXPECT_NEAR(term(e, "attention compute"), 4 * 5.0331648e-5, 1e-15);
-  EXPECT_DOUBLE_EQ(e.flop_per_step_per_gpu, 4 * 128 * 209408.0 * 3);
-  EXPECT_NEAR(e.tokens_per_s_per_gpu, 512 / 7.43964672e-4, 1e-6);
+// The bundled gpt-oss-20b on H200s as gpus.yaml gives them.
+const ModelShape& gpt_oss() {
+  return testing::bundled_catalog().catalog.find_model("gpt-oss-20b")->shape;
+}
+
+ClusterShape h200(int gpus) {
+  ClusterShape c;
+  c.gpu = *testing::bundled_catalog().catalog.find_gpu("H200");
+  c.gpus = gpus;
+  c.per_node = 8;
+  return c;
+}
+
+Layout layout_of(int tp, int pp, int ep, int mbs = 1) {
+  Layout l;
+  l.tp = tp, l.pp = pp, l.ep = ep, l.rows_per_microbatch = mbs;
+  l.sequence_parallel = tp > 1;
+  l.max_tokens_per_gpu = 8192 * mbs;
+  l.dispatcher = ep > 1 ? "alltoall" : "";
+  return l;
+}
+
+double sum_of_terms(const SpeedEstimate& e) {
   double sum = 0;
   for (const StepTimeTerm& t : e.terms) sum += t.seconds;
-  EXPECT_NEAR(sum, e.step_time_s, 1e-15);
+  return sum;
 }
 
-TEST(SpeedModel, DoublingDataParallelHalvesComputePerGpu) {
-  Layout layout;
-  SpeedEstimate two = estimate_speed(tiny_dense(), cluster(2), workload(128, 8), layout, plain());
-  SpeedEstimate four = estimate_speed(tiny_dense(), cluster(4), workload(128, 8), layout, plain());
-  EXPECT_DOUBLE_EQ(term(four, "matmul compute"), term(two, "matmul compute") / 2);
-  EXPECT_DOUBLE_EQ(four.flop_per_step_per_gpu, two.flop_per_step_per_gpu / 2);
-  EXPECT_GT(term(two, "DP communication"), 0);
-}
-
-TEST(SpeedModel, PipelineBubbleShrinksWithMicroBatchesAndVirtualStages) {
-  Layout layout;
-  layout.pp = 2;
-  ModelShape m = tiny_dense(4);
-  SpeedEstimate few = estimate_speed(m, cluster(2), workload(128, 4), layout, plain());
-  SpeedEstimate many = estimate_speed(m, cluster(2), workload(128, 16), layout, plain());
-  double few_share = term(few, "pipeline bubble") / few.step_time_s;
-  double many_share = term(many, "pipeline bubble") / many.step_time_s;
-  EXPECT_GT(few_share, 0);
-  EXPECT_LT(many_share, few_share);
-  // (PP - 1) / (VPP x m) of the busy time: 1 / 4 with 4 micro-batches.
-  EXPECT_NEAR(term(few, "pipeline bubble") /
-                  (few.step_time_s - term(few, "pipeline bubble") - term(few, "DP communication")),
-              0.25, 1e-12);
-  layout.vpp = 2;
-  SpeedEstimate interleaved = estimate_speed(m, cluster(2), workload(128, 4), layout, plain());
-  EXPECT_LT(term(interleaved, "pipeline bubble"), term(few, "pipeline bubble"));
-  Layout flat;
+TEST(SpeedModel, TermsAddUpToTheStepTime) {
+  SpeedEstimate e = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, layout_of(2, 2, 2), {});
+  EXPECT_GT(e.step_time_s, 0);
+  EXPECT_NEAR(sum_of_terms(e), e.step_time_s, 1e-9 * e.step_time_s);
+  EXPECT_NEAR(e.tokens_per_s_per_gpu, 128.0 * 8192 / (e.step_time_s * 8), 1e-6);
   EXPECT_DOUBLE_EQ(
-      term(estimate_speed(m, cluster(1), workload(), flat, plain()), "pipeline bubble"), 0);
+      predict_tokens_per_s_per_gpu(gpt_oss(), h200(8), PlanWorkload{}, layout_of(2, 2, 2), {}),
+      e.tokens_per_s_per_gpu);
+  EXPECT_GT(term(e, "TP communication"), 0);
+  EXPECT_GT(term(e, "EP communication"), 0);
+  EXPECT_GT(term(e, "pipeline bubble"), 0);
 }
 
-TEST(SpeedModel, TensorParallelAddsCommunication) {
-  Layout layout;
-  EXPECT_DOUBLE_EQ(term(estimate_speed(tiny_dense(), cluster(1), workload(), layout, plain()),
-                        "TP communication"),
-                   0);
-  layout.tp = 2;
-  layout.sequence_parallel = true;
-  SpeedEstimate e = estimate_speed(tiny_dense(), cluster(2), workload(), layout, plain());
-  // Per micro-batch: 2 layers x 2 collectives x 2 (forward, backward) x 2 (AG and RS) x
-  // 1/2 x 128 x 64 x 2 B / 100e9 B/s; 4 micro-batches.
-  EXPECT_NEAR(term(e, "TP communication"), 4 * 2 * 8 * 0.5 * 128 * 64 * 2 / 100e9, 1e-18);
+TEST(SpeedModel, OptimizerStepReadsAndWritesTheRanksShard) {
+  // DP 8 x EP 8 on 8 GPUs: dense weights sharded 8 ways, each GPU's experts (E / 8) unsharded
+  // (expert DP 1); 30 B per parameter at 4,800 GB/s x the prior's 0.8.
+  ClusterShape c = h200(8);
+  c.gpu.hbm_gb_per_s = 4800;
+  const ModelShape& m = gpt_oss();
+  double dense = m.dense_params_per_layer() * m.layers + static_cast<double>(m.output_params) +
+                 static_cast<double>(m.embedding_params);
+  double experts = m.expert_params_per_layer() * m.layers / 8;
+  SpeedEstimate e = estimate_speed(m, c, PlanWorkload{}, layout_of(1, 1, 8), {});
+  EXPECT_NEAR(term(e, "optimizer step"), (dense / 8 + experts) * 30 / (4800e9 * 0.8), 1e-9);
 }
 
-TEST(SpeedModel, Fp8LowersComputeTime) {
-  Layout layout;
-  PlanWorkload fp8 = workload();
+TEST(SpeedModel, DoublingDataParallelHalvesEachGpusGemms) {
+  SpeedEstimate eight = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, layout_of(1, 1, 8), {});
+  SpeedEstimate sixteen =
+      estimate_speed(gpt_oss(), h200(16), PlanWorkload{}, layout_of(1, 1, 8), {});
+  EXPECT_NEAR(term(sixteen, "GEMMs"), term(eight, "GEMMs") / 2, 1e-9);
+  EXPECT_NEAR(sixteen.flop_per_step_per_gpu, eight.flop_per_step_per_gpu / 2, 1);
+}
+
+TEST(SpeedModel, PipelineBubbleShrinksWithVirtualStages) {
+  Layout plain = layout_of(1, 4, 1);
+  SpeedEstimate flat = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, plain, {});
+  plain.vpp = 2;
+  SpeedEstimate interleaved = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, plain, {});
+  EXPECT_LT(term(interleaved, "pipeline bubble"), 0.6 * term(flat, "pipeline bubble"));
+  EXPECT_EQ(term(estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, layout_of(1, 1, 1), {}),
+                 "pipeline bubble"),
+            0);
+}
+
+TEST(SpeedModel, TpOverlapHidesCommunicationBehindGemms) {
+  PlanWorkload overlapped;
+  overlapped.tp_comm_overlap = true;
+  SpeedEstimate plain = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, layout_of(4, 1, 1), {});
+  SpeedEstimate hidden = estimate_speed(gpt_oss(), h200(8), overlapped, layout_of(4, 1, 1), {});
+  EXPECT_LT(term(hidden, "TP communication"), term(plain, "TP communication"));
+  EXPECT_GT(hidden.tokens_per_s_per_gpu, plain.tokens_per_s_per_gpu);
+}
+
+TEST(SpeedModel, Fp8SpeedsGemmsNotAttention) {
+  PlanWorkload fp8;
   fp8.precision = Precision::kFp8;
-  SpeedEstimate bf16 = estimate_speed(tiny_dense(), cluster(1), workload(), layout, plain());
-  SpeedEstimate low = estimate_speed(tiny_dense(), cluster(1), fp8, layout, plain());
-  EXPECT_LT(term(low, "matmul compute"), term(bf16, "matmul compute"));
-  EXPECT_DOUBLE_EQ(term(low, "attention compute"), term(bf16, "attention compute"));
+  SpeedEstimate bf16 = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, layout_of(1, 1, 8), {});
+  SpeedEstimate low = estimate_speed(gpt_oss(), h200(8), fp8, layout_of(1, 1, 8), {});
+  EXPECT_LT(term(low, "GEMMs"), term(bf16, "GEMMs"));
+  EXPECT_DOUBLE_EQ(term(low, "attention kernels"), term(bf16, "attention kernels"));
   EXPECT_GT(low.tokens_per_s_per_gpu, bf16.tokens_per_s_per_gpu);
 }
 
-TEST(SpeedModel, LongerRowsRaiseTheAttentionShare) {
-  Layout layout;
-  SpeedEstimate short_rows =
-      estimate_speed(tiny_dense(), cluster(1), workload(128), layout, plain());
-  SpeedEstimate long_rows =
-      estimate_speed(tiny_dense(), cluster(1), workload(1024), layout, plain());
-  EXPECT_GT(term(long_rows, "attention compute") / long_rows.step_time_s,
-            term(short_rows, "attention compute") / short_rows.step_time_s);
+TEST(SpeedModel, ForcedBalancedRoutingBeatsNaturalRouting) {
+  PlanWorkload balanced;
+  balanced.forced_balanced_routing = true;
+  SpeedParameters p;
+  p.routing_imbalance = 2;
+  SpeedEstimate natural = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, layout_of(1, 1, 8), p);
+  SpeedEstimate forced = estimate_speed(gpt_oss(), h200(8), balanced, layout_of(1, 1, 8), p);
+  EXPECT_GT(forced.tokens_per_s_per_gpu, natural.tokens_per_s_per_gpu);
+  EXPECT_LT(term(forced, "EP communication"), term(natural, "EP communication"));
 }
 
-TEST(SpeedModel, FullRecomputeAddsAForwardAndUnitOverheads) {
-  Layout layout;
-  SpeedParameters p = plain();
-  p.recompute_unit_overhead_s = 1e-3;
-  ModelShape m = tiny_dense(4);
-  SpeedEstimate none = estimate_speed(m, cluster(1), workload(), layout, p);
-  layout.recompute = Recompute{"full", "uniform", 1};
-  SpeedEstimate one = estimate_speed(m, cluster(1), workload(), layout, p);
-  layout.recompute = Recompute{"full", "uniform", 2};
-  SpeedEstimate two = estimate_speed(m, cluster(1), workload(), layout, p);
-  // Layers' matmuls: 3 -> 4 forwards; the output layer is not recomputed.
-  EXPECT_GT(term(one, "matmul compute"), term(none, "matmul compute"));
-  EXPECT_DOUBLE_EQ(term(one, "matmul compute"), term(two, "matmul compute"));
-  // 4 units vs 2 units per micro-batch, 4 micro-batches.
-  EXPECT_NEAR(term(one, "recompute overhead"), 4 * 4e-3, 1e-15);
-  EXPECT_NEAR(term(two, "recompute overhead"), 4 * 2e-3, 1e-15);
-  EXPECT_GT(two.tokens_per_s_per_gpu, one.tokens_per_s_per_gpu);
+TEST(SpeedModel, FullRecomputeAddsAForward) {
+  Layout l = layout_of(1, 1, 8);
+  SpeedEstimate none = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, l, {});
+  l.recompute = Recompute{"full", "uniform", 1};
+  SpeedEstimate full = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, l, {});
+  l.recompute = Recompute{"selective", "", std::nullopt};
+  SpeedEstimate selective = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, l, {});
+  EXPECT_EQ(term(none, "recompute"), 0);
+  EXPECT_GT(term(full, "recompute"), term(selective, "recompute"));
+  EXPECT_GT(term(selective, "recompute"), 0);
+  EXPECT_LT(full.tokens_per_s_per_gpu, none.tokens_per_s_per_gpu);
+}
+
+TEST(SpeedModel, ContextParallelOnShortRowsDoesNotPay) {
+  // CP 8 on 8,192-token rows leaves 1,024 tokens per GPU: smaller GEMMs, the same kernels, a K/V
+  // ring per attention layer. Per GPU it must not beat the same GPUs used as data parallelism.
+  Layout cp8 = layout_of(1, 1, 8, 4);
+  cp8.cp = 8;
+  cp8.max_tokens_per_gpu = 4096;
+  SpeedEstimate split = estimate_speed(gpt_oss(), h200(64), PlanWorkload{}, cp8, {});
+  SpeedEstimate dp = estimate_speed(gpt_oss(), h200(64), PlanWorkload{}, layout_of(1, 1, 8), {});
+  EXPECT_LT(split.tokens_per_s_per_gpu, dp.tokens_per_s_per_gpu);
 }
 
 }  // namespace

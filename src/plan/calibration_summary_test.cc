@@ -1,0 +1,49 @@
+#include "plan/calibration_summary.h"
+
+#include <gtest/gtest.h>
+
+namespace openrecipes {
+namespace {
+
+TEST(CalibrationSummary, SpearmanByHand) {
+  EXPECT_DOUBLE_EQ(spearman_rho({1, 2, 3}, {10, 20, 30}), 1);
+  EXPECT_DOUBLE_EQ(spearman_rho({1, 2, 3}, {30, 20, 10}), -1);
+  // Ranks (1, 2, 3) against (1, 3, 2): 1 - 6 x 2 / (3 x 8) = 0.5.
+  EXPECT_DOUBLE_EQ(spearman_rho({1, 2, 3}, {5, 9, 7}), 0.5);
+  // A tie gets its mean rank; no spread gives 0.
+  EXPECT_NEAR(spearman_rho({1, 1, 2}, {1, 2, 3}), 0.8660254037844386, 1e-12);
+  EXPECT_EQ(spearman_rho({4, 4}, {1, 2}), 0);
+}
+
+CalibrationRow row(std::string model, bool moe, std::string gpu, double measured, double loo) {
+  CalibrationRow r;
+  r.name = model;
+  r.model = model;
+  r.group_key = model + " / " + gpu + " / 8";
+  r.moe = moe;
+  r.gpu_type = gpu;
+  r.precision = "bf16";
+  r.measured_tokens_per_s_per_gpu = measured;
+  r.leave_one_out_tokens_per_s_per_gpu = loo;
+  r.leave_one_out_error = (loo - measured) / measured;
+  return r;
+}
+
+TEST(CalibrationSummary, GroupErrorsAndRanks) {
+  SpeedCalibration c;
+  c.rows = {row("a", false, "H100", 100, 110), row("a", false, "H100", 200, 180),
+            row("b", true, "B200", 100, 70)};
+  summarize_calibration(c);
+  EXPECT_NEAR(c.mape, (0.1 + 0.1 + 0.3) / 3, 1e-12);
+  ASSERT_GE(c.groups.size(), 4u);
+  EXPECT_EQ(c.groups[0].group, "dense");
+  EXPECT_NEAR(c.groups[0].mape, 0.1, 1e-12);
+  EXPECT_EQ(c.groups[1].group, "MoE");
+  EXPECT_NEAR(c.groups[1].mape, 0.3, 1e-12);
+  ASSERT_EQ(c.ranks.size(), 1u);  // only model a has two rows
+  EXPECT_EQ(c.ranks[0].rows, 2);
+  EXPECT_DOUBLE_EQ(c.ranks[0].spearman, 1);
+}
+
+}  // namespace
+}  // namespace openrecipes

@@ -1,0 +1,171 @@
+#include "plan/layer_compute.h"
+
+#include <algorithm>
+
+namespace openrecipes {
+namespace {
+
+constexpr double kBf16Bytes = 2;
+// Kernels one forward pass launches per layer part (norm, GEMMs, rotary, attention, residual;
+// router, top-k, permute, grouped GEMMs, activation, unpermute), counted from Megatron-Core's
+// TransformerLayer with Transformer Engine modules; an estimate, the fitted per-kernel cost
+// absorbs its error.
+constexpr double kAttentionKernels = 8, kDeltaNetKernels = 12, kDenseMlpKernels = 5,
+                 kMoeKernels = 14, kOutputKernels = 3;
+
+double d(std::int64_t v) { return static_cast<double>(v); }
+
+// One linear layer of a layer kind: the GEMM its forward runs on the GPU and which rate it uses.
+struct Linear {
+  GemmShape shape;
+  bool low_precision;  // runs at the run's linear precision (else BF16)
+};
+
+// Forward, dgrad and wgrad seconds of `linear`, and the bytes of its FP8 casts.
+struct LinearTime {
+  double fwd_s = 0, bwd_s = 0, cast_fwd_bytes = 0, cast_bwd_bytes = 0;
+};
+
+LinearTime linear_time(Linear l, const ComputeRates& r) {
+  const GemmDevice& dev = l.low_precision ? r.linear : r.bf16;
+  l.shape.input_bytes = l.low_precision ? r.linear_input_bytes : kBf16Bytes;
+  const GemmShape& s = l.shape;
+  GemmShape dgrad = s, wgrad = s;
+  dgrad.n = s.k, dgrad.k = s.n;                 // dX[m x k] = dY[m x n] W^T
+  wgrad.m = s.k, wgrad.n = s.n, wgrad.k = s.m;  // dW[k x n] = X^T dY, reduced over m
+  LinearTime t;
+  t.fwd_s = gemm_time_s(s, dev);
+  t.bwd_s = gemm_time_s(dgrad, dev) + gemm_time_s(wgrad, dev);
+  if (l.low_precision && r.low_precision) {
+    // Each cast reads BF16 and writes the low-precision copy: 3 bytes per element.
+    t.cast_fwd_bytes = 3 * s.groups * s.m * s.k;
+    t.cast_bwd_bytes = 3 * s.groups * s.m * s.n;
+  }
+  return t;
+}
+
+// The column-parallel (in) and row-parallel (out) GEMMs of a block with `params` weights whose
+// inner width is `inner` (the MLP's ffn size, the attention's heads x head_dim): in has
+// (params - inner x h) / h outputs, out reduces over inner; both divided by `split`.
+void add_block(std::vector<Linear>& out, double m, double h, double params, double inner,
+               double split, double groups, bool low_precision) {
+  if (params <= 0 || m <= 0) return;
+  double in_n = (params - inner * h) / h;
+  if (inner <= 0 || in_n <= 0) inner = params / (2 * h), in_n = params / (2 * h);
+  out.push_back({{m, in_n / split, h, groups}, low_precision});
+  out.push_back({{m, h, inner / split, groups}, low_precision});
+}
+
+struct Totals {
+  ComputeTime t;
+  double cast_fwd_bytes = 0, cast_bwd_bytes = 0;
+};
+
+void add_linears(Totals& tot, const std::vector<Linear>& linears, double count, bool expert,
+                 const ComputeRates& r) {
+  for (const Linear& l : linears) {
+    LinearTime lt = linear_time(l, r);
+    (expert ? tot.t.expert_gemm_fwd_s : tot.t.dense_gemm_fwd_s) += count * lt.fwd_s;
+    (expert ? tot.t.expert_gemm_bwd_s : tot.t.dense_gemm_bwd_s) += count * lt.bwd_s;
+    tot.cast_fwd_bytes += count * lt.cast_fwd_bytes;
+    tot.cast_bwd_bytes += count * lt.cast_bwd_bytes;
+  }
+}
+
+}  // namespace
+
+ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
+                                const ComputeRates& r) {
+  Totals tot;
+  const double h = model.hidden_size, share = w.layer_share;
+  const double tp = w.tp, etp = w.etp;
+  const double m = w.rows * w.row_tokens / w.cp;  // tokens per GPU in each GEMM
+  const double sp_tokens = m / tp;                // tokens per GPU outside TP regions
+  const double attn_layers = d(model.attention_layers) * share;
+  const double gdn_layers = d(model.linear_attention_layers) * share;
+  const double mlp_layers = d(model.dense_mlp_layers) * share;
+  const double moe_layers = d(model.moe_layers) * share;
+  double bytes_fwd = 0;  // memory-bound bytes of one forward pass
+
+  // Softmax attention: projections, the kernel, norm + residual (10 h bytes per token), rotary.
+  if (attn_layers > 0) {
+    std::vector<Linear> lin;
+    double inner = d(model.attention_heads) * model.head_dim;
+    add_block(lin, m, h, d(model.attention_params), inner, tp, 1, true);
+    add_linears(tot, lin, attn_layers, false, r);
+    double full = w.row_tokens / 2, sliding = std::min(d(model.sliding_window), full);
+    double full_layers = d(model.attention_layers - model.sliding_window_layers) * share;
+    double sliding_layers = d(model.sliding_window_layers) * share;
+    double pairs =
+        m * (model.attention_heads / tp) * (full_layers * full + sliding_layers * sliding);
+    double matmul_flop = 4.0 * model.head_dim * pairs;
+    tot.t.attention_fwd_s = matmul_flop / r.attention_flop_per_s + pairs / r.exp_per_s;
+    tot.t.attention_bwd_s = 2.5 * matmul_flop / r.attention_flop_per_s + pairs / r.exp_per_s;
+    bytes_fwd +=
+        attn_layers * (10 * h * sp_tokens +
+                       4.0 * (model.attention_heads + model.kv_heads) * model.head_dim / tp * m);
+    tot.t.kernels_fwd += attn_layers * kAttentionKernels;
+  }
+  // Gated DeltaNet: projections, the chunked recurrence, convolution and gates on its inputs.
+  if (gdn_layers > 0) {
+    std::vector<Linear> lin;
+    double inner = d(model.linear_value_heads) * model.linear_value_head_dim;
+    add_block(lin, m, h, d(model.linear_attention_params), inner, tp, 1, true);
+    add_linears(tot, lin, gdn_layers, false, r);
+    double dk = model.linear_key_head_dim, dv = model.linear_value_head_dim;
+    double flop = gdn_layers * m * (model.linear_value_heads / tp) *
+                  (4 * dk * dv + 2 * kDeltaNetChunkTokens * (dk + dv));
+    tot.t.gdn_fwd_s = flop / r.attention_flop_per_s;
+    tot.t.gdn_bwd_s = 2 * tot.t.gdn_fwd_s;
+    bytes_fwd += gdn_layers * (10 * h * sp_tokens + 4 * lin.front().shape.n * m);
+    tot.t.kernels_fwd += gdn_layers * kDeltaNetKernels;
+  }
+  // Dense MLP: up (gate + up) and down, the activation (read 2f, write f).
+  if (mlp_layers > 0) {
+    std::vector<Linear> lin;
+    add_block(lin, m, h, d(model.dense_mlp_params), model.dense_ffn_hidden_size, tp, 1, true);
+    add_linears(tot, lin, mlp_layers, false, r);
+    bytes_fwd += mlp_layers * (10 * h * sp_tokens + 6.0 * model.dense_ffn_hidden_size / tp * m);
+    tot.t.kernels_fwd += mlp_layers * kDenseMlpKernels;
+  }
+  // MoE: router, routed experts as one grouped GEMM, shared expert, permute and unpermute.
+  if (moe_layers > 0 && model.experts > 0) {
+    double local_experts = std::max(1.0, d(model.experts) / w.ep);
+    double routed = sp_tokens * model.experts_per_token * etp * w.routing_imbalance;
+    tot.t.tokens_per_expert = routed / local_experts;
+    std::vector<Linear> experts;
+    add_block(experts, tot.t.tokens_per_expert, h, d(model.expert_params),
+              model.expert_ffn_hidden_size, etp, local_experts, true);
+    add_linears(tot, experts, moe_layers, true, r);
+    std::vector<Linear> dense;
+    dense.push_back({{sp_tokens, d(model.experts), h, 1}, false});  // router
+    double before = tot.t.dense_gemm_fwd_s;
+    add_block(dense, m, h, d(model.shared_expert_params), model.shared_expert_ffn_hidden_size, tp,
+              1, true);
+    add_linears(tot, dense, moe_layers, false, r);
+    tot.t.shared_expert_fwd_s = tot.t.dense_gemm_fwd_s - before;
+    bytes_fwd +=
+        moe_layers * (10 * h * sp_tokens + 8.0 * model.experts * sp_tokens + 8 * h * routed / etp +
+                      6.0 * model.expert_ffn_hidden_size / etp * routed +
+                      6.0 * model.shared_expert_ffn_hidden_size / tp * m);
+    tot.t.kernels_fwd += moe_layers * kMoeKernels;
+  }
+  // The output layer (BF16) and the loss on the last stage: logits written and read in FP32.
+  if (w.has_output) {
+    std::vector<Linear> out;
+    double vocab =
+        d(model.output_params > 0 ? model.output_params / model.hidden_size : model.vocab_size);
+    out.push_back({{m, vocab / tp, h, 1}, false});
+    LinearTime lt = linear_time(out.front(), r);
+    tot.t.output_fwd_s = lt.fwd_s;
+    tot.t.output_bwd_s = lt.bwd_s;
+    bytes_fwd += m * vocab / tp * 4 * 2;
+    tot.t.kernels_fwd += kOutputKernels;
+  }
+  double bw = r.hbm_bytes_per_s;
+  tot.t.memory_bound_fwd_s = bw > 0 ? (bytes_fwd + tot.cast_fwd_bytes) / bw : 0;
+  tot.t.memory_bound_bwd_s = bw > 0 ? (2 * bytes_fwd + tot.cast_bwd_bytes) / bw : 0;
+  return tot.t;
+}
+
+}  // namespace openrecipes

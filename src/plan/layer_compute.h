@@ -1,0 +1,81 @@
+// One micro-batch's compute on one GPU of a pipeline stage, by kind of work: the decoder's linear
+// layers as the GEMM shapes the layout gives each GPU, attention and Gated DeltaNet kernels,
+// memory-bound elementwise work, and the fixed cost of each kernel.
+#pragma once
+
+#include <cstdint>
+
+#include "catalog/recipe.h"
+#include "layout/plan_inputs.h"
+#include "params/model_shape.h"
+#include "plan/gemm_time.h"
+
+namespace openrecipes {
+
+/// Gated DeltaNet chunk length, tokens: the chunked kernels of flash-linear-attention
+/// (chunk_gated_delta_rule) use 64-token chunks (Yang et al. 2024, arXiv:2412.06464, sec. 3).
+inline constexpr double kDeltaNetChunkTokens = 64;
+
+/// The rates one GPU gives the compute of a micro-batch, as the speed model's parameters set them.
+struct ComputeRates {
+  GemmDevice bf16;                  ///< BF16 GEMMs (output layer, router, BF16 runs)
+  GemmDevice linear;                ///< the decoder's linear layers at the run's precision
+  double linear_input_bytes = 2;    ///< bytes per element of a linear layer's inputs (1 for FP8)
+  bool low_precision = false;       ///< FP8, MXFP8 or NVFP4: inputs are cast before each GEMM
+  double attention_flop_per_s = 0;  ///< achieved FLOP/s of attention's matmuls
+  /// Exponentials per second of softmax attention: the bf16 peak / 256, the ratio of H100's
+  /// 989 TFLOP/s of matmul to 3.9 TFLOP/s of special functions (Shah et al. 2024,
+  /// FlashAttention-3, arXiv:2407.08608, sec. 1), assumed for every GPU type.
+  double exp_per_s = 0;
+  double hbm_bytes_per_s = 0;    ///< achieved HBM bandwidth
+  double kernel_overhead_s = 0;  ///< fixed cost per kernel (launch, gaps), seconds
+};
+
+/// What a stage holds and how the micro-batch is split on it.
+struct StageWork {
+  double layer_share = 1;   ///< the stage's decoder layers / the model's layers
+  bool has_output = false;  ///< the output layer and loss are on this stage
+  double rows = 1;          ///< rows per micro-batch
+  double row_tokens = 0;    ///< tokens per row
+  int tp = 1, cp = 1, ep = 1, etp = 1;
+  /// Tokens the most loaded GPU's experts receive over the mean (1: balanced routing).
+  double routing_imbalance = 1;
+};
+
+/// Seconds of one micro-batch's compute on one GPU, forward (one pass) and backward, by kind.
+struct ComputeTime {
+  double dense_gemm_fwd_s = 0;   ///< attention / GDN projections, dense MLP, shared expert, router
+  double expert_gemm_fwd_s = 0;  ///< routed experts' grouped GEMMs
+  double output_fwd_s = 0;       ///< the output layer (logits), on the last stage
+  double dense_gemm_bwd_s = 0, expert_gemm_bwd_s = 0, output_bwd_s = 0;  ///< dgrad + wgrad
+  double attention_fwd_s = 0, attention_bwd_s = 0;        ///< softmax attention kernels
+  double gdn_fwd_s = 0, gdn_bwd_s = 0;                    ///< Gated DeltaNet's chunked kernels
+  double memory_bound_fwd_s = 0, memory_bound_bwd_s = 0;  ///< norms, activations, casts, ...
+  double kernels_fwd = 0;          ///< kernel launches of one forward pass of the stage
+  double shared_expert_fwd_s = 0;  ///< of dense_gemm_fwd_s: the shared experts (EP overlap)
+  double tokens_per_expert = 0;    ///< rows the most loaded local expert's GEMMs have (M)
+  /// Forward seconds (one pass) with the fixed kernel costs.
+  double forward_s(const ComputeRates& r) const {
+    return dense_gemm_fwd_s + expert_gemm_fwd_s + output_fwd_s + attention_fwd_s + gdn_fwd_s +
+           memory_bound_fwd_s + kernels_fwd * r.kernel_overhead_s;
+  }
+  /// Backward seconds with the fixed kernel costs (twice the forward's kernels).
+  double backward_s(const ComputeRates& r) const {
+    return dense_gemm_bwd_s + expert_gemm_bwd_s + output_bwd_s + attention_bwd_s + gdn_bwd_s +
+           memory_bound_bwd_s + 2 * kernels_fwd * r.kernel_overhead_s;
+  }
+};
+
+/// The compute of one micro-batch of `work` on `model`. Linear layers run as GEMMs of M = the
+/// micro-batch's tokens on the GPU (rows x row tokens / CP: sequence parallelism gathers the TP
+/// group's tokens before each column-parallel GEMM), N or K divided by TP; routed experts as one
+/// grouped GEMM over the EP rank's E / EP experts of M = its routed tokens (rows x row tokens x
+/// top-k / (CP x TP) x ETP, times the imbalance) / (E / EP) each; backward runs each GEMM's dgrad
+/// (M x K from M x N) and wgrad (K x N over M). Softmax attention: 4 x head_dim FLOP and one
+/// exponential per query-key pair forward; backward 2.5 times the matmuls (five of them against
+/// two; FlashAttention-2, Dao 2023, arXiv:2307.08691, sec. 3.1) and the exponentials again.
+/// Memory-bound work in bytes per token (speed_model docs in docs/planner.md).
+ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& work,
+                                const ComputeRates& rates);
+
+}  // namespace openrecipes
