@@ -190,6 +190,69 @@ const std::vector<PlacementCase> kCases = {
 INSTANTIATE_TEST_SUITE_P(RunPlacement, PlacementTest, ::testing::ValuesIn(kCases),
                          [](const auto& param_info) { return param_info.param.name; });
 
+// gpt-oss's recipe (24 layers, PP 2) with its run replaced by a Megatron-Bridge command of the
+// same layout plus `overrides`, and its layout block gaining `fields`.
+std::string as_bridge_recipe(const std::string& overrides, const std::string& fields = "") {
+  std::string text = read_source_file(kGptOss);
+  std::size_t from = text.find("run: |\n"), to = text.find("notes: |\n");
+  EXPECT_LT(from, to);
+  text.replace(
+      from, to - from,
+      "run: |\n"
+      "  torchrun --nproc-per-node 8 scripts/training/run_recipe.py \\\n"
+      "    model.tensor_model_parallel_size=1 model.pipeline_model_parallel_size=2 \\\n"
+      "    model.expert_model_parallel_size=4 model.moe_token_dispatcher_type=alltoall \\\n"
+      "    train.global_batch_size=128 train.micro_batch_size=1 train.train_iters=20 \\\n"
+      "    model.seq_length=8192 " +
+          overrides + "\n");
+  auto [layout_from, layout_to] = layout_fields(fields);
+  return replace_all(text, layout_from, layout_to);
+}
+
+struct BridgeCase {
+  std::string name;
+  std::string overrides;
+  std::string fields;
+  bool must_fail;
+  int vpp = 1;  // layout.vpp
+};
+
+void PrintTo(const BridgeCase& c, std::ostream* os) { *os << c.name; }
+
+class BridgePlacementTest : public ::testing::TestWithParam<BridgeCase> {};
+
+TEST_P(BridgePlacementTest, ReportsExactlyWhenBroken) {
+  const BridgeCase& c = GetParam();
+  std::string text = replace_all(as_bridge_recipe(c.overrides, c.fields), "  vpp: 1\n",
+                                 "  vpp: " + std::to_string(c.vpp) + "\n");
+  Problems problems = validate_as(kGptOss, text);
+  EXPECT_EQ(has_rule(problems, "run.placement"), c.must_fail) << describe(problems);
+  EXPECT_FALSE(has_rule(problems, "run.layout")) << describe(problems);
+  EXPECT_FALSE(has_rule(problems, "schema")) << describe(problems);
+}
+
+const std::vector<BridgeCase> kBridgeCases = {
+    {"NothingStatedPasses", "", "", false},
+    {"NullsPass",
+     "model.pipeline_model_parallel_layout=null model.num_layers_in_first_pipeline_stage=None "
+     "model.account_for_loss_in_pipeline_split=False",
+     "", false},
+    {"HydraQuotedLayoutStringPasses", "'model.pipeline_model_parallel_layout=\"Et*12|t*12L\"'",
+     "  pipeline_layout: 'Et*12|t*12L'\n", false},
+    {"LayoutStringWithItsVppPasses",
+     "'model.pipeline_model_parallel_layout=\"Et*6|t*6|t*6|t*6L\"' "
+     "model.virtual_pipeline_model_parallel_size=2",
+     "  pipeline_layout: 'Et*6|t*6|t*6|t*6L'\n", false, 2},
+    {"LayoutStringOnlyInRecipeFails", "", "  pipeline_layout: 'Et*12|t*12L'\n", true},
+    {"AccountForLossTruePasses", "model.account_for_loss_in_pipeline_split=true",
+     "  account_for_loss_in_pipeline_split: true\n", false},
+    {"AccountForLossOnlyInCommandFails", "model.account_for_loss_in_pipeline_split=True", "", true},
+    {"FirstStageLayersOnlyInCommandFails", "model.num_layers_in_first_pipeline_stage=11", "", true},
+};
+
+INSTANTIATE_TEST_SUITE_P(BridgeRunPlacement, BridgePlacementTest, ::testing::ValuesIn(kBridgeCases),
+                         [](const auto& param_info) { return param_info.param.name; });
+
 TEST(PlacementFields, AreOptionalAndReadWhenStated) {
   std::string text = read_source_file(kQwenRc2);
   RecipeReport plain = validate_recipe_text(testing::bundled_catalog(), kQwenRc2, "", text);
