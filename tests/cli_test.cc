@@ -563,6 +563,30 @@ TEST(Cli, DuplicateGpuTypeIsReported) {
   fs::remove_all(root);
 }
 
+// Two runs that differ only in where the layers sit on the pipeline stages are the same
+// training on other hardware placement: execution only, like a PP size change.
+TEST(Cli, ClassifyCallsAPipelineLayoutChangeExecution) {
+  fs::path dir = testing::fresh_dir("classify_layout");
+  auto command = [](const std::string& layout) {
+    return "python3 pretrain_gpt.py --pipeline-model-parallel-size 4 "
+           "--pipeline-model-parallel-layout '" +
+           layout + "' --seed 1\n";
+  };
+  std::ofstream(dir / "even.sh") << command("Et*12|t*12|t*12|t*12L");
+  std::ofstream(dir / "moved.sh") << command("Et*11|t*12|t*12|t*13L");
+  CliRun result = run("classify --format json '" + (dir / "moved.sh").string() + "' '" +
+                      (dir / "even.sh").string() + "'");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  nlohmann::json json = nlohmann::json::parse(result.output);
+  EXPECT_EQ(json["verdict"]["id"], "execution_only");
+  ASSERT_EQ(json["differences"].size(), 1u) << result.output;
+  const nlohmann::json& layout = json["differences"][0];
+  EXPECT_EQ(layout["name"], "pipeline_model_parallel_layout");
+  EXPECT_EQ(layout["class"], "execution");
+  EXPECT_EQ(layout["reference"], "Et*12|t*12|t*12|t*12L");
+  EXPECT_EQ(layout["candidate"], "Et*11|t*12|t*12|t*13L");
+}
+
 TEST(Cli, ClassifyClassesTheSeedPairsAndFailsUnknownArguments) {
   const std::string base = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml";
   CliRun flex = run("classify recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml " + base);

@@ -32,6 +32,10 @@ Layout layout_from_yaml(const YamlNode& n) {
   if (const YamlNode* split = field_mapping(n, "layer_split")) {
     l.layer_split = LayerSplit{field_int32(*split, "first"), field_int32(*split, "last")};
   }
+  l.pipeline_layout = field_string(n, "pipeline_layout");
+  l.account_for_embedding_in_pipeline_split =
+      field_bool(n, "account_for_embedding_in_pipeline_split");
+  l.account_for_loss_in_pipeline_split = field_bool(n, "account_for_loss_in_pipeline_split");
   l.max_tokens_per_gpu = field_int(n, "max_tokens_per_gpu");
   l.rows_per_microbatch = field_int32(n, "rows_per_microbatch", 1);
   if (const YamlNode* r = field_mapping(n, "recompute")) {

@@ -132,6 +132,34 @@ TEST(ExportCoverage, EveryArgumentOfEveryRecipeIsCarriedOrNamed) {
   }
 }
 
+// A recipe whose layout and run state a layout string and the account-for switches: every
+// export writes them once, from the layout, with the recipe's value.
+TEST(ExportCoverage, ThePlacementArgumentsOfARecipeAreCarried) {
+  const std::string path = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+  std::string text = testing::read_source_file(path);
+  text = testing::replace_all(text, "  layer_split: null\n",
+                              "  layer_split: null\n  pipeline_layout: 'Et*12|t*12L'\n");
+  text = testing::replace_all(
+      text, "--pipeline-model-parallel-size 2 \\\n",
+      "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout 'Et*12|t*12L' \\\n");
+  RecipeReport report = validate_recipe_text(bundled_catalog(), path, path, text);
+  ASSERT_TRUE(report.recipe) << testing::describe(report.problems);
+  EXPECT_TRUE(report.problems.empty()) << testing::describe(report.problems);
+  Problems problems;
+  std::optional<ExportSource> source =
+      export_source_from_recipe(*report.recipe, path, bundled_catalog().catalog, rules(), problems);
+  ASSERT_TRUE(source) << testing::describe(problems);
+  std::string lm = export_recipe_text(*source, ExportTarget::kMegatronLm, rules());
+  TrainingCommand command = read_training_command(lm, rules());
+  const TrainingArgument* layout = command.find("pipeline_model_parallel_layout");
+  ASSERT_NE(layout, nullptr) << lm;
+  EXPECT_EQ(layout->value, "Et*12|t*12L");
+  std::string bridge = export_recipe_text(*source, ExportTarget::kMegatronBridge, rules());
+  EXPECT_NE(bridge.find("cfg.model.pipeline_model_parallel_layout = \"Et*12|t*12L\"\n"),
+            std::string::npos)
+      << bridge;
+}
+
 ExportSource gpt_oss_source() {
   const std::string path = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
   RecipeReport report = validate_recipe_file(bundled_catalog(), source_dir() + "/" + path);

@@ -14,6 +14,7 @@
 #include "export/megatron_lm_command.h"
 #include "export/planned_recipe.h"
 #include "export/slime_command.h"
+#include "figures/layout_label.h"
 #include "runs/training_command.h"
 #include "test_support.h"
 
@@ -130,6 +131,97 @@ TEST(ExportGolden, PlannerDraftsWithFixedPredictions) {
                 planned_recipe_yaml(source, prediction, megatron_lm_command(source)));
   expect_golden("planned_gpt-oss-20b_tp1-pp2-ep8.megatron-bridge.py",
                 megatron_bridge_recipe(source, rules(), &prediction));
+}
+
+// The placement cases: Qwen3.5-122B-A10B's 48 layers on PP 4 VPP 2 as an explicit layout
+// string (eight chunks of six layers, the embedding on the first, the loss on the last), and
+// gpt-oss-20b's 24 layers on PP 2 with the embedding and the loss counted as layers. Neither is
+// the measured layout, so the recipe's run is dropped and slime writes a draft too.
+const std::string kVpp2Layout = "Et*6|(t*6|)*6t*6L";
+
+ExportSource layout_string_source() {
+  ExportSource source = recipe_source(testing::kBundledRecipes[3]);
+  source.layout.vpp = 2;
+  source.layout.pipeline_layout = kVpp2Layout;
+  source.layout.label = layout_label(source.layout);
+  source.run_text.clear();
+  return source;
+}
+
+ExportSource account_for_source() {
+  ExportSource source = recipe_source(testing::kBundledRecipes[0]);
+  source.layout.account_for_embedding_in_pipeline_split = true;
+  source.layout.account_for_loss_in_pipeline_split = true;
+  source.run_text.clear();
+  return source;
+}
+
+TEST(ExportGolden, PlacementsToThreeFrameworks) {
+  const std::pair<std::string, ExportSource> cases[] = {
+      {"placement_qwen3.5-122b-a10b_tp1-pp4-vpp2-ep8-layout", layout_string_source()},
+      {"placement_gpt-oss-20b_tp1-pp2-ep4-account-for", account_for_source()}};
+  for (const auto& [name, source] : cases) {
+    SCOPED_TRACE(name);
+    expect_golden(name + ".slime.sh", slime_command(source));
+    expect_golden(name + ".megatron-lm.sh", megatron_lm_command(source));
+    std::string bridge = megatron_bridge_recipe(source, rules());
+    expect_golden(name + ".megatron-bridge.py", bridge);
+    EXPECT_EQ(py_compile(name, bridge), 0) << bridge;
+  }
+}
+
+TEST(ExportPlacement, TheLayoutStringIsOneShellWordInPlaceOfTheVppFlag) {
+  ExportSource source = layout_string_source();
+  for (const std::string& text : {megatron_lm_command(source), slime_command(source)}) {
+    TrainingCommand command = read_training_command(text, rules());
+    ASSERT_TRUE(command.problems.empty()) << command.problems.front().message;
+    const TrainingArgument* layout = command.find("pipeline_model_parallel_layout");
+    ASSERT_NE(layout, nullptr) << text;
+    EXPECT_EQ(layout->value, kVpp2Layout);
+    // Megatron-LM's validate_args allows one of the layout string and the VPP flags.
+    EXPECT_EQ(command.find("virtual_pipeline_model_parallel_size"), nullptr) << text;
+  }
+  std::string bridge = megatron_bridge_recipe(source, rules());
+  EXPECT_NE(bridge.find("cfg.model.pipeline_model_parallel_layout = \"" + kVpp2Layout + "\"\n"),
+            std::string::npos)
+      << bridge;
+  EXPECT_NE(bridge.find("cfg.model.virtual_pipeline_model_parallel_size = 2\n"), std::string::npos);
+}
+
+TEST(ExportPlacement, TheAccountForSwitchesAreWrittenForEveryFramework) {
+  ExportSource source = account_for_source();
+  for (const std::string& text : {megatron_lm_command(source), slime_command(source)}) {
+    TrainingCommand command = read_training_command(text, rules());
+    EXPECT_NE(command.find("account_for_embedding_in_pipeline_split"), nullptr) << text;
+    EXPECT_NE(command.find("account_for_loss_in_pipeline_split"), nullptr) << text;
+  }
+  std::string bridge = megatron_bridge_recipe(source, rules());
+  EXPECT_NE(bridge.find("cfg.model.account_for_embedding_in_pipeline_split = True\n"),
+            std::string::npos);
+  EXPECT_NE(bridge.find("cfg.model.account_for_loss_in_pipeline_split = True\n"),
+            std::string::npos);
+  // A plain recipe sets them off explicitly, so a base recipe's placement does not carry over.
+  std::string plain = megatron_bridge_recipe(recipe_source(testing::kBundledRecipes[0]), rules());
+  EXPECT_NE(plain.find("cfg.model.pipeline_model_parallel_layout = None\n"), std::string::npos);
+  EXPECT_NE(plain.find("cfg.model.account_for_loss_in_pipeline_split = False\n"),
+            std::string::npos);
+}
+
+// A planned draft of each placement validates: the draft's layout block states the placement and
+// its command agrees with it (run.placement, run.layout).
+TEST(PlannedRecipe, PlacementDraftsValidateWithTheirCommands) {
+  for (const ExportSource& source : {layout_string_source(), account_for_source()}) {
+    LayoutPrediction prediction = fixed_prediction(source);
+    for (const std::string& run : {slime_command(source), megatron_lm_command(source)}) {
+      std::string text = planned_recipe_yaml(source, prediction, run);
+      RecipeReport report = validate_recipe_text(bundled_catalog(), "draft.yaml", "", text);
+      EXPECT_TRUE(report.problems.empty()) << testing::describe(report.problems) << text;
+      ASSERT_TRUE(report.recipe);
+      EXPECT_EQ(report.recipe->layout.pipeline_layout, source.layout.pipeline_layout);
+      EXPECT_EQ(report.recipe->layout.account_for_loss_in_pipeline_split,
+                source.layout.account_for_loss_in_pipeline_split);
+    }
+  }
 }
 
 TEST(ExportBridge, EveryRecipeModuleIsValidPython) {

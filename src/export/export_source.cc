@@ -26,6 +26,9 @@ const std::set<std::string>& layout_names() {
                                                "sequence_parallel",
                                                "num_layers_in_first_pipeline_stage",
                                                "num_layers_in_last_pipeline_stage",
+                                               "pipeline_model_parallel_layout",
+                                               "account_for_embedding_in_pipeline_split",
+                                               "account_for_loss_in_pipeline_split",
                                                "micro_batch_size",
                                                "recompute_granularity",
                                                "recompute_method",
@@ -433,11 +436,20 @@ std::vector<CommandArgument> layout_arguments(const ExportSource& source) {
   add(list, "--context-parallel-size", number(l.cp));
   add(list, "--expert-model-parallel-size", number(l.ep));
   add(list, "--expert-tensor-parallel-size", number(l.etp));
-  if (l.vpp > 1) add(list, "--num-virtual-stages-per-pipeline-rank", number(l.vpp));
+  // A layout string carries the virtual stages (its chunks / PP), and Megatron-LM refuses
+  // --num-virtual-stages-per-pipeline-rank beside it (megatron/training/arguments.py).
+  if (!l.pipeline_layout.empty()) {
+    add(list, "--pipeline-model-parallel-layout", l.pipeline_layout);
+  } else if (l.vpp > 1) {
+    add(list, "--num-virtual-stages-per-pipeline-rank", number(l.vpp));
+  }
   if (l.layer_split) {
     add(list, "--decoder-first-pipeline-num-layers", number(l.layer_split->first));
     add(list, "--decoder-last-pipeline-num-layers", number(l.layer_split->last));
   }
+  if (l.account_for_embedding_in_pipeline_split)
+    add(list, "--account-for-embedding-in-pipeline-split");
+  if (l.account_for_loss_in_pipeline_split) add(list, "--account-for-loss-in-pipeline-split");
   if (l.sequence_parallel && l.tp > 1) add(list, "--sequence-parallel");
   if (l.recompute) {
     add(list, "--recompute-granularity", l.recompute->granularity);

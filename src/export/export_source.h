@@ -118,9 +118,11 @@ std::string shell_word(const std::string& word);
 std::string argument_text(const CommandArgument& argument);
 
 /// The layout's Megatron-LM arguments, in the Qwen3.5 recipes' order
-/// (recipes/qwen3.5-122b-a10b/h200/): TP, PP, CP, EP, ETP, virtual stages
-/// (--num-virtual-stages-per-pipeline-rank when vpp > 1), first/last stage layers for a
-/// layer_split, --sequence-parallel, recompute, offload, and the dispatcher for an MoE model.
+/// (recipes/qwen3.5-122b-a10b/h200/): TP, PP, CP, EP, ETP, the placement
+/// (--pipeline-model-parallel-layout for a pipeline_layout, which carries the virtual stages,
+/// else --num-virtual-stages-per-pipeline-rank when vpp > 1; first/last stage layers for a
+/// layer_split; the --account-for-*-in-pipeline-split switches), --sequence-parallel, recompute,
+/// offload, and the dispatcher for an MoE model. Flag names: megatron/training/arguments.py.
 std::vector<CommandArgument> layout_arguments(const ExportSource& source);
 
 /// The layout in words for a draft's comment: `TP1 PP2 EP4 DP4 on 8 x H200`.

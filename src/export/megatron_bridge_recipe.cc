@@ -93,8 +93,11 @@ std::string module_docstring(const ExportSource& source, const std::string& head
   return out;
 }
 
-// The "# Parallelism" section: every parallel size, the layer split, recompute, the dispatcher
-// (MoE only), optimizer offload and the distributed optimizer.
+// The "# Parallelism" section: every parallel size, the layer placement (first/last stage layers,
+// the layout string, the account-for switches: TransformerConfig's fields, set explicitly as
+// Megatron-Bridge's own recipes do, src/megatron/bridge/recipes/kimi/kimi_k2.py, so a base recipe's
+// placement does not carry over), recompute, the dispatcher (MoE only), optimizer offload and the
+// distributed optimizer.
 std::string parallelism_section(const ExportSource& source) {
   const Layout& l = source.layout;
   std::string out = "    # Parallelism\n";
@@ -113,6 +116,12 @@ std::string parallelism_section(const ExportSource& source) {
   out +=
       fmt::format("    cfg.model.num_layers_in_last_pipeline_stage = {}\n",
                   optional_int(l.layer_split.has_value(), l.layer_split ? l.layer_split->last : 0));
+  out += fmt::format("    cfg.model.pipeline_model_parallel_layout = {}\n",
+                     l.pipeline_layout.empty() ? "None" : python_value(l.pipeline_layout));
+  out += fmt::format("    cfg.model.account_for_embedding_in_pipeline_split = {}\n",
+                     l.account_for_embedding_in_pipeline_split ? "True" : "False");
+  out += fmt::format("    cfg.model.account_for_loss_in_pipeline_split = {}\n",
+                     l.account_for_loss_in_pipeline_split ? "True" : "False");
   out += fmt::format("    cfg.model.recompute_granularity = {}\n",
                      l.recompute ? python_value(l.recompute->granularity) : "None");
   out += fmt::format(

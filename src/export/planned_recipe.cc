@@ -58,6 +58,9 @@ std::string layout_summary(const ExportSource& source) {
   std::string pp = fmt::format("PP {}", l.pp);
   if (l.layer_split)
     pp += fmt::format(" ({} first, {} last)", l.layer_split->first, l.layer_split->last);
+  if (!l.pipeline_layout.empty()) pp += fmt::format(" (layout {})", l.pipeline_layout);
+  if (l.account_for_embedding_in_pipeline_split) pp += " (embedding counted as a layer)";
+  if (l.account_for_loss_in_pipeline_split) pp += " (loss counted as a layer)";
   std::string out = fmt::format("TP {}, {}, ", l.tp, pp);
   if (l.vpp > 1) out += fmt::format("VPP {}, ", l.vpp);
   out += fmt::format(
@@ -122,6 +125,11 @@ std::string draft_layout_yaml(const ExportSource& source) {
   out += l.layer_split ? fmt::format("  layer_split:\n    first: {}\n    last: {}\n",
                                      l.layer_split->first, l.layer_split->last)
                        : "  layer_split: null\n";
+  if (!l.pipeline_layout.empty())
+    out += fmt::format("  pipeline_layout: {}\n", scalar(l.pipeline_layout));
+  if (l.account_for_embedding_in_pipeline_split)
+    out += "  account_for_embedding_in_pipeline_split: true\n";
+  if (l.account_for_loss_in_pipeline_split) out += "  account_for_loss_in_pipeline_split: true\n";
   out += fmt::format("  max_tokens_per_gpu: {}\n  rows_per_microbatch: {}\n", l.max_tokens_per_gpu,
                      l.rows_per_microbatch);
   if (l.recompute) {

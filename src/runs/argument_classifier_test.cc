@@ -74,6 +74,51 @@ TEST(ArgumentClassifier, PlacementRecomputeAndOverlapAreExecution) {
   EXPECT_EQ(env.verdict, Verdict::kExecutionOnly);
 }
 
+// Layer placement maps the same training onto the pipeline stages: the layout string, the
+// account-for switches and the first/last stage layers are execution arguments, as
+// --pipeline-model-parallel-size is (rules/arguments.yaml).
+TEST(ArgumentClassifier, PipelinePlacementIsExecutionLikeThePipelineSize) {
+  Classification size =
+      classify_edit("--pipeline-model-parallel-size 4", "--pipeline-model-parallel-size 8");
+  ASSERT_EQ(size.differences.size(), 1u);
+
+  // Two runs that differ only in the layout string: Qwen3.5's 48 layers on PP 4, evenly and
+  // with one layer moved from the first stage (which also holds the embedding) to the last.
+  const std::string even = "--pipeline-model-parallel-layout 'Et*12|t*12|t*12|t*12L'";
+  const std::string moved = "--pipeline-model-parallel-layout 'Et*11|t*12|t*12|t*13L'";
+  std::string reference = testing::replace_all(kReference, "--pipeline-model-parallel-size 4",
+                                               "--pipeline-model-parallel-size 4 " + even);
+  std::string candidate = testing::replace_all(reference, even, moved);
+  Classification layout =
+      classify_commands(read_training_command(candidate, rules()),
+                        read_training_command(reference, rules()), rules(), std::nullopt);
+  ASSERT_EQ(layout.differences.size(), 1u);
+  EXPECT_EQ(layout.differences[0].difference.name, "pipeline_model_parallel_layout");
+  EXPECT_EQ(layout.differences[0].difference.reference, "Et*12|t*12|t*12|t*12L");
+  EXPECT_EQ(layout.differences[0].difference.candidate, "Et*11|t*12|t*12|t*13L");
+  EXPECT_EQ(layout.differences[0].argument_class, size.differences[0].argument_class);
+  EXPECT_EQ(layout.differences[0].argument_class, ArgumentClass::kExecution);
+  EXPECT_EQ(layout.verdict, Verdict::kExecutionOnly);
+  EXPECT_TRUE(layout.passes());
+
+  // A layout string in place of an even split, the account-for switches and the first/last
+  // stage layers: each an execution difference.
+  for (const std::string& placement :
+       {even, std::string("--account-for-embedding-in-pipeline-split"),
+        std::string("--account-for-loss-in-pipeline-split"),
+        std::string(
+            "--decoder-first-pipeline-num-layers 11 --decoder-last-pipeline-num-layers 13")}) {
+    SCOPED_TRACE(placement);
+    Classification added = classify_edit("--pipeline-model-parallel-size 4",
+                                         "--pipeline-model-parallel-size 4 " + placement);
+    ASSERT_FALSE(added.differences.empty());
+    for (const auto& difference : added.differences) {
+      EXPECT_EQ(difference.argument_class, ArgumentClass::kExecution) << difference.difference.name;
+    }
+    EXPECT_EQ(added.verdict, Verdict::kExecutionOnly);
+  }
+}
+
 TEST(ArgumentClassifier, ASameMathSwapNeedsAPassedComponentTest) {
   Classification untested = classify_edit("alltoall", "flex");
   ASSERT_EQ(untested.differences.size(), 1u);

@@ -29,6 +29,7 @@ TEST(Schemas, ListEveryCrossFieldRuleWithAnId) {
                          "figures.window",
                          "figures.window_tokens",
                          "run.layout",
+                         "run.placement",
                          "status",
                          "patches",
                          "figures.gpu_hours",

@@ -17,6 +17,9 @@ void check_stated_integer(const RunView& run, const std::string& rule, const Run
 /// run.layout: parallel sizes, sequence parallelism, recompute, dispatcher and GPU count agree
 /// with the layout and `gpu` (run_rules.cc).
 void check_run_layout(const RunView& run);
+/// run.placement: the pipeline layout string, the account-for flags and the first/last stage
+/// layers agree with the layout (placement_rules.cc).
+void check_run_placement(const RunView& run);
 /// run.seq_length, run.global_batch, run.precision, run.steps and protocol.deviation
 /// (protocol_rules.cc).
 void check_protocol_terms(const RunView& run);

@@ -198,9 +198,13 @@ void check_run_layout(const RunView& run) {
              {"--expert-model-parallel-size", "model.expert_model_parallel_size"});
   check.size("layout.etp", l.etp, 1,
              {"--expert-tensor-parallel-size", "model.expert_tensor_parallel_size"});
-  check.size(
-      "layout.vpp", l.vpp, 1,
-      {"--num-virtual-stages-per-pipeline-rank", "model.virtual_pipeline_model_parallel_size"});
+  std::initializer_list<std::string_view> vpp_names = {
+      "--num-virtual-stages-per-pipeline-rank", "model.virtual_pipeline_model_parallel_size"};
+  // With a layout string the virtual stages are its chunks / PP (Megatron-LM's validate_args,
+  // megatron/training/arguments.py): a VPP flag is compared only where the run states one.
+  if (l.pipeline_layout.empty() || run.effective(vpp_names)) {
+    check.size("layout.vpp", l.vpp, 1, vpp_names);
+  }
   check.sequence_parallel(l);
   check.recompute(l);
   const Model* model = run.context().catalog.find_model(r.model);
@@ -212,6 +216,7 @@ void check_run_rules(const RuleContext& context) {
   RunView run(context);
   if (!run_is_readable(run)) return;
   check_run_layout(run);
+  check_run_placement(run);
   check_protocol_terms(run);
   check_microbatch_terms(run);
   check_model_script(run);

@@ -45,6 +45,9 @@ def gpt_oss_20b_sft_config() -> ConfigContainer:
     cfg.model.sequence_parallel = False
     cfg.model.num_layers_in_first_pipeline_stage = None
     cfg.model.num_layers_in_last_pipeline_stage = None
+    cfg.model.pipeline_model_parallel_layout = None
+    cfg.model.account_for_embedding_in_pipeline_split = False
+    cfg.model.account_for_loss_in_pipeline_split = False
     cfg.model.recompute_granularity = None
     cfg.model.recompute_method = None
     cfg.model.recompute_num_layers = None

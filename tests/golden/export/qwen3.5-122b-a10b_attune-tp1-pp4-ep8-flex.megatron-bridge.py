@@ -34,6 +34,9 @@ def qwen35_122b_a10b_sft_config() -> ConfigContainer:
     cfg.model.sequence_parallel = False
     cfg.model.num_layers_in_first_pipeline_stage = None
     cfg.model.num_layers_in_last_pipeline_stage = None
+    cfg.model.pipeline_model_parallel_layout = None
+    cfg.model.account_for_embedding_in_pipeline_split = False
+    cfg.model.account_for_loss_in_pipeline_split = False
     cfg.model.recompute_granularity = "full"
     cfg.model.recompute_method = "uniform"
     cfg.model.recompute_num_layers = 1
