@@ -1,0 +1,48 @@
+// How far a prediction can be trusted: the leave-one-model-out errors of the measured layouts
+// nearest to it, and how it compares with the best layout measured for the same model and GPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "plan/speed_calibration.h"
+
+namespace openrecipes {
+
+/// The error band of one prediction.
+struct PredictionBand {
+  /// Root mean square of the nearest rows' leave-one-model-out errors (fraction, e.g. 0.12 for
+  /// +-12%); 0 when nothing was calibrated.
+  double relative_error = 0;
+  int rows = 0;                  ///< rows the band is taken from (at most kBandRows)
+  std::string nearest;           ///< the nearest measured layout's name
+  double nearest_distance = 0;   ///< layout_distance to it
+  bool unlike_measured = false;  ///< nearest_distance above kUnlikeDistance
+};
+
+/// Rows a band is taken from.
+inline constexpr int kBandRows = 5;
+/// A layout farther than this from every measured one is "unlike anything measured": it differs
+/// in kind (dense / MoE) or in more than about three of GPU type, precision, model, GPU count and
+/// the parallel sizes.
+inline constexpr double kUnlikeDistance = 2.5;
+
+/// How unlike two measured situations are (0: the same model, GPU type, count, precision and
+/// layout): 2 when one model is dense and the other MoE, 1 each for another GPU type or
+/// precision, 0.5 for another model, and 0.5 x |log2 ratio| of the GPU counts and of each of TP,
+/// PP x VPP, CP, EP and rows per micro-batch.
+double layout_distance(const MeasuredLayout& a, const MeasuredLayout& b);
+
+/// The band of a prediction for `candidate` (its tokens_per_s_per_gpu unused): the kBandRows
+/// rows of `measured` nearest to it (layout_distance, ties in order), their leave-one-out errors
+/// from `calibration` (whose rows are `measured`'s, in order). An empty calibration gives a zero
+/// band marked unlike_measured.
+PredictionBand prediction_band(const SpeedCalibration& calibration,
+                               const std::vector<MeasuredLayout>& measured,
+                               const MeasuredLayout& candidate);
+
+/// The fastest measured layout of `model` on `gpu_type` (any GPU count), or null.
+const MeasuredLayout* best_measured(const std::vector<MeasuredLayout>& measured,
+                                    const std::string& model, const std::string& gpu_type);
+
+}  // namespace openrecipes

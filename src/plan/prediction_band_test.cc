@@ -1,0 +1,64 @@
+#include "plan/prediction_band.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace openrecipes {
+namespace {
+
+MeasuredLayout row(const std::string& model, bool moe, const std::string& gpu, int gpus, int tp,
+                   int ep, double tokens_per_s) {
+  MeasuredLayout m;
+  m.name = model + " " + gpu + " " + std::to_string(gpus);
+  m.model.name = model;
+  if (moe) m.model.experts = 8;
+  m.cluster.gpu.type = gpu;
+  m.cluster.gpus = gpus;
+  m.layout.tp = tp;
+  m.layout.ep = ep;
+  m.tokens_per_s_per_gpu = tokens_per_s;
+  return m;
+}
+
+TEST(PredictionBand, DistanceByHand) {
+  MeasuredLayout a = row("x", false, "H100", 8, 1, 1, 1);
+  EXPECT_EQ(layout_distance(a, a), 0);
+  // Another model (0.5), TP 4 vs 1 (0.5 x 2), 32 vs 8 GPUs (0.5 x 2): 2.5.
+  EXPECT_DOUBLE_EQ(layout_distance(a, row("y", false, "H100", 32, 4, 1, 1)), 2.5);
+  // Dense against MoE (2), another GPU (1), another model (0.5), EP 8 (1.5): 5.
+  EXPECT_DOUBLE_EQ(layout_distance(a, row("z", true, "B200", 8, 1, 8, 1)), 5);
+}
+
+TEST(PredictionBand, TakesTheNearestRowsLeaveOneOutErrors) {
+  std::vector<MeasuredLayout> measured = {row("x", false, "H100", 8, 1, 1, 100),
+                                          row("x", false, "H100", 16, 1, 1, 90),
+                                          row("z", true, "B200", 64, 1, 8, 50)};
+  SpeedCalibration c;
+  for (double e : {0.1, -0.2, 0.9}) {
+    CalibrationRow r;
+    r.leave_one_out_error = e;
+    c.rows.push_back(r);
+  }
+  MeasuredLayout candidate = row("x", false, "H100", 8, 2, 1, 0);
+  PredictionBand band = prediction_band(c, measured, candidate);
+  EXPECT_EQ(band.rows, 3);
+  EXPECT_NEAR(band.relative_error, std::sqrt((0.01 + 0.04 + 0.81) / 3), 1e-12);
+  EXPECT_EQ(band.nearest, measured[0].name);
+  EXPECT_DOUBLE_EQ(band.nearest_distance, 0.5);
+  EXPECT_FALSE(band.unlike_measured);
+  MeasuredLayout far = row("w", true, "GB300", 512, 8, 64, 0);
+  EXPECT_TRUE(prediction_band(c, measured, far).unlike_measured);
+  EXPECT_TRUE(prediction_band(SpeedCalibration{}, {}, candidate).unlike_measured);
+}
+
+TEST(PredictionBand, BestMeasuredOfThePair) {
+  std::vector<MeasuredLayout> measured = {row("x", false, "H100", 8, 1, 1, 100),
+                                          row("x", false, "H100", 16, 1, 1, 120),
+                                          row("x", false, "B200", 8, 1, 1, 300)};
+  EXPECT_EQ(best_measured(measured, "x", "H100"), &measured[1]);
+  EXPECT_EQ(best_measured(measured, "x", "GB200"), nullptr);
+}
+
+}  // namespace
+}  // namespace openrecipes
