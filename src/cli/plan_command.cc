@@ -47,8 +47,7 @@ int run_plan(const GlobalOptions& global, const PlanOptions& options) {
       resolve_plan_request(context->catalog(), arguments, problems);
   if (!request) return print_problems(problems, format);
   if (request->layout) {
-    OneLayoutPlan plan =
-        plan_one_layout(*request, context->measured, context->calibration.parameters);
+    OneLayoutPlan plan = plan_one_layout(*request, context->measured, context->calibration);
     fmt::print("{}", options.format == "json" ? one_layout_plan_to_json(plan).dump(2) + "\n"
                                               : one_layout_plan_text(plan));
     return kExitOk;

@@ -30,7 +30,7 @@ int run_recommend(const GlobalOptions& global, const RecommendOptions& options) 
   RecommendRequest request = recommend_request(*plan, options.goal);
   std::optional<Recommendation> rec =
       recommend_from_catalog(request, context->catalog(), context->checked.recipes, *context->rules,
-                             context->calibration.parameters, plan->memory, problems);
+                             context->calibration, context->measured, plan->memory, problems);
   if (!rec) return print_problems(problems, format);
   fmt::print("{}", options.format == "json"
                        ? recommendation_to_json(request, *rec).dump(2) + "\n"

@@ -23,12 +23,52 @@ nlohmann::json measured_json(const MeasuredLayout* m) {
            : nlohmann::json(nullptr);
 }
 
+nlohmann::json band_json(const PredictionBand& b) {
+  return {{"relative_error", b.relative_error},
+          {"rows", b.rows},
+          {"nearest", b.nearest},
+          {"nearest_distance", b.nearest_distance},
+          {"unlike_measured", b.unlike_measured}};
+}
+
+// The candidate `layout` as a measured layout without a measurement, for prediction_band.
+MeasuredLayout candidate(const ModelShape& model, const ClusterShape& cluster,
+                         const PlanWorkload& workload, const Layout& layout) {
+  MeasuredLayout m;
+  m.model = model;
+  m.cluster = cluster;
+  m.workload = workload;
+  m.layout = layout;
+  return m;
+}
+
+// "+-9%", with "unlike anything measured" when nothing near was measured.
+std::string band_text(const PredictionBand& b) {
+  if (b.rows == 0) return "no band: nothing measured";
+  return fmt::format("±{:.0f}%{}", 100 * b.relative_error,
+                     b.unlike_measured ? ", unlike anything measured" : "");
+}
+
+// How the top prediction compares with the best measured layout of the pair.
+std::string gap_text(double predicted, const PredictionBand& band, const MeasuredLayout* best,
+                     const std::string& model, const std::string& gpu_type) {
+  if (!best) return fmt::format("nothing measured for {} on {} to compare with\n", model, gpu_type);
+  double gap = (predicted - best->tokens_per_s_per_gpu) / best->tokens_per_s_per_gpu;
+  bool beyond = std::abs(gap) > band.relative_error;
+  return fmt::format(
+      "best measured for {} on {}: {} tokens/s per GPU on {} GPUs ({}); predicted {:+.1f}% from "
+      "it, {} the band of ±{:.0f}%\n",
+      model, gpu_type, format_thousands(best->tokens_per_s_per_gpu, 0), best->cluster.gpus,
+      best->name, 100 * gap, beyond ? "beyond" : "within", 100 * band.relative_error);
+}
+
 nlohmann::json ranked_json(const LayoutPlan& plan) {
   nlohmann::json layouts = nlohmann::json::array();
   for (std::size_t i = 0; i < plan.search.ranked.size(); ++i) {
     nlohmann::json j = prediction_to_json(plan.search.ranked[i], false);
     j["rank"] = static_cast<int>(i + 1);
     j["measured"] = measured_json(plan.ranked_measured[i]);
+    j["band"] = band_json(plan.ranked_bands[i]);
     layouts.push_back(j);
   }
   return layouts;
@@ -71,23 +111,21 @@ std::string headline_text(const LayoutPlan& plan) {
       format_count(result.candidates), format_count(result.legal), format_count(result.fitting),
       cluster.gpu.memory_gb * (1 - plan.memory.headroom_fraction),
       plan.memory.headroom_fraction * 100, cluster.gpu.memory_gb);
-  double low = 0, high = 0;
-  for (const CalibrationRow& row : plan.calibration->rows) {
-    low = std::min(low, row.leave_one_out_error);
-    high = std::max(high, row.leave_one_out_error);
-  }
+  std::size_t published = 0;
+  for (const CalibrationRow& row : plan.calibration->rows) published += row.published ? 1 : 0;
   out += fmt::format(
-      "speed model calibrated on {} catalog recipes, leave-one-out error {:+.1f}% to {:+.1f}% "
-      "(plan "
-      "--calibration); layouts unlike them are extrapolations\n\n",
-      plan.calibrated_on, 100 * low, 100 * high);
+      "speed model calibrated on {} measured layouts ({} catalog recipes, {} published), "
+      "leave-one-model-out MAPE {:.1f}% (plan --calibration); each prediction carries the band of "
+      "its nearest measured layouts\n\n",
+      plan.calibrated_on, plan.calibrated_on - published, published, 100 * plan.calibration->mape);
   return out;
 }
 
 std::string ranked_text(const LayoutPlan& plan) {
   if (plan.search.ranked.empty()) return "no legal layout is predicted to fit; see --explain\n";
   std::vector<std::vector<std::string>> rows = {{"rank", "layout", "recompute", "tokens/s/GPU",
-                                                 "memory GB", "MFU", "$/1M tokens", "measured"}};
+                                                 "band", "memory GB", "MFU", "$/1M tokens",
+                                                 "measured"}};
   for (std::size_t i = 0; i < plan.search.ranked.size(); ++i) {
     const LayoutPrediction& p = plan.search.ranked[i];
     const MeasuredLayout* m = plan.ranked_measured[i];
@@ -99,12 +137,15 @@ std::string ranked_text(const LayoutPlan& plan) {
         {fmt::format("{}", i + 1),
          p.layout.label + split + fmt::format(" MBS{}", p.layout.rows_per_microbatch),
          recompute_text(p.layout.recompute), format_thousands(p.speed.tokens_per_s_per_gpu, 0),
-         fmt::format("{:.1f}", p.memory.memory_bytes / 1e9),
+         band_text(plan.ranked_bands[i]), fmt::format("{:.1f}", p.memory.memory_bytes / 1e9),
          format_fraction_percent(p.speed.mfu, 1), format_usd(p.speed.usd_per_million_tokens),
          m ? format_thousands(m->tokens_per_s_per_gpu, 1) + " (" + recipe_stem(m->name) + ")"
            : ""});
   }
-  return aligned_table(rows, {true, false, false, true, true, true, true, false});
+  const LayoutPrediction& top = plan.search.ranked.front();
+  return aligned_table(rows, {true, false, false, true, false, true, true, true, false}) + "\n" +
+         gap_text(top.speed.tokens_per_s_per_gpu, plan.ranked_bands.front(), plan.best_measured,
+                  plan.model_name, plan.cluster.gpu.type);
 }
 
 std::string catalog_text(const LayoutPlan& plan) {
@@ -165,8 +206,17 @@ const MeasuredLayout* measured_match(const std::vector<MeasuredLayout>& measured
 
 LayoutPlan plan_layouts(const PlanRequest& request, const std::vector<MeasuredLayout>& measured,
                         const SpeedCalibration& calibration, int top) {
-  LayoutPlan plan{request.model.name, request.cluster, request.workload, request.memory, {}, {}, {},
-                  &calibration,       measured.size()};
+  LayoutPlan plan{request.model.name,
+                  request.cluster,
+                  request.workload,
+                  request.memory,
+                  {},
+                  {},
+                  {},
+                  &calibration,
+                  measured.size(),
+                  {},
+                  nullptr};
   SearchOptions search;
   search.top = top;
   search.speed = calibration.parameters;
@@ -175,7 +225,11 @@ LayoutPlan plan_layouts(const PlanRequest& request, const std::vector<MeasuredLa
   for (const LayoutPrediction& p : plan.search.ranked) {
     plan.ranked_measured.push_back(
         measured_match(measured, plan.model_name, plan.cluster, plan.workload, p.layout));
+    plan.ranked_bands.push_back(prediction_band(
+        calibration, measured,
+        candidate(request.model.shape, request.cluster, request.workload, p.layout)));
   }
+  plan.best_measured = best_measured(measured, plan.model_name, plan.cluster.gpu.type);
   for (const MeasuredLayout& m : measured) {
     if (m.model.name != plan.model_name || m.cluster.gpu.type != plan.cluster.gpu.type) continue;
     plan.catalog.push_back({&m, predict_layout(m.model, m.cluster, m.workload, m.layout,
@@ -186,12 +240,17 @@ LayoutPlan plan_layouts(const PlanRequest& request, const std::vector<MeasuredLa
 
 OneLayoutPlan plan_one_layout(const PlanRequest& request,
                               const std::vector<MeasuredLayout>& measured,
-                              const SpeedParameters& parameters) {
-  OneLayoutPlan plan{request.model.name, request.cluster, request.workload, {}, nullptr};
+                              const SpeedCalibration& calibration) {
+  OneLayoutPlan plan{
+      request.model.name, request.cluster, request.workload, {}, nullptr, {}, nullptr};
   plan.prediction = predict_layout(request.model.shape, request.cluster, request.workload,
-                                   *request.layout, parameters, request.memory);
+                                   *request.layout, calibration.parameters, request.memory);
   plan.measured = measured_match(measured, plan.model_name, plan.cluster, plan.workload,
                                  plan.prediction.layout);
+  plan.band = prediction_band(
+      calibration, measured,
+      candidate(request.model.shape, request.cluster, request.workload, plan.prediction.layout));
+  plan.best_measured = best_measured(measured, plan.model_name, plan.cluster.gpu.type);
   return plan;
 }
 
@@ -209,6 +268,7 @@ nlohmann::json layout_plan_to_json(const LayoutPlan& plan) {
       {"searched",
        {{"candidates", result.candidates}, {"legal", result.legal}, {"fitting", result.fitting}}},
       {"layouts", ranked_json(plan)},
+      {"best_measured", measured_json(plan.best_measured)},
       {"catalog_recipes", catalog_json(plan)},
       {"rejected_by_rule", rejected_json(result)},
       {"rejected_by_memory", result.rejected_by_memory},
@@ -228,6 +288,8 @@ std::string layout_plan_text(const LayoutPlan& plan, bool explain) {
 nlohmann::json one_layout_plan_to_json(const OneLayoutPlan& plan) {
   nlohmann::json j = prediction_to_json(plan.prediction, true);
   j["measured"] = measured_json(plan.measured);
+  j["band"] = band_json(plan.band);
+  j["best_measured"] = measured_json(plan.best_measured);
   return j;
 }
 
@@ -242,6 +304,11 @@ std::string one_layout_plan_text(const OneLayoutPlan& plan) {
         fmt::format("measured: {} tokens/s per GPU ({})\n",
                     format_thousands(plan.measured->tokens_per_s_per_gpu, 2), plan.measured->name);
   }
+  out += fmt::format("predicted: {} tokens/s per GPU, {} (nearest measured: {})\n",
+                     format_thousands(plan.prediction.speed.tokens_per_s_per_gpu, 0),
+                     band_text(plan.band), plan.band.nearest.empty() ? "none" : plan.band.nearest);
+  out += gap_text(plan.prediction.speed.tokens_per_s_per_gpu, plan.band, plan.best_measured,
+                  plan.model_name, plan.cluster.gpu.type);
   return out + "\n" + prediction_explanation_text(plan.prediction);
 }
 

@@ -11,6 +11,7 @@
 #include "plan/layout_prediction.h"
 #include "plan/layout_request.h"
 #include "plan/layout_search.h"
+#include "plan/prediction_band.h"
 #include "plan/speed_calibration.h"
 
 namespace openrecipes {
@@ -33,7 +34,10 @@ struct LayoutPlan {
       ranked_measured;  ///< per ranked layout, the recipe measured on it, or null
   std::vector<CatalogComparison> catalog;  ///< the model's recipes on this GPU type
   const SpeedCalibration* calibration = nullptr;
-  std::size_t calibrated_on = 0;  ///< measured layouts the speed model was fitted on
+  std::size_t calibrated_on = 0;             ///< measured layouts the speed model was fitted on
+  std::vector<PredictionBand> ranked_bands;  ///< per ranked layout, its error band
+  /// the fastest layout measured (catalog or published) for this model and GPU type, or null
+  const MeasuredLayout* best_measured = nullptr;
 };
 
 /// One given layout predicted and explained.
@@ -43,6 +47,8 @@ struct OneLayoutPlan {
   PlanWorkload workload;
   LayoutPrediction prediction;
   const MeasuredLayout* measured = nullptr;  ///< a recipe measured on exactly this layout, or null
+  PredictionBand band;                       ///< the prediction's error band
+  const MeasuredLayout* best_measured = nullptr;  ///< as in LayoutPlan
 };
 
 /// A catalog recipe measured on exactly `layout` for `model` (name), `cluster` (GPU type and
@@ -52,15 +58,18 @@ const MeasuredLayout* measured_match(const std::vector<MeasuredLayout>& measured
                                      const PlanWorkload& workload, const Layout& layout);
 
 /// Searches every layout of `request` (search_layouts, keeping `top`) with the calibrated
-/// parameters, marks the ranked layouts a recipe was measured on, and predicts the model's
+/// parameters, marks the ranked layouts a recipe was measured on, gives each its error band
+/// (prediction_band), finds the best measured layout of the pair, and predicts the model's
 /// catalog recipes on this GPU type on their own layouts.
 LayoutPlan plan_layouts(const PlanRequest& request, const std::vector<MeasuredLayout>& measured,
                         const SpeedCalibration& calibration, int top);
 
-/// Predicts `request.layout` (which must be set and legal) and finds a recipe measured on it.
+/// Predicts `request.layout` (which must be set and legal) with `calibration`'s parameters, finds
+/// a layout measured on it, and gives the prediction's band (`calibration`'s rows are
+/// `measured`'s).
 OneLayoutPlan plan_one_layout(const PlanRequest& request,
                               const std::vector<MeasuredLayout>& measured,
-                              const SpeedParameters& parameters);
+                              const SpeedCalibration& calibration);
 
 /// The plan as JSON: the request, searched counts, ranked layouts (rank, measured), catalog
 /// recipes, rejections by rule and by memory, and the calibration.

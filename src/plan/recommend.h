@@ -12,6 +12,7 @@
 #include "layout/plan_inputs.h"
 #include "params/model_shape.h"
 #include "plan/layout_prediction.h"
+#include "plan/prediction_band.h"
 #include "runs/argument_rules.h"
 
 namespace openrecipes {
@@ -69,6 +70,7 @@ struct Recommendation {
   std::vector<ResizeCheck> checks;
   LayoutPrediction prediction;  ///< memory verdict and predicted speed of `layout`
   std::vector<std::string> advice;
+  PredictionBand band;  ///< the prediction's error band (filled by recommend_from_catalog)
 };
 
 /// Picks the start: the best-ranked recipe (rank_recipes) of the same model and GPU type, else of

@@ -58,13 +58,24 @@ RecommendRequest recommend_request(const PlanRequest& request, const std::string
 std::optional<Recommendation> recommend_from_catalog(
     const RecommendRequest& request, const Catalog& catalog,
     const std::vector<CatalogRecipe>& recipes, const ArgumentRules& rules,
-    const SpeedParameters& speed, const MemoryOptions& memory, Problems& problems) {
+    const SpeedCalibration& calibration, const std::vector<MeasuredLayout>& measured,
+    const MemoryOptions& memory, Problems& problems) {
   std::vector<RecipeCandidate> candidates;
   for (const CatalogRecipe& recipe : recipes) {
     const Model* m = catalog.find_model(recipe.recipe.model);
     if (m) candidates.push_back({&recipe, m->family, m->shape});
   }
-  return recommend_recipe(request, candidates, rules, speed, memory, problems);
+  std::optional<Recommendation> rec =
+      recommend_recipe(request, candidates, rules, calibration.parameters, memory, problems);
+  if (rec) {
+    MeasuredLayout candidate;
+    candidate.model = request.model;
+    candidate.cluster = request.cluster;
+    candidate.workload = request.workload;
+    candidate.layout = rec->prediction.layout;
+    rec->band = prediction_band(calibration, measured, candidate);
+  }
+  return rec;
 }
 
 nlohmann::json recommendation_to_json(const RecommendRequest& request, const Recommendation& rec) {
@@ -91,6 +102,11 @@ nlohmann::json recommendation_to_json(const RecommendRequest& request, const Rec
           {"measured_tokens_per_s_per_gpu", rec.base->recipe.result.tokens_per_s_per_gpu},
           {"resized_by_search", rec.resized_by_search},
           {"prediction", prediction_to_json(rec.prediction, false)},
+          {"band",
+           {{"relative_error", rec.band.relative_error},
+            {"rows", rec.band.rows},
+            {"nearest", rec.band.nearest},
+            {"unlike_measured", rec.band.unlike_measured}}},
           {"overrides", overrides},
           {"checks", checks},
           {"advice", rec.advice}};
@@ -115,11 +131,13 @@ std::string recommendation_text(const RecommendRequest& request, const Recommend
           ? " (the recipe's layout breaks a rule or does not fit here; the planner chose this)"
           : "");
   out += fmt::format(
-      "  predicted: {} tokens/s per GPU, MFU {}, {} per 1M tokens; memory {:.1f} GB of {:.1f} GB "
-      "usable ({})\n\n",
-      format_thousands(p.speed.tokens_per_s_per_gpu, 0), format_fraction_percent(p.speed.mfu, 1),
-      format_usd(p.speed.usd_per_million_tokens), p.memory.memory_bytes / 1e9,
-      p.memory.usable_bytes / 1e9, p.memory.fits ? "fits" : "does not fit");
+      "  predicted: {} tokens/s per GPU ±{:.0f}%{}, MFU {}, {} per 1M tokens; memory {:.1f} GB of "
+      "{:.1f} GB usable ({})\n\n",
+      format_thousands(p.speed.tokens_per_s_per_gpu, 0), 100 * rec.band.relative_error,
+      rec.band.unlike_measured ? " (unlike anything measured)" : "",
+      format_fraction_percent(p.speed.mfu, 1), format_usd(p.speed.usd_per_million_tokens),
+      p.memory.memory_bytes / 1e9, p.memory.usable_bytes / 1e9,
+      p.memory.fits ? "fits" : "does not fit");
   out += overrides_text(rec);
   out += "\nresizing rules:\n";
   for (const ResizeCheck& c : rec.checks) {

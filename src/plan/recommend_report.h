@@ -11,6 +11,7 @@
 #include "base/problem.h"
 #include "plan/layout_request.h"
 #include "plan/recommend.h"
+#include "plan/speed_calibration.h"
 
 namespace openrecipes {
 
@@ -19,12 +20,14 @@ namespace openrecipes {
 RecommendRequest recommend_request(const PlanRequest& request, const std::string& goal);
 
 /// Recommends over `recipes` (each one whose model `catalog` knows is a candidate) with the
-/// calibrated `speed` and `memory` headroom. Returns nullopt and a Problem (rule `recommend`) when
-/// no recipe fits (recommend_recipe's reason in its words).
+/// `calibration`'s parameters and `memory` headroom, and gives the prediction its band from the
+/// calibration's rows (which are `measured`'s). Returns nullopt and a Problem (rule `recommend`)
+/// when no recipe fits (recommend_recipe's reason in its words).
 std::optional<Recommendation> recommend_from_catalog(
     const RecommendRequest& request, const Catalog& catalog,
     const std::vector<CatalogRecipe>& recipes, const ArgumentRules& rules,
-    const SpeedParameters& speed, const MemoryOptions& memory, Problems& problems);
+    const SpeedCalibration& calibration, const std::vector<MeasuredLayout>& measured,
+    const MemoryOptions& memory, Problems& problems);
 
 /// The recommendation as JSON: the request, the recipe, its match, measured figure, prediction,
 /// overrides, checks and advice.
