@@ -559,7 +559,7 @@ TEST(Cli, DuplicateGpuTypeIsReported) {
       << testing::replace_all(entry, "slug: h200", "slug: h200b");
   CliRun result = run("--root '" + root.string() + "' validate", "/");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find("gpus[3].type: appears twice"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("gpus[6].type: appears twice"), std::string::npos) << result.output;
   fs::remove_all(root);
 }
 

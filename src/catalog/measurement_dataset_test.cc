@@ -39,7 +39,9 @@ std::string bundled_models() { return testing::read_source_file(kMeasurementMode
 
 // The problems of loading the dataset with `rows` and `models` against the bundled GPU types.
 Problems load_problems(const std::string& rows, const std::string& models = bundled_models()) {
-  fs::path dir = dataset_copy("measurement_dataset", rows, models);
+  // One folder per test: ctest runs the tests of this file in parallel processes.
+  std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  fs::path dir = dataset_copy("measurement_dataset_" + test, rows, models);
   Problems problems;
   EXPECT_FALSE(load_measurement_dataset(dir, testing::bundled_catalog().catalog.gpus, problems));
   return problems;
