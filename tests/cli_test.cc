@@ -563,6 +563,23 @@ TEST(Cli, DuplicateGpuTypeIsReported) {
   fs::remove_all(root);
 }
 
+TEST(Cli, ValidateChecksThePublishedMeasurementsAtFileLineAndField) {
+  fs::path root = copy_catalog("broken_measurements");
+  fs::create_directories(root / "data" / "measurements");
+  fs::copy_file(fs::path(testing::source_dir()) / "data/measurements/models.yaml",
+                root / "data/measurements/models.yaml");
+  std::string rows = testing::read_source_file("data/measurements/megatron-bridge.yaml");
+  rows.replace(rows.find("    gbs: 4096\n"), 14, "    gbs: 4095\n");
+  std::ofstream(root / "data/measurements/megatron-bridge.yaml") << rows;
+  CliRun result = run("--root '" + root.string() + "' validate", "/");
+  EXPECT_EQ(result.exit_code, 1);
+  int line = testing::line_containing("data/measurements/megatron-bridge.yaml", "gbs: 4096");
+  std::string expected = "data/measurements/megatron-bridge.yaml:" + std::to_string(line) +
+                         ":5: rows[0].gbs: MBS x DP does not divide GBS";
+  EXPECT_NE(result.output.find(expected), std::string::npos) << result.output;
+  fs::remove_all(root);
+}
+
 TEST(Cli, ClassifyClassesTheSeedPairsAndFailsUnknownArguments) {
   const std::string base = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml";
   CliRun flex = run("classify recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml " + base);
