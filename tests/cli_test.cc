@@ -559,7 +559,24 @@ TEST(Cli, DuplicateGpuTypeIsReported) {
       << testing::replace_all(entry, "slug: h200", "slug: h200b");
   CliRun result = run("--root '" + root.string() + "' validate", "/");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find("gpus[3].type: appears twice"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("gpus[6].type: appears twice"), std::string::npos) << result.output;
+  fs::remove_all(root);
+}
+
+TEST(Cli, ValidateChecksThePublishedMeasurementsAtFileLineAndField) {
+  fs::path root = copy_catalog("broken_measurements");
+  fs::create_directories(root / "data" / "measurements");
+  fs::copy_file(fs::path(testing::source_dir()) / "data/measurements/models.yaml",
+                root / "data/measurements/models.yaml");
+  std::string rows = testing::read_source_file("data/measurements/megatron-bridge.yaml");
+  rows.replace(rows.find("    gbs: 4096\n"), 14, "    gbs: 4095\n");
+  std::ofstream(root / "data/measurements/megatron-bridge.yaml") << rows;
+  CliRun result = run("--root '" + root.string() + "' validate", "/");
+  EXPECT_EQ(result.exit_code, 1);
+  int line = testing::line_containing("data/measurements/megatron-bridge.yaml", "gbs: 4096");
+  std::string expected = "data/measurements/megatron-bridge.yaml:" + std::to_string(line) +
+                         ":5: rows[0].gbs: MBS x DP does not divide GBS";
+  EXPECT_NE(result.output.find(expected), std::string::npos) << result.output;
   fs::remove_all(root);
 }
 

@@ -37,7 +37,8 @@ struct Gpu {
   int sm_count = 0;  ///< streaming multiprocessors, for GEMM wave quantization; 0 when unknown
   std::string sm_source;
   std::string instance;
-  double usd_per_gpu_hour = 0;  ///< USD per GPU-hour, the cost numerator
+  /// USD per GPU-hour, the cost numerator; 0 when gpus.yaml gives no rate (no cost can be computed)
+  double usd_per_gpu_hour = 0;
   std::string rate_source;
   std::string rate_date;
 };

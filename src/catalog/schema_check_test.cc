@@ -44,6 +44,7 @@ void expect_only_keywords(const nlohmann::json& schema, const std::string& where
                                                   "anyOf",
                                                   "oneOf",
                                                   "definitions",
+                                                  "dependencies",
                                                   "examples",
                                                   "propertyNames",
                                                   "x-cross-field-rules"};
@@ -70,7 +71,8 @@ void expect_described(const nlohmann::json& schema, const std::string& where) {
 }
 
 TEST(Schemas, UseOnlyKeywordsAndDescribeEveryField) {
-  for (const char* name : {"recipe", "models", "gpus", "authors"}) {
+  for (const char* name :
+       {"recipe", "models", "gpus", "authors", "measurements", "measurement-models"}) {
     Problems problems;
     auto checker = SchemaChecker::load(source_dir() + "/schema/" + name + ".schema.yaml", problems);
     ASSERT_TRUE(checker) << describe(problems);

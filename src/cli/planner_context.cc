@@ -41,4 +41,12 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
   return context;
 }
 
+std::optional<PublishedLayouts> published_measurements(const std::filesystem::path& root,
+                                                       const std::vector<Gpu>& gpus,
+                                                       Problems& problems) {
+  std::optional<MeasurementDataset> dataset = load_measurement_dataset(root, gpus, problems);
+  if (!dataset) return std::nullopt;
+  return published_layouts(root, *dataset, gpus);
+}
+
 }  // namespace openrecipes::cli

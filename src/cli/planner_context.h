@@ -3,6 +3,7 @@
 // resolved and checked by plan/layout_request.h.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "base/problem.h"
 #include "cli/cli_options.h"
 #include "plan/catalog_measurements.h"
+#include "plan/published_measurements.h"
 #include "plan/speed_calibration.h"
 #include "runs/argument_rules.h"
 #include "validate/recipe_validator.h"
@@ -34,5 +36,14 @@ struct PlannerContext {
 /// by resolve_root and returns nullopt with no problem.
 std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
                                                    const std::string& command, Problems& problems);
+
+/// The published measurements of the catalog at `root` (data/measurements/, checked against
+/// `gpus`) as the planner can use them: the usable rows as MeasuredLayouts and every other row
+/// with its reason (published_layouts). Returns nullopt, adding the dataset's problems, when it
+/// is missing or breaks a rule (catalog/measurement_dataset.h). Not yet called by plan or
+/// recommend.
+std::optional<PublishedLayouts> published_measurements(const std::filesystem::path& root,
+                                                       const std::vector<Gpu>& gpus,
+                                                       Problems& problems);
 
 }  // namespace openrecipes::cli

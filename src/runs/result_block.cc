@@ -63,7 +63,7 @@ std::optional<std::pair<double, std::string>> gpu_hours(const ResultBlock& b) {
 bool add_catalog_figures(ResultBlock& block, const Catalog& catalog, const std::string& gpu_type,
                          const std::string& model, Problems& problems) {
   if (const Gpu* gpu = catalog.find_gpu(gpu_type)) {
-    block.usd_per_gpu_hour = gpu->usd_per_gpu_hour;
+    if (gpu->usd_per_gpu_hour > 0) block.usd_per_gpu_hour = gpu->usd_per_gpu_hour;
     block.peak_flop_per_s = gpu->peak_bf16_dense_flop_per_s;
   } else if (!gpu_type.empty()) {
     std::string known;

@@ -88,7 +88,7 @@ TEST(IndexPage, GroupsByFamilyWithBestPerGpu) {
   EXPECT_EQ(page["families"][0]["family"], "gpt-oss");  // case-insensitive order
   EXPECT_EQ(page["families"][1]["family"], "Qwen");
   const auto& cells = page["families"][1]["models"][0]["cells"];
-  ASSERT_EQ(cells.size(), 3u);  // H100, H200, B200
+  ASSERT_EQ(cells.size(), 6u);  // H100, H200, B200, B300, GB200, GB300
   EXPECT_FALSE(cells[0]["has_recipe"].get<bool>());
   EXPECT_EQ(cells[1]["tokens_per_s"], "2,451.4");
   EXPECT_EQ(cells[1]["href"], "qwen3.5-122b-a10b/h200/index.html");

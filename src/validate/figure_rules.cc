@@ -7,7 +7,7 @@
 namespace openrecipes {
 namespace {
 
-void check_cost_and_mfu(const RuleContext& c, const Gpu& gpu) {
+void check_cost(const RuleContext& c, const Gpu& gpu) {
   const RecipeResult& r = c.recipe.result;
   double usd = usd_per_million_tokens(gpu.usd_per_gpu_hour, r.tokens_per_s_per_gpu);
   if (!equals_rounded(r.usd_per_million_tokens, usd, 2)) {
@@ -16,6 +16,17 @@ void check_cost_and_mfu(const RuleContext& c, const Gpu& gpu) {
              fmt::format("{:.2f} ({} USD/h / ({} tokens/s x 3600) x 1e6 = {:.4f})",
                          round_to(usd, 2), gpu.usd_per_gpu_hour, r.tokens_per_s_per_gpu, usd),
              fmt::format("{}", r.usd_per_million_tokens));
+  }
+}
+
+void check_cost_and_mfu(const RuleContext& c, const Gpu& gpu) {
+  const RecipeResult& r = c.recipe.result;
+  if (gpu.usd_per_gpu_hour <= 0) {
+    c.report("figures.cost", "gpu.type",
+             fmt::format("gpus.yaml gives {} no rate, so the cost cannot be computed", gpu.type),
+             "a GPU type with usd_per_gpu_hour", gpu.type);
+  } else {
+    check_cost(c, gpu);
   }
   if (!r.mfu) {
     if (r.mfu_note.empty()) {

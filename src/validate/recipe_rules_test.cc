@@ -424,6 +424,20 @@ TEST(RuleMessages, CostProblemNamesFieldLineAndBothValues) {
   EXPECT_EQ(problems[0].expected.substr(0, 4), "0.23");
 }
 
+TEST(RuleMessages, ARecipeOnAGpuWithoutARateIsToldTheCostCannotBeComputed) {
+  std::string text = replace_all(read_source_file(kGptOss), "type: H200\n  memory_gb: 141",
+                                 "type: GB200\n  memory_gb: 186");
+  Problems problems = validate_as(kGptOss, text);
+  auto cost = std::find_if(problems.begin(), problems.end(),
+                           [](const Problem& p) { return p.rule == "figures.cost"; });
+  ASSERT_NE(cost, problems.end()) << describe(problems);
+  EXPECT_EQ(cost->field, "gpu.type");
+  EXPECT_NE(cost->message.find("no rate"), std::string::npos) << cost->message;
+  EXPECT_EQ(std::count_if(problems.begin(), problems.end(),
+                          [](const Problem& p) { return p.rule == "figures.cost"; }),
+            1);
+}
+
 TEST(RuleMessages, RunProblemInAFoldedScalarPointsAtTheKey) {
   std::string text = replace_all(read_source_file(kGptOss), "run: |", "run: >");
   text = replace_all(text, "--pipeline-model-parallel-size 2", "--pipeline-model-parallel-size 4");

@@ -55,6 +55,9 @@ CatalogCheck check_catalog(const fs::path& root, const std::vector<std::string>&
   check.loaded = load_catalog(root, check.problems);
   if (!check.loaded) return check;
   std::vector<std::string> paths = files;
+  if (paths.empty() && fs::is_directory(root / "data" / "measurements")) {
+    check.measurements = load_measurement_dataset(root, check.loaded->catalog.gpus, check.problems);
+  }
   if (paths.empty()) {
     for (const std::string& relative : list_recipe_files(root, check.problems)) {
       paths.push_back((root / relative).lexically_relative(display_base).generic_string());

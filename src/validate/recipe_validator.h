@@ -9,6 +9,7 @@
 
 #include "base/problem.h"
 #include "catalog/catalog_loader.h"
+#include "catalog/measurement_dataset.h"
 #include "catalog/ranking.h"
 #include "catalog/recipe.h"
 
@@ -39,10 +40,16 @@ struct CatalogCheck {
   std::vector<CatalogRecipe> recipes;   ///< the recipes that passed, with their text
   Problems problems;                    ///< every problem of every file
   std::size_t files_checked = 0;        ///< recipe files looked at
+  /// The published measurements (data/measurements/), checked with the whole catalog; absent
+  /// when the catalog has no data/measurements folder, when single files were named, or when the
+  /// dataset is broken (its problems are in `problems`).
+  std::optional<MeasurementDataset> measurements;
 };
 
 /// Loads the catalog at `root` and validates `files` (paths as the user gave them), or every
-/// recipe under `<root>/recipes` when `files` is empty (shown relative to `display_base`).
+/// recipe under `<root>/recipes` when `files` is empty (shown relative to `display_base`); with
+/// no files named, also the published-measurement dataset when `<root>/data/measurements` exists
+/// (load_measurement_dataset).
 CatalogCheck check_catalog(const std::filesystem::path& root, const std::vector<std::string>& files,
                            const std::filesystem::path& display_base);
 

@@ -1,0 +1,161 @@
+#include "catalog/measurement_dataset.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::describe;
+using testing::has_rule;
+
+// `text` with the first `from` replaced by `to`; fails the test when `from` is absent.
+std::string replace_first(std::string text, const std::string& from, const std::string& to) {
+  std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// A catalog root holding only the dataset and its schemas, with the rows and models given.
+fs::path dataset_copy(const std::string& name, const std::string& rows, const std::string& models) {
+  fs::path dir = testing::fresh_dir(name);
+  fs::create_directories(dir / "data" / "measurements");
+  fs::create_directories(dir / "schema");
+  for (const char* schema : {"measurements.schema.yaml", "measurement-models.schema.yaml"}) {
+    fs::copy_file(fs::path(testing::source_dir()) / "schema" / schema, dir / "schema" / schema);
+  }
+  std::ofstream(dir / kMeasurementRowsFile) << rows;
+  std::ofstream(dir / kMeasurementModelsFile) << models;
+  return dir;
+}
+
+std::string bundled_rows() { return testing::read_source_file(kMeasurementRowsFile); }
+std::string bundled_models() { return testing::read_source_file(kMeasurementModelsFile); }
+
+// The problems of loading the dataset with `rows` and `models` against the bundled GPU types.
+Problems load_problems(const std::string& rows, const std::string& models = bundled_models()) {
+  // One folder per test: ctest runs the tests of this file in parallel processes.
+  std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  fs::path dir = dataset_copy("measurement_dataset_" + test, rows, models);
+  Problems problems;
+  EXPECT_FALSE(load_measurement_dataset(dir, testing::bundled_catalog().catalog.gpus, problems));
+  return problems;
+}
+
+TEST(MeasurementDataset, TheCommittedDatasetLoadsWithEveryRow) {
+  Problems problems;
+  std::optional<MeasurementDataset> dataset = load_measurement_dataset(
+      testing::source_dir(), testing::bundled_catalog().catalog.gpus, problems);
+  ASSERT_TRUE(dataset) << describe(problems);
+  EXPECT_EQ(dataset->rows.size(), 293u);
+  EXPECT_EQ(dataset->models.size(), 13u);
+  const PublishedMeasurement& first = dataset->rows.front();
+  EXPECT_EQ(first.release, "26.08");
+  EXPECT_EQ(first.model, "deepseek-v3");
+  EXPECT_EQ(first.gpu, "GB300");
+  EXPECT_EQ(first.vpp, 8);
+  EXPECT_EQ(first.etp, std::nullopt);
+  EXPECT_EQ(first.routing, "forced_balanced");
+  EXPECT_EQ(first.source.line, 45);
+  EXPECT_EQ(first.source.commit, "067f987df03b8355b03192d88d70f1709fedf51a");
+  int stated_ga = 0, mismatched = 0;
+  for (const PublishedMeasurement& m : dataset->rows) {
+    if (m.ga) ++stated_ga;
+    if (m.ga_mismatch) ++mismatched;
+  }
+  EXPECT_EQ(stated_ga, 60);
+  EXPECT_EQ(mismatched, 3);
+}
+
+TEST(MeasurementDataset, EachRowsPositionAndSourceLineArePointedAt) {
+  Problems problems =
+      load_problems(replace_first(bundled_rows(), "    gpus: 256\n", "    gpus: 255\n"));
+  ASSERT_EQ(problems.size(), 1u) << describe(problems);
+  EXPECT_EQ(problems[0].rule, "measurements.dp");
+  EXPECT_EQ(problems[0].field, "rows[0].gpus");
+  EXPECT_EQ(problems[0].position.line, testing::line_containing(kMeasurementRowsFile, "gpus: 256"));
+}
+
+TEST(MeasurementDataset, MbsTimesDpMustDivideGbs) {
+  Problems problems =
+      load_problems(replace_first(bundled_rows(), "    gbs: 4096\n", "    gbs: 4095\n"));
+  EXPECT_TRUE(has_rule(problems, "measurements.batch")) << describe(problems);
+}
+
+TEST(MeasurementDataset, AStatedGaMustFollowFromTheLayoutOrBeMarked) {
+  Problems wrong = load_problems(replace_first(bundled_rows(), "    ga: 8\n", "    ga: 4\n"));
+  EXPECT_TRUE(has_rule(wrong, "measurements.ga")) << describe(wrong);
+  Problems unmarked = load_problems(replace_first(bundled_rows(), "    ga_mismatch: true\n", ""));
+  EXPECT_TRUE(has_rule(unmarked, "measurements.ga")) << describe(unmarked);
+  Problems marked = load_problems(
+      replace_first(bundled_rows(), "    ga: 8\n", "    ga: 8\n    ga_mismatch: true\n"));
+  EXPECT_TRUE(has_rule(marked, "measurements.ga")) << describe(marked);
+}
+
+TEST(MeasurementDataset, AVirtualPipelineNeedsPipelineStages) {
+  Problems problems =
+      load_problems(replace_first(bundled_rows(), "    pp: 1\n    cp: 1\n    vpp: null\n",
+                                  "    pp: 1\n    cp: 1\n    vpp: 2\n"));
+  EXPECT_TRUE(has_rule(problems, "measurements.vpp")) << describe(problems);
+}
+
+TEST(MeasurementDataset, TheGpuTypeMustBeInGpusYamlAndMatchTheSystem) {
+  Problems unknown =
+      load_problems(replace_first(bundled_rows(), "    gpu: GB300\n", "    gpu: GB301\n"));
+  EXPECT_TRUE(has_rule(unknown, "measurements.gpu")) << describe(unknown);
+  Problems other =
+      load_problems(replace_first(bundled_rows(), "    gpu: GB300\n", "    gpu: GB200\n"));
+  EXPECT_TRUE(has_rule(other, "measurements.gpu")) << describe(other);
+}
+
+TEST(MeasurementDataset, ThePrecisionMustMatchTheWrittenOne) {
+  Problems problems = load_problems(
+      replace_first(bundled_rows(), "    precision: mxfp8\n", "    precision: nvfp4\n"));
+  EXPECT_TRUE(has_rule(problems, "measurements.precision")) << describe(problems);
+  Problems unstated = load_problems(replace_first(bundled_rows(), "    precision_stated: true\n",
+                                                  "    precision_stated: false\n"));
+  EXPECT_TRUE(has_rule(unstated, "measurements.precision")) << describe(unstated);
+}
+
+TEST(MeasurementDataset, TheModelMustBeListedAndItsRoutingMatchItsKind) {
+  Problems unknown = load_problems(
+      replace_first(bundled_rows(), "    model: deepseek-v3\n", "    model: deepseek-v9\n"));
+  EXPECT_TRUE(has_rule(unknown, "measurements.model")) << describe(unknown);
+  Problems routing = load_problems(
+      replace_first(bundled_rows(), "    routing: forced_balanced\n", "    routing: null\n"));
+  EXPECT_TRUE(has_rule(routing, "measurements.routing")) << describe(routing);
+}
+
+TEST(MeasurementDataset, TwoRowsWithTheSameSettingsAreRefused) {
+  std::string rows = bundled_rows();
+  std::size_t first = rows.find("  - release:");
+  std::size_t second = rows.find("  - release:", first + 1);
+  rows.insert(second, rows.substr(first, second - first));
+  Problems problems = load_problems(rows);
+  EXPECT_TRUE(has_rule(problems, "measurements.unique")) << describe(problems);
+}
+
+TEST(MeasurementDataset, AListedConfigMustExistWithItsSource) {
+  Problems missing =
+      load_problems(bundled_rows(), replace_first(bundled_models(), "    config: null\n",
+                                                  "    config: models/llama3-8b/config.json\n"));
+  EXPECT_TRUE(has_rule(missing, "measurements.config")) << describe(missing);
+  Problems elsewhere = load_problems(
+      bundled_rows(),
+      replace_first(bundled_models(), "    config: null\n", "    config: other/config.json\n"));
+  EXPECT_TRUE(has_rule(elsewhere, "measurements.config")) << describe(elsewhere);
+}
+
+TEST(MeasurementDataset, TheSchemaRejectsAnUnknownField) {
+  Problems problems =
+      load_problems(replace_first(bundled_rows(), "    tp: 1\n", "    tp: 1\n    dp: 4\n"));
+  EXPECT_TRUE(has_rule(problems, "schema")) << describe(problems);
+}
+
+}  // namespace
+}  // namespace openrecipes

@@ -1,0 +1,140 @@
+#include "plan/published_measurements.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+
+#include "layout/layout_rules.h"
+#include "params/model_shape.h"
+#include "plan/catalog_measurements.h"
+
+namespace openrecipes {
+namespace {
+
+/// A model's shape, or why it has none.
+struct ShapeOrReason {
+  std::optional<ModelShape> shape;
+  std::string rule;
+  std::string reason;
+};
+
+ShapeOrReason load_shape(const std::filesystem::path& root, const MeasurementModel* model,
+                         const std::string& slug) {
+  if (!model) return {std::nullopt, "published.no_config", slug + " is not in the models file"};
+  if (!model->config) {
+    return {std::nullopt, "published.no_config",
+            fmt::format("{} has no config.json: {}", slug, model->config_reason)};
+  }
+  Problems problems;
+  std::optional<ModelShape> shape =
+      model_shape_from_file((root / *model->config).string(), slug, problems);
+  if (shape) return {std::move(shape), "", ""};
+  std::string why = problems.empty() ? "unreadable" : format_problem_line(problems.front());
+  return {std::nullopt, "published.model", "the parameter counter rejects its config: " + why};
+}
+
+Precision precision_of(const std::string& name) {
+  if (name == "bf16") return Precision::kBf16;
+  if (name == "mxfp8") return Precision::kMxfp8;
+  if (name == "nvfp4") return Precision::kNvfp4;
+  return Precision::kFp8;  // fp8 (per-tensor) and fp8_blockwise
+}
+
+Layout layout_of(const PublishedMeasurement& row) {
+  Layout layout;
+  layout.tp = row.tp;
+  layout.pp = row.pp;
+  layout.cp = row.cp;
+  layout.vpp = row.vpp.value_or(1);
+  layout.ep = row.ep.value_or(1);
+  layout.etp = row.etp.value_or(1);
+  int model_parallel = row.tp * row.pp * row.cp;
+  layout.dp = model_parallel > 0 ? row.gpus / model_parallel : 0;
+  layout.sequence_parallel = row.tp > 1;
+  layout.rows_per_microbatch = row.mbs;
+  layout.max_tokens_per_gpu = row.mbs * row.seq_length / row.cp;
+  if (layout.ep > 1) layout.dispatcher = "alltoall";
+  layout.label = fmt::format("TP{} PP{} VPP{} CP{} EP{} DP{} MBS{}", layout.tp, layout.pp,
+                             layout.vpp, layout.cp, layout.ep, layout.dp, row.mbs);
+  return layout;
+}
+
+MeasuredLayout measured_of(const PublishedMeasurement& row, const ModelShape& shape,
+                           const Gpu& gpu) {
+  MeasuredLayout m;
+  m.name = fmt::format("{} {} {} x{} {}", row.model_as_written, row.release, row.system, row.gpus,
+                       row.precision_as_written.value_or(row.precision));
+  m.model = shape;
+  m.cluster = cluster_of(gpu, row.gpus);
+  m.workload.row_tokens = row.seq_length;
+  m.workload.global_batch = row.gbs;
+  m.workload.precision = precision_of(row.precision);
+  m.workload.forced_balanced_routing = shape.is_moe() && row.routing == "forced_balanced";
+  m.layout = layout_of(row);
+  m.tokens_per_s_per_gpu = row.tokens_per_s_per_gpu;
+  m.source = published_source(row);
+  m.published = true;
+  return m;
+}
+
+const Gpu* find_gpu(const std::vector<Gpu>& gpus, const std::string& type) {
+  for (const Gpu& g : gpus) {
+    if (g.type == type) return &g;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string published_source(const PublishedMeasurement& row) {
+  return fmt::format("{}@{} {} row {}", row.source.file, row.source.commit, row.source.section,
+                     row.source.row);
+}
+
+PublishedLayouts published_layouts(const std::filesystem::path& root,
+                                   const MeasurementDataset& dataset,
+                                   const std::vector<Gpu>& gpus) {
+  PublishedLayouts out;
+  std::map<std::string, ShapeOrReason> shapes;
+  for (std::size_t i = 0; i < dataset.rows.size(); ++i) {
+    const PublishedMeasurement& row = dataset.rows[i];
+    auto exclude = [&](std::string rule, std::string reason) {
+      out.excluded.push_back({i, published_source(row), std::move(rule), std::move(reason)});
+    };
+    if (row.task == "lora") {
+      exclude("published.lora", "LoRA trains adapters only; the speed model times full training");
+      continue;
+    }
+    if (row.fsdp && *row.fsdp > 0) {
+      exclude("published.fsdp", fmt::format("FSDP {}: the speed model has no FSDP", *row.fsdp));
+      continue;
+    }
+    auto it = shapes.find(row.model);
+    if (it == shapes.end()) {
+      it = shapes.emplace(row.model, load_shape(root, dataset.find_model(row.model), row.model))
+               .first;
+    }
+    if (!it->second.shape) {
+      exclude(it->second.rule, it->second.reason);
+      continue;
+    }
+    const Gpu* gpu = find_gpu(gpus, row.gpu);
+    if (!gpu) {
+      exclude("published.gpu", row.gpu + " is not in gpus.yaml");
+      continue;
+    }
+    MeasuredLayout m = measured_of(row, *it->second.shape, *gpu);
+    std::vector<LayoutViolation> broken = check_layout(m.model, m.cluster, m.workload, m.layout);
+    if (!broken.empty()) {
+      exclude(layout_rule_id(broken.front().rule),
+              fmt::format("{} (expected {}, found {})", broken.front().message,
+                          broken.front().expected, broken.front().found));
+      continue;
+    }
+    out.layouts.push_back(std::move(m));
+  }
+  return out;
+}
+
+}  // namespace openrecipes

@@ -1,0 +1,50 @@
+// The published-measurement dataset (data/measurements/, catalog/measurement_dataset.h) as the
+// planner sees it: the rows it can calibrate on as MeasuredLayouts, and every other row with the
+// reason it cannot be used.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "catalog/gpu.h"
+#include "catalog/measurement_dataset.h"
+#include "plan/speed_calibration.h"
+
+namespace openrecipes {
+
+/// A dataset row the planner leaves out, and why.
+struct PublishedExclusion {
+  std::size_t row = 0;  ///< index in MeasurementDataset::rows
+  std::string source;   ///< as MeasuredLayout::source
+  /// published.lora, published.fsdp, published.no_config, published.model (the counter rejects
+  /// the config), published.gpu, or the id of the layout rule check_layout reports (mesh.*).
+  std::string rule;
+  std::string reason;  ///< in words
+};
+
+/// The dataset split into what the planner can use and what it cannot.
+struct PublishedLayouts {
+  std::vector<MeasuredLayout> layouts;
+  std::vector<PublishedExclusion> excluded;
+};
+
+/// "file@commit section row N" for a row: where it was transcribed from.
+std::string published_source(const PublishedMeasurement& row);
+
+/// Turns every row of `dataset` into a MeasuredLayout or an exclusion, in row order:
+/// - model shape from `<root>/<config>` (model_shape_from_file), read once per model;
+/// - cluster: the row's GPU type from `gpus` with its per_node and NVLink domain, the row's GPUs;
+/// - workload: seq_length, gbs, precision (fp8 and fp8_blockwise as Precision::kFp8),
+///   forced-balanced routing for an MoE row whose routing is forced_balanced;
+/// - layout: TP/PP/VPP/CP/EP as published (n/a = 1), ETP = 1 (not stated), DP implied,
+///   rows_per_microbatch = MBS, max_tokens_per_gpu = MBS x seq / CP, sequence parallel when
+///   TP > 1, the alltoall dispatcher when EP > 1 (as measured_layouts takes a recipe);
+/// - name = model, release, system, GPUs and precision; source = published_source; published.
+/// Left out: LoRA rows (only adapters train), rows with FSDP > 0 (the speed model has no FSDP),
+/// rows whose model has no config or a config the counter rejects, and rows check_layout rejects
+/// (the first broken rule). Never fails: every row lands in one of the two lists.
+PublishedLayouts published_layouts(const std::filesystem::path& root,
+                                   const MeasurementDataset& dataset, const std::vector<Gpu>& gpus);
+
+}  // namespace openrecipes

@@ -1,0 +1,141 @@
+#include "plan/published_measurements.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+using testing::describe;
+
+const std::vector<Gpu>& bundled_gpus() { return testing::bundled_catalog().catalog.gpus; }
+
+TEST(PublishedLayouts, EveryBundledRowConvertsOrIsLeftOutWithAReason) {
+  Problems problems;
+  std::optional<MeasurementDataset> dataset =
+      load_measurement_dataset(testing::source_dir(), bundled_gpus(), problems);
+  ASSERT_TRUE(dataset) << describe(problems);
+  PublishedLayouts published = published_layouts(testing::source_dir(), *dataset, bundled_gpus());
+  EXPECT_EQ(published.layouts.size() + published.excluded.size(), dataset->rows.size());
+  std::map<std::string, int> by_rule;
+  for (const PublishedExclusion& e : published.excluded) {
+    EXPECT_FALSE(e.reason.empty()) << e.source;
+    ++by_rule[e.rule];
+  }
+  // No model of the dataset has a config.json yet (data/measurements/models.yaml says why).
+  EXPECT_EQ(by_rule["published.lora"], 5);
+  EXPECT_EQ(by_rule["published.fsdp"], 14);
+  EXPECT_EQ(by_rule["published.no_config"], 274);
+  EXPECT_TRUE(published.layouts.empty());
+  EXPECT_EQ(published.excluded.front().source,
+            "docs/performance-summary.md@067f987df03b8355b03192d88d70f1709fedf51a 26.08 NeMo "
+            "Container / Pre-Training Performance / Model: DeepSeekV3 row 1");
+}
+
+// A row of a made-up table for the model `slug` on 8 H100s.
+PublishedMeasurement row(const std::string& slug) {
+  PublishedMeasurement m;
+  m.release = "26.06";
+  m.task = "pretraining";
+  m.model = slug;
+  m.model_as_written = "gpt-oss-20b";
+  m.system = "DGX-H100";
+  m.gpu = "H100";
+  m.gpus = 8;
+  m.precision_as_written = "FP8";
+  m.precision = "fp8_blockwise";
+  m.gbs = 128;
+  m.mbs = 2;
+  m.seq_length = 4096;
+  m.tp = 1;
+  m.pp = 1;
+  m.cp = 2;
+  m.ep = 4;
+  m.routing = "forced_balanced";
+  m.tokens_per_s_per_gpu = 1000;
+  m.source = {"docs/x.md", "0123", "26.06 / Pre-Training / Model: X", 3, 40};
+  return m;
+}
+
+// The dataset's conversion on the catalog's real gpt-oss-20b config.json.
+MeasurementDataset gpt_oss_dataset(std::vector<PublishedMeasurement> rows) {
+  MeasurementDataset dataset;
+  dataset.models.push_back({"gpt-oss-20b",
+                            {"gpt-oss-20b"},
+                            "moe",
+                            "openai/gpt-oss-20b",
+                            "models/gpt-oss-20b/config.json",
+                            ""});
+  dataset.models.push_back({"no-config", {"X"}, "dense", "", std::nullopt, "none was found"});
+  dataset.rows = std::move(rows);
+  return dataset;
+}
+
+TEST(PublishedLayouts, ARowBecomesAMeasuredLayoutWithItsSource) {
+  MeasurementDataset dataset = gpt_oss_dataset({row("gpt-oss-20b")});
+  PublishedLayouts published = published_layouts(testing::source_dir(), dataset, bundled_gpus());
+  ASSERT_EQ(published.layouts.size(), 1u)
+      << (published.excluded.empty() ? "" : published.excluded[0].reason);
+  const MeasuredLayout& m = published.layouts[0];
+  EXPECT_TRUE(m.published);
+  EXPECT_EQ(m.source, "docs/x.md@0123 26.06 / Pre-Training / Model: X row 3");
+  EXPECT_EQ(m.model.layers, 24);
+  EXPECT_EQ(m.cluster.gpus, 8);
+  EXPECT_EQ(m.cluster.per_node, 8);
+  EXPECT_EQ(m.cluster.gpu.nvlink_domain, 8);
+  EXPECT_EQ(m.workload.precision, Precision::kFp8);
+  EXPECT_TRUE(m.workload.forced_balanced_routing);
+  EXPECT_EQ(m.workload.row_tokens, 4096);
+  EXPECT_EQ(m.workload.global_batch, 128);
+  EXPECT_EQ(m.layout.dp, 4);
+  EXPECT_EQ(m.layout.cp, 2);
+  EXPECT_EQ(m.layout.ep, 4);
+  EXPECT_EQ(m.layout.etp, 1);
+  EXPECT_EQ(m.layout.vpp, 1);
+  EXPECT_EQ(m.layout.rows_per_microbatch, 2);
+  EXPECT_EQ(m.layout.max_tokens_per_gpu, 2 * 4096 / 2);
+  EXPECT_FALSE(m.layout.sequence_parallel);
+  EXPECT_EQ(m.layout.dispatcher, "alltoall");
+  EXPECT_DOUBLE_EQ(m.tokens_per_s_per_gpu, 1000);
+}
+
+TEST(PublishedLayouts, RowsItCannotUseAreLeftOutWithTheirRule) {
+  PublishedMeasurement lora = row("gpt-oss-20b");
+  lora.task = "lora";
+  PublishedMeasurement fsdp = row("gpt-oss-20b");
+  fsdp.fsdp = 8;
+  PublishedMeasurement no_config = row("no-config");
+  PublishedMeasurement bad_pp = row("gpt-oss-20b");
+  bad_pp.pp = 5;  // 24 layers in 5 stages, 8 GPUs: TP x PP x CP = 10 does not divide them
+  PublishedMeasurement bad_tp = row("gpt-oss-20b");
+  bad_tp.tp = 16;  // beyond the 8 KV heads and the 8 GPUs of a node
+  bad_tp.gpus = 32;
+  bad_tp.cp = 1;
+  PublishedMeasurement ddp = row("gpt-oss-20b");
+  ddp.fsdp = 0;
+  MeasurementDataset dataset = gpt_oss_dataset({lora, fsdp, no_config, bad_pp, bad_tp, ddp});
+  PublishedLayouts published = published_layouts(testing::source_dir(), dataset, bundled_gpus());
+  ASSERT_EQ(published.excluded.size(), 5u);
+  EXPECT_EQ(published.excluded[0].rule, "published.lora");
+  EXPECT_EQ(published.excluded[1].rule, "published.fsdp");
+  EXPECT_EQ(published.excluded[2].rule, "published.no_config");
+  EXPECT_NE(published.excluded[2].reason.find("none was found"), std::string::npos);
+  EXPECT_EQ(published.excluded[3].rule, "mesh.world");
+  EXPECT_EQ(published.excluded[3].row, 3u);
+  EXPECT_EQ(published.excluded[4].rule.rfind("mesh.", 0), 0u) << published.excluded[4].rule;
+  ASSERT_EQ(published.layouts.size(), 1u);
+}
+
+TEST(PublishedLayouts, AConfigTheCounterRejectsIsLeftOut) {
+  MeasurementDataset dataset = gpt_oss_dataset({row("gpt-oss-20b")});
+  dataset.models[0].config = "models/gpt-oss-20b/no-such-config.json";
+  PublishedLayouts published = published_layouts(testing::source_dir(), dataset, bundled_gpus());
+  ASSERT_EQ(published.excluded.size(), 1u);
+  EXPECT_EQ(published.excluded[0].rule, "published.model");
+}
+
+}  // namespace
+}  // namespace openrecipes
