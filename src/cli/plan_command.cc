@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 
 #include "cli/planner_context.h"
@@ -22,11 +23,32 @@ struct PlanOptions {
   std::string format = "text";
 };
 
+// The published rows the calibration could not use, counted by rule, with the first reason.
+std::string exclusions_text(const std::vector<PublishedExclusion>& excluded) {
+  if (excluded.empty()) return "";
+  std::vector<std::string> rules;
+  std::map<std::string, std::pair<int, std::string>> by_rule;
+  for (const PublishedExclusion& e : excluded) {
+    if (!by_rule.count(e.rule)) rules.push_back(e.rule);
+    auto& [count, reason] = by_rule[e.rule];
+    if (count++ == 0) reason = e.reason;
+  }
+  std::string out = fmt::format("\n{} published rows left out of the fit:\n", excluded.size());
+  for (const std::string& rule : rules)
+    out += fmt::format("  {} x {}: {}\n", by_rule[rule].first, rule, by_rule[rule].second);
+  return out;
+}
+
 int run_calibration(const PlannerContext& context, const PlanOptions& options) {
   if (options.format == "json") {
-    fmt::print("{}\n", calibration_to_json(context.calibration).dump(2));
+    nlohmann::json j = calibration_to_json(context.calibration);
+    nlohmann::json excluded = nlohmann::json::array();
+    for (const PublishedExclusion& e : context.excluded)
+      excluded.push_back({{"source", e.source}, {"rule", e.rule}, {"reason", e.reason}});
+    j["excluded"] = excluded;
+    fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print("{}", calibration_text(context.calibration));
+    fmt::print("{}{}", calibration_text(context.calibration), exclusions_text(context.excluded));
   }
   return kExitOk;
 }

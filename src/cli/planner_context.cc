@@ -37,6 +37,14 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
          fmt::format("{} recipe files, none verified and valid", context.checked.files_checked)});
     return std::nullopt;
   }
+  if (std::filesystem::exists(*root / "data" / "measurements")) {
+    std::optional<PublishedLayouts> published =
+        published_measurements(*root, context.catalog().gpus, problems);
+    if (!published) return std::nullopt;
+    context.measured.insert(context.measured.end(), published->layouts.begin(),
+                            published->layouts.end());
+    context.excluded = std::move(published->excluded);
+  }
   context.calibration = calibrate_speed_model(context.measured);
   return context;
 }

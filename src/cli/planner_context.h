@@ -21,15 +21,18 @@ namespace openrecipes::cli {
 /// The loaded catalog and what is derived from it.
 struct PlannerContext {
   CatalogCheck checked;                  ///< shared files and the recipes that passed validation
-  std::vector<MeasuredLayout> measured;  ///< the verified recipes as measured layouts
-  SpeedCalibration calibration;          ///< the speed model fitted on `measured`
+  /// the verified recipes, then the usable published measurements, as measured layouts
+  std::vector<MeasuredLayout> measured;
+  std::vector<PublishedExclusion> excluded;  ///< published rows the planner cannot use, and why
+  SpeedCalibration calibration;              ///< the speed model fitted on `measured`
   std::optional<ArgumentRules> rules;    ///< rules/arguments.yaml
   const Catalog& catalog() const { return checked.loaded->catalog; }
 };
 
 /// Loads the catalog at --root (or found upward), validates its recipes (opened by their real
-/// paths; shown relative to the working directory, as validate shows them) and calibrates the
-/// speed model. Recipes that fail validation are left out of the calibration and reported as
+/// paths; shown relative to the working directory, as validate shows them), reads the published
+/// measurements of data/measurements/ when the catalog has them, and calibrates the speed model
+/// on both. A broken dataset is an error (its problems are returned). Recipes that fail validation are left out of the calibration and reported as
 /// warnings on stderr. Returns nullopt with the problems when the shared files or
 /// rules/arguments.yaml are broken, or when no verified recipe could be read (the planner is
 /// calibrated on them; rule `plan.no_recipes`). Prints nothing else; a missing root is printed
@@ -40,8 +43,7 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
 /// The published measurements of the catalog at `root` (data/measurements/, checked against
 /// `gpus`) as the planner can use them: the usable rows as MeasuredLayouts and every other row
 /// with its reason (published_layouts). Returns nullopt, adding the dataset's problems, when it
-/// is missing or breaks a rule (catalog/measurement_dataset.h). Not yet called by plan or
-/// recommend.
+/// is missing or breaks a rule (catalog/measurement_dataset.h).
 std::optional<PublishedLayouts> published_measurements(const std::filesystem::path& root,
                                                        const std::vector<Gpu>& gpus,
                                                        Problems& problems);
