@@ -132,8 +132,11 @@ LayoutRule placement_rule(PlacementRule rule) {
 template <class Report>
 bool placement_rules(const ModelShape& m, const Layout& l, Report& report) {
   PlacementError error;
+  error.words = false;
   if (placement_is_legal(m, l, &error)) return true;
   return report(placement_rule(error.rule), [&] {
+    error.words = true;  // the check again, now with its words
+    placement_is_legal(m, l, &error);
     return Details{error.field, error.message, error.expected, error.found};
   });
 }

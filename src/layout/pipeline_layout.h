@@ -82,6 +82,7 @@ enum class PlacementRule {
 struct PlacementError {
   PlacementRule rule = PlacementRule::kLayers;
   std::string field, message, expected, found;
+  bool words = true;  ///< false: set only `rule` (cheaper, for the planner's millions of checks)
 };
 
 /// The placement `layout` asks for `model` (model.layers decoder layers, model.mtp_layers MTP

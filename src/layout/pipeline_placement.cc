@@ -11,10 +11,23 @@
 namespace openrecipes {
 namespace {
 
-void fail(PlacementError* error, PlacementRule rule, std::string field, std::string message,
-          std::string expected, std::string found) {
-  if (error)
-    *error = {rule, std::move(field), std::move(message), std::move(expected), std::move(found)};
+// What a broken placement says: field, message, expected, found.
+struct Words {
+  std::string field, message, expected, found;
+};
+
+// Records that `rule` is broken in `error` (when not null), with `words()` only when the caller
+// asked for them: the planner checks millions of placements and needs only the rule.
+template <class MakeWords>
+void fail(PlacementError* error, PlacementRule rule, MakeWords&& words) {
+  if (!error) return;
+  error->rule = rule;
+  if (!error->words) return;
+  Words w = words();
+  error->field = std::move(w.field);
+  error->message = std::move(w.message);
+  error->expected = std::move(w.expected);
+  error->found = std::move(w.found);
 }
 
 // A placement of `chunk_layers` decoder layers on every chunk, the embedding on the first chunk
@@ -41,24 +54,29 @@ bool even_placement(const ModelShape& m, const Layout& l, PlacementError* error,
   const int counted = m.layers + embedding + loss;
   const bool flags = embedding + loss > 0;
   if (counted % l.pp != 0) {
-    fail(error, PlacementRule::kLayers, "layout.pp",
-         flags ? fmt::format("PP must divide {}'s {} layers plus the embedding and loss counted "
-                             "as layers ({})",
-                             m.name, m.layers, counted)
-               : fmt::format("PP must divide {}'s {} layers, or layer_split, the account-for "
-                             "flags or a pipeline_layout must place them",
-                             m.name, m.layers),
-         flags ? fmt::format("a divisor of {}", counted)
-               : fmt::format("a divisor of {} or a placement", m.layers),
-         fmt::format("{}", l.pp));
+    fail(error, PlacementRule::kLayers, [&] {
+      return Words{
+          "layout.pp",
+          flags ? fmt::format("PP must divide {}'s {} layers plus the embedding and loss counted "
+                              "as layers ({})",
+                              m.name, m.layers, counted)
+                : fmt::format("PP must divide {}'s {} layers, or layer_split, the account-for "
+                              "flags or a pipeline_layout must place them",
+                              m.name, m.layers),
+          flags ? fmt::format("a divisor of {}", counted)
+                : fmt::format("a divisor of {} or a placement", m.layers),
+          fmt::format("{}", l.pp)};
+    });
     return false;
   }
   const int per_stage = counted / l.pp;
   if (l.vpp > 1 && (l.pp < 2 || per_stage % l.vpp != 0)) {
-    fail(error, PlacementRule::kVirtual, "layout.vpp",
-         "VPP needs PP > 1 and must divide the layers per pipeline stage",
-         l.pp < 2 ? std::string("vpp 1 at pp 1") : fmt::format("a divisor of {}", per_stage),
-         fmt::format("{}", l.vpp));
+    fail(error, PlacementRule::kVirtual, [&] {
+      return Words{
+          "layout.vpp", "VPP needs PP > 1 and must divide the layers per pipeline stage",
+          l.pp < 2 ? std::string("vpp 1 at pp 1") : fmt::format("a divisor of {}", per_stage),
+          fmt::format("{}", l.vpp)};
+    });
     return false;
   }
   // Each chunk counts at least one layer, so the chunks that hold the embedding and the loss
@@ -84,27 +102,32 @@ bool split_placement(const ModelShape& m, const Layout& l, PlacementError* error
                           : middle_layers >= middle_stages && middle_layers % middle_stages == 0);
   if (!covers) {
     if (l.pp < 2) {
-      fail(error, PlacementRule::kLayers, "layout.layer_split",
-           "a layer_split needs PP of at least 2", "null",
-           fmt::format("{{first: {}, last: {}}}", split.first, split.last));
+      fail(error, PlacementRule::kLayers, [&] {
+        return Words{"layout.layer_split", "a layer_split needs PP of at least 2", "null",
+                     fmt::format("{{first: {}, last: {}}}", split.first, split.last)};
+      });
     } else {
-      fail(error, PlacementRule::kLayers, "layout.layer_split",
-           fmt::format("layer_split does not account for all {} layers over {} stages", m.layers,
-                       l.pp),
-           middle_stages == 0
-               ? fmt::format("first + last = {}", m.layers)
-               : fmt::format("{} - first - last a positive multiple of the {} middle stages",
-                             m.layers, middle_stages),
-           fmt::format("first {}, last {}", split.first, split.last));
+      fail(error, PlacementRule::kLayers, [&] {
+        return Words{
+            "layout.layer_split",
+            fmt::format("layer_split does not account for all {} layers over {} stages", m.layers,
+                        l.pp),
+            middle_stages == 0
+                ? fmt::format("first + last = {}", m.layers)
+                : fmt::format("{} - first - last a positive multiple of the {} middle stages",
+                              m.layers, middle_stages),
+            fmt::format("first {}, last {}", split.first, split.last)};
+      });
     }
     return false;
   }
   const int middle = middle_stages > 0 ? middle_layers / middle_stages : 0;
   if (l.vpp > 1 && (split.first % l.vpp != 0 || split.last % l.vpp != 0 || middle % l.vpp != 0)) {
-    fail(error, PlacementRule::kVirtual, "layout.vpp",
-         "VPP must divide the layers of every pipeline stage",
-         fmt::format("a divisor of {}, {} and {}", split.first, middle, split.last),
-         fmt::format("{}", l.vpp));
+    fail(error, PlacementRule::kVirtual, [&] {
+      return Words{"layout.vpp", "VPP must divide the layers of every pipeline stage",
+                   fmt::format("a divisor of {}, {} and {}", split.first, middle, split.last),
+                   fmt::format("{}", l.vpp)};
+    });
     return false;
   }
   if (!out) return true;
@@ -149,11 +172,14 @@ bool mtp_placed(const ModelShape& m, const std::vector<PipelineChunk>& chunks, i
     }
   }
   if (!ok) {
-    fail(error, PlacementRule::kLayout, "layout.pipeline_layout",
-         fmt::format("the layout's MTP layers must be none or all {} of {}'s, together in the "
-                     "last virtual chunk of one stage",
-                     m.mtp_layers, m.name),
-         fmt::format("0 or {} m in one last chunk", m.mtp_layers), fmt::format("{} m", mtp));
+    fail(error, PlacementRule::kLayout, [&] {
+      return Words{
+          "layout.pipeline_layout",
+          fmt::format("the layout's MTP layers must be none or all {} of {}'s, together in the "
+                      "last virtual chunk of one stage",
+                      m.mtp_layers, m.name),
+          fmt::format("0 or {} m in one last chunk", m.mtp_layers), fmt::format("{} m", mtp)};
+    });
   }
   return ok;
 }
@@ -166,30 +192,37 @@ bool string_placement(const ModelShape& m, const Layout& l, PlacementError* erro
   const std::vector<PipelineChunk>* chunks =
       cached_parse(l.pipeline_layout, error ? &message : nullptr);
   if (!chunks) {
-    fail(error, PlacementRule::kLayout, "layout.pipeline_layout", message,
-         "a layout string such as Et*3|(tt|)*29,m|L", l.pipeline_layout);
+    fail(error, PlacementRule::kLayout, [&] {
+      return Words{"layout.pipeline_layout", message, "a layout string such as Et*3|(tt|)*29,m|L",
+                   l.pipeline_layout};
+    });
     return false;
   }
   const int count = static_cast<int>(chunks->size());
   if (count != l.pp * l.vpp) {
-    fail(error, PlacementRule::kLayout, "layout.pipeline_layout",
-         "the layout string must have one chunk per pipeline stage and virtual chunk",
-         fmt::format("PP x VPP = {} x {} = {} chunks", l.pp, l.vpp, l.pp * l.vpp),
-         fmt::format("{} chunks", count));
+    fail(error, PlacementRule::kLayout, [&] {
+      return Words{"layout.pipeline_layout",
+                   "the layout string must have one chunk per pipeline stage and virtual chunk",
+                   fmt::format("PP x VPP = {} x {} = {} chunks", l.pp, l.vpp, l.pp * l.vpp),
+                   fmt::format("{} chunks", count)};
+    });
     return false;
   }
   if (l.vpp > 1 && l.pp < 2) {
-    fail(error, PlacementRule::kVirtual, "layout.vpp", "VPP needs PP > 1", "vpp 1 at pp 1",
-         fmt::format("{}", l.vpp));
+    fail(error, PlacementRule::kVirtual, [&] {
+      return Words{"layout.vpp", "VPP needs PP > 1", "vpp 1 at pp 1", fmt::format("{}", l.vpp)};
+    });
     return false;
   }
   int decoders = 0;
   for (const PipelineChunk& chunk : *chunks) decoders += chunk.decoder_layers;
   if (decoders != m.layers) {
-    fail(error, PlacementRule::kLayout, "layout.pipeline_layout",
-         fmt::format("the layout string must place each of {}'s {} decoder layers once", m.name,
-                     m.layers),
-         fmt::format("{} t", m.layers), fmt::format("{} t", decoders));
+    fail(error, PlacementRule::kLayout, [&] {
+      return Words{"layout.pipeline_layout",
+                   fmt::format("the layout string must place each of {}'s {} decoder layers once",
+                               m.name, m.layers),
+                   fmt::format("{} t", m.layers), fmt::format("{} t", decoders)};
+    });
     return false;
   }
   if (!mtp_placed(m, *chunks, l.pp, l.vpp, error)) return false;
@@ -217,27 +250,35 @@ bool has_placement(const Layout& layout) {
 bool placement_is_legal(const ModelShape& model, const Layout& layout, PlacementError* error,
                         PipelinePlacement* out) {
   if (layout.pp < 1 || layout.vpp < 1 || model.layers < 1) {
-    fail(error, PlacementRule::kLayers, "layout.pp", "a pipeline needs layers and sizes >= 1",
-         ">= 1", fmt::format("pp {} vpp {} layers {}", layout.pp, layout.vpp, model.layers));
+    fail(error, PlacementRule::kLayers, [&] {
+      return Words{"layout.pp", "a pipeline needs layers and sizes >= 1", ">= 1",
+                   fmt::format("pp {} vpp {} layers {}", layout.pp, layout.vpp, model.layers)};
+    });
     return false;
   }
   const bool flags =
       layout.account_for_embedding_in_pipeline_split || layout.account_for_loss_in_pipeline_split;
   if (!layout.pipeline_layout.empty()) {
     if (layout.layer_split || flags) {
-      fail(error, PlacementRule::kExclusive, "layout.pipeline_layout",
-           "a pipeline_layout cannot be combined with another placement (Megatron-LM: "
-           "pipeline_model_parallel_layout cannot be set with other pipeline layout arguments)",
-           "pipeline_layout alone", fmt::format("pipeline_layout with {}", flags_text(layout)));
+      fail(error, PlacementRule::kExclusive, [&] {
+        return Words{
+            "layout.pipeline_layout",
+            "a pipeline_layout cannot be combined with another placement (Megatron-LM: "
+            "pipeline_model_parallel_layout cannot be set with other pipeline layout arguments)",
+            "pipeline_layout alone", fmt::format("pipeline_layout with {}", flags_text(layout))};
+      });
       return false;
     }
     return string_placement(model, layout, error, out);
   }
   if (layout.layer_split && flags) {
-    fail(error, PlacementRule::kExclusive, "layout.layer_split",
-         "layer_split (--decoder-first/last-pipeline-num-layers) cannot be combined with the "
-         "account-for flags",
-         "one of them", flags_text(layout));
+    fail(error, PlacementRule::kExclusive, [&] {
+      return Words{
+          "layout.layer_split",
+          "layer_split (--decoder-first/last-pipeline-num-layers) cannot be combined with the "
+          "account-for flags",
+          "one of them", flags_text(layout)};
+    });
     return false;
   }
   return layout.layer_split ? split_placement(model, layout, error, out)
