@@ -13,13 +13,15 @@ namespace openrecipes {
 
 /// One pipeline stage: its layers and what else it holds.
 struct PipelineStage {
-  int index = 0;               ///< 0-based stage (PP rank)
-  int layers = 0;              ///< decoder layers on this stage (all its virtual chunks together)
-  bool has_embedding = false;  ///< first stage: the input embedding
-  bool has_output = false;     ///< last stage: the output layer, the loss and the MTP layers
-  int mtp_layers = 0;          ///< MTP layers on this stage (the last, unless a string says)
-  /// Its virtual chunks in order (VPP of them): decoder and MTP layers, embedding and loss.
-  std::vector<PipelineChunk> chunks;
+  int index = 0;                 ///< 0-based stage (PP rank)
+  int layers = 0;                ///< decoder layers on this stage (all its virtual chunks together)
+  bool has_embedding = false;    ///< first stage: the input embedding
+  bool has_output = false;       ///< last stage: the output layer, the loss and the MTP layers
+  int mtp_layers = 0;            ///< MTP layers on this stage (the last, unless a string says)
+  int chunks = 1;                ///< virtual chunks (VPP)
+  int largest_chunk_layers = 0;  ///< decoder layers in its largest virtual chunk
+  /// Its largest chunk's PipelineChunk::counted_layers (the embedding and the loss one each).
+  int largest_chunk_counted_layers = 0;
   /// Micro-batches whose activations the stage holds at its peak, in units of the stage's full
   /// layers: 1F1B holds PP - index; the interleaved schedule holds
   /// PP - index + (PP - 1) / VPP chunks' worth, as Megatron-LM's theoretical_memory_usage.py
@@ -35,6 +37,10 @@ struct PipelineStage {
 /// layers / PP per stage (rounded down) so that callers still get PP stages.
 std::vector<PipelineStage> pipeline_stages(const ModelShape& model, const Layout& layout,
                                            int microbatches);
+
+/// Every chunk of `layout`'s placement for `model` (place_layers), or when Megatron-LM would refuse
+/// it, layers / PP per stage spread over its chunks (the first chunks taking the remainder).
+PipelinePlacement pipeline_placement(const ModelShape& model, const Layout& layout);
 
 /// Decoder layers in the layout's smallest virtual chunk that has any, at least 1: the most
 /// layers a full-recompute unit can span (rule mesh.recompute; the planner's recompute choices).
