@@ -7,6 +7,7 @@
 #include "base/number_format.h"
 #include "layout/layout_rules.h"
 #include "layout/layout_text.h"
+#include "layout/pipeline_layout.h"
 #include "plan/plan_report.h"
 
 namespace openrecipes {
@@ -90,10 +91,7 @@ std::string ranked_text(const LayoutPlan& plan) {
   for (std::size_t i = 0; i < plan.search.ranked.size(); ++i) {
     const LayoutPrediction& p = plan.search.ranked[i];
     const MeasuredLayout* m = plan.ranked_measured[i];
-    std::string split =
-        p.layout.layer_split
-            ? fmt::format(" split {},{}", p.layout.layer_split->first, p.layout.layer_split->last)
-            : "";
+    std::string split = has_placement(p.layout) ? " " + placement_text(p.layout) : "";
     rows.push_back(
         {fmt::format("{}", i + 1),
          p.layout.label + split + fmt::format(" MBS{}", p.layout.rows_per_microbatch),
@@ -191,6 +189,7 @@ OneLayoutPlan plan_one_layout(const PlanRequest& request,
                                    *request.layout, parameters, request.memory);
   plan.measured = measured_match(measured, plan.model_name, plan.cluster, plan.workload,
                                  plan.prediction.layout);
+  plan.placement_chosen = request.placement_chosen;
   return plan;
 }
 
@@ -227,6 +226,7 @@ std::string layout_plan_text(const LayoutPlan& plan, bool explain) {
 nlohmann::json one_layout_plan_to_json(const OneLayoutPlan& plan) {
   nlohmann::json j = prediction_to_json(plan.prediction, true);
   j["measured"] = measured_json(plan.measured);
+  j["placement_chosen"] = plan.placement_chosen;
   return j;
 }
 
@@ -236,6 +236,14 @@ std::string one_layout_plan_text(const OneLayoutPlan& plan) {
                                 plan.cluster.gpus, plan.cluster.gpu.type, plan.cluster.per_node,
                                 precision_name(plan.workload.precision), layout.label,
                                 recompute_text(layout.recompute));
+  if (has_placement(layout)) {
+    out += fmt::format("placement: {}{}\n", placement_text(layout),
+                       plan.placement_chosen
+                           ? fmt::format(" (chosen: PP{} x VPP{} does not divide the layers; the "
+                                         "most balanced placement Megatron-LM accepts, as{})",
+                                         layout.pp, layout.vpp, placement_flags_text(layout))
+                           : "");
+  }
   if (plan.measured) {
     out +=
         fmt::format("measured: {} tokens/s per GPU ({})\n",
