@@ -232,22 +232,43 @@ std::optional<std::vector<PipelineChunk>> parse_pipeline_layout(const std::strin
 }
 
 std::string pipeline_layout_text(const std::vector<PipelineChunk>& chunks) {
+  std::vector<std::string> texts;
+  for (const PipelineChunk& chunk : chunks) texts.push_back(chunk_text(chunk));
+  auto joined = [&](std::size_t from, std::size_t count) {
+    std::string out;
+    for (std::size_t k = 0; k < count; ++k) out += (k ? "|" : "") + texts[from + k];
+    return out;
+  };
   std::string out;
   std::size_t i = 0;
-  while (i < chunks.size()) {
-    std::size_t j = i + 1;
-    while (j < chunks.size() && chunks[j] == chunks[i]) ++j;
-    const std::string text = chunk_text(chunks[i]);
-    // A run of equal chunks is a group `(X|)*k`, each copy closed by its `|`; the last chunk of
-    // the layout has no `|` after it, so a final run keeps its last copy outside the group.
-    std::size_t grouped = j == chunks.size() ? j - i - 1 : j - i;
-    if (grouped >= 2) {
-      out += fmt::format("({}|)*{},", text, grouped);
-    } else if (grouped == 1) {
-      out += text + "|";
+  const std::size_t n = texts.size();
+  while (i < n) {
+    // The period (up to 16 chunks) whose repeats from here cover the most chunks, shortest first.
+    std::size_t period = 1, repeats = 1;
+    for (std::size_t k = 1; k <= 16 && i + 2 * k <= n; ++k) {
+      std::size_t r = 1;
+      while (i + (r + 1) * k <= n &&
+             std::equal(texts.begin() + static_cast<std::ptrdiff_t>(i),
+                        texts.begin() + static_cast<std::ptrdiff_t>(i + k),
+                        texts.begin() + static_cast<std::ptrdiff_t>(i + r * k))) {
+        ++r;
+      }
+      if (r >= 2 && k * r > period * repeats) {
+        period = k;
+        repeats = r;
+      }
     }
-    if (j == chunks.size()) out += text;
-    i = j;
+    const std::string group = joined(i, period);
+    i += period * repeats;
+    // A group `(X|)*k` closes each copy with `|`; the layout's last chunk has no `|` after it, so
+    // a run that ends the layout keeps its last copy outside the group.
+    const std::size_t grouped = i == n ? repeats - 1 : repeats;
+    if (grouped >= 2) {
+      out += fmt::format("({}|)*{},", group, grouped);
+    } else if (grouped == 1) {
+      out += group + "|";
+    }
+    if (i == n) out += group;
   }
   return out;
 }

@@ -106,6 +106,9 @@ TEST(PipelineLayout, PrintsWhatItParses) {
   EXPECT_EQ(pipeline_layout_text(parsed("Et|tt|tt|tL")), "Et|(tt|)*2,tL");
   EXPECT_EQ(pipeline_layout_text(parsed("Ett|tt|tt|ttL")), "Ett|(tt|)*2,ttL");
   EXPECT_EQ(pipeline_layout_text(parsed("Et|tL")), "Et|tL");
+  // Runs of several chunks fold too.
+  EXPECT_EQ(pipeline_layout_text(parsed("Et|tt|t|tt|t|tt|tL")), "Et|(tt|t|)*2,tt|tL");
+  EXPECT_EQ(pipeline_layout_text(parsed("E|tt|t|tt|t|tt|tL")), "E|(tt|t|)*2,tt|tL");
 }
 
 TEST(PipelinePlacement, EvenSplit) {
