@@ -84,9 +84,19 @@ SearchAxes search_axes(const ModelShape& model, const ClusterShape& cluster,
   return axes;
 }
 
+// The decoder layers of each chunk of `layout`'s placement; empty when Megatron-LM would refuse
+// it.
+std::vector<int> chunk_decoder_layers(const ModelShape& model, const Layout& layout) {
+  std::vector<int> layers;
+  if (std::optional<PipelinePlacement> p = place_layers(model, layout)) {
+    for (const PipelineChunk& chunk : p->chunks) layers.push_back(chunk.decoder_layers);
+  }
+  return layers;
+}
+
 // The balanced placement (balanced_placement) of every PP x VPP the search tries whose layers do
 // not divide evenly, keyed by (PP, VPP); none where the even split is legal, where a chunk would
-// average under one layer, or where the choice is a layer split layer_splits already tries.
+// average under one layer, or where a split layer_splits already tries places the same layers.
 std::map<std::pair<int, int>, PlacementChoice> balanced_placements(const SearchAxes& axes,
                                                                    const ModelShape& model,
                                                                    const SearchOptions& options) {
@@ -98,11 +108,18 @@ std::map<std::pair<int, int>, PlacementChoice> balanced_placements(const SearchA
       if (even || pp * vpp > model.layers) continue;
       std::optional<PlacementChoice> choice = balanced_placement(model, pp, vpp);
       if (!choice) continue;
-      const bool tried =
-          choice->layer_split && std::any_of(splits.begin(), splits.end(), [&](const auto& split) {
-            return split && split->first == choice->layer_split->first &&
-                   split->last == choice->layer_split->last;
-          });
+      // A split layer_splits already tries that puts the same decoder layers on every chunk (the
+      // account-for flags often equal one) would only repeat its meshes.
+      Layout balanced;
+      balanced.pp = pp;
+      balanced.vpp = vpp;
+      choice->apply_to(balanced);
+      const std::vector<int> layers = chunk_decoder_layers(model, balanced);
+      const bool tried = std::any_of(splits.begin(), splits.end(), [&](const auto& split) {
+        Layout tried_layout = balanced;
+        PlacementChoice{split, false, false, "", 0}.apply_to(tried_layout);
+        return split && chunk_decoder_layers(model, tried_layout) == layers;
+      });
       if (!tried) out.emplace(std::pair{pp, vpp}, *choice);
     }
   }
