@@ -66,6 +66,22 @@ TEST(PipelineLayout, ParsesMegatronsDocumentedStrings) {
   EXPECT_EQ(chunks[7], chunk(0, 1, false, true));
 }
 
+TEST(PipelineLayout, ParsesTheStringsOfMegatronsUnitTests) {
+  // tests/unit_tests/transformer/test_pipeline_parallel_layer_layout.py: the recipe form
+  // "E|(t|)*2m|m|m|..." unrolls to "E|t|t|m|m|m|..." (its legacy layout, one loss stage).
+  EXPECT_EQ(parsed("E|(t|)*2m|m|m|L"), parsed("E|t|t|m|m|m|L"));
+  EXPECT_EQ(parsed("E|t|t|m|m|m|L").size(), 7u);
+  // That file's split-loss layouts ("...|LL|LL", newer than the validate_layer_layout this
+  // project follows: the loss once, last) are refused.
+  EXPECT_NE(refusal("E|t|t|m|m|m|LL|LL").find("the loss must be the last layer, once"),
+            std::string::npos);
+  // The placement refuses MTP layers spread over stages (validate_layer_layout: "All of the MTP
+  // layers must be in the same one virtual pipeline stage").
+  Layout l = pipeline(7, 1);
+  l.pipeline_layout = "E|t|t|m|m|m|L";
+  EXPECT_FALSE(place_layers(model(2, 3), l));
+}
+
 TEST(PipelineLayout, UnrollsLikeMegatron) {
   EXPECT_EQ(parsed("Et|tL").size(), 2u);
   EXPECT_EQ(parsed("E,t,|,t,L"), parsed("Et|tL"));  // commas are cosmetic
