@@ -49,7 +49,8 @@ TEST(LayoutSearch, ExploresTheBalancedPlacementOfEachPpAndVpp) {
         << p.layout.label << " " << placement_text(p.layout);
     if (p.layout.pp == 8 && p.layout.vpp == 2) {
       pp8_vpp2 = true;
-      EXPECT_EQ(p.layout.pipeline_layout, "E|(tt|)*8,(t|)*2,(tt|)*2,(t|)*2,L") << placement_text(p.layout);
+      EXPECT_EQ(p.layout.pipeline_layout, "E|(tt|)*8,(t|)*2,(tt|)*2,(t|)*2,L")
+          << placement_text(p.layout);
     }
   }
   EXPECT_TRUE(pp8_vpp2);
