@@ -77,6 +77,39 @@ TEST(PlanCli, BadLayoutFlagsGiveTheSameProblemEverywhere) {
   expect_same_refusal(run_both(base + "--layout 'TP3 PP2 EP5'"), "mesh.tp_heads");
 }
 
+TEST(PlanCli, PlanPrintsThePlacementItChoseForDeepSeekV3OnPp8Vpp2) {
+  // 61 layers over 16 chunks: no even split, no account-for flag and no first/last split fits
+  // (all would need an even count); plan takes the most balanced string and says so.
+  const std::string flags =
+      "--model tests/fixtures/configs/deepseek-v3.json --gpu H200 --gpus 256 "
+      "--layout 'TP1 PP8 VPP2 EP32'";
+  CliRun r = run("plan " + flags);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("placement: layout Et*3|(t*4|)*14,ttL (chosen: PP8 x VPP2 does not divide "
+                       "the layers; the most balanced placement Megatron-LM accepts, as "
+                       "--pipeline-layout 'Et*3|(t*4|)*14,ttL')"),
+            std::string::npos)
+      << r.out;
+  CliRun json = run("plan " + flags + " --format json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  nlohmann::json j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["placement_chosen"], true);
+  EXPECT_EQ(j["layout"]["pipeline_layout"], "Et*3|(t*4|)*14,ttL");
+  // The same placement given explicitly is kept, not chosen.
+  r = run("plan " + flags + " --pipeline-layout 'Et*3|(t*4|)*14,ttL'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("placement: layout Et*3|(t*4|)*14,ttL\n"), std::string::npos) << r.out;
+  // The account-for flags on PP4 VPP3 of Qwen3.5's 48 layers: 50 counted layers over 4 stages.
+  expect_same_refusal(run_both("--model Qwen3.5-122B-A10B --gpu H200 --gpus 32 --layout "
+                               "'TP1 PP4 VPP3 EP8' --account-for-embedding-in-pipeline-split "
+                               "--account-for-loss-in-pipeline-split"),
+                      "mesh.pp");
+  expect_same_refusal(run_both("--model Qwen3.5-122B-A10B --gpu H200 --gpus 32 --layout "
+                               "'TP1 PP4 EP8' --pipeline-layout 'Et*12|t*12|t*12|t*12'"),
+                      "--pipeline-layout: pipeline layout in 'Et*12|t*12|t*12|t*12': the layout "
+                      "must start with the embedding and end with the loss");
+}
+
 TEST(PlanCli, UnknownModelAndGpuExitOneEverywhere) {
   expect_same_refusal(run_both("--model no-such-model --gpu H200 --gpus 8 --layout TP1"),
                       "--model: no-such-model: not a catalog model and no such file");

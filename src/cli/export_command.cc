@@ -175,6 +175,14 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, int& exit_co
                       "none, selective, full[:uniform|block[:N]]");
   command->add_option("--layer-split", options->arguments.layout.layer_split,
                       "FIRST,LAST layers on the first and last stage");
+  command->add_option("--pipeline-layout", options->arguments.layout.pipeline_layout,
+                      "Megatron-LM's --pipeline-model-parallel-layout, e.g. \"Et*3|(tt|)*29,m|L\"");
+  command->add_flag("--account-for-embedding-in-pipeline-split",
+                    options->arguments.layout.account_for_embedding,
+                    "Count the embedding as a layer of the first stage");
+  command->add_flag("--account-for-loss-in-pipeline-split",
+                    options->arguments.layout.account_for_loss,
+                    "Count the loss as a layer of the last stage");
   command->add_option("--dispatcher", options->arguments.layout.dispatcher,
                       "alltoall, flex or allgather");
   command->add_option("--seq-length", options->arguments.seq_length, "Tokens per row (8192)");

@@ -111,6 +111,15 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, int& exit_code
       "With --layout: none (default), selective, full, full:uniform:N or full:block:N");
   plan->add_option("--layer-split", options->arguments.layout.layer_split,
                    "With --layout: FIRST,LAST layers on the first/last stage");
+  plan->add_option("--pipeline-layout", options->arguments.layout.pipeline_layout,
+                   "With --layout: Megatron-LM's --pipeline-model-parallel-layout, e.g. "
+                   "\"Et*3|(tt|)*29,m|L\" (default: the even split, or the most balanced "
+                   "placement when PP x VPP does not divide the layers)");
+  plan->add_flag("--account-for-embedding-in-pipeline-split",
+                 options->arguments.layout.account_for_embedding,
+                 "With --layout: count the embedding as a layer of the first stage");
+  plan->add_flag("--account-for-loss-in-pipeline-split", options->arguments.layout.account_for_loss,
+                 "With --layout: count the loss as a layer of the last stage");
   plan->add_option("--dispatcher", options->arguments.layout.dispatcher,
                    "With --layout: alltoall (default), flex or allgather");
   plan->add_option(

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "figures/figures.h"
+#include "layout/pipeline_layout.h"
 #include "layout/pipeline_stages.h"
 
 namespace openrecipes {
@@ -111,72 +112,57 @@ bool expert_rules(const ModelShape& m, const ClusterShape& c, const Layout& l, R
   return true;
 }
 
-// Checks that PP stages of equal size cover the layers and VPP divides each stage (no layer_split).
-template <class Report>
-bool even_pipeline_rules(const ModelShape& m, const Layout& l, Report& report) {
-  if (m.layers % l.pp != 0 && !report(LayoutRule::kPipelineLayers, [&] {
-        return Details{"layout.pp",
-                       fmt::format("PP must divide {}'s {} layers, or layer_split must place them",
-                                   m.name, m.layers),
-                       fmt::format("a divisor of {} or a layer_split", m.layers),
-                       fmt::format("{}", l.pp)};
-      })) {
-    return false;
+// The layout rule a placement check stands for.
+LayoutRule placement_rule(PlacementRule rule) {
+  switch (rule) {
+    case PlacementRule::kExclusive:
+      return LayoutRule::kPlacementExclusive;
+    case PlacementRule::kLayout:
+      return LayoutRule::kPipelineLayout;
+    case PlacementRule::kLayers:
+      return LayoutRule::kPipelineLayers;
+    case PlacementRule::kVirtual:
+      return LayoutRule::kVirtualPipeline;
   }
-  if (m.layers % l.pp == 0 && l.vpp > 1 && (l.pp < 2 || (m.layers / l.pp) % l.vpp != 0) &&
-      !report(LayoutRule::kVirtualPipeline, [&] {
-        return Details{"layout.vpp",
-                       "VPP needs PP > 1 and must divide the layers per pipeline stage",
-                       l.pp < 2 ? std::string("vpp 1 at pp 1")
-                                : fmt::format("a divisor of {}", m.layers / l.pp),
-                       fmt::format("{}", l.vpp)};
-      })) {
-    return false;
-  }
-  return true;
+  return LayoutRule::kPipelineLayers;
 }
 
-// Checks that layer_split's first and last stages and the even middle ones cover the layers, and
-// that VPP divides every stage.
+// Checks that the layout's placement is one Megatron-LM accepts (place_layers: the forms it may
+// combine, the string, the stages covering the layers, VPP dividing them).
 template <class Report>
-bool split_pipeline_rules(const ModelShape& m, const Layout& l, Report& report) {
-  const LayerSplit& split = *l.layer_split;
-  int middle_layers = m.layers - split.first - split.last;
-  int middle_stages = l.pp - 2;
-  bool covers =
-      l.pp >= 2 && split.first >= 1 && split.last >= 1 &&
-      (middle_stages == 0 ? middle_layers == 0
-                          : middle_layers >= middle_stages && middle_layers % middle_stages == 0);
-  if (!covers && !report(LayoutRule::kPipelineLayers, [&] {
-        if (l.pp < 2) {
-          return Details{"layout.layer_split", "a layer_split needs PP of at least 2", "null",
-                         fmt::format("{{first: {}, last: {}}}", split.first, split.last)};
-        }
-        return Details{
-            "layout.layer_split",
-            fmt::format("layer_split does not account for all {} layers over {} stages", m.layers,
-                        l.pp),
-            middle_stages == 0
-                ? fmt::format("first + last = {}", m.layers)
-                : fmt::format("{} - first - last a positive multiple of the {} middle stages",
-                              m.layers, middle_stages),
-            fmt::format("first {}, last {}", split.first, split.last)};
-      })) {
-    return false;
-  }
-  int middle_per_stage =
-      middle_stages > 0 && middle_layers % middle_stages == 0 ? middle_layers / middle_stages : 0;
-  if (covers && l.vpp > 1 &&
-      (split.first % l.vpp != 0 || split.last % l.vpp != 0 || middle_per_stage % l.vpp != 0) &&
-      !report(LayoutRule::kVirtualPipeline, [&] {
-        return Details{
-            "layout.vpp", "VPP must divide the layers of every pipeline stage",
-            fmt::format("a divisor of {}, {} and {}", split.first, middle_per_stage, split.last),
-            fmt::format("{}", l.vpp)};
-      })) {
-    return false;
-  }
-  return true;
+bool placement_rules(const ModelShape& m, const Layout& l, Report& report) {
+  PlacementError error;
+  error.words = false;
+  if (placement_is_legal(m, l, &error)) return true;
+  return report(placement_rule(error.rule), [&] {
+    error.words = true;  // the check again, now with its words
+    placement_is_legal(m, l, &error);
+    return Details{error.field, error.message, error.expected, error.found};
+  });
+}
+
+// Checks that CP > 1 meets the layers' own context-parallel limits. Megatron-Core runs Gated
+// DeltaNet under CP by an all-to-all from sequence to head parallelism (GatedDeltaNet.forward,
+// tensor_a2a_cp2hp: each TP rank's key, value and gate heads split into cp_size parts), so CP must
+// divide each TP rank's linear-attention key and value heads (megatron/core/ssm/gated_delta_net.py,
+// NVIDIA/Megatron-LM; its earlier versions had no CP at all, "TODO: support CP"). Mamba's CP has
+// the same limit (mamba_context_parallel.py: "nheads must be evenly divisible by tp_size *
+// cp_size"); no catalog model has Mamba layers, so ModelShape does not describe them.
+template <class Report>
+bool cp_layer_rules(const ModelShape& m, const Layout& l, Report& report) {
+  if (l.cp <= 1 || m.linear_attention_layers == 0 || l.tp < 1) return true;
+  const int key_heads = m.linear_key_heads / l.tp;
+  const int value_heads = m.linear_value_heads / l.tp;
+  if (key_heads % l.cp == 0 && value_heads % l.cp == 0) return true;
+  return report(LayoutRule::kCpLayers, [&] {
+    return Details{
+        "layout.cp",
+        fmt::format("{}'s Gated DeltaNet layers split their heads over CP: CP must divide the {} "
+                    "key and {} value heads each TP rank holds",
+                    m.name, key_heads, value_heads),
+        fmt::format("a common divisor of {} and {}", key_heads, value_heads),
+        fmt::format("{}", l.cp)};
+  });
 }
 
 // Checks the row's split over CP, the global batch over DP (`dp`) and micro-batches, and full
@@ -193,6 +179,7 @@ bool batch_rules(const ModelShape& m, const PlanWorkload& w, const Layout& l, in
       })) {
     return false;
   }
+  if (!cp_layer_rules(m, l, report)) return false;
   long long rows_per_step = static_cast<long long>(dp) * l.rows_per_microbatch;
   if (dp > 0 && w.global_batch % rows_per_step != 0 && !report(LayoutRule::kGlobalBatch, [&] {
         return Details{"layout.rows_per_microbatch",
@@ -257,8 +244,7 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
   const int dp = implied_data_parallel(c, l);
   if (!dense_mesh_rules(m, c, l, dp, report)) return;
   if (!expert_rules(m, c, l, report)) return;
-  if (!(l.layer_split ? split_pipeline_rules(m, l, report) : even_pipeline_rules(m, l, report)))
-    return;
+  if (!placement_rules(m, l, report)) return;
   if (!batch_rules(m, w, l, dp, report)) return;
   row_fits_rule(w, l, report);
 }
@@ -267,11 +253,12 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
 
 const std::vector<LayoutRule>& all_layout_rules() {
   static const std::vector<LayoutRule> kRules = {
-      LayoutRule::kSizes,           LayoutRule::kDenseMesh,        LayoutRule::kTpHeads,
-      LayoutRule::kTpNode,          LayoutRule::kSequenceParallel, LayoutRule::kExperts,
-      LayoutRule::kExpertMesh,      LayoutRule::kPipelineLayers,   LayoutRule::kVirtualPipeline,
-      LayoutRule::kContextParallel, LayoutRule::kGlobalBatch,      LayoutRule::kRecompute,
-      LayoutRule::kRowFits,         LayoutRule::kMicrobatchFits,
+      LayoutRule::kSizes,          LayoutRule::kDenseMesh,          LayoutRule::kTpHeads,
+      LayoutRule::kTpNode,         LayoutRule::kSequenceParallel,   LayoutRule::kExperts,
+      LayoutRule::kExpertMesh,     LayoutRule::kPlacementExclusive, LayoutRule::kPipelineLayout,
+      LayoutRule::kPipelineLayers, LayoutRule::kVirtualPipeline,    LayoutRule::kContextParallel,
+      LayoutRule::kCpLayers,       LayoutRule::kGlobalBatch,        LayoutRule::kRecompute,
+      LayoutRule::kRowFits,        LayoutRule::kMicrobatchFits,
   };
   return kRules;
 }
@@ -292,12 +279,18 @@ std::string layout_rule_id(LayoutRule rule) {
       return "mesh.ep";
     case LayoutRule::kExpertMesh:
       return "mesh.expert_dp";
+    case LayoutRule::kPlacementExclusive:
+      return "mesh.placement_exclusive";
+    case LayoutRule::kPipelineLayout:
+      return "mesh.pipeline_layout";
     case LayoutRule::kPipelineLayers:
       return "mesh.pp";
     case LayoutRule::kVirtualPipeline:
       return "mesh.vpp";
     case LayoutRule::kContextParallel:
       return "mesh.cp";
+    case LayoutRule::kCpLayers:
+      return "mesh.cp_layers";
     case LayoutRule::kGlobalBatch:
       return "mesh.batch";
     case LayoutRule::kRowFits:
@@ -326,12 +319,18 @@ std::string layout_rule_text(LayoutRule rule) {
       return "EP divides the experts (EP = ETP = 1 when dense)";
     case LayoutRule::kExpertMesh:
       return "PP x EP x ETP divides the GPU count";
+    case LayoutRule::kPlacementExclusive:
+      return "a pipeline_layout stands alone; layer_split excludes the account-for flags";
+    case LayoutRule::kPipelineLayout:
+      return "the pipeline_layout places every layer once on PP x VPP chunks, E first, L last";
     case LayoutRule::kPipelineLayers:
       return "the PP stages cover every layer";
     case LayoutRule::kVirtualPipeline:
       return "VPP needs PP > 1 and divides every stage's layers";
     case LayoutRule::kContextParallel:
       return "the row splits into 2 x CP equal chunks";
+    case LayoutRule::kCpLayers:
+      return "CP divides each TP rank's Gated DeltaNet heads";
     case LayoutRule::kGlobalBatch:
       return "DP x rows per micro-batch divides the global batch";
     case LayoutRule::kRowFits:

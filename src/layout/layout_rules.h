@@ -15,6 +15,8 @@
 namespace openrecipes {
 
 /// One rule a layout must obey. Each has a stable id (layout_rule_id) used in problems and JSON.
+/// The pipeline rules (placement_exclusive, pipeline_layout, pp, vpp) are those of
+/// layout/pipeline_layout.h's place_layers.
 enum class LayoutRule {
   kSizes,             ///< layout.sizes: every size at least 1
   kDenseMesh,         ///< mesh.world: TP x PP x CP divides the GPU count (DP = W / (TP x PP x CP))
@@ -23,14 +25,21 @@ enum class LayoutRule {
   kSequenceParallel,  ///< mesh.sp: sequence parallelism whenever TP > 1
   kExperts,           ///< mesh.ep: EP divides the experts; EP = ETP = 1 for a dense model
   kExpertMesh,        ///< mesh.expert_dp: PP x EP x ETP divides the GPU count (expert DP integral)
-  kPipelineLayers,    ///< mesh.pp: the PP stages cover every layer (evenly, or by layer_split)
-  kVirtualPipeline,   ///< mesh.vpp: VPP needs PP > 1 and divides every stage's layers
-  kContextParallel,   ///< mesh.cp: the row splits into 2 x CP equal chunks
-  kGlobalBatch,       ///< mesh.batch: DP x rows per micro-batch divides the global batch
-  kRowFits,           ///< mesh.max_tokens: max_tokens_per_gpu x CP >= row tokens
-  kMicrobatchFits,    ///< mesh.microbatch: rows_per_microbatch x row tokens <= max_tokens_per_gpu x
-                      ///< CP (the micro-batch's rows fit the GPUs' token budget)
-  kRecompute,  ///< mesh.recompute: full recompute's num_layers fits in a stage's virtual chunk
+  kPlacementExclusive,  ///< mesh.placement_exclusive: a pipeline_layout alone; layer_split not
+                        ///< with the account-for flags
+  kPipelineLayout,      ///< mesh.pipeline_layout: the string places every layer once on PP x VPP
+                        ///< chunks, E first, L last
+  kPipelineLayers,      ///< mesh.pp: the PP stages cover every layer (evenly, with the account-for
+                        ///< flags, or by layer_split)
+  kVirtualPipeline,     ///< mesh.vpp: VPP needs PP > 1 and divides every stage's layers
+  kContextParallel,     ///< mesh.cp: the row splits into 2 x CP equal chunks
+  kCpLayers,     ///< mesh.cp_layers: CP > 1 only with layers that have a CP implementation (Gated
+                 ///< DeltaNet: CP divides each TP rank's linear-attention heads)
+  kGlobalBatch,  ///< mesh.batch: DP x rows per micro-batch divides the global batch
+  kRowFits,      ///< mesh.max_tokens: max_tokens_per_gpu x CP >= row tokens
+  kMicrobatchFits,  ///< mesh.microbatch: rows_per_microbatch x row tokens <= max_tokens_per_gpu x
+                    ///< CP (the micro-batch's rows fit the GPUs' token budget)
+  kRecompute,       ///< mesh.recompute: full recompute's num_layers fits in a stage's virtual chunk
 };
 
 /// Every rule, in the order they are checked.

@@ -120,7 +120,7 @@ TEST(LayoutRules, PipelineStagesCoverEveryLayer) {
       check_layout(shape(kGptOss), h200(10), PlanWorkload{}, layout("PP5"));
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v[0].field, "layout.pp");
-  EXPECT_EQ(v[0].expected, "a divisor of 24 or a layer_split");
+  EXPECT_EQ(v[0].expected, "a divisor of 24 or a placement");
   EXPECT_EQ(v[0].found, "5");
 }
 
@@ -128,6 +128,78 @@ TEST(LayoutRules, VirtualPipelineDividesEachStage) {
   EXPECT_EQ(broken(kQwen, 32, "PP4 VPP3 EP8"), "");  // 12 layers per stage
   EXPECT_EQ(broken(kQwen, 32, "PP4 VPP5 EP8"), "mesh.vpp");
   EXPECT_EQ(broken(kGptOss, 8, "VPP2 EP8"), "mesh.vpp");  // VPP without PP
+}
+
+// The rule `l` breaks for `model` on `gpus` H200s, as its id; "" when legal.
+std::string broken(const std::string& model, int gpus, const Layout& l) {
+  std::optional<LayoutRule> rule = first_broken_rule(shape(model), h200(gpus), PlanWorkload{}, l);
+  return rule ? layout_rule_id(*rule) : "";
+}
+
+TEST(LayoutRules, AccountForFlagsCountTheEmbeddingAndTheLoss) {
+  Layout l = layout("PP5");  // gpt-oss-20b's 24 layers: 24 + 1 = 5 x 5 with the embedding
+  l.account_for_embedding_in_pipeline_split = true;
+  EXPECT_EQ(broken(kGptOss, 10, l), "");
+  l.account_for_loss_in_pipeline_split = true;  // 26 layers do not split over 5 stages
+  EXPECT_EQ(broken(kGptOss, 10, l), "mesh.pp");
+  std::vector<LayoutViolation> v = check_layout(shape(kGptOss), h200(10), PlanWorkload{}, l);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].expected, "a divisor of 26");
+  l = layout("PP2 VPP5 EP8");                   // Qwen3.5's 48 layers + E + L = 2 x 5 x 5
+  EXPECT_EQ(broken(kQwen, 32, l), "mesh.vpp");  // 24 per stage without the flags
+  l.account_for_embedding_in_pipeline_split = true;
+  l.account_for_loss_in_pipeline_split = true;
+  EXPECT_EQ(broken(kQwen, 32, l), "");
+}
+
+TEST(LayoutRules, PlacementFormsAreExclusive) {
+  Layout l = layout("PP4 EP8");
+  l.layer_split = LayerSplit{11, 13};  // 48 - 24 = 2 x 12
+  EXPECT_EQ(broken(kQwen, 32, l), "");
+  l.account_for_loss_in_pipeline_split = true;
+  EXPECT_EQ(broken(kQwen, 32, l), "mesh.placement_exclusive");
+  l = layout("PP4 EP8");
+  l.pipeline_layout = "Et*11|t*12|t*12|t*13L";
+  EXPECT_EQ(broken(kQwen, 32, l), "");
+  l.layer_split = LayerSplit{11, 13};
+  EXPECT_EQ(broken(kQwen, 32, l), "mesh.placement_exclusive");
+  l.layer_split.reset();
+  l.account_for_embedding_in_pipeline_split = true;
+  EXPECT_EQ(broken(kQwen, 32, l), "mesh.placement_exclusive");
+}
+
+TEST(LayoutRules, PipelineLayoutPlacesEveryLayerOnce) {
+  Layout l = layout("PP4 VPP2 EP8");
+  l.pipeline_layout = "Et*5|(t*6|)*6,t*7L";  // 5 + 36 + 7 = 48 on 8 chunks
+  EXPECT_EQ(broken(kQwen, 32, l), "");
+  l.pipeline_layout = "Et*5|(t*6|)*6,t*6L";  // 47 layers
+  EXPECT_EQ(broken(kQwen, 32, l), "mesh.pipeline_layout");
+  l.pipeline_layout = "Et*11|t*12|t*12|t*13L";  // 4 chunks for PP4 x VPP2
+  EXPECT_EQ(broken(kQwen, 32, l), "mesh.pipeline_layout");
+  l.pipeline_layout = "Et*5|(t*6|)*6,t*7";  // no loss
+  std::vector<LayoutViolation> v = check_layout(shape(kQwen), h200(32), PlanWorkload{}, l);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].rule, LayoutRule::kPipelineLayout);
+  EXPECT_EQ(v[0].field, "layout.pipeline_layout");
+  EXPECT_NE(v[0].message.find("end with the loss"), std::string::npos) << v[0].message;
+  l.pipeline_layout = "Et*5|(t*6|)*6,t*6mL";  // Qwen3.5's one MTP layer, with the loss
+  EXPECT_EQ(broken(kQwen, 32, l), "mesh.pipeline_layout");  // 47 decoder layers still
+  l.pipeline_layout = "Et*5|(t*6|)*6,t*7mL";
+  EXPECT_EQ(broken(kQwen, 32, l), "");
+}
+
+TEST(LayoutRules, ContextParallelNeedsLayersThatSupportIt) {
+  // Qwen3.5-122B-A10B's Gated DeltaNet layers: 16 key and 64 value heads, split over TP x CP.
+  EXPECT_EQ(broken(kQwen, 32, "TP2 CP8 EP8"), "");  // 8 key heads per TP rank: CP 8 divides
+  EXPECT_EQ(broken(kQwen, 32, "TP1 CP16 EP8"), "");
+  EXPECT_EQ(broken(kQwen, 64, "TP2 CP16 EP8"), "mesh.cp_layers");  // 8 key heads, CP 16
+  EXPECT_EQ(broken(kQwen, 32, "TP1 CP32 EP8"), "mesh.cp_layers");
+  EXPECT_EQ(broken(kGptOss, 32, "CP32 EP8"), "");  // softmax attention only
+  std::vector<LayoutViolation> v =
+      check_layout(shape(kQwen), h200(32), PlanWorkload{}, layout("TP1 CP32 EP8"));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].expected, "a common divisor of 16 and 64");
+  EXPECT_EQ(v[0].found, "32");
 }
 
 TEST(LayoutRules, ContextParallelSplitsTheRowEvenly) {

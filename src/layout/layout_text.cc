@@ -163,6 +163,28 @@ std::string layout_text(const Layout& l) {
                      l.rows_per_microbatch);
 }
 
+std::string placement_text(const Layout& l) {
+  if (!l.pipeline_layout.empty()) return "layout " + l.pipeline_layout;
+  if (l.layer_split) return fmt::format("split {},{}", l.layer_split->first, l.layer_split->last);
+  const bool e = l.account_for_embedding_in_pipeline_split;
+  const bool loss = l.account_for_loss_in_pipeline_split;
+  if (e && loss) return "account for embedding and loss";
+  if (e) return "account for embedding";
+  if (loss) return "account for loss";
+  return "";
+}
+
+std::string placement_flags_text(const Layout& l) {
+  std::string out;
+  if (!l.pipeline_layout.empty()) out += fmt::format(" --pipeline-layout '{}'", l.pipeline_layout);
+  if (l.layer_split)
+    out += fmt::format(" --layer-split {},{}", l.layer_split->first, l.layer_split->last);
+  if (l.account_for_embedding_in_pipeline_split)
+    out += " --account-for-embedding-in-pipeline-split";
+  if (l.account_for_loss_in_pipeline_split) out += " --account-for-loss-in-pipeline-split";
+  return out;
+}
+
 std::string recompute_text(const std::optional<Recompute>& recompute) {
   if (!recompute) return "none";
   if (recompute->granularity != "full") return recompute->granularity;

@@ -34,6 +34,16 @@ std::optional<LayerSplit> parse_layer_split_text(const std::string& text, Proble
 /// The layout in the `--layout` form, every size written: `TP1 PP4 VPP1 CP1 EP8 ETP1 MBS1`.
 std::string layout_text(const Layout& layout);
 
+/// The layout's placement in a few words: "" for the even split, "split 15,14" (layer_split),
+/// "account for embedding and loss" (the account-for flags), "layout Et*3|(t*4|)*14,ttL" (an
+/// explicit pipeline_layout).
+std::string placement_text(const Layout& layout);
+
+/// The layout's placement as the flags `plan`, `recommend` and `export` read: "" for the even
+/// split, " --layer-split 15,14", " --account-for-embedding-in-pipeline-split" and/or
+/// " --account-for-loss-in-pipeline-split", " --pipeline-layout 'Et*3|(t*4|)*14,ttL'".
+std::string placement_flags_text(const Layout& layout);
+
 /// The recompute setting in the form parse_recompute_text reads (`none`, `selective`,
 /// `full:uniform:1`).
 std::string recompute_text(const std::optional<Recompute>& recompute);

@@ -8,6 +8,7 @@
 #include "layout/layout_rules.h"
 #include "layout/layout_text.h"
 #include "plan/calibration_report.h"
+#include "layout/pipeline_layout.h"
 #include "plan/plan_report.h"
 
 namespace openrecipes {
@@ -129,10 +130,7 @@ std::string ranked_text(const LayoutPlan& plan) {
   for (std::size_t i = 0; i < plan.search.ranked.size(); ++i) {
     const LayoutPrediction& p = plan.search.ranked[i];
     const MeasuredLayout* m = plan.ranked_measured[i];
-    std::string split =
-        p.layout.layer_split
-            ? fmt::format(" split {},{}", p.layout.layer_split->first, p.layout.layer_split->last)
-            : "";
+    std::string split = has_placement(p.layout) ? " " + placement_text(p.layout) : "";
     rows.push_back(
         {fmt::format("{}", i + 1),
          p.layout.label + split + fmt::format(" MBS{}", p.layout.rows_per_microbatch),
@@ -242,7 +240,7 @@ OneLayoutPlan plan_one_layout(const PlanRequest& request,
                               const std::vector<MeasuredLayout>& measured,
                               const SpeedCalibration& calibration) {
   OneLayoutPlan plan{
-      request.model.name, request.cluster, request.workload, {}, nullptr, {}, nullptr};
+      request.model.name, request.cluster, request.workload, {}, nullptr, {}, nullptr, false};
   plan.prediction = predict_layout(request.model.shape, request.cluster, request.workload,
                                    *request.layout, calibration.parameters, request.memory);
   plan.measured = measured_match(measured, plan.model_name, plan.cluster, plan.workload,
@@ -251,6 +249,7 @@ OneLayoutPlan plan_one_layout(const PlanRequest& request,
       calibration, measured,
       candidate(request.model.shape, request.cluster, request.workload, plan.prediction.layout));
   plan.best_measured = best_measured(measured, plan.model_name, plan.cluster.gpu.type);
+  plan.placement_chosen = request.placement_chosen;
   return plan;
 }
 
@@ -290,6 +289,7 @@ nlohmann::json one_layout_plan_to_json(const OneLayoutPlan& plan) {
   j["measured"] = measured_json(plan.measured);
   j["band"] = band_json(plan.band);
   j["best_measured"] = measured_json(plan.best_measured);
+  j["placement_chosen"] = plan.placement_chosen;
   return j;
 }
 
@@ -299,6 +299,14 @@ std::string one_layout_plan_text(const OneLayoutPlan& plan) {
                                 plan.cluster.gpus, plan.cluster.gpu.type, plan.cluster.per_node,
                                 precision_name(plan.workload.precision), layout.label,
                                 recompute_text(layout.recompute));
+  if (has_placement(layout)) {
+    out += fmt::format("placement: {}{}\n", placement_text(layout),
+                       plan.placement_chosen
+                           ? fmt::format(" (chosen: PP{} x VPP{} does not divide the layers; the "
+                                         "most balanced placement Megatron-LM accepts, as{})",
+                                         layout.pp, layout.vpp, placement_flags_text(layout))
+                           : "");
+  }
   if (plan.measured) {
     out +=
         fmt::format("measured: {} tokens/s per GPU ({})\n",

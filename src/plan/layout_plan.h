@@ -49,6 +49,7 @@ struct OneLayoutPlan {
   const MeasuredLayout* measured = nullptr;  ///< a recipe measured on exactly this layout, or null
   PredictionBand band;                       ///< the prediction's error band
   const MeasuredLayout* best_measured = nullptr;  ///< as in LayoutPlan
+  bool placement_chosen = false;  ///< the placement is balanced_placement's (none was given)
 };
 
 /// A catalog recipe measured on exactly `layout` for `model` (name), `cluster` (GPU type and
@@ -79,12 +80,13 @@ nlohmann::json layout_plan_to_json(const LayoutPlan& plan);
 /// with `explain` the rejections, and what the memory model leaves out.
 std::string layout_plan_text(const LayoutPlan& plan, bool explain);
 
-/// One layout as JSON: prediction_to_json with details, and `measured` (recipe and tokens/s per
-/// GPU, or null).
+/// One layout as JSON: prediction_to_json with details, `measured` (recipe and tokens/s per
+/// GPU, or null) and `placement_chosen`.
 nlohmann::json one_layout_plan_to_json(const OneLayoutPlan& plan);
 
-/// One layout as text: the headline, the measured figure when a recipe ran it, and the
-/// explanation (prediction_explanation_text).
+/// One layout as text: the headline, its placement when not the even split (and whether it was
+/// chosen), the measured figure when a recipe ran it, and the explanation
+/// (prediction_explanation_text).
 std::string one_layout_plan_text(const OneLayoutPlan& plan);
 
 }  // namespace openrecipes

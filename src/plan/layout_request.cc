@@ -8,6 +8,7 @@
 
 #include "layout/layout_rules.h"
 #include "layout/layout_text.h"
+#include "layout/pipeline_layout.h"
 #include "plan/catalog_measurements.h"
 
 namespace openrecipes {
@@ -32,6 +33,17 @@ std::string config_model_name(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, ec)) return path.filename().string();
   if (path.filename() == "config.json") return path.parent_path().filename().string();
   return path.stem().string();
+}
+
+// With no placement in `layout` and PP x VPP not dividing the model's layers, gives the layout
+// the most balanced placement Megatron-LM accepts and sets `chosen` (when not null).
+void choose_placement(const ModelShape& model, Layout& layout, bool* chosen) {
+  if (has_placement(layout) || layout.pp < 1 || layout.vpp < 1) return;
+  if (model.layers % layout.pp == 0 && (model.layers / layout.pp) % layout.vpp == 0) return;
+  std::optional<PlacementChoice> choice = balanced_placement(model, layout.pp, layout.vpp);
+  if (!choice) return;  // the rules will say why (VPP without PP)
+  choice->apply_to(layout);
+  if (chosen) *chosen = true;
 }
 
 }  // namespace
@@ -95,7 +107,7 @@ std::optional<ClusterShape> resolve_cluster(const Gpu& gpu, int gpus, int per_no
 
 std::optional<Layout> resolve_layout(const LayoutArguments& arguments, const ModelShape& model,
                                      const ClusterShape& cluster, const PlanWorkload& workload,
-                                     Problems& problems) {
+                                     Problems& problems, bool* placement_chosen) {
   std::size_t before = problems.size();
   std::optional<Layout> layout = parse_layout_text(arguments.layout, workload.row_tokens, problems);
   std::optional<std::optional<Recompute>> recompute =
@@ -103,6 +115,8 @@ std::optional<Layout> resolve_layout(const LayoutArguments& arguments, const Mod
   std::optional<LayerSplit> split;
   if (!arguments.layer_split.empty())
     split = parse_layer_split_text(arguments.layer_split, problems);
+  if (!arguments.pipeline_layout.empty())
+    parse_pipeline_layout(arguments.pipeline_layout, "--pipeline-layout", problems);
   const std::string& dispatcher = arguments.dispatcher;
   if (!dispatcher.empty() && dispatcher != "alltoall" && dispatcher != "flex" &&
       dispatcher != "allgather") {
@@ -113,6 +127,10 @@ std::optional<Layout> resolve_layout(const LayoutArguments& arguments, const Mod
   if (!layout || problems.size() != before) return std::nullopt;
   layout->recompute = *recompute;
   layout->layer_split = split;
+  layout->pipeline_layout = arguments.pipeline_layout;
+  layout->account_for_embedding_in_pipeline_split = arguments.account_for_embedding;
+  layout->account_for_loss_in_pipeline_split = arguments.account_for_loss;
+  choose_placement(model, *layout, placement_chosen);
   if (!arguments.dispatcher.empty()) layout->dispatcher = arguments.dispatcher;
   if (model.is_moe() && layout->dispatcher.empty()) layout->dispatcher = "alltoall";
   if (!model.is_moe()) layout->dispatcher.clear();
@@ -156,8 +174,8 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
                       MemoryOptions{arguments.headroom},
                       std::nullopt};
   if (!arguments.layout.layout.empty()) {
-    request.layout =
-        resolve_layout(arguments.layout, model->shape, *cluster, request.workload, problems);
+    request.layout = resolve_layout(arguments.layout, model->shape, *cluster, request.workload,
+                                    problems, &request.placement_chosen);
     if (!request.layout) return std::nullopt;
   }
   return request;

@@ -51,17 +51,24 @@ struct LayoutArguments {
   std::string recompute = "none";
   std::string layer_split;  ///< "FIRST,LAST" or empty
   std::string dispatcher;   ///< empty: alltoall for a MoE model
+  /// --pipeline-layout: Megatron-LM's --pipeline-model-parallel-layout string; empty: none
+  std::string pipeline_layout;
+  bool account_for_embedding = false;  ///< --account-for-embedding-in-pipeline-split
+  bool account_for_loss = false;       ///< --account-for-loss-in-pipeline-split
 };
 
 /// Parses the arguments into a layout of `model` on `cluster` (layout_text.h forms; a dispatcher
 /// must be alltoall, flex or allgather, field `--dispatcher`; it defaults to alltoall for a MoE
-/// model and is cleared for a dense one) and checks it: a DP given in --layout must equal the
-/// implied W / (TP x PP x CP), and every layout rule (check_layout) must pass, each broken rule one
-/// Problem (field `--layout`, rule id, expected, found). Returns nullopt when any problem was
-/// added.
+/// model and is cleared for a dense one; a --pipeline-layout must parse, field
+/// `--pipeline-layout`, layout/pipeline_layout.h) and checks it: a DP given in --layout must equal
+/// the implied W / (TP x PP x CP), and every layout rule (check_layout) must pass, each broken
+/// rule one Problem (field `--layout`, rule id, expected, found). With no placement given
+/// (--pipeline-layout, --layer-split, the account-for flags) and PP x VPP not dividing the layers,
+/// the layout takes balanced_placement's, and `placement_chosen` (when not null) is set. Returns
+/// nullopt when any problem was added.
 std::optional<Layout> resolve_layout(const LayoutArguments& arguments, const ModelShape& model,
                                      const ClusterShape& cluster, const PlanWorkload& workload,
-                                     Problems& problems);
+                                     Problems& problems, bool* placement_chosen = nullptr);
 
 /// Everything the user's flags say, before it is resolved.
 struct PlanArguments {
@@ -84,6 +91,9 @@ struct PlanRequest {
   PlanWorkload workload;
   MemoryOptions memory;
   std::optional<Layout> layout;  ///< set when a layout was given (legal)
+  /// The layout's placement was chosen by balanced_placement (none was given and PP x VPP does
+  /// not divide the layers).
+  bool placement_chosen = false;
 };
 
 /// Resolves and checks `arguments` in the order model, GPU, precision, headroom, whole nodes,

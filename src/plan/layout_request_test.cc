@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "plan/catalog_measurements.h"
 #include "test_support.h"
 
 namespace openrecipes {
@@ -78,6 +79,78 @@ TEST(LayoutRequest, UnknownModelAndGpuAreBothNamed) {
   EXPECT_NE(problems[0].expected.find("gpt-oss-20b"), std::string::npos);
   EXPECT_EQ(problems[1].field, "--gpu");
   EXPECT_NE(problems[1].expected.find("H200"), std::string::npos);
+}
+
+ClusterShape h200(int gpus) {
+  return cluster_of(*testing::bundled_catalog().catalog.find_gpu("H200"), gpus);
+}
+
+// Qwen3.5-122B-A10B's shape with Qwen3-235B-A22B's 94 layers: a hand-made layer count (there is no
+// 94-layer config among the fixtures) on a real model's other sizes.
+ModelShape with_94_layers() {
+  ModelShape m = testing::bundled_catalog().catalog.find_model("Qwen3.5-122B-A10B")->shape;
+  m.layers = 94;
+  return m;
+}
+
+TEST(LayoutRequest, Pp8Vpp4On94LayersTakesTheBalancedPlacement) {
+  LayoutArguments arguments;
+  arguments.layout = "TP1 PP8 VPP4 EP16";
+  Problems problems;
+  bool chosen = false;
+  std::optional<Layout> layout =
+      resolve_layout(arguments, with_94_layers(), h200(128), PlanWorkload{}, problems, &chosen);
+  ASSERT_TRUE(layout) << testing::describe(problems);
+  EXPECT_TRUE(chosen);
+  EXPECT_TRUE(layout->account_for_embedding_in_pipeline_split);
+  EXPECT_TRUE(layout->account_for_loss_in_pipeline_split);
+  EXPECT_FALSE(layout->layer_split);
+  EXPECT_EQ(layout->pipeline_layout, "");
+}
+
+TEST(LayoutRequest, AGivenPlacementIsKeptAndChecked) {
+  LayoutArguments arguments;
+  arguments.layout = "TP1 PP8 VPP4 EP16";
+  arguments.pipeline_layout = "Et*2|(t*3|)*30,ttL";  // 2 + 90 + 2 = 94 on 32 chunks
+  Problems problems;
+  bool chosen = false;
+  std::optional<Layout> layout =
+      resolve_layout(arguments, with_94_layers(), h200(128), PlanWorkload{}, problems, &chosen);
+  ASSERT_TRUE(layout) << testing::describe(problems);
+  EXPECT_FALSE(chosen);
+  EXPECT_EQ(layout->pipeline_layout, "Et*2|(t*3|)*30,ttL");
+  EXPECT_FALSE(layout->account_for_loss_in_pipeline_split);
+
+  arguments.pipeline_layout = "Et*2|(t*3|)*30,ttL*";  // a syntax error names the flag
+  EXPECT_FALSE(resolve_layout(arguments, with_94_layers(), h200(128), PlanWorkload{}, problems));
+  ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
+  EXPECT_EQ(problems[0].field, "--pipeline-layout");
+  EXPECT_EQ(problems[0].rule, "mesh.pipeline_layout");
+  problems.clear();
+  arguments.pipeline_layout = "Et*2|(t*3|)*29,ttL";  // 31 chunks: a rule of the layout
+  EXPECT_FALSE(resolve_layout(arguments, with_94_layers(), h200(128), PlanWorkload{}, problems));
+  ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
+  EXPECT_EQ(problems[0].field, "--layout");
+  EXPECT_EQ(problems[0].rule, "mesh.pipeline_layout");
+  EXPECT_EQ(problems[0].found, "31 chunks");
+  problems.clear();
+  arguments.pipeline_layout = "";
+  arguments.account_for_embedding = true;  // 95 counted layers over 8 stages
+  EXPECT_FALSE(resolve_layout(arguments, with_94_layers(), h200(128), PlanWorkload{}, problems));
+  EXPECT_TRUE(testing::has_rule(problems, "mesh.pp")) << testing::describe(problems);
+}
+
+TEST(LayoutRequest, AnEvenSplitIsLeftAlone) {
+  LayoutArguments arguments;
+  arguments.layout = "TP1 PP4 VPP2 EP8";  // Qwen3.5-122B-A10B's 48 layers: 6 a chunk
+  Problems problems;
+  bool chosen = false;
+  ModelShape qwen = testing::bundled_catalog().catalog.find_model("Qwen3.5-122B-A10B")->shape;
+  std::optional<Layout> layout =
+      resolve_layout(arguments, qwen, h200(32), PlanWorkload{}, problems, &chosen);
+  ASSERT_TRUE(layout) << testing::describe(problems);
+  EXPECT_FALSE(chosen);
+  EXPECT_FALSE(layout->account_for_embedding_in_pipeline_split);
 }
 
 }  // namespace

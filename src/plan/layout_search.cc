@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "layout/pipeline_layout.h"
 #include "layout/pipeline_stages.h"
 
 namespace openrecipes {
@@ -83,38 +84,99 @@ SearchAxes search_axes(const ModelShape& model, const ClusterShape& cluster,
   return axes;
 }
 
-// Calls `visit` with every mesh of `axes`, no recompute, in generation order (TP, PP, layer split,
-// VPP, CP, EP, ETP, rows per micro-batch; the first outermost).
+// The decoder layers of each chunk of `layout`'s placement; empty when Megatron-LM would refuse
+// it.
+std::vector<int> chunk_decoder_layers(const ModelShape& model, const Layout& layout) {
+  std::vector<int> layers;
+  if (std::optional<PipelinePlacement> p = place_layers(model, layout)) {
+    for (const PipelineChunk& chunk : p->chunks) layers.push_back(chunk.decoder_layers);
+  }
+  return layers;
+}
+
+// The balanced placement (balanced_placement) of every PP x VPP the search tries whose layers do
+// not divide evenly, keyed by (PP, VPP); none where the even split is legal, where a chunk would
+// average under one layer, or where a split layer_splits already tries places the same layers.
+std::map<std::pair<int, int>, PlacementChoice> balanced_placements(const SearchAxes& axes,
+                                                                   const ModelShape& model,
+                                                                   const SearchOptions& options) {
+  std::map<std::pair<int, int>, PlacementChoice> out;
+  for (int pp : axes.pps) {
+    const std::vector<std::optional<LayerSplit>> splits = layer_splits(model.layers, pp);
+    for (int vpp = 1; vpp <= (pp > 1 ? options.max_virtual_stages : 1); ++vpp) {
+      const bool even = model.layers % pp == 0 && (model.layers / pp) % vpp == 0;
+      if (even || pp * vpp > model.layers) continue;
+      std::optional<PlacementChoice> choice = balanced_placement(model, pp, vpp);
+      if (!choice) continue;
+      // A split layer_splits already tries that puts the same decoder layers on every chunk (the
+      // account-for flags often equal one) would only repeat its meshes.
+      Layout balanced;
+      balanced.pp = pp;
+      balanced.vpp = vpp;
+      choice->apply_to(balanced);
+      const std::vector<int> layers = chunk_decoder_layers(model, balanced);
+      const bool tried = std::any_of(splits.begin(), splits.end(), [&](const auto& split) {
+        Layout tried_layout = balanced;
+        PlacementChoice{split, false, false, "", 0}.apply_to(tried_layout);
+        return split && chunk_decoder_layers(model, tried_layout) == layers;
+      });
+      if (!tried) out.emplace(std::pair{pp, vpp}, *choice);
+    }
+  }
+  return out;
+}
+
+// Calls `visit` with `base` (TP, PP, VPP and placement set) at every CP, EP, ETP and rows per
+// micro-batch of `axes`, no recompute, in that order (the first outermost).
+template <class Visit>
+void for_each_size(const SearchAxes& axes, const ModelShape& model, const PlanWorkload& workload,
+                   const Layout& base, Visit&& visit) {
+  for (int cp : axes.cps) {
+    for (int ep : axes.eps) {
+      for (int etp : axes.etps) {
+        for (int mbs : axes.rows_per_microbatch) {
+          Layout l = base;
+          l.cp = cp;
+          l.ep = ep;
+          l.etp = etp;
+          l.sequence_parallel = l.tp > 1;
+          l.rows_per_microbatch = mbs;
+          l.max_tokens_per_gpu =
+              (static_cast<std::int64_t>(mbs) * workload.row_tokens + cp - 1) / cp;
+          l.dispatcher = model.is_moe() ? "alltoall" : "";
+          visit(l);
+        }
+      }
+    }
+  }
+}
+
+// Calls `visit` with every mesh of `axes`, no recompute, in generation order (TP, PP, then the
+// layer splits with VPP inside, then each VPP's balanced placement, then CP, EP, ETP, rows per
+// micro-batch; the first outermost).
 template <class Visit>
 void for_each_mesh(const SearchAxes& axes, const ModelShape& model, const PlanWorkload& workload,
                    const SearchOptions& options, Visit&& visit) {
+  const std::map<std::pair<int, int>, PlacementChoice> balanced =
+      balanced_placements(axes, model, options);
   for (int tp : axes.tps) {
     for (int pp : axes.pps) {
+      Layout base;
+      base.tp = tp;
+      base.pp = pp;
       for (const std::optional<LayerSplit>& split : layer_splits(model.layers, pp)) {
         for (int vpp = 1; vpp <= (pp > 1 ? options.max_virtual_stages : 1); ++vpp) {
-          for (int cp : axes.cps) {
-            for (int ep : axes.eps) {
-              for (int etp : axes.etps) {
-                for (int mbs : axes.rows_per_microbatch) {
-                  Layout l;
-                  l.tp = tp;
-                  l.pp = pp;
-                  l.vpp = vpp;
-                  l.cp = cp;
-                  l.ep = ep;
-                  l.etp = etp;
-                  l.layer_split = split;
-                  l.sequence_parallel = tp > 1;
-                  l.rows_per_microbatch = mbs;
-                  l.max_tokens_per_gpu =
-                      (static_cast<std::int64_t>(mbs) * workload.row_tokens + cp - 1) / cp;
-                  l.dispatcher = model.is_moe() ? "alltoall" : "";
-                  visit(l);
-                }
-              }
-            }
-          }
+          base.vpp = vpp;
+          base.layer_split = split;
+          for_each_size(axes, model, workload, base, visit);
         }
+      }
+      for (int vpp = 1; vpp <= (pp > 1 ? options.max_virtual_stages : 1); ++vpp) {
+        auto it = balanced.find({pp, vpp});
+        if (it == balanced.end()) continue;
+        base.vpp = vpp;
+        it->second.apply_to(base);
+        for_each_size(axes, model, workload, base, visit);
       }
     }
   }
@@ -258,6 +320,9 @@ bool same_layout(const Layout& a, const Layout& b) {
   };
   return a.tp == b.tp && a.pp == b.pp && a.vpp == b.vpp && a.cp == b.cp && a.ep == b.ep &&
          a.etp == b.etp && a.rows_per_microbatch == b.rows_per_microbatch && split(a) == split(b) &&
+         a.pipeline_layout == b.pipeline_layout &&
+         a.account_for_embedding_in_pipeline_split == b.account_for_embedding_in_pipeline_split &&
+         a.account_for_loss_in_pipeline_split == b.account_for_loss_in_pipeline_split &&
          recompute(a) == recompute(b) && std::string(dispatcher(a)) == dispatcher(b);
 }
 

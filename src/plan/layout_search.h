@@ -47,15 +47,17 @@ struct LayoutSearchResult {
 };
 
 /// Searches TP (divisors of the GPU count up to twice a node), PP (up to the layer count, with
-/// uneven first/last splits when the layers do not divide), VPP, CP, EP (up to the expert
-/// count), ETP, rows per micro-batch (up to max_rows_per_microbatch) and recompute (none,
+/// uneven first/last splits when the layers do not divide), VPP (and for each PP x VPP the layers
+/// do not divide, with at least one layer a chunk, its balanced_placement), CP, EP (up to the
+/// expert count), ETP, rows per micro-batch (up to max_rows_per_microbatch) and recompute (none,
 /// selective, full uniform with 1, 2 or 4 layers per unit, and full block with the fewest layers
 /// that fit). Dispatcher: alltoall. Deterministic; ties keep generation order.
 LayoutSearchResult search_layouts(const ModelShape& model, const ClusterShape& cluster,
                                   const PlanWorkload& workload, const SearchOptions& options);
 
-/// True when `a` and `b` are the same layout: parallel sizes, layer split, rows per micro-batch,
-/// recompute and dispatcher (labels, summaries and max_tokens_per_gpu aside).
+/// True when `a` and `b` are the same layout: parallel sizes, placement (layer split, account-for
+/// flags, pipeline_layout), rows per micro-batch, recompute and dispatcher (labels, summaries and
+/// max_tokens_per_gpu aside).
 bool same_layout(const Layout& a, const Layout& b);
 
 }  // namespace openrecipes

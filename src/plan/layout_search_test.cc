@@ -34,6 +34,28 @@ TEST(LayoutSearch, EveryCatalogRecipeIsLegalAndPredictedToFit) {
   }
 }
 
+TEST(LayoutSearch, ExploresTheBalancedPlacementOfEachPpAndVpp) {
+  // gpt-oss-20b's 24 layers on 8 H200s: PP8 leaves 3 layers a stage, which VPP2 does not divide;
+  // the search tries PP8 VPP2 in its balanced placement instead of only rejecting it: 26 counted
+  // layers over 16 chunks, 2 each but 6, the lighter ones on the first and last chunks and on the
+  // second chunks of stages 6, 1, 5 and 2 (3 counted layers on every stage but 3 and 4).
+  SearchOptions options;
+  options.top = 100000;  // every fitting layout
+  LayoutSearchResult result =
+      search_layouts(shape("gpt-oss-20b"), h200(8), PlanWorkload{}, options);
+  bool pp8_vpp2 = false;
+  for (const LayoutPrediction& p : result.ranked) {
+    EXPECT_TRUE(check_layout(shape("gpt-oss-20b"), h200(8), PlanWorkload{}, p.layout).empty())
+        << p.layout.label << " " << placement_text(p.layout);
+    if (p.layout.pp == 8 && p.layout.vpp == 2) {
+      pp8_vpp2 = true;
+      EXPECT_EQ(p.layout.pipeline_layout, "E|(tt|)*8,(t|)*2,(tt|)*2,(t|)*2,L")
+          << placement_text(p.layout);
+    }
+  }
+  EXPECT_TRUE(pp8_vpp2);
+}
+
 TEST(LayoutSearch, RanksOnlyLegalFittingLayoutsBestFirst) {
   SearchOptions options;
   options.top = 20;

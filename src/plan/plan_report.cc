@@ -32,6 +32,10 @@ nlohmann::json layout_to_json(const Layout& l) {
   j["layer_split"] =
       l.layer_split ? nlohmann::json{{"first", l.layer_split->first}, {"last", l.layer_split->last}}
                     : nlohmann::json(nullptr);
+  j["pipeline_layout"] =
+      l.pipeline_layout.empty() ? nlohmann::json(nullptr) : nlohmann::json(l.pipeline_layout);
+  j["account_for_embedding_in_pipeline_split"] = l.account_for_embedding_in_pipeline_split;
+  j["account_for_loss_in_pipeline_split"] = l.account_for_loss_in_pipeline_split;
   return j;
 }
 

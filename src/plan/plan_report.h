@@ -11,7 +11,9 @@
 namespace openrecipes {
 
 /// A layout's sizes and settings as JSON: label, tp, pp, vpp, cp, ep, etp, dp, sequence_parallel,
-/// layer_split, rows_per_microbatch, max_tokens_per_gpu, recompute (text form), dispatcher.
+/// layer_split, pipeline_layout (or null), account_for_embedding_in_pipeline_split,
+/// account_for_loss_in_pipeline_split, rows_per_microbatch, max_tokens_per_gpu, recompute (text
+/// form), dispatcher.
 nlohmann::json layout_to_json(const Layout& layout);
 
 /// A prediction as JSON: layout, tokens_per_s_per_gpu, step_time_s, mfu, usd_per_million_tokens,

@@ -135,6 +135,16 @@ std::vector<SettingOverride> overrides_between(const Recipe& base, const Layout&
   };
   add_override(out, rules, "decoder_first_pipeline_num_layers", first(from), first(to));
   add_override(out, rules, "decoder_last_pipeline_num_layers", last(from), last(to));
+  auto flag = [](bool on) { return on ? "true" : "false"; };
+  add_override(out, rules, "account_for_embedding_in_pipeline_split",
+               flag(from.account_for_embedding_in_pipeline_split),
+               flag(to.account_for_embedding_in_pipeline_split));
+  add_override(out, rules, "account_for_loss_in_pipeline_split",
+               flag(from.account_for_loss_in_pipeline_split),
+               flag(to.account_for_loss_in_pipeline_split));
+  add_override(out, rules, "pipeline_model_parallel_layout",
+               from.pipeline_layout.empty() ? "none" : from.pipeline_layout,
+               to.pipeline_layout.empty() ? "none" : to.pipeline_layout);
   add_override(out, rules, "micro_batch_size", n(from.rows_per_microbatch),
                n(to.rows_per_microbatch));
   add_override(out, rules, "max_tokens_per_gpu", n(from.max_tokens_per_gpu),

@@ -4,15 +4,14 @@
 
 #include "base/number_format.h"
 #include "layout/layout_text.h"
+#include "layout/pipeline_layout.h"
 #include "plan/plan_report.h"
 
 namespace openrecipes {
 namespace {
 
 std::string layer_split_text(const Layout& layout) {
-  return layout.layer_split
-             ? fmt::format(" split {},{}", layout.layer_split->first, layout.layer_split->last)
-             : "";
+  return has_placement(layout) ? " " + placement_text(layout) : "";
 }
 
 std::string overrides_text(const Recommendation& rec) {
@@ -34,9 +33,7 @@ std::string export_command_text(const RecommendRequest& request, const Layout& l
           (request.workload.row_tokens != kRowTokens
                ? fmt::format(" --seq-length {}", request.workload.row_tokens)
                : ""),
-      layout.layer_split
-          ? fmt::format(" --layer-split {},{}", layout.layer_split->first, layout.layer_split->last)
-          : "",
+      placement_flags_text(layout),
       layout.dispatcher.empty() ? "" : " --dispatcher " + layout.dispatcher);
 }
 
