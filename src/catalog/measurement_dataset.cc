@@ -250,8 +250,8 @@ void check_models(const fs::path& root, const YamlDocument& document,
     if (*m.config != expected) {
       fail("config", "measurements.config", "the config is not in the model's folder", expected,
            *m.config);
-    } else if (!fs::is_regular_file(root / *m.config) ||
-               !fs::is_regular_file(root / "models" / m.slug / "source.yaml")) {
+    } else if (!fs::is_regular_file(root / kMeasurementDir / *m.config) ||
+               !fs::is_regular_file(root / kMeasurementDir / "models" / m.slug / "source.yaml")) {
       fail("config", "measurements.config", "config.json or its source.yaml beside it is missing",
            "models/" + m.slug + "/config.json and source.yaml", "no such file");
     }

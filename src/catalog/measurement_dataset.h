@@ -78,6 +78,9 @@ struct MeasurementDataset {
 /// Where the dataset lives under a catalog root.
 inline constexpr const char* kMeasurementRowsFile = "data/measurements/megatron-bridge.yaml";
 inline constexpr const char* kMeasurementModelsFile = "data/measurements/models.yaml";
+/// The folder a model's `config` path is relative to (its config is models/<slug>/config.json
+/// in it, with source.yaml beside it).
+inline constexpr const char* kMeasurementDir = "data/measurements";
 
 /// Reads `<root>/data/measurements/megatron-bridge.yaml` and `models.yaml`, checks them against
 /// their schemas, then the cross-field rules with `gpus` (gpus.yaml's types):

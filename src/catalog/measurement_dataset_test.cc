@@ -21,7 +21,8 @@ std::string replace_first(std::string text, const std::string& from, const std::
   return text;
 }
 
-// A catalog root holding only the dataset and its schemas, with the rows and models given.
+// A catalog root holding only the dataset (with its model configs) and its schemas, with the rows
+// and models given.
 fs::path dataset_copy(const std::string& name, const std::string& rows, const std::string& models) {
   fs::path dir = testing::fresh_dir(name);
   fs::create_directories(dir / "data" / "measurements");
@@ -31,6 +32,8 @@ fs::path dataset_copy(const std::string& name, const std::string& rows, const st
   }
   std::ofstream(dir / kMeasurementRowsFile) << rows;
   std::ofstream(dir / kMeasurementModelsFile) << models;
+  fs::copy(fs::path(testing::source_dir()) / kMeasurementDir / "models",
+           dir / kMeasurementDir / "models", fs::copy_options::recursive);
   return dir;
 }
 

@@ -20,23 +20,23 @@ namespace openrecipes::cli {
 
 /// The loaded catalog and what is derived from it.
 struct PlannerContext {
-  CatalogCheck checked;                  ///< shared files and the recipes that passed validation
+  CatalogCheck checked;  ///< shared files and the recipes that passed validation
   /// the verified recipes, then the usable published measurements, as measured layouts
   std::vector<MeasuredLayout> measured;
   std::vector<PublishedExclusion> excluded;  ///< published rows the planner cannot use, and why
   SpeedCalibration calibration;              ///< the speed model fitted on `measured`
-  std::optional<ArgumentRules> rules;    ///< rules/arguments.yaml
+  std::optional<ArgumentRules> rules;        ///< rules/arguments.yaml
   const Catalog& catalog() const { return checked.loaded->catalog; }
 };
 
 /// Loads the catalog at --root (or found upward), validates its recipes (opened by their real
 /// paths; shown relative to the working directory, as validate shows them), reads the published
 /// measurements of data/measurements/ when the catalog has them, and calibrates the speed model
-/// on both. A broken dataset is an error (its problems are returned). Recipes that fail validation are left out of the calibration and reported as
-/// warnings on stderr. Returns nullopt with the problems when the shared files or
-/// rules/arguments.yaml are broken, or when no verified recipe could be read (the planner is
-/// calibrated on them; rule `plan.no_recipes`). Prints nothing else; a missing root is printed
-/// by resolve_root and returns nullopt with no problem.
+/// on both. A broken dataset is an error (its problems are returned). Recipes that fail validation
+/// are left out of the calibration and reported as warnings on stderr. Returns nullopt with the
+/// problems when the shared files or rules/arguments.yaml are broken, or when no verified recipe
+/// could be read (the planner is calibrated on them; rule `plan.no_recipes`). Prints nothing else;
+/// a missing root is printed by resolve_root and returns nullopt with no problem.
 std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
                                                    const std::string& command, Problems& problems);
 

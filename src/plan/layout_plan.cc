@@ -7,8 +7,8 @@
 #include "base/number_format.h"
 #include "layout/layout_rules.h"
 #include "layout/layout_text.h"
-#include "plan/calibration_report.h"
 #include "layout/pipeline_layout.h"
+#include "plan/calibration_report.h"
 #include "plan/plan_report.h"
 
 namespace openrecipes {

@@ -265,7 +265,7 @@ class Search {
     }
     ++result_.fitting;
     LayoutPrediction p{l, std::move(memory),
-                       estimate_speed(model_, cluster_, workload_, l, options_.speed)};
+                       estimate_speed(model_, cluster_, workload_, l, options_.speed, false)};
     if (p.speed.tokens_per_s_per_gpu > top_.worst()) {
       top_.offer(predict_layout(model_, cluster_, workload_, l, options_.speed, options_.memory));
     }

@@ -6,8 +6,10 @@
 #include <optional>
 
 #include "layout/layout_rules.h"
+#include "layout/pipeline_layout.h"
 #include "params/model_shape.h"
 #include "plan/catalog_measurements.h"
+#include "plan/memory_model.h"
 
 namespace openrecipes {
 namespace {
@@ -28,7 +30,7 @@ ShapeOrReason load_shape(const std::filesystem::path& root, const MeasurementMod
   }
   Problems problems;
   std::optional<ModelShape> shape =
-      model_shape_from_file((root / *model->config).string(), slug, problems);
+      model_shape_from_file((root / kMeasurementDir / *model->config).string(), slug, problems);
   if (shape) return {std::move(shape), "", ""};
   std::string why = problems.empty() ? "unreadable" : format_problem_line(problems.front());
   return {std::nullopt, "published.model", "the parameter counter rejects its config: " + why};
@@ -85,6 +87,40 @@ const Gpu* find_gpu(const std::vector<Gpu>& gpus, const std::string& type) {
   return nullptr;
 }
 
+// The table states PP and VPP but not where the layers go: the even split when it is legal,
+// else the most balanced placement Megatron-LM accepts (balanced_placement), which is how
+// Megatron-Bridge's recipes place 61, 94 or 126 layers.
+void place_unstated_layers(MeasuredLayout& m) {
+  Layout even = m.layout;
+  if (first_broken_rule(m.model, m.cluster, m.workload, even) != LayoutRule::kPipelineLayers &&
+      first_broken_rule(m.model, m.cluster, m.workload, even) != LayoutRule::kVirtualPipeline)
+    return;
+  if (std::optional<PlacementChoice> choice =
+          balanced_placement(m.model, m.layout.pp, m.layout.vpp))
+    choice->apply_to(m.layout);
+}
+
+// The table does not state recompute: the least of none, selective and full (one layer per unit)
+// the memory model predicts to fit, as a run that fits would have used. Returns the memory of the
+// last try when none fits (bytes), else nullopt.
+std::optional<double> choose_unstated_recompute(MeasuredLayout& m) {
+  const std::vector<std::optional<Recompute>> choices = {
+      std::nullopt, Recompute{"selective", "", std::nullopt}, Recompute{"full", "uniform", 1}};
+  double bytes = 0;
+  for (const std::optional<Recompute>& r : choices) {
+    Layout l = m.layout;
+    l.recompute = r;
+    if (first_broken_rule(m.model, m.cluster, m.workload, l)) continue;
+    MemoryEstimate memory = estimate_memory(m.model, m.cluster, m.workload, l, MemoryOptions{});
+    if (memory.fits) {
+      m.layout.recompute = r;
+      return std::nullopt;
+    }
+    bytes = memory.memory_bytes;
+  }
+  return bytes;
+}
+
 }  // namespace
 
 std::string published_source(const PublishedMeasurement& row) {
@@ -125,11 +161,20 @@ PublishedLayouts published_layouts(const std::filesystem::path& root,
       continue;
     }
     MeasuredLayout m = measured_of(row, *it->second.shape, *gpu);
+    place_unstated_layers(m);
     std::vector<LayoutViolation> broken = check_layout(m.model, m.cluster, m.workload, m.layout);
     if (!broken.empty()) {
       exclude(layout_rule_id(broken.front().rule),
               fmt::format("{} (expected {}, found {})", broken.front().message,
                           broken.front().expected, broken.front().found));
+      continue;
+    }
+    if (std::optional<double> bytes = choose_unstated_recompute(m)) {
+      exclude("published.memory",
+              fmt::format("predicted to need {:.0f} GB per GPU even with full recompute, more than "
+                          "{} GB holds: the table may leave out a setting the run used (FSDP, "
+                          "offloading)",
+                          *bytes / 1e9, m.cluster.gpu.memory_gb));
       continue;
     }
     out.layouts.push_back(std::move(m));

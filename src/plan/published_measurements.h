@@ -17,8 +17,9 @@ namespace openrecipes {
 struct PublishedExclusion {
   std::size_t row = 0;  ///< index in MeasurementDataset::rows
   std::string source;   ///< as MeasuredLayout::source
-  /// published.lora, published.fsdp, published.no_config, published.model (the counter rejects
-  /// the config), published.gpu, or the id of the layout rule check_layout reports (mesh.*).
+  /// published.lora, published.fsdp, published.memory, published.no_config, published.model (the
+  /// counter rejects the config), published.gpu, or the id of the layout rule check_layout reports
+  /// (mesh.*).
   std::string rule;
   std::string reason;  ///< in words
 };
@@ -43,7 +44,10 @@ std::string published_source(const PublishedMeasurement& row);
 /// - name = model, release, system, GPUs and precision; source = published_source; published.
 /// Left out: LoRA rows (only adapters train), rows with FSDP > 0 (the speed model has no FSDP),
 /// rows whose model has no config or a config the counter rejects, and rows check_layout rejects
-/// (the first broken rule). Never fails: every row lands in one of the two lists.
+/// (the first broken rule), and rows the memory model predicts not to fit even with full
+/// recompute (published.memory). The table states no placement or recompute: an even split when
+/// legal, else balanced_placement; the least recompute (none, selective, full) predicted to fit.
+/// Never fails: every row lands in one of the two lists.
 PublishedLayouts published_layouts(const std::filesystem::path& root,
                                    const MeasurementDataset& dataset, const std::vector<Gpu>& gpus);
 

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "layout/layout_rules.h"
+#include "plan/memory_model.h"
 #include "test_support.h"
 
 namespace openrecipes {
@@ -25,25 +27,38 @@ TEST(PublishedLayouts, EveryBundledRowConvertsOrIsLeftOutWithAReason) {
     EXPECT_FALSE(e.reason.empty()) << e.source;
     ++by_rule[e.rule];
   }
-  // No model of the dataset has a config.json yet (data/measurements/models.yaml says why).
+  // Models without a config (data/measurements/models.yaml says why): DeepSeek-V4 Flash,
+  // Qwen3-235B-A22B, Kimi K2 and the Nemotron models.
   EXPECT_EQ(by_rule["published.lora"], 5);
   EXPECT_EQ(by_rule["published.fsdp"], 14);
-  EXPECT_EQ(by_rule["published.no_config"], 274);
-  EXPECT_TRUE(published.layouts.empty());
-  EXPECT_EQ(published.excluded.front().source,
+  EXPECT_EQ(by_rule["published.no_config"], 92);
+  // 25.09's DeepSeek-V3 on 256 GB200 at PP8 x EP64 needs 512 GPUs: the table's own misprint.
+  EXPECT_EQ(by_rule["mesh.expert_dp"], 1);
+  // 26.02.01's Llama 3 70B on 64 GB300 with TP1 PP1 and no FSDP: 70B weights with their
+  // gradients and optimizer state cannot fit 288 GB; the table's FSDP column says 0.
+  EXPECT_EQ(by_rule["published.memory"], 1);
+  EXPECT_EQ(published.layouts.size(), 180u);
+  // Every row the planner uses is a layout Megatron-LM can run (its placement chosen when the
+  // table's PP x VPP does not divide the layers) and one the memory model predicts to fit.
+  for (const MeasuredLayout& m : published.layouts) {
+    EXPECT_TRUE(check_layout(m.model, m.cluster, m.workload, m.layout).empty()) << m.source;
+    EXPECT_TRUE(estimate_memory(m.model, m.cluster, m.workload, m.layout, {}).fits) << m.source;
+  }
+  EXPECT_EQ(published.layouts.front().source,
             "docs/performance-summary.md@067f987df03b8355b03192d88d70f1709fedf51a 26.08 NeMo "
             "Container / Pre-Training Performance / Model: DeepSeekV3 row 1");
 }
 
-// A row of a made-up table for the model `slug` on 8 H100s.
+// A row of a made-up table for the model `slug` on 8 H200s (gpt-oss-20b at CP2 x EP4 needs more
+// than an H100 holds).
 PublishedMeasurement row(const std::string& slug) {
   PublishedMeasurement m;
   m.release = "26.06";
   m.task = "pretraining";
   m.model = slug;
   m.model_as_written = "gpt-oss-20b";
-  m.system = "DGX-H100";
-  m.gpu = "H100";
+  m.system = "DGX-H200";
+  m.gpu = "H200";
   m.gpus = 8;
   m.precision_as_written = "FP8";
   m.precision = "fp8_blockwise";
@@ -58,6 +73,20 @@ PublishedMeasurement row(const std::string& slug) {
   m.tokens_per_s_per_gpu = 1000;
   m.source = {"docs/x.md", "0123", "26.06 / Pre-Training / Model: X", 3, 40};
   return m;
+}
+
+// A root whose data/measurements/models/gpt-oss-20b/config.json is the catalog's real one.
+std::string gpt_oss_root() {
+  static const std::string root = [] {
+    std::string dir = testing::fresh_dir("published_measurements_gpt_oss");
+    std::filesystem::path models = std::filesystem::path(dir) / kMeasurementDir / "models";
+    std::filesystem::create_directories(models / "gpt-oss-20b");
+    std::filesystem::copy_file(
+        std::filesystem::path(testing::source_dir()) / "models" / "gpt-oss-20b" / "config.json",
+        models / "gpt-oss-20b" / "config.json");
+    return dir;
+  }();
+  return root;
 }
 
 // The dataset's conversion on the catalog's real gpt-oss-20b config.json.
@@ -76,7 +105,7 @@ MeasurementDataset gpt_oss_dataset(std::vector<PublishedMeasurement> rows) {
 
 TEST(PublishedLayouts, ARowBecomesAMeasuredLayoutWithItsSource) {
   MeasurementDataset dataset = gpt_oss_dataset({row("gpt-oss-20b")});
-  PublishedLayouts published = published_layouts(testing::source_dir(), dataset, bundled_gpus());
+  PublishedLayouts published = published_layouts(gpt_oss_root(), dataset, bundled_gpus());
   ASSERT_EQ(published.layouts.size(), 1u)
       << (published.excluded.empty() ? "" : published.excluded[0].reason);
   const MeasuredLayout& m = published.layouts[0];
@@ -117,7 +146,7 @@ TEST(PublishedLayouts, RowsItCannotUseAreLeftOutWithTheirRule) {
   PublishedMeasurement ddp = row("gpt-oss-20b");
   ddp.fsdp = 0;
   MeasurementDataset dataset = gpt_oss_dataset({lora, fsdp, no_config, bad_pp, bad_tp, ddp});
-  PublishedLayouts published = published_layouts(testing::source_dir(), dataset, bundled_gpus());
+  PublishedLayouts published = published_layouts(gpt_oss_root(), dataset, bundled_gpus());
   ASSERT_EQ(published.excluded.size(), 5u);
   EXPECT_EQ(published.excluded[0].rule, "published.lora");
   EXPECT_EQ(published.excluded[1].rule, "published.fsdp");
@@ -132,7 +161,7 @@ TEST(PublishedLayouts, RowsItCannotUseAreLeftOutWithTheirRule) {
 TEST(PublishedLayouts, AConfigTheCounterRejectsIsLeftOut) {
   MeasurementDataset dataset = gpt_oss_dataset({row("gpt-oss-20b")});
   dataset.models[0].config = "models/gpt-oss-20b/no-such-config.json";
-  PublishedLayouts published = published_layouts(testing::source_dir(), dataset, bundled_gpus());
+  PublishedLayouts published = published_layouts(gpt_oss_root(), dataset, bundled_gpus());
   ASSERT_EQ(published.excluded.size(), 1u);
   EXPECT_EQ(published.excluded[0].rule, "published.model");
 }

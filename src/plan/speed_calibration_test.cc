@@ -5,7 +5,9 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "layout/layout_rules.h"
 #include "plan/catalog_measurements.h"
+#include "plan/memory_model.h"
 #include "test_support.h"
 
 namespace openrecipes {
@@ -114,6 +116,19 @@ TEST(SpeedCalibration, LeaveOneModelOutPredictsEachModelFromTheOthers) {
   double flex = row(c, "ep8-flex.yaml").fitted_tokens_per_s_per_gpu;
   EXPECT_GT(rc2, rc1);
   EXPECT_GT(rc1, flex);
+}
+
+}  // namespace
+}  // namespace openrecipes
+
+namespace openrecipes {
+namespace {
+
+TEST(SpeedCalibration, EveryCatalogRecipeIsLegalAndPredictedToFit) {
+  for (const MeasuredLayout& m : bundled_measurements()) {
+    EXPECT_TRUE(check_layout(m.model, m.cluster, m.workload, m.layout).empty()) << m.name;
+    EXPECT_TRUE(estimate_memory(m.model, m.cluster, m.workload, m.layout, {}).fits) << m.name;
+  }
 }
 
 }  // namespace

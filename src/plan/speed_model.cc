@@ -293,6 +293,16 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
     double attention_s = c.attention_fwd_s * passes + c.attention_bwd_s;
     b.cp.s = std::max(0.0, b.cp.raw_s - attention_s);
   }
+  // CP over Gated DeltaNet: the recurrence runs whole rows, so its heads are split over the CP
+  // ranks instead (Megatron-Core's gated_delta_net.py): an all-to-all of the projected inputs
+  // before it and of its output after it, in each pass, not hidden.
+  if (sh.cp > 1 && model.linear_attention_layers > 0) {
+    double width = d(model.linear_attention_params) / h / sh.tp;  // projection in + out
+    double gdn_layers = d(model.linear_attention_layers) * b.stage.layer_share;
+    double one = all_to_all_s(tokens * width * kBf16Bytes, sh.cp, sh.tp * sh.cp, fabric);
+    b.cp.raw_s += gdn_layers * (passes + 1) * one;
+    b.cp.s += gdn_layers * (passes + 1) * one;
+  }
   // EP: all-to-all dispatch and combine of the routed copies of the GPU's tokens, in each forward
   // pass and again in backward; the shared expert runs while they are in flight.
   if (sh.ep > 1 && model.is_moe()) {
@@ -424,7 +434,8 @@ std::vector<StepTimeTerm> step_time_terms(const StepBreakdown& b, const ModelSha
                    link(sh.tp),
                    workload.tp_comm_overlap ? "overlapped with GEMMs" : "not overlapped")},
       {"CP communication", m * b.cp.s,
-       fmt::format("CP {}: K/V ring {:.3g} s per micro-batch, the excess over attention exposed",
+       fmt::format("CP {}: K/V ring (the excess over attention exposed) and Gated DeltaNet's "
+                   "head all-to-all, {:.3g} s per micro-batch",
                    sh.cp, b.cp.raw_s)},
       {"EP communication", m * b.ep.s,
        fmt::format("EP {}: all-to-all {:.3g} s per micro-batch over {}, dispatcher {}, less the "
@@ -459,7 +470,7 @@ double predict_tokens_per_s_per_gpu(const ModelShape& model, const ClusterShape&
 
 SpeedEstimate estimate_speed(const ModelShape& model, const ClusterShape& cluster,
                              const PlanWorkload& workload, const Layout& layout,
-                             const SpeedParameters& p) {
+                             const SpeedParameters& p, bool explain) {
   const StepBreakdown b = step_breakdown(model, cluster, workload, layout, p);
   const ForwardFlops f = forward_flops_per_token(model, workload.row_tokens);
   SpeedEstimate e;
@@ -475,7 +486,7 @@ SpeedEstimate estimate_speed(const ModelShape& model, const ClusterShape& cluste
       e.tokens_per_s_per_gpu > 0 && cluster.gpu.usd_per_gpu_hour > 0
           ? usd_per_million_tokens(cluster.gpu.usd_per_gpu_hour, e.tokens_per_s_per_gpu)
           : 0;
-  e.terms = step_time_terms(b, model, cluster, layout, workload);
+  if (explain) e.terms = step_time_terms(b, model, cluster, layout, workload);
   return e;
 }
 

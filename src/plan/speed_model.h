@@ -97,8 +97,10 @@ double predict_tokens_per_s_per_gpu(const ModelShape& model, const ClusterShape&
 /// recompute) on the most loaded pipeline stage: compute, TP, exposed CP and EP communication,
 /// PP point-to-point and the fixed per-layer and per-recompute-unit overheads. The terms of
 /// SpeedEstimate::terms add up to step_time_s. Formulas and sources: speed_model.cc.
+/// `explain` false leaves SpeedEstimate::terms empty (the search predicts every candidate and
+/// explains none).
 SpeedEstimate estimate_speed(const ModelShape& model, const ClusterShape& cluster,
                              const PlanWorkload& workload, const Layout& layout,
-                             const SpeedParameters& parameters);
+                             const SpeedParameters& parameters, bool explain = true);
 
 }  // namespace openrecipes
