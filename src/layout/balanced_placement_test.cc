@@ -3,17 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "layout/pipeline_layout.h"
+#include "test_support.h"
 
 namespace openrecipes {
 namespace {
 
-ModelShape model(int layers, int mtp = 0) {
-  ModelShape m;
-  m.name = "model";
-  m.layers = layers;
-  m.mtp_layers = mtp;
-  return m;
-}
+ModelShape model(int layers, int mtp = 0) { return testing::model_with_layers(layers, mtp); }
 
 PlacementChoice balanced(int layers, int pp, int vpp, int mtp = 0) {
   std::optional<PlacementChoice> choice = balanced_placement(model(layers, mtp), pp, vpp);

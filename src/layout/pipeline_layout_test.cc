@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 namespace openrecipes {
 namespace {
 
@@ -30,21 +32,9 @@ PipelineChunk chunk(int decoders, int mtp = 0, bool embedding = false, bool loss
   return PipelineChunk{decoders, mtp, embedding, loss};
 }
 
-// A model of `layers` decoder layers and `mtp` MTP layers (the placement reads nothing else).
-ModelShape model(int layers, int mtp = 0) {
-  ModelShape m;
-  m.name = "model";
-  m.layers = layers;
-  m.mtp_layers = mtp;
-  return m;
-}
+ModelShape model(int layers, int mtp = 0) { return testing::model_with_layers(layers, mtp); }
 
-Layout pipeline(int pp, int vpp) {
-  Layout l;
-  l.pp = pp;
-  l.vpp = vpp;
-  return l;
-}
+Layout pipeline(int pp, int vpp) { return testing::pipeline_layout_of(pp, vpp); }
 
 TEST(PipelineLayout, ParsesMegatronsDocumentedStrings) {
   // PipelineParallelLayerLayout.parse_str_to_list's docstring: "Ettt|(tt|)*29,m|L" is

@@ -4,23 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.h"
+
 namespace openrecipes {
 namespace {
 
-ModelShape model(int layers, int mtp = 0) {
-  ModelShape m;
-  m.name = "model";
-  m.layers = layers;
-  m.mtp_layers = mtp;
-  return m;
-}
+ModelShape model(int layers, int mtp = 0) { return testing::model_with_layers(layers, mtp); }
 
-Layout pipeline(int pp, int vpp) {
-  Layout l;
-  l.pp = pp;
-  l.vpp = vpp;
-  return l;
-}
+Layout pipeline(int pp, int vpp) { return testing::pipeline_layout_of(pp, vpp); }
 
 TEST(PipelineStages, EvenSplitKeepsItsChunks) {
   std::vector<PipelineStage> stages = pipeline_stages(model(48), pipeline(4, 2), 64);
