@@ -73,7 +73,7 @@ bool write_output(const std::string& path, const std::string& text) {
 // The planned draft of --layout, or nullopt with the problems (the checks plan makes).
 std::optional<std::string> export_layout(const GlobalOptions& global, const ExportOptions& options,
                                          ExportTarget target, Problems& problems) {
-  std::optional<PlannerContext> context = load_planner_context(global, "export", problems);
+  std::optional<PlannerContext> context = load_planner_context(global, "export", problems, false);
   if (!context) return std::nullopt;
   std::optional<PlanRequest> request =
       resolve_plan_request(context->catalog(), options.arguments, problems);

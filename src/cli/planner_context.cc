@@ -7,7 +7,8 @@
 namespace openrecipes::cli {
 
 std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
-                                                   const std::string& command, Problems& problems) {
+                                                   const std::string& command, Problems& problems,
+                                                   bool leave_one_model_out) {
   std::optional<std::filesystem::path> root = resolve_root(global);
   if (!root) return std::nullopt;
   PlannerContext context;
@@ -45,7 +46,7 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
                             published->layouts.end());
     context.excluded = std::move(published->excluded);
   }
-  context.calibration = calibrate_speed_model(context.measured);
+  context.calibration = calibrate_speed_model(context.measured, {}, leave_one_model_out);
   return context;
 }
 

@@ -37,8 +37,11 @@ struct PlannerContext {
 /// problems when the shared files or rules/arguments.yaml are broken, or when no verified recipe
 /// could be read (the planner is calibrated on them; rule `plan.no_recipes`). Prints nothing else;
 /// a missing root is printed by resolve_root and returns nullopt with no problem.
+/// `leave_one_model_out` false skips the calibration's refits (no error bands: `export` needs only
+/// the fitted parameters).
 std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
-                                                   const std::string& command, Problems& problems);
+                                                   const std::string& command, Problems& problems,
+                                                   bool leave_one_model_out = true);
 
 /// The published measurements of the catalog at `root` (data/measurements/, checked against
 /// `gpus`) as the planner can use them: the usable rows as MeasuredLayouts and every other row
