@@ -35,8 +35,9 @@ std::string exclusions_text(const std::vector<PublishedExclusion>& excluded) {
   }
   std::string out = fmt::format("\n{} published rows left out of the fit:\n", excluded.size());
   for (const std::string& rule : rules)
-    out += fmt::format("  {} x {}: {}\n", by_rule[rule].first, rule, by_rule[rule].second);
-  return out;
+    out += fmt::format("  {} x {}, for example: {}\n", by_rule[rule].first, rule,
+                       by_rule[rule].second);
+  return out + "(--format json lists every row with its source and reason)\n";
 }
 
 int run_calibration(const PlannerContext& context, const PlanOptions& options) {

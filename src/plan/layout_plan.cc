@@ -53,14 +53,18 @@ std::string band_text(const PredictionBand& b) {
 // How the top prediction compares with the best measured layout of the pair.
 std::string gap_text(double predicted, const PredictionBand& band, const MeasuredLayout* best,
                      const std::string& model, const std::string& gpu_type) {
-  if (!best) return fmt::format("nothing measured for {} on {} to compare with\n", model, gpu_type);
+  if (!best)
+    return fmt::format("nothing measured for {} on {} at this precision and row length\n", model,
+                       gpu_type);
   double gap = (predicted - best->tokens_per_s_per_gpu) / best->tokens_per_s_per_gpu;
   bool beyond = std::abs(gap) > band.relative_error;
   return fmt::format(
-      "best measured for {} on {}: {} tokens/s per GPU on {} GPUs ({}); predicted {:+.1f}% from "
-      "it, {} the band of ±{:.0f}%\n",
-      model, gpu_type, format_thousands(best->tokens_per_s_per_gpu, 0), best->cluster.gpus,
-      best->name, 100 * gap, beyond ? "beyond" : "within", 100 * band.relative_error);
+      "best measured for {} on {} at {}, {}-token rows: {} tokens/s per GPU on {} GPUs, global "
+      "batch {} ({}); predicted {:+.1f}% from it, {} the band of ±{:.0f}%\n",
+      model, gpu_type, precision_name(best->workload.precision), best->workload.row_tokens,
+      format_thousands(best->tokens_per_s_per_gpu, 0), best->cluster.gpus,
+      best->workload.global_batch, best->name, 100 * gap, beyond ? "beyond" : "within",
+      100 * band.relative_error);
 }
 
 nlohmann::json ranked_json(const LayoutPlan& plan) {
@@ -136,7 +140,8 @@ std::string ranked_text(const LayoutPlan& plan) {
          p.layout.label + split + fmt::format(" MBS{}", p.layout.rows_per_microbatch),
          recompute_text(p.layout.recompute), format_thousands(p.speed.tokens_per_s_per_gpu, 0),
          band_text(plan.ranked_bands[i]), fmt::format("{:.1f}", p.memory.memory_bytes / 1e9),
-         format_fraction_percent(p.speed.mfu, 1), format_usd(p.speed.usd_per_million_tokens),
+         format_fraction_percent(p.speed.mfu, 1),
+         predicted_usd_text(p.speed.usd_per_million_tokens),
          m ? format_thousands(m->tokens_per_s_per_gpu, 1) + " (" + recipe_stem(m->name) + ")"
            : ""});
   }
@@ -148,8 +153,10 @@ std::string ranked_text(const LayoutPlan& plan) {
 
 std::string catalog_text(const LayoutPlan& plan) {
   if (plan.catalog.empty()) return "";
-  std::string out = fmt::format("\ncatalog recipes of {} on {}, measured beside predicted:\n",
-                                plan.model_name, plan.cluster.gpu.type);
+  std::string out = fmt::format(
+      "\nmeasured layouts of {} on {} (catalog recipes and published runs), measured beside "
+      "predicted:\n",
+      plan.model_name, plan.cluster.gpu.type);
   std::vector<std::vector<std::string>> rows = {
       {"recipe", "GPUs", "layout", "recompute", "measured", "predicted", "error", "memory GB"}};
   for (const CatalogComparison& line : plan.catalog) {
@@ -227,7 +234,8 @@ LayoutPlan plan_layouts(const PlanRequest& request, const std::vector<MeasuredLa
         calibration, measured,
         candidate(request.model.shape, request.cluster, request.workload, p.layout)));
   }
-  plan.best_measured = best_measured(measured, plan.model_name, plan.cluster.gpu.type);
+  plan.best_measured =
+      best_measured(measured, plan.model_name, plan.cluster.gpu.type, plan.workload);
   for (const MeasuredLayout& m : measured) {
     if (m.model.name != plan.model_name || m.cluster.gpu.type != plan.cluster.gpu.type) continue;
     plan.catalog.push_back({&m, predict_layout(m.model, m.cluster, m.workload, m.layout,
@@ -248,7 +256,8 @@ OneLayoutPlan plan_one_layout(const PlanRequest& request,
   plan.band = prediction_band(
       calibration, measured,
       candidate(request.model.shape, request.cluster, request.workload, plan.prediction.layout));
-  plan.best_measured = best_measured(measured, plan.model_name, plan.cluster.gpu.type);
+  plan.best_measured =
+      best_measured(measured, plan.model_name, plan.cluster.gpu.type, plan.workload);
   plan.placement_chosen = request.placement_chosen;
   return plan;
 }

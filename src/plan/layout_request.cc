@@ -105,6 +105,15 @@ std::optional<ClusterShape> resolve_cluster(const Gpu& gpu, int gpus, int per_no
   return cluster;
 }
 
+// The first placement or per-layout flag given, or null.
+const char* placement_flag_given(const LayoutArguments& arguments) {
+  if (!arguments.pipeline_layout.empty()) return "--pipeline-layout";
+  if (!arguments.layer_split.empty()) return "--layer-split";
+  if (arguments.account_for_embedding) return "--account-for-embedding-in-pipeline-split";
+  if (arguments.account_for_loss) return "--account-for-loss-in-pipeline-split";
+  return nullptr;
+}
+
 std::optional<Layout> resolve_layout(const LayoutArguments& arguments, const ModelShape& model,
                                      const ClusterShape& cluster, const PlanWorkload& workload,
                                      Problems& problems, bool* placement_chosen) {
@@ -177,6 +186,12 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
     request.layout = resolve_layout(arguments.layout, model->shape, *cluster, request.workload,
                                     problems, &request.placement_chosen);
     if (!request.layout) return std::nullopt;
+  } else if (const char* flag = placement_flag_given(arguments.layout)) {
+    // The search chooses every placement itself; a placement without a layout would be ignored.
+    add_problem(problems, flag, "arguments.layout",
+                fmt::format("{} places the layers of one layout: give it with --layout", flag),
+                "--layout with it", "no --layout");
+    return std::nullopt;
   }
   return request;
 }

@@ -40,14 +40,17 @@ nlohmann::json layout_to_json(const Layout& l) {
 }
 
 nlohmann::json prediction_to_json(const LayoutPrediction& p, bool details) {
-  nlohmann::json j = {{"layout", layout_to_json(p.layout)},
-                      {"tokens_per_s_per_gpu", p.speed.tokens_per_s_per_gpu},
-                      {"step_time_s", p.speed.step_time_s},
-                      {"mfu", p.speed.mfu},
-                      {"usd_per_million_tokens", p.speed.usd_per_million_tokens},
-                      {"memory_bytes", p.memory.memory_bytes},
-                      {"usable_memory_bytes", p.memory.usable_bytes},
-                      {"fits", p.memory.fits}};
+  nlohmann::json j = {
+      {"layout", layout_to_json(p.layout)},
+      {"tokens_per_s_per_gpu", p.speed.tokens_per_s_per_gpu},
+      {"step_time_s", p.speed.step_time_s},
+      {"mfu", p.speed.mfu},
+      {"usd_per_million_tokens", p.speed.usd_per_million_tokens > 0
+                                     ? nlohmann::json(p.speed.usd_per_million_tokens)
+                                     : nlohmann::json(nullptr)},
+      {"memory_bytes", p.memory.memory_bytes},
+      {"usable_memory_bytes", p.memory.usable_bytes},
+      {"fits", p.memory.fits}};
   if (details) {
     nlohmann::json stages = nlohmann::json::array();
     for (const StageMemory& s : p.memory.stages) {
@@ -95,6 +98,10 @@ std::string aligned_table(const std::vector<std::vector<std::string>>& rows,
   return out;
 }
 
+std::string predicted_usd_text(double usd_per_million_tokens) {
+  return usd_per_million_tokens > 0 ? format_usd(usd_per_million_tokens) : "no rate";
+}
+
 std::string prediction_explanation_text(const LayoutPrediction& p) {
   std::string out;
   const MemoryEstimate& m = p.memory;
@@ -119,7 +126,7 @@ std::string prediction_explanation_text(const LayoutPrediction& p) {
   out += fmt::format("\nstep time: {:.3f} s -> {} tokens/s per GPU, MFU {}, {} per 1M tokens\n",
                      p.speed.step_time_s, format_thousands(p.speed.tokens_per_s_per_gpu, 1),
                      format_fraction_percent(p.speed.mfu, 1),
-                     format_usd(p.speed.usd_per_million_tokens));
+                     predicted_usd_text(p.speed.usd_per_million_tokens));
   std::vector<std::vector<std::string>> terms = {{"term", "seconds", "how"}};
   for (const StepTimeTerm& t : p.speed.terms)
     terms.push_back({t.name, fmt::format("{:.4f}", t.seconds), t.detail});

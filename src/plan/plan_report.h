@@ -21,6 +21,10 @@ nlohmann::json layout_to_json(const Layout& layout);
 /// time terms.
 nlohmann::json prediction_to_json(const LayoutPrediction& prediction, bool details);
 
+/// A predicted $ / 1M tokens as people read it: "$0.21", or "no rate" when the GPU type has no
+/// USD rate in gpus.yaml (the speed model then leaves the cost at 0).
+std::string predicted_usd_text(double usd_per_million_tokens);
+
 /// One layout explained: the memory of every stage by kind and the step-time terms, as text.
 std::string prediction_explanation_text(const LayoutPrediction& prediction);
 

@@ -54,10 +54,13 @@ PredictionBand prediction_band(const SpeedCalibration& calibration,
 }
 
 const MeasuredLayout* best_measured(const std::vector<MeasuredLayout>& measured,
-                                    const std::string& model, const std::string& gpu_type) {
+                                    const std::string& model, const std::string& gpu_type,
+                                    const PlanWorkload& workload) {
   const MeasuredLayout* best = nullptr;
   for (const MeasuredLayout& m : measured) {
-    if (m.model.name != model || m.cluster.gpu.type != gpu_type) continue;
+    if (m.model.name != model || m.cluster.gpu.type != gpu_type ||
+        m.workload.precision != workload.precision || m.workload.row_tokens != workload.row_tokens)
+      continue;
     if (!best || m.tokens_per_s_per_gpu > best->tokens_per_s_per_gpu) best = &m;
   }
   return best;

@@ -41,8 +41,10 @@ PredictionBand prediction_band(const SpeedCalibration& calibration,
                                const std::vector<MeasuredLayout>& measured,
                                const MeasuredLayout& candidate);
 
-/// The fastest measured layout of `model` on `gpu_type` (any GPU count), or null.
+/// The fastest measured layout of `model` on `gpu_type` at `workload`'s precision and row tokens
+/// (any GPU count and global batch), or null.
 const MeasuredLayout* best_measured(const std::vector<MeasuredLayout>& measured,
-                                    const std::string& model, const std::string& gpu_type);
+                                    const std::string& model, const std::string& gpu_type,
+                                    const PlanWorkload& workload);
 
 }  // namespace openrecipes

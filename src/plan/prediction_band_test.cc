@@ -56,8 +56,16 @@ TEST(PredictionBand, BestMeasuredOfThePair) {
   std::vector<MeasuredLayout> measured = {row("x", false, "H100", 8, 1, 1, 100),
                                           row("x", false, "H100", 16, 1, 1, 120),
                                           row("x", false, "B200", 8, 1, 1, 300)};
-  EXPECT_EQ(best_measured(measured, "x", "H100"), &measured[1]);
-  EXPECT_EQ(best_measured(measured, "x", "GB200"), nullptr);
+  PlanWorkload bf16;
+  EXPECT_EQ(best_measured(measured, "x", "H100", bf16), &measured[1]);
+  EXPECT_EQ(best_measured(measured, "x", "GB200", bf16), nullptr);
+  // Another precision or sequence length is not the same workload.
+  PlanWorkload fp8 = bf16;
+  fp8.precision = Precision::kFp8;
+  EXPECT_EQ(best_measured(measured, "x", "H100", fp8), nullptr);
+  PlanWorkload long_rows = bf16;
+  long_rows.row_tokens = 4096;
+  EXPECT_EQ(best_measured(measured, "x", "H100", long_rows), nullptr);
 }
 
 }  // namespace

@@ -132,7 +132,7 @@ std::string recommendation_text(const RecommendRequest& request, const Recommend
       "{:.1f} GB usable ({})\n\n",
       format_thousands(p.speed.tokens_per_s_per_gpu, 0), 100 * rec.band.relative_error,
       rec.band.unlike_measured ? " (unlike anything measured)" : "",
-      format_fraction_percent(p.speed.mfu, 1), format_usd(p.speed.usd_per_million_tokens),
+      format_fraction_percent(p.speed.mfu, 1), predicted_usd_text(p.speed.usd_per_million_tokens),
       p.memory.memory_bytes / 1e9, p.memory.usable_bytes / 1e9,
       p.memory.fits ? "fits" : "does not fit");
   out += overrides_text(rec);

@@ -104,6 +104,8 @@ std::vector<double> fit(const std::vector<const MeasuredLayout*>& rows,
   options.minimizer_progress_to_stdout = false;
   ceres::Solver::Summary summary;
   ceres::Solve(options, &problem, &summary);
+  // A failed solve (a row the model cannot predict at the prior) keeps the prior.
+  if (!summary.IsSolutionUsable()) return prior_u;
   return u;
 }
 

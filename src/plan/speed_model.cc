@@ -27,9 +27,12 @@ double d(std::int64_t v) { return static_cast<double>(v); }
 
 const std::vector<SpeedParameterBound>& speed_parameter_bounds() {
   static const std::vector<SpeedParameterBound> bounds = {
-      {"gemm_efficiency", &SpeedParameters::gemm_efficiency, 0.4, 0.95, true,
+      // No tuned GEMM library reaches its dense peak: the bounds keep the fitted rates within what
+      // large GEMMs achieve (about 0.7-0.85 of peak in BF16, less in FP8 where the casts and
+      // scaling sit beside the mainloop).
+      {"gemm_efficiency", &SpeedParameters::gemm_efficiency, 0.5, 0.9, true,
        "achieved / peak FLOP/s of a large BF16 GEMM"},
-      {"low_precision_gemm_efficiency", &SpeedParameters::low_precision_gemm_efficiency, 0.25, 0.95,
+      {"low_precision_gemm_efficiency", &SpeedParameters::low_precision_gemm_efficiency, 0.4, 0.85,
        true, "achieved / peak FLOP/s of a large FP8, MXFP8 or NVFP4 GEMM"},
       {"attention_efficiency", &SpeedParameters::attention_efficiency, 0.2, 0.9, true,
        "achieved / peak FLOP/s of attention's matmuls"},
