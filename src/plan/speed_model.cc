@@ -339,8 +339,7 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
 // dense over DP x CP and experts over expert DP = W / (PP x EP x ETP); overlapped with the last
 // micro-batch's backward and the first one's forward, except a one-layer tail. Then the Adam step
 // over the rank's shard, memory-bound.
-void add_data_parallel(StepBreakdown& b, const ModelShape& model, const PlanWorkload& workload,
-                       const Fabric& fabric) {
+void add_data_parallel(StepBreakdown& b, const ModelShape& model, const Fabric& fabric) {
   const StepShape& sh = b.sh;
   double dense = (model.dense_params_per_layer() * b.stage.layers +
                   (b.stage.has_output ? d(model.output_params) : 0) +
@@ -363,7 +362,6 @@ void add_data_parallel(StepBreakdown& b, const ModelShape& model, const PlanWork
   double shard = dense / std::max(dense_group, 1) + expert / b.expert_dp;
   b.optimizer_s =
       b.rates.hbm_bytes_per_s > 0 ? shard * kOptimizerBytesPerParam / b.rates.hbm_bytes_per_s : 0;
-  (void)workload;
 }
 
 StepBreakdown step_breakdown(const ModelShape& model, const ClusterShape& cluster,
@@ -383,7 +381,7 @@ StepBreakdown step_breakdown(const ModelShape& model, const ClusterShape& cluste
   // Pipeline bubble of (interleaved) 1F1B: (PP - 1) / VPP micro-batch times (Narayanan et al.
   // 2021, arXiv:2104.04473, sec. 2.2).
   b.bubble_s = (b.sh.pp - 1.0) / b.sh.vpp * b.microbatch_s;
-  add_data_parallel(b, model, workload, fabric);
+  add_data_parallel(b, model, fabric);
   b.step_s = b.sh.m * b.microbatch_s + b.bubble_s + b.dp_s + b.optimizer_s;
   return b;
 }
