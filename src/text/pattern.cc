@@ -12,6 +12,20 @@ namespace {
 constexpr uint32_t kMatchLimit = 1'000'000;
 constexpr uint32_t kDepthLimit = 10'000;
 
+using MatchData = std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)>;
+
+// One match of `code` in `text` from byte `from` under the match and depth limits: pcre2_match's
+// return code, the offsets in `data`.
+int bounded_match(const pcre2_code* code, std::string_view text, std::size_t from,
+                  MatchData& data) {
+  std::unique_ptr<pcre2_match_context, decltype(&pcre2_match_context_free)> context(
+      pcre2_match_context_create(nullptr), pcre2_match_context_free);
+  pcre2_set_match_limit(context.get(), kMatchLimit);
+  pcre2_set_depth_limit(context.get(), kDepthLimit);
+  return pcre2_match(code, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), from, 0,
+                     data.get(), context.get());
+}
+
 }  // namespace
 
 std::optional<Pattern> Pattern::compile(const std::string& pattern, Problem where,
@@ -35,14 +49,8 @@ std::optional<Pattern> Pattern::compile(const std::string& pattern, Problem wher
 }
 
 Pattern::Result Pattern::search(std::string_view text) const {
-  std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> data(
-      pcre2_match_data_create_from_pattern(code_.get(), nullptr), pcre2_match_data_free);
-  std::unique_ptr<pcre2_match_context, decltype(&pcre2_match_context_free)> context(
-      pcre2_match_context_create(nullptr), pcre2_match_context_free);
-  pcre2_set_match_limit(context.get(), kMatchLimit);
-  pcre2_set_depth_limit(context.get(), kDepthLimit);
-  int rc = pcre2_match(code_.get(), reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), 0, 0,
-                       data.get(), context.get());
+  MatchData data(pcre2_match_data_create_from_pattern(code_.get(), nullptr), pcre2_match_data_free);
+  int rc = bounded_match(code_.get(), text, 0, data);
   if (rc >= 0) return Result::kMatch;
   if (rc == PCRE2_ERROR_NOMATCH) return Result::kNoMatch;
   return Result::kTooComplex;
@@ -51,14 +59,8 @@ Pattern::Result Pattern::search(std::string_view text) const {
 std::optional<std::pair<std::size_t, std::size_t>> Pattern::find(std::string_view text,
                                                                  std::size_t from) const {
   if (from > text.size()) return std::nullopt;
-  std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> data(
-      pcre2_match_data_create_from_pattern(code_.get(), nullptr), pcre2_match_data_free);
-  std::unique_ptr<pcre2_match_context, decltype(&pcre2_match_context_free)> context(
-      pcre2_match_context_create(nullptr), pcre2_match_context_free);
-  pcre2_set_match_limit(context.get(), kMatchLimit);
-  pcre2_set_depth_limit(context.get(), kDepthLimit);
-  int rc = pcre2_match(code_.get(), reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(), from, 0,
-                       data.get(), context.get());
+  MatchData data(pcre2_match_data_create_from_pattern(code_.get(), nullptr), pcre2_match_data_free);
+  int rc = bounded_match(code_.get(), text, from, data);
   if (rc < 0) return std::nullopt;
   const PCRE2_SIZE* offsets = pcre2_get_ovector_pointer(data.get());
   // With \K the start can lie after the end (a lookahead past it); treat that as empty.
