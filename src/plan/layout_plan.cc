@@ -32,17 +32,6 @@ nlohmann::json band_json(const PredictionBand& b) {
           {"unlike_measured", b.unlike_measured}};
 }
 
-// The candidate `layout` as a measured layout without a measurement, for prediction_band.
-MeasuredLayout candidate(const ModelShape& model, const ClusterShape& cluster,
-                         const PlanWorkload& workload, const Layout& layout) {
-  MeasuredLayout m;
-  m.model = model;
-  m.cluster = cluster;
-  m.workload = workload;
-  m.layout = layout;
-  return m;
-}
-
 // "+-9%", with "unlike anything measured" when nothing near was measured.
 std::string band_text(const PredictionBand& b) {
   if (b.rows == 0) return "no band: nothing measured";
@@ -230,9 +219,8 @@ LayoutPlan plan_layouts(const PlanRequest& request, const std::vector<MeasuredLa
   for (const LayoutPrediction& p : plan.search.ranked) {
     plan.ranked_measured.push_back(
         measured_match(measured, plan.model_name, plan.cluster, plan.workload, p.layout));
-    plan.ranked_bands.push_back(prediction_band(
-        calibration, measured,
-        candidate(request.model.shape, request.cluster, request.workload, p.layout)));
+    plan.ranked_bands.push_back(prediction_band(calibration, measured, request.model.shape,
+                                                request.cluster, request.workload, p.layout));
   }
   plan.best_measured =
       best_measured(measured, plan.model_name, plan.cluster.gpu.type, plan.workload);
@@ -253,9 +241,8 @@ OneLayoutPlan plan_one_layout(const PlanRequest& request,
                                    *request.layout, calibration.parameters, request.memory);
   plan.measured = measured_match(measured, plan.model_name, plan.cluster, plan.workload,
                                  plan.prediction.layout);
-  plan.band = prediction_band(
-      calibration, measured,
-      candidate(request.model.shape, request.cluster, request.workload, plan.prediction.layout));
+  plan.band = prediction_band(calibration, measured, request.model.shape, request.cluster,
+                              request.workload, plan.prediction.layout);
   plan.best_measured =
       best_measured(measured, plan.model_name, plan.cluster.gpu.type, plan.workload);
   plan.placement_chosen = request.placement_chosen;

@@ -53,6 +53,18 @@ PredictionBand prediction_band(const SpeedCalibration& calibration,
   return band;
 }
 
+PredictionBand prediction_band(const SpeedCalibration& calibration,
+                               const std::vector<MeasuredLayout>& measured, const ModelShape& model,
+                               const ClusterShape& cluster, const PlanWorkload& workload,
+                               const Layout& layout) {
+  MeasuredLayout candidate;
+  candidate.model = model;
+  candidate.cluster = cluster;
+  candidate.workload = workload;
+  candidate.layout = layout;
+  return prediction_band(calibration, measured, candidate);
+}
+
 const MeasuredLayout* best_measured(const std::vector<MeasuredLayout>& measured,
                                     const std::string& model, const std::string& gpu_type,
                                     const PlanWorkload& workload) {

@@ -41,6 +41,12 @@ PredictionBand prediction_band(const SpeedCalibration& calibration,
                                const std::vector<MeasuredLayout>& measured,
                                const MeasuredLayout& candidate);
 
+/// prediction_band for `layout` of `model` on `cluster` under `workload`.
+PredictionBand prediction_band(const SpeedCalibration& calibration,
+                               const std::vector<MeasuredLayout>& measured, const ModelShape& model,
+                               const ClusterShape& cluster, const PlanWorkload& workload,
+                               const Layout& layout);
+
 /// The fastest measured layout of `model` on `gpu_type` at `workload`'s precision and row tokens
 /// (any GPU count and global batch), or null.
 const MeasuredLayout* best_measured(const std::vector<MeasuredLayout>& measured,

@@ -91,10 +91,8 @@ const Gpu* find_gpu(const std::vector<Gpu>& gpus, const std::string& type) {
 // else the most balanced placement Megatron-LM accepts (balanced_placement), which is how
 // Megatron-Bridge's recipes place 61, 94 or 126 layers.
 void place_unstated_layers(MeasuredLayout& m) {
-  Layout even = m.layout;
-  if (first_broken_rule(m.model, m.cluster, m.workload, even) != LayoutRule::kPipelineLayers &&
-      first_broken_rule(m.model, m.cluster, m.workload, even) != LayoutRule::kVirtualPipeline)
-    return;
+  std::optional<LayoutRule> broken = first_broken_rule(m.model, m.cluster, m.workload, m.layout);
+  if (broken != LayoutRule::kPipelineLayers && broken != LayoutRule::kVirtualPipeline) return;
   if (std::optional<PlacementChoice> choice =
           balanced_placement(m.model, m.layout.pp, m.layout.vpp))
     choice->apply_to(m.layout);

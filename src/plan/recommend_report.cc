@@ -65,12 +65,8 @@ std::optional<Recommendation> recommend_from_catalog(
   std::optional<Recommendation> rec =
       recommend_recipe(request, candidates, rules, calibration.parameters, memory, problems);
   if (rec) {
-    MeasuredLayout candidate;
-    candidate.model = request.model;
-    candidate.cluster = request.cluster;
-    candidate.workload = request.workload;
-    candidate.layout = rec->prediction.layout;
-    rec->band = prediction_band(calibration, measured, candidate);
+    rec->band = prediction_band(calibration, measured, request.model, request.cluster,
+                                request.workload, rec->prediction.layout);
   }
   return rec;
 }
