@@ -32,6 +32,8 @@ std::vector<Gpu> gpus_from_yaml(const YamlNode& root) {
     g.peak_nvfp4_source = field_string(item, "peak_nvfp4_source");
     g.sm_count = field_int32(item, "sm_count");
     g.sm_source = field_string(item, "sm_source");
+    g.exp_per_s = field_number(item, "exp_per_s");
+    g.exp_source = field_string(item, "exp_source");
     g.instance = field_string(item, "instance");
     g.usd_per_gpu_hour = field_number(item, "usd_per_gpu_hour");
     g.rate_source = field_string(item, "rate_source");

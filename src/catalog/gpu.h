@@ -36,6 +36,11 @@ struct Gpu {
   std::string peak_nvfp4_source;
   int sm_count = 0;  ///< streaming multiprocessors, for GEMM wave quantization; 0 when unknown
   std::string sm_source;
+  /// Exponentials per second of the special-function units, which bound attention's softmax
+  /// (FlashAttention-3, arXiv:2407.08608, section 1); 0 when unknown, then the dense BF16 peak /
+  /// 256, Hopper's ratio.
+  double exp_per_s = 0;
+  std::string exp_source;
   std::string instance;
   /// USD per GPU-hour, the cost numerator; 0 when gpus.yaml gives no rate (no cost can be computed)
   double usd_per_gpu_hour = 0;

@@ -191,7 +191,10 @@ const MeasuredLayout* measured_match(const std::vector<MeasuredLayout>& measured
   for (const MeasuredLayout& m : measured) {
     if (m.model.name == model && m.cluster.gpu.type == cluster.gpu.type &&
         m.cluster.gpus == cluster.gpus && m.workload.row_tokens == workload.row_tokens &&
-        m.workload.global_batch == workload.global_batch && same_layout(m.layout, layout)) {
+        m.workload.global_batch == workload.global_batch &&
+        m.workload.precision == workload.precision &&
+        m.workload.forced_balanced_routing == workload.forced_balanced_routing &&
+        same_layout(m.layout, layout)) {
       return &m;
     }
   }

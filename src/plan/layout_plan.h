@@ -52,8 +52,8 @@ struct OneLayoutPlan {
   bool placement_chosen = false;  ///< the placement is balanced_placement's (none was given)
 };
 
-/// A catalog recipe measured on exactly `layout` for `model` (name), `cluster` (GPU type and
-/// count) and `workload` (row tokens, global batch), or null.
+/// A catalog recipe or published run measured on exactly `layout` for `model` (name), `cluster`
+/// (GPU type and count) and `workload` (row tokens, global batch, precision, routing), or null.
 const MeasuredLayout* measured_match(const std::vector<MeasuredLayout>& measured,
                                      const std::string& model, const ClusterShape& cluster,
                                      const PlanWorkload& workload, const Layout& layout);

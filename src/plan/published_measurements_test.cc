@@ -5,6 +5,7 @@
 #include <map>
 
 #include "layout/layout_rules.h"
+#include "plan/layout_plan.h"
 #include "plan/memory_model.h"
 #include "test_support.h"
 
@@ -129,6 +130,22 @@ TEST(PublishedLayouts, ARowBecomesAMeasuredLayoutWithItsSource) {
   EXPECT_FALSE(m.layout.sequence_parallel);
   EXPECT_EQ(m.layout.dispatcher, "alltoall");
   EXPECT_DOUBLE_EQ(m.tokens_per_s_per_gpu, 1000);
+}
+
+// A plan's layout is "measured" only by a run of the same workload: a BF16 plan of the layout an
+// FP8 run used, or a plan with natural routing against a forced-balanced run, is a prediction.
+TEST(PublishedLayouts, AMeasuredMatchNeedsTheSamePrecisionAndRouting) {
+  MeasurementDataset dataset = gpt_oss_dataset({row("gpt-oss-20b")});
+  PublishedLayouts published = published_layouts(gpt_oss_root(), dataset, bundled_gpus());
+  ASSERT_EQ(published.layouts.size(), 1u);
+  const MeasuredLayout& m = published.layouts[0];
+  EXPECT_EQ(measured_match(published.layouts, m.model.name, m.cluster, m.workload, m.layout), &m);
+  PlanWorkload bf16 = m.workload;
+  bf16.precision = Precision::kBf16;
+  EXPECT_EQ(measured_match(published.layouts, m.model.name, m.cluster, bf16, m.layout), nullptr);
+  PlanWorkload natural = m.workload;
+  natural.forced_balanced_routing = false;
+  EXPECT_EQ(measured_match(published.layouts, m.model.name, m.cluster, natural, m.layout), nullptr);
 }
 
 TEST(PublishedLayouts, RowsItCannotUseAreLeftOutWithTheirRule) {

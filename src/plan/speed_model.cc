@@ -217,7 +217,7 @@ ComputeRates rates_of(const ClusterShape& cluster, const PlanWorkload& workload,
       gemm_device(peak, r.low_precision ? p.low_precision_gemm_efficiency : p.gemm_efficiency, hbm,
                   gpu.sm_count, blackwell);
   r.attention_flop_per_s = gpu.peak_bf16_dense_flop_per_s * p.attention_efficiency;
-  r.exp_per_s = gpu.peak_bf16_dense_flop_per_s / 256;
+  r.exp_per_s = gpu.exp_per_s > 0 ? gpu.exp_per_s : gpu.peak_bf16_dense_flop_per_s / 256;
   r.hbm_bytes_per_s = hbm;
   r.kernel_overhead_s = p.kernel_overhead_s;
   return r;
