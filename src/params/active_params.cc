@@ -8,6 +8,9 @@
 #include <map>
 #include <set>
 
+#include "params/family_registry.h"
+#include "params/param_blocks.h"
+
 namespace openrecipes {
 namespace {
 
@@ -33,90 +36,6 @@ const std::map<std::string, Family>& families() {
   };
   return kFamilies;
 }
-
-std::string dims(std::int64_t rows, std::int64_t columns) {
-  return fmt::format("{}x{}", rows, columns);
-}
-
-// Sums components by name, keeping first-seen order.
-class Tally {
- public:
-  void add(const std::string& name, std::int64_t per_layer, const std::string& detail) {
-    for (ParamComponent& c : components_) {
-      if (c.name == name && c.per_layer == per_layer) {
-        ++c.layers;
-        c.total += per_layer;
-        return;
-      }
-    }
-    components_.push_back({name, 1, per_layer, per_layer, detail});
-  }
-  std::vector<ParamComponent> take() { return std::move(components_); }
-
- private:
-  std::vector<ParamComponent> components_;
-};
-
-struct Shape {
-  std::int64_t hidden = 0, layers = 0, vocab = 0;
-};
-
-// Grouped-query attention, optionally with an output gate that doubles the query projection
-// (Qwen3-Next, Qwen3.5). Biases (Qwen2) and sinks (gpt-oss) are left out.
-std::pair<std::int64_t, std::string> gqa(const HfConfig& c, const Shape& s, bool output_gate) {
-  std::int64_t heads = c.integer("num_attention_heads", 1, 4096);
-  std::int64_t kv_heads = c.integer_or("num_key_value_heads", heads, 1, 4096);
-  std::int64_t head_dim = c.has("head_dim") ? c.integer("head_dim", 1, 4096)
-                                            : s.hidden / std::max<std::int64_t>(heads, 1);
-  std::int64_t q = s.hidden * heads * head_dim * (output_gate ? 2 : 1);
-  std::int64_t kv = s.hidden * kv_heads * head_dim;
-  std::int64_t o = heads * head_dim * s.hidden;
-  return {q + 2 * kv + o,
-          fmt::format("q {}{} + k {} + v {} + o {}",
-                      dims(s.hidden, heads * head_dim * (output_gate ? 2 : 1)),
-                      output_gate ? " (with output gate)" : "", dims(s.hidden, kv_heads * head_dim),
-                      dims(s.hidden, kv_heads * head_dim), dims(heads * head_dim, s.hidden))};
-}
-
-// Multi-head latent attention (DeepSeek-V2/V3), with or without the query LoRA.
-std::pair<std::int64_t, std::string> mla(const HfConfig& c, const Shape& s) {
-  std::int64_t heads = c.integer("num_attention_heads", 1, 4096);
-  std::int64_t q_lora = c.integer_or("q_lora_rank", 0, 0);
-  std::int64_t kv_lora = c.integer("kv_lora_rank");
-  std::int64_t nope = c.integer("qk_nope_head_dim", 1, 4096);
-  std::int64_t rope = c.integer("qk_rope_head_dim", 1, 4096);
-  std::int64_t v = c.integer("v_head_dim", 1, 4096);
-  std::int64_t q_out = heads * (nope + rope);
-  std::int64_t q = q_lora > 0 ? s.hidden * q_lora + q_lora * q_out : s.hidden * q_out;
-  std::int64_t kv_a = s.hidden * (kv_lora + rope);
-  std::int64_t kv_b = kv_lora * heads * (nope + v);
-  std::int64_t o = heads * v * s.hidden;
-  std::string q_detail =
-      q_lora > 0 ? fmt::format("q_a {} + q_b {}", dims(s.hidden, q_lora), dims(q_lora, q_out))
-                 : fmt::format("q {}", dims(s.hidden, q_out));
-  return {q + kv_a + kv_b + o,
-          fmt::format("{} + kv_a {} + kv_b {} + o {}", q_detail, dims(s.hidden, kv_lora + rope),
-                      dims(kv_lora, heads * (nope + v)), dims(heads * v, s.hidden))};
-}
-
-// Gated DeltaNet (Qwen3-Next, Qwen3.5): qkv H->2K+V, z H->V, b and a H->value heads, out V->H,
-// and the depthwise convolution over the 2K+V channels. A_log and dt_bias are left out.
-std::pair<std::int64_t, std::string> gated_deltanet(const HfConfig& c, const Shape& s) {
-  std::int64_t key_heads = c.integer("linear_num_key_heads", 1, 4096);
-  std::int64_t value_heads = c.integer("linear_num_value_heads", 1, 4096);
-  std::int64_t key_dim = key_heads * c.integer("linear_key_head_dim", 1, 4096);
-  std::int64_t value_dim = value_heads * c.integer("linear_value_head_dim", 1, 4096);
-  std::int64_t kernel = c.integer("linear_conv_kernel_dim", 1, 64);
-  std::int64_t channels = 2 * key_dim + value_dim;
-  std::int64_t total = s.hidden * channels + s.hidden * value_dim + 2 * s.hidden * value_heads +
-                       value_dim * s.hidden + channels * kernel;
-  return {total,
-          fmt::format("qkv {} + z {} + b {} + a {} + out {} + conv {}x{}", dims(s.hidden, channels),
-                      dims(s.hidden, value_dim), dims(s.hidden, value_heads),
-                      dims(s.hidden, value_heads), dims(value_dim, s.hidden), channels, kernel)};
-}
-
-std::int64_t gated_mlp(std::int64_t hidden, std::int64_t ffn) { return 3 * hidden * ffn; }
 
 // The MLP side of a config: the experts and which layers are dense.
 struct MlpShape {
@@ -312,28 +231,6 @@ std::vector<ParamComponent> tally_components(const LayerPlan& plan,
   return tally.take();
 }
 
-// N, the components' sum, or nullopt with a problem when it does not fit in int64.
-// Sizes are bounded one by one, not their products: add up in 128 bits and refuse what int64
-// cannot hold instead of wrapping around.
-std::optional<std::int64_t> sum_components(const std::vector<ParamComponent>& components,
-                                           const HfConfig& c, Problems& problems) {
-  __int128 total = 0;
-  for (const ParamComponent& component : components) {
-    total += static_cast<__int128>(component.layers) * component.per_layer;
-    if (component.per_layer < 0 || total > static_cast<__int128>(INT64_MAX)) {
-      problems.push_back({c.file(),
-                          {1, 1},
-                          "",
-                          "config",
-                          "the sizes give more parameters than can be counted",
-                          "a real model's sizes",
-                          "N above 9.2e18"});
-      return std::nullopt;
-    }
-  }
-  return static_cast<std::int64_t>(total);
-}
-
 // What the convention leaves out for a `family` model with `mtp` multi-token-prediction layers.
 std::vector<std::string> left_out_of(Family family, std::int64_t mtp) {
   std::vector<std::string> left_out = {"input embedding", "norms", "biases"};
@@ -347,8 +244,9 @@ std::vector<std::string> left_out_of(Family family, std::int64_t mtp) {
 }  // namespace
 
 std::vector<std::string> supported_model_types() {
-  std::vector<std::string> types;
+  std::vector<std::string> types = family_reader_types();
   for (const auto& [name, family] : families()) types.push_back(name);
+  std::sort(types.begin(), types.end());
   return types;
 }
 
@@ -359,6 +257,11 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
     return std::nullopt;
   };
   if (model_type.empty()) return finish_with_problems();
+  if (FamilyReader reader = family_reader(model_type)) {
+    std::optional<FamilyModel> model = reader(c, problems);
+    if (!model) return std::nullopt;
+    return std::move(model->count);
+  }
   auto family_it = families().find(model_type);
   if (family_it == families().end()) {
     problems.push_back({c.file(),

@@ -82,6 +82,11 @@ std::string HfConfig::model_type() const {
   return node->scalar;
 }
 
+std::string HfConfig::model_type_if_valid() const {
+  const YamlNode* node = find("model_type");
+  return node && node->kind == YamlNode::Kind::kScalar && node->quoted ? node->scalar : "";
+}
+
 bool HfConfig::has(const std::string& key) const { return find(key) != nullptr; }
 
 std::int64_t HfConfig::integer(const std::string& key, std::int64_t minimum,

@@ -26,6 +26,8 @@ class HfConfig {
 
   /// `model_type` of the text part (falls back to the top level's).
   std::string model_type() const;
+  /// `model_type` when it is a string, else empty; records no problem (for a second look).
+  std::string model_type_if_valid() const;
 
   /// Sizes multiply into parameter counts: each stays at most 2^20 (heads, head and kernel sizes
   /// far less; see active_params.cc) so that every per-layer product fits in int64.

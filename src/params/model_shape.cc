@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "params/family_registry.h"
+
 namespace openrecipes {
 namespace {
 
@@ -20,6 +22,8 @@ std::int64_t ModelShape::total_params() const {
   std::int64_t total = embedding_params + (tied_embeddings ? 0 : output_params);
   total += static_cast<std::int64_t>(attention_layers) * attention_params;
   total += static_cast<std::int64_t>(linear_attention_layers) * linear_attention_params;
+  total += static_cast<std::int64_t>(mamba_layers) * mamba_params;
+  total += static_cast<std::int64_t>(attention_layers) * indexer_params;
   total += static_cast<std::int64_t>(dense_mlp_layers) * dense_mlp_params;
   total +=
       static_cast<std::int64_t>(moe_layers) *
@@ -32,6 +36,8 @@ double ModelShape::dense_params_per_layer() const {
   double sum =
       static_cast<double>(attention_layers) * static_cast<double>(attention_params) +
       static_cast<double>(linear_attention_layers) * static_cast<double>(linear_attention_params) +
+      static_cast<double>(mamba_layers) * static_cast<double>(mamba_params) +
+      static_cast<double>(attention_layers) * static_cast<double>(indexer_params) +
       static_cast<double>(dense_mlp_layers) * static_cast<double>(dense_mlp_params) +
       static_cast<double>(moe_layers) * static_cast<double>(shared_expert_params + router_params);
   return sum / layers;
@@ -44,6 +50,12 @@ double ModelShape::expert_params_per_layer() const {
 
 std::optional<ModelShape> model_shape_from_config(const HfConfig& c, const std::string& name,
                                                   Problems& problems) {
+  if (FamilyReader reader = family_reader(c.model_type_if_valid())) {
+    std::optional<FamilyModel> model = reader(c, problems);
+    if (!model) return std::nullopt;
+    model->shape.name = name.empty() ? model->shape.model_type : name;
+    return std::move(model->shape);
+  }
   std::optional<ActiveParamCount> count = count_active_params(c, problems);
   if (!count) return std::nullopt;
   ModelShape s;

@@ -37,7 +37,24 @@ struct ModelShape {
   int linear_key_heads = 0, linear_value_heads = 0;
   int linear_key_head_dim = 0, linear_value_head_dim = 0;
 
+  // Mamba-2 (state-space duality) layers; zero when the model has none (Dao and Gu 2024,
+  // arXiv:2405.21060; Megatron-Core megatron/core/ssm/mamba_mixer.py).
+  int mamba_layers = 0;
+  int mamba_heads = 0;        ///< SSM heads; TP must divide them
+  int mamba_head_dim = 0;     ///< channels per head
+  int mamba_groups = 0;       ///< B/C groups (n_groups); TP must divide them
+  int mamba_state_size = 0;   ///< d_state
+  int mamba_conv_kernel = 0;  ///< depthwise convolution width
+
+  // DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5; DeepSeek-AI 2025,
+  // DeepSeek-V3.2-Exp report, section 2.1); zero when the model has none. It scores every earlier
+  // token per query and keeps the top `indexer_top_k` for the main attention.
+  int indexer_heads = 0;
+  int indexer_head_dim = 0;
+  int indexer_top_k = 0;  ///< keys each query attends to
+
   // MLP.
+  bool gated_mlp = true;     ///< gate, up and down (SwiGLU); false: up and down (squared ReLU)
   int dense_mlp_layers = 0;  ///< layers with a dense MLP
   int dense_ffn_hidden_size = 0;
   int moe_layers = 0;  ///< layers with routed experts
@@ -49,6 +66,8 @@ struct ModelShape {
   // Parameters per layer (from the counter).
   std::int64_t attention_params = 0;         ///< per softmax-attention layer
   std::int64_t linear_attention_params = 0;  ///< per Gated DeltaNet layer
+  std::int64_t mamba_params = 0;             ///< per Mamba-2 layer
+  std::int64_t indexer_params = 0;           ///< per softmax-attention layer with an indexer
   std::int64_t dense_mlp_params = 0;         ///< per dense-MLP layer
   std::int64_t expert_params = 0;            ///< one routed expert
   std::int64_t shared_expert_params = 0;     ///< per MoE layer, with its gate
@@ -61,7 +80,9 @@ struct ModelShape {
   /// True when the model has routed experts.
   bool is_moe() const { return experts > 0; }
   /// All weights of the model (embedding, every layer, every expert, output layer), MTP excluded.
-  /// Norms and biases are left out (under 0.01% of any catalog model).
+  /// Norms and biases are left out (under 0.01% of any catalog model). A layer holds any of a
+  /// mixer (softmax attention, Gated DeltaNet or Mamba-2) and an MLP (dense or MoE): nemotron_h's
+  /// layers hold one each, so the mixer and MLP layer counts need not equal `layers`.
   std::int64_t total_params() const;
   /// Weights of one average decoder layer outside the routed experts (attention, dense or shared
   /// MLP, router), averaged over the layer kinds; for memory per pipeline stage.
