@@ -4,20 +4,35 @@
 
 #include <filesystem>
 
+#include "params/python_json.h"
+
 namespace openrecipes {
 
 std::optional<HfConfig> HfConfig::parse(const std::string& text, const std::string& file,
                                         Problems& problems) {
-  // JSON first (the YAML reader below, used for line:column positions, would accept more).
-  if (!nlohmann::json::accept(text)) {
+  // JSON first (the YAML reader below, used for line:column positions, would accept more), as
+  // Python writes it: NaN and +-Infinity where json.dumps puts them (python_json.h). The YAML
+  // reader keeps them as the plain words, which no size the counter reads can be.
+  const std::string strict = mask_python_nonfinite_numbers(text);
+  if (!nlohmann::json::accept(strict)) {
     std::size_t byte = 0;
     try {
-      nlohmann::json parsed = nlohmann::json::parse(text);
+      nlohmann::json parsed = nlohmann::json::parse(strict);
     } catch (const nlohmann::json::parse_error& error) {
       byte = error.byte;
     }
+    // nlohmann counts bytes from 1 up to the one it could not read; name its line and column.
+    int line = 1, column = 1;
+    for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 1;
+      } else {
+        ++column;
+      }
+    }
     problems.push_back({file,
-                        {1, 1},
+                        {line, column},
                         "",
                         "config",
                         fmt::format("not valid JSON at byte {}", byte),

@@ -1,0 +1,72 @@
+#include "params/python_json.h"
+
+#include <gtest/gtest.h>
+
+#include "params/hf_config.h"
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+TEST(PythonJson, NonFiniteValuesBecomeNumbersOfTheSameLength) {
+  std::string text = R"({"time_step_limit": [0.0, Infinity], "a": -Infinity, "b": NaN})";
+  std::string masked = mask_python_nonfinite_numbers(text);
+  EXPECT_EQ(masked.size(), text.size());
+  EXPECT_EQ(masked, R"({"time_step_limit": [0.0, 1.000000], "a": -1.000000, "b": 0.0})");
+}
+
+TEST(PythonJson, OnlyWhereJsonDumpsWritesThem) {
+  // Inside strings, as keys, in other spellings or glued to other text: left alone.
+  for (const char* text :
+       {R"({"a": "Infinity"})", R"({"a": "x\"NaN"})", R"({Infinity: 1})", R"({"a": infinity})",
+        R"({"a": inf})", R"({"a": nan})", R"({"a": +Infinity})", R"({"a": Infinity1})",
+        R"({"a": NaNa})", R"({"a": [1 Infinity]})"}) {
+    EXPECT_EQ(mask_python_nonfinite_numbers(text), text) << text;
+  }
+}
+
+TEST(PythonJson, AConfigWithInfinityIsRead) {
+  Problems problems;
+  std::optional<HfConfig> config = HfConfig::parse(
+      R"({"model_type": "llama", "time_step_limit": [0.0, Infinity], "x": NaN, "y": -Infinity,
+          "hidden_size": 4096})",
+      "config.json", problems);
+  ASSERT_TRUE(config) << testing::describe(problems);
+  EXPECT_EQ(config->model_type(), "llama");
+  EXPECT_EQ(config->integer("hidden_size"), 4096);
+}
+
+TEST(PythonJson, OtherNonJsonStaysAnErrorAtItsByte) {
+  for (const auto& [text, byte] : std::vector<std::pair<std::string, int>>{
+           {R"({"a": inf})", 7}, {R"({"a": +Infinity})", 7}, {R"({Infinity: 1})", 2}}) {
+    Problems problems;
+    EXPECT_FALSE(HfConfig::parse(text, "config.json", problems)) << text;
+    ASSERT_EQ(problems.size(), 1u) << text;
+    EXPECT_EQ(problems[0].message, "not valid JSON at byte " + std::to_string(byte)) << text;
+    EXPECT_EQ(problems[0].file, "config.json");
+  }
+}
+
+TEST(PythonJson, BadJsonNamesTheLineAndColumnOfItsByte) {
+  Problems problems;
+  EXPECT_FALSE(HfConfig::parse("{\"a\": 1,\n  \"b\": inf}", "config.json", problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].position.line, 2);
+  EXPECT_EQ(problems[0].position.column, 8);  // the 'i' of inf, the byte it stopped at
+}
+
+TEST(PythonJson, AnInfiniteSizeIsAWrongTypeAtItsField) {
+  Problems problems;
+  std::optional<HfConfig> config = HfConfig::parse(
+      "{\"model_type\": \"llama\",\n \"hidden_size\": Infinity}", "config.json", problems);
+  ASSERT_TRUE(config) << testing::describe(problems);
+  config->integer("hidden_size");
+  ASSERT_EQ(config->problems().size(), 1u);
+  EXPECT_EQ(config->problems()[0].field, "hidden_size");
+  EXPECT_EQ(config->problems()[0].position.line, 2);
+  EXPECT_NE(config->problems()[0].found.find("Infinity"), std::string::npos)
+      << config->problems()[0].found;
+}
+
+}  // namespace
+}  // namespace openrecipes
