@@ -2,12 +2,20 @@
 
 #include <map>
 
+#include "params/family_gemma.h"
+
 namespace openrecipes {
 namespace {
 
 // model_type -> reader. Keep sorted; one line per model_type.
 const std::map<std::string, FamilyReader>& readers() {
-  static const std::map<std::string, FamilyReader> kReaders = {};
+  // clang-format off
+  static const std::map<std::string, FamilyReader> kReaders = {
+      {"gemma2", &read_gemma2},
+      {"gemma3", &read_gemma3},
+      {"gemma3_text", &read_gemma3},
+  };
+  // clang-format on
   return kReaders;
 }
 
