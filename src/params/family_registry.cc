@@ -3,6 +3,7 @@
 #include <map>
 
 #include "params/family_gemma.h"
+#include "params/family_llama4.h"
 
 namespace openrecipes {
 namespace {
@@ -14,6 +15,8 @@ const std::map<std::string, FamilyReader>& readers() {
       {"gemma2", &read_gemma2},
       {"gemma3", &read_gemma3},
       {"gemma3_text", &read_gemma3},
+      {"llama4", &read_llama4},
+      {"llama4_text", &read_llama4},
   };
   // clang-format on
   return kReaders;
