@@ -3,6 +3,7 @@
 #include <map>
 
 #include "params/family_gemma.h"
+#include "params/family_gemma4.h"
 #include "params/family_llama4.h"
 
 namespace openrecipes {
@@ -15,6 +16,8 @@ const std::map<std::string, FamilyReader>& readers() {
       {"gemma2", &read_gemma2},
       {"gemma3", &read_gemma3},
       {"gemma3_text", &read_gemma3},
+      {"gemma4", &read_gemma4},
+      {"gemma4_text", &read_gemma4},
       {"llama4", &read_llama4},
       {"llama4_text", &read_llama4},
   };
