@@ -2,12 +2,26 @@
 
 #include <map>
 
+#include "params/family_gemma.h"
+#include "params/family_gemma4.h"
+#include "params/family_llama4.h"
+
 namespace openrecipes {
 namespace {
 
 // model_type -> reader. Keep sorted; one line per model_type.
 const std::map<std::string, FamilyReader>& readers() {
-  static const std::map<std::string, FamilyReader> kReaders = {};
+  // clang-format off
+  static const std::map<std::string, FamilyReader> kReaders = {
+      {"gemma2", &read_gemma2},
+      {"gemma3", &read_gemma3},
+      {"gemma3_text", &read_gemma3},
+      {"gemma4", &read_gemma4},
+      {"gemma4_text", &read_gemma4},
+      {"llama4", &read_llama4},
+      {"llama4_text", &read_llama4},
+  };
+  // clang-format on
   return kReaders;
 }
 
