@@ -2,12 +2,22 @@
 
 #include <map>
 
+#include "params/family_bailing_moe.h"
+#include "params/family_ernie4_5_moe.h"
+#include "params/family_exaone_moe.h"
+#include "params/family_glm4_moe.h"
+#include "params/family_hy_v3.h"
+
 namespace openrecipes {
 namespace {
 
 // model_type -> reader. Keep sorted; one line per model_type.
 const std::map<std::string, FamilyReader>& readers() {
-  static const std::map<std::string, FamilyReader> kReaders = {};
+  static const std::map<std::string, FamilyReader> kReaders = {
+      {"bailing_moe", read_bailing_moe},   {"bailing_moe_v2", read_bailing_moe},
+      {"ernie4_5_moe", read_ernie4_5_moe}, {"exaone_moe", read_exaone_moe},
+      {"glm4_moe", read_glm4_moe},         {"hy_v3", read_hy_v3},
+  };
   return kReaders;
 }
 
