@@ -2,8 +2,13 @@
 
 #include <map>
 
+#include "params/family_bailing_moe.h"
+#include "params/family_ernie4_5_moe.h"
+#include "params/family_exaone_moe.h"
 #include "params/family_gemma.h"
 #include "params/family_gemma4.h"
+#include "params/family_glm4_moe.h"
+#include "params/family_hy_v3.h"
 #include "params/family_llama4.h"
 
 namespace openrecipes {
@@ -13,11 +18,17 @@ namespace {
 const std::map<std::string, FamilyReader>& readers() {
   // clang-format off
   static const std::map<std::string, FamilyReader> kReaders = {
+      {"bailing_moe", &read_bailing_moe},
+      {"bailing_moe_v2", &read_bailing_moe},
+      {"ernie4_5_moe", &read_ernie4_5_moe},
+      {"exaone_moe", &read_exaone_moe},
       {"gemma2", &read_gemma2},
       {"gemma3", &read_gemma3},
       {"gemma3_text", &read_gemma3},
       {"gemma4", &read_gemma4},
       {"gemma4_text", &read_gemma4},
+      {"glm4_moe", &read_glm4_moe},
+      {"hy_v3", &read_hy_v3},
       {"llama4", &read_llama4},
       {"llama4_text", &read_llama4},
   };
