@@ -2,12 +2,21 @@
 
 #include <map>
 
+#include "params/family_exaone4.h"
+#include "params/family_olmo2.h"
+#include "params/family_olmo3.h"
+#include "params/family_olmoe.h"
+#include "params/family_phi3.h"
+
 namespace openrecipes {
 namespace {
 
 // model_type -> reader. Keep sorted; one line per model_type.
 const std::map<std::string, FamilyReader>& readers() {
-  static const std::map<std::string, FamilyReader> kReaders = {};
+  static const std::map<std::string, FamilyReader> kReaders = {
+      {"exaone4", read_exaone4}, {"olmo2", read_olmo2}, {"olmo3", read_olmo3},
+      {"olmoe", read_olmoe},     {"phi3", read_phi3},
+  };
   return kReaders;
 }
 
