@@ -4,12 +4,17 @@
 
 #include "params/family_bailing_moe.h"
 #include "params/family_ernie4_5_moe.h"
+#include "params/family_exaone4.h"
 #include "params/family_exaone_moe.h"
 #include "params/family_gemma.h"
 #include "params/family_gemma4.h"
 #include "params/family_glm4_moe.h"
 #include "params/family_hy_v3.h"
 #include "params/family_llama4.h"
+#include "params/family_olmo2.h"
+#include "params/family_olmo3.h"
+#include "params/family_olmoe.h"
+#include "params/family_phi3.h"
 
 namespace openrecipes {
 namespace {
@@ -21,6 +26,7 @@ const std::map<std::string, FamilyReader>& readers() {
       {"bailing_moe", &read_bailing_moe},
       {"bailing_moe_v2", &read_bailing_moe},
       {"ernie4_5_moe", &read_ernie4_5_moe},
+      {"exaone4", &read_exaone4},
       {"exaone_moe", &read_exaone_moe},
       {"gemma2", &read_gemma2},
       {"gemma3", &read_gemma3},
@@ -31,6 +37,10 @@ const std::map<std::string, FamilyReader>& readers() {
       {"hy_v3", &read_hy_v3},
       {"llama4", &read_llama4},
       {"llama4_text", &read_llama4},
+      {"olmo2", &read_olmo2},
+      {"olmo3", &read_olmo3},
+      {"olmoe", &read_olmoe},
+      {"phi3", &read_phi3},
   };
   // clang-format on
   return kReaders;

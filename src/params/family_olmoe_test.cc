@@ -1,0 +1,92 @@
+// OLMoE (model_type olmoe). No OLMoE config.json was found in the public repositories the
+// project searches (see the i17-dense report), so the reader is tested on the Qwen3-30B-A3B
+// fixture of the same matrices (GQA, top-k SwiGLU experts, a router, no shared expert) with its
+// model_type set to olmoe and its expert width in `intermediate_size`, where OlmoeConfig keeps
+// it: the built-in qwen3_moe count of the original gives the expected N.
+#include "params/family_olmoe.h"
+
+#include <gtest/gtest.h>
+
+#include "params/active_params.h"
+#include "params/model_shape.h"
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+const char* kQwen = "tests/fixtures/configs/qwen3-30b-a3b.json";
+
+std::string as_olmoe(const std::string& from = "", const std::string& to = "") {
+  std::string text = testing::read_source_file(kQwen);
+  text = testing::replace_all(text, "\"model_type\": \"qwen3_moe\"", "\"model_type\": \"olmoe\"");
+  text = testing::replace_all(text, "\"intermediate_size\": 6144", "\"intermediate_size\": 768");
+  return from.empty() ? text : testing::replace_all(text, from, to);
+}
+
+std::int64_t component(const ActiveParamCount& c, const std::string& name) {
+  std::int64_t total = 0;
+  for (const ParamComponent& p : c.components) total += p.name == name ? p.total : 0;
+  return total;
+}
+
+TEST(Olmoe, CountsTheTopKExpertsAndTheRouter) {
+  Problems problems;
+  auto config = HfConfig::parse(as_olmoe(), "olmoe.json", problems);
+  ASSERT_TRUE(config) << testing::describe(problems);
+  auto count = count_active_params(*config, problems);
+  ASSERT_TRUE(count) << testing::describe(problems);
+  // 48 x (attention 18,874,368 + 8 experts x 3 x 2048 x 768 = 37,748,736 + router
+  // 2048 x 128 = 262,144) + lm_head 311,164,928 = 3,041,656,832, the qwen3_moe count.
+  EXPECT_EQ(component(*count, "attention"), std::int64_t{48} * 18'874'368);
+  EXPECT_EQ(component(*count, "routed experts"), std::int64_t{48} * 37'748'736);
+  EXPECT_EQ(component(*count, "router"), std::int64_t{48} * 262'144);
+  EXPECT_EQ(component(*count, "shared experts"), 0);
+  EXPECT_EQ(count->active_params, 3'041'656'832);
+  Problems qwen_problems;
+  auto qwen = count_active_params_of_file(testing::source_dir() + "/" + kQwen, qwen_problems);
+  ASSERT_TRUE(qwen) << testing::describe(qwen_problems);
+  EXPECT_EQ(count->active_params, qwen->active_params);
+}
+
+TEST(Olmoe, ShapeHasEveryExpert) {
+  Problems problems;
+  auto config = HfConfig::parse(as_olmoe(), "olmoe.json", problems);
+  ASSERT_TRUE(config) << testing::describe(problems);
+  auto shape = model_shape_from_config(*config, "", problems);
+  ASSERT_TRUE(shape) << testing::describe(problems);
+  EXPECT_TRUE(shape->is_moe());
+  EXPECT_EQ(shape->moe_layers, 48);
+  EXPECT_EQ(shape->dense_mlp_layers, 0);
+  EXPECT_EQ(shape->experts, 128);
+  EXPECT_EQ(shape->experts_per_token, 8);
+  EXPECT_EQ(shape->expert_ffn_hidden_size, 768);
+  EXPECT_EQ(shape->expert_params, 3 * 2048 * 768);
+  EXPECT_EQ(shape->router_params, 2048 * 128);
+  EXPECT_EQ(shape->shared_expert_params, 0);
+  // All weights: embedding and lm_head 2 x 311,164,928 + 48 x (18,874,368 + 128 x 4,718,592
+  // + 262,144) = 622,329,856 + 48 x 623,116,288 = 30,531,911,680.
+  EXPECT_EQ(shape->total_params(), 30'531'911'680);
+}
+
+TEST(Olmoe, BadSizesAreProblems) {
+  auto refuse = [](const std::string& from, const std::string& to, const std::string& field,
+                   const std::string& message) {
+    std::string text = as_olmoe(from, to);
+    ASSERT_NE(text, as_olmoe()) << from;
+    Problems problems;
+    auto config = HfConfig::parse(text, "olmoe.json", problems);
+    ASSERT_TRUE(config) << testing::describe(problems);
+    EXPECT_FALSE(count_active_params(*config, problems));
+    ASSERT_FALSE(problems.empty());
+    EXPECT_EQ(problems[0].field, field) << testing::describe(problems);
+    EXPECT_NE(problems[0].message.find(message), std::string::npos) << testing::describe(problems);
+  };
+  refuse("\"num_experts_per_tok\": 8", "\"num_experts_per_tok\": 129", "num_experts_per_tok",
+         "more experts per token than experts");
+  refuse("\"num_experts\": 128", "\"num_experts\": 0", "num_experts", "too small");
+  refuse("\"num_key_value_heads\": 4", "\"num_key_value_heads\": 5", "num_key_value_heads",
+         "must divide the attention heads");
+}
+
+}  // namespace
+}  // namespace openrecipes
