@@ -2,12 +2,17 @@
 
 #include <map>
 
+#include "params/family_dsa.h"
+
 namespace openrecipes {
 namespace {
 
 // model_type -> reader. Keep sorted; one line per model_type.
 const std::map<std::string, FamilyReader>& readers() {
-  static const std::map<std::string, FamilyReader> kReaders = {};
+  static const std::map<std::string, FamilyReader> kReaders = {
+      {"deepseek_v32", read_sparse_attention_model},
+      {"glm_moe_dsa", read_sparse_attention_model},
+  };
   return kReaders;
 }
 
