@@ -28,6 +28,9 @@ const std::map<std::string, Family>& families() {
       {"gpt_oss", Family::kGptOss},
       {"deepseek_v2", Family::kDeepSeek},
       {"deepseek_v3", Family::kDeepSeek},
+      // Kimi K2: DeepSeek-V3's architecture and modeling code (its config.json names
+      // DeepseekV3ForCausalLM and modeling_deepseek.py) under a model_type of its own.
+      {"kimi_k2", Family::kDeepSeek},
       {"qwen3_next", Family::kHybrid},
       {"qwen3_5", Family::kHybrid},
       {"qwen3_5_text", Family::kHybrid},

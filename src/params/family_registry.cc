@@ -3,6 +3,7 @@
 #include <map>
 
 #include "params/family_bailing_moe.h"
+#include "params/family_dsa.h"
 #include "params/family_ernie4_5_moe.h"
 #include "params/family_exaone4.h"
 #include "params/family_exaone_moe.h"
@@ -25,6 +26,7 @@ const std::map<std::string, FamilyReader>& readers() {
   static const std::map<std::string, FamilyReader> kReaders = {
       {"bailing_moe", &read_bailing_moe},
       {"bailing_moe_v2", &read_bailing_moe},
+      {"deepseek_v32", &read_sparse_attention_model},
       {"ernie4_5_moe", &read_ernie4_5_moe},
       {"exaone4", &read_exaone4},
       {"exaone_moe", &read_exaone_moe},
@@ -34,6 +36,7 @@ const std::map<std::string, FamilyReader>& readers() {
       {"gemma4", &read_gemma4},
       {"gemma4_text", &read_gemma4},
       {"glm4_moe", &read_glm4_moe},
+      {"glm_moe_dsa", &read_sparse_attention_model},
       {"hy_v3", &read_hy_v3},
       {"llama4", &read_llama4},
       {"llama4_text", &read_llama4},

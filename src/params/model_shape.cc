@@ -66,7 +66,8 @@ std::optional<ModelShape> model_shape_from_config(const HfConfig& c, const std::
   s.hidden_size = as_int(c.integer("hidden_size"));
   s.vocab_size = c.integer("vocab_size");
   s.tied_embeddings = c.boolean_or("tie_word_embeddings", false);
-  bool deepseek = s.model_type.rfind("deepseek", 0) == 0;
+  // DeepSeek-V2/V3 and Kimi K2 (DeepSeek-V3's architecture under a model_type of its own).
+  bool deepseek = s.model_type.rfind("deepseek", 0) == 0 || s.model_type == "kimi_k2";
   s.mtp_layers =
       as_int(c.integer_or(deepseek ? "num_nextn_predict_layers" : "mtp_num_hidden_layers", 0, 0));
 
