@@ -118,10 +118,11 @@ std::optional<FamilyModel> read_gemma(const HfConfig& c, const GemmaDefaults& d,
   std::optional<std::int64_t> total = sum_components(count.components, c, problems);
   if (!total) return std::nullopt;
   count.active_params = *total;
-  count.left_out = {"input embedding",
-                    d.gemma3 ? "norms (four RMSNorms a layer and the q/k norms)"
-                             : "norms (four RMSNorms a layer)",
-                    "attention and final-logit soft-capping (scalars)"};
+  count.left_out = {"input embedding", d.gemma3 ? "norms (four RMSNorms a layer and the q/k norms)"
+                                                : "norms (four RMSNorms a layer)"};
+  // Gemma2Config soft-caps by default (50 and 30); Gemma 3 only when its config says so.
+  if (!d.gemma3 || c.has("attn_logit_softcapping") || c.has("final_logit_softcapping"))
+    count.left_out.push_back("attention and final-logit soft-capping (scalars)");
   if (biases) count.left_out.push_back("biases");
 
   ModelShape& shape = model.shape;

@@ -175,7 +175,7 @@ std::optional<FamilyModel> read_gemma4(const HfConfig& c, Problems& problems) {
   }
   std::int64_t ple_projection = s.hidden * s.layers * z.ple;
   if (z.ple > 0) {
-    tally.add("per-layer input projection", ple_projection,
+    tally.add("PLE projection", ple_projection,
               fmt::format("per_layer_model_projection {}", dims(s.hidden, s.layers * z.ple)));
   }
   tally.add("output layer", s.vocab * s.hidden,
@@ -189,7 +189,9 @@ std::optional<FamilyModel> read_gemma4(const HfConfig& c, Problems& problems) {
   if (!total) return std::nullopt;
   count.active_params = *total;
   count.left_out = {"input embedding", "norms (four RMSNorms a layer and the q/k norms)",
-                    "final-logit soft-capping and layer scalars (scalars)"};
+                    c.has("final_logit_softcapping")
+                        ? "final-logit soft-capping and layer scalars (scalars)"
+                        : "layer scalars (scalars)"};
   if (z.ple > 0) count.left_out.push_back("the per-layer embedding table (a lookup)");
   if (z.experts > 0) count.left_out.push_back("router scale vectors");
   if (z.biases) count.left_out.push_back("biases");

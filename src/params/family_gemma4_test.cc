@@ -84,7 +84,7 @@ TEST(Gemma4Params, E2bSharesKvAndHasPerLayerEmbeddings) {
   // PLE: per layer gate 1536x256 + projection 256x1536 = 786,432; once, 1536 x (35 x 256)
   // = 13,762,560. Output 262144 x 1536 = 402,653,184.
   EXPECT_EQ(component(*count, "per-layer inputs"), std::int64_t{35} * 786'432);
-  EXPECT_EQ(component(*count, "per-layer input projection"), 13'762'560);
+  EXPECT_EQ(component(*count, "PLE projection"), 13'762'560);
   // N = 278,396,928 + 1,557,135,360 + 27,525,120 + 13,762,560 + 402,653,184 = 2,279,473,152:
   // the model card's "2.3B effective parameters" (the per-layer embedding table left out).
   EXPECT_EQ(count->active_params, 2'279'473'152);

@@ -42,6 +42,9 @@ TEST(GemmaParams, Gemma3_27bCountsTheTextPart) {
   EXPECT_EQ(component(*count, "output layer"), 1'409'630'208);
   // N = 62 x 412,876,800 + 1,409,630,208 = 27,007,991,808.
   EXPECT_EQ(count->active_params, 27'007'991'808);
+  // Gemma 3 has no soft-capping (its config states none); the embedding is left out.
+  ASSERT_EQ(count->left_out.size(), 2u);
+  EXPECT_EQ(count->left_out[0], "input embedding");
 }
 
 TEST(GemmaParams, Gemma3_4bTakesTheClassDefaults) {
@@ -108,6 +111,8 @@ TEST(GemmaParams, Gemma2_9bAlternatesOneToOne) {
   EXPECT_EQ(component(*count, "attention"), std::int64_t{42} * 44'040'192);
   EXPECT_EQ(component(*count, "dense MLP"), std::int64_t{42} * 154'140'672);
   EXPECT_EQ(count->active_params, 9'241'100'288);
+  ASSERT_EQ(count->left_out.size(), 3u);
+  EXPECT_EQ(count->left_out[2], "attention and final-logit soft-capping (scalars)");
   auto shape = model_shape_from_file(testing::source_dir() + "/" + kGemma2_9b, "", problems);
   ASSERT_TRUE(shape) << testing::describe(problems);
   // modeling_gemma2.py: even layers slide, so 21 of 42, with a 4096-token window.
