@@ -2,12 +2,18 @@
 
 #include <map>
 
+#include "params/family_falcon_h1.h"
+#include "params/family_nemotron_h.h"
+
 namespace openrecipes {
 namespace {
 
 // model_type -> reader. Keep sorted; one line per model_type.
 const std::map<std::string, FamilyReader>& readers() {
-  static const std::map<std::string, FamilyReader> kReaders = {};
+  static const std::map<std::string, FamilyReader> kReaders = {
+      {"falcon_h1", &read_falcon_h1},
+      {"nemotron_h", &read_nemotron_h},
+  };
   return kReaders;
 }
 
