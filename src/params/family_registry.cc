@@ -7,11 +7,13 @@
 #include "params/family_ernie4_5_moe.h"
 #include "params/family_exaone4.h"
 #include "params/family_exaone_moe.h"
+#include "params/family_falcon_h1.h"
 #include "params/family_gemma.h"
 #include "params/family_gemma4.h"
 #include "params/family_glm4_moe.h"
 #include "params/family_hy_v3.h"
 #include "params/family_llama4.h"
+#include "params/family_nemotron_h.h"
 #include "params/family_olmo2.h"
 #include "params/family_olmo3.h"
 #include "params/family_olmoe.h"
@@ -30,6 +32,7 @@ const std::map<std::string, FamilyReader>& readers() {
       {"ernie4_5_moe", &read_ernie4_5_moe},
       {"exaone4", &read_exaone4},
       {"exaone_moe", &read_exaone_moe},
+      {"falcon_h1", &read_falcon_h1},
       {"gemma2", &read_gemma2},
       {"gemma3", &read_gemma3},
       {"gemma3_text", &read_gemma3},
@@ -40,6 +43,7 @@ const std::map<std::string, FamilyReader>& readers() {
       {"hy_v3", &read_hy_v3},
       {"llama4", &read_llama4},
       {"llama4_text", &read_llama4},
+      {"nemotron_h", &read_nemotron_h},
       {"olmo2", &read_olmo2},
       {"olmo3", &read_olmo3},
       {"olmoe", &read_olmoe},

@@ -183,6 +183,16 @@ std::vector<std::int64_t> HfConfig::integers(const std::string& key) const {
   return out;
 }
 
+std::string HfConfig::string_or(const std::string& key, const std::string& fallback) const {
+  const YamlNode* node = find(key);
+  if (!node) return fallback;
+  if (node->kind != YamlNode::Kind::kScalar || !node->quoted) {
+    report(key, "wrong type", "a string", describe_found(*node));
+    return fallback;
+  }
+  return node->scalar;
+}
+
 std::optional<HfConfig> HfConfig::read_file(const std::string& path, Problems& problems) {
   std::error_code ec;
   std::string file = std::filesystem::is_directory(path, ec) ? path + "/config.json" : path;

@@ -47,6 +47,13 @@ class HfConfig {
   std::vector<std::string> strings(const std::string& key) const;
   /// An optional list of integers (e.g. `mlp_only_layers`); empty when absent.
   std::vector<std::int64_t> integers(const std::string& key) const;
+  /// An optional string (e.g. nemotron_h's `hybrid_override_pattern`); `fallback` when absent or
+  /// null, and a problem when it is not a string.
+  std::string string_or(const std::string& key, const std::string& fallback) const;
+  /// Records a problem at `key` (its line, or the file when it is absent): for sizes that are
+  /// each valid but contradict each other, found by a family reader.
+  void report(const std::string& key, std::string message, std::string expected,
+              std::string found) const;
 
   /// The problems found by reads so far.
   const Problems& problems() const { return problems_; }
@@ -56,8 +63,6 @@ class HfConfig {
  private:
   const YamlNode* find(const std::string& key) const;
   std::string path(const std::string& key) const;
-  void report(const std::string& key, std::string message, std::string expected,
-              std::string found) const;
 
   YamlDocument document_;
   std::string prefix_;  ///< "text_config." when the text part is nested
