@@ -53,14 +53,23 @@ bool dense_mesh_rules(const ModelShape& m, const ClusterShape& c, const Layout& 
       })) {
     return false;
   }
+  // Mamba-2: MambaMixer asserts that TP divides nheads and ngroups (and so d_inner)
+  // (megatron/core/ssm/mamba_mixer.py).
+  const bool mamba = m.mamba_layers > 0;
   if ((m.kv_heads > 0 && m.kv_heads % l.tp != 0) ||
       (m.linear_key_heads > 0 && m.linear_key_heads % l.tp != 0) ||
-      (m.linear_value_heads > 0 && m.linear_value_heads % l.tp != 0)) {
+      (m.linear_value_heads > 0 && m.linear_value_heads % l.tp != 0) ||
+      (mamba && m.mamba_heads > 0 && m.mamba_heads % l.tp != 0) ||
+      (mamba && m.mamba_groups > 0 && m.mamba_groups % l.tp != 0)) {
     if (!report(LayoutRule::kTpHeads, [&] {
           std::string heads = fmt::format("{} KV heads", m.kv_heads);
           if (m.linear_key_heads > 0) {
             heads += fmt::format(", {} linear-attention key heads and {} value heads",
                                  m.linear_key_heads, m.linear_value_heads);
+          }
+          if (mamba) {
+            heads += fmt::format(", {} Mamba-2 heads and {} Mamba-2 groups", m.mamba_heads,
+                                 m.mamba_groups);
           }
           return Details{"layout.tp", fmt::format("TP must divide {}'s {}", m.name, heads),
                          "a common divisor", fmt::format("{}", l.tp)};
@@ -141,28 +150,60 @@ bool placement_rules(const ModelShape& m, const Layout& l, Report& report) {
   });
 }
 
+// True when Mamba-2's CP split is legal for `heads` and `groups` per TP rank on `cp` ranks
+// (MambaContextParallel.__init__, megatron/core/ssm/mamba_context_parallel.py): CP divides the
+// heads ("nheads must be evenly divisible by tp_size * cp_size"), and either divides the groups
+// ("ngroups must be evenly divisible by tp_size * cp_size") or, with fewer groups than CP ranks, is
+// a multiple of them (each group's state then replicated: "cp_size must be evenly divisible by
+// ngroups/tp_size").
+bool mamba_cp_ok(int heads, int groups, int cp) {
+  if (heads < 1 || groups < 1 || heads % cp != 0) return false;
+  return groups < cp ? cp % groups == 0 : groups % cp == 0;
+}
+
 // Checks that CP > 1 meets the layers' own context-parallel limits. Megatron-Core runs Gated
 // DeltaNet under CP by an all-to-all from sequence to head parallelism (GatedDeltaNet.forward,
 // tensor_a2a_cp2hp: each TP rank's key, value and gate heads split into cp_size parts), so CP must
 // divide each TP rank's linear-attention key and value heads (megatron/core/ssm/gated_delta_net.py,
-// NVIDIA/Megatron-LM; its earlier versions had no CP at all, "TODO: support CP"). Mamba's CP has
-// the same limit (mamba_context_parallel.py: "nheads must be evenly divisible by tp_size *
-// cp_size"); no catalog model has Mamba layers, so ModelShape does not describe them.
+// NVIDIA/Megatron-LM; its earlier versions had no CP at all, "TODO: support CP"). Mamba-2 runs
+// under CP the same way, with the limits of mamba_cp_ok. Softmax attention, sparse or not, has a
+// CP implementation (the K/V ring; DeepSeek sparse attention's all-gather, DSAttention,
+// megatron/core/transformer/experimental_attention_variant/dsa.py), so needs no rule here.
 template <class Report>
 bool cp_layer_rules(const ModelShape& m, const Layout& l, Report& report) {
-  if (l.cp <= 1 || m.linear_attention_layers == 0 || l.tp < 1) return true;
-  const int key_heads = m.linear_key_heads / l.tp;
-  const int value_heads = m.linear_value_heads / l.tp;
-  if (key_heads % l.cp == 0 && value_heads % l.cp == 0) return true;
-  return report(LayoutRule::kCpLayers, [&] {
-    return Details{
-        "layout.cp",
-        fmt::format("{}'s Gated DeltaNet layers split their heads over CP: CP must divide the {} "
-                    "key and {} value heads each TP rank holds",
-                    m.name, key_heads, value_heads),
-        fmt::format("a common divisor of {} and {}", key_heads, value_heads),
-        fmt::format("{}", l.cp)};
-  });
+  if (l.cp <= 1 || l.tp < 1) return true;
+  if (m.linear_attention_layers > 0) {
+    const int key_heads = m.linear_key_heads / l.tp;
+    const int value_heads = m.linear_value_heads / l.tp;
+    if ((key_heads % l.cp != 0 || value_heads % l.cp != 0) && !report(LayoutRule::kCpLayers, [&] {
+          return Details{
+              "layout.cp",
+              fmt::format("{}'s Gated DeltaNet layers split their heads over CP: CP must divide "
+                          "the {} key and {} value heads each TP rank holds",
+                          m.name, key_heads, value_heads),
+              fmt::format("a common divisor of {} and {}", key_heads, value_heads),
+              fmt::format("{}", l.cp)};
+        })) {
+      return false;
+    }
+  }
+  if (m.mamba_layers > 0) {
+    const int heads = m.mamba_heads / l.tp;
+    const int groups = m.mamba_groups / l.tp;
+    if (!mamba_cp_ok(heads, groups, l.cp) && !report(LayoutRule::kCpLayers, [&] {
+          return Details{
+              "layout.cp",
+              fmt::format("{}'s Mamba-2 layers split their heads over CP: CP must divide the {} "
+                          "heads each TP rank holds, and divide its {} groups or be a multiple "
+                          "of them",
+                          m.name, heads, groups),
+              fmt::format("a divisor of {} that divides {} or is a multiple of it", heads, groups),
+              fmt::format("{}", l.cp)};
+        })) {
+      return false;
+    }
+  }
+  return true;
 }
 
 // Checks the row's split over CP, the global batch over DP (`dp`) and micro-batches, and full
@@ -310,7 +351,7 @@ std::string layout_rule_text(LayoutRule rule) {
     case LayoutRule::kDenseMesh:
       return "TP x PP x CP divides the GPU count";
     case LayoutRule::kTpHeads:
-      return "TP divides the KV heads (and linear-attention heads)";
+      return "TP divides the KV heads (and linear-attention heads, Mamba-2 heads and groups)";
     case LayoutRule::kTpNode:
       return "TP and ETP stay within one node";
     case LayoutRule::kSequenceParallel:
@@ -330,7 +371,7 @@ std::string layout_rule_text(LayoutRule rule) {
     case LayoutRule::kContextParallel:
       return "the row splits into 2 x CP equal chunks";
     case LayoutRule::kCpLayers:
-      return "CP divides each TP rank's Gated DeltaNet heads";
+      return "CP divides each TP rank's Gated DeltaNet and Mamba-2 heads (Mamba-2 groups too)";
     case LayoutRule::kGlobalBatch:
       return "DP x rows per micro-batch divides the global batch";
     case LayoutRule::kRowFits:

@@ -20,7 +20,7 @@ namespace openrecipes {
 enum class LayoutRule {
   kSizes,             ///< layout.sizes: every size at least 1
   kDenseMesh,         ///< mesh.world: TP x PP x CP divides the GPU count (DP = W / (TP x PP x CP))
-  kTpHeads,           ///< mesh.tp_heads: TP divides the KV heads (and linear-attention heads)
+  kTpHeads,           ///< mesh.tp_heads: TP divides the KV, linear-attention and Mamba-2 heads
   kTpNode,            ///< mesh.tp_node: TP and ETP divide the GPUs per node
   kSequenceParallel,  ///< mesh.sp: sequence parallelism whenever TP > 1
   kExperts,           ///< mesh.ep: EP divides the experts; EP = ETP = 1 for a dense model
@@ -34,7 +34,8 @@ enum class LayoutRule {
   kVirtualPipeline,     ///< mesh.vpp: VPP needs PP > 1 and divides every stage's layers
   kContextParallel,     ///< mesh.cp: the row splits into 2 x CP equal chunks
   kCpLayers,     ///< mesh.cp_layers: CP > 1 only with layers that have a CP implementation (Gated
-                 ///< DeltaNet: CP divides each TP rank's linear-attention heads)
+                 ///< DeltaNet: CP divides each TP rank's linear-attention heads; Mamba-2: its
+                 ///< heads, and its groups or a multiple of them)
   kGlobalBatch,  ///< mesh.batch: DP x rows per micro-batch divides the global batch
   kRowFits,      ///< mesh.max_tokens: max_tokens_per_gpu x CP >= row tokens
   kMicrobatchFits,  ///< mesh.microbatch: rows_per_microbatch x row tokens <= max_tokens_per_gpu x

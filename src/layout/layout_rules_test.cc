@@ -202,6 +202,76 @@ TEST(LayoutRules, ContextParallelNeedsLayersThatSupportIt) {
   EXPECT_EQ(v[0].found, "32");
 }
 
+// Hand-built (not a real model): a Nemotron-H-like hybrid of 8 layers (4 Mamba-2, 1 attention
+// with 8 KV heads, 3 MLP-only), Mamba-2 with `heads` heads of 64 and `groups` groups.
+ModelShape mamba_hybrid(int heads, int groups) {
+  ModelShape m;
+  m.name = "hybrid";
+  m.layers = 8;
+  m.hidden_size = 4096;
+  m.vocab_size = 32000;
+  m.attention_heads = 32, m.kv_heads = 8, m.head_dim = 128, m.attention_layers = 1;
+  m.mamba_layers = 4, m.mamba_heads = heads, m.mamba_head_dim = 64, m.mamba_groups = groups;
+  m.mamba_state_size = 128, m.mamba_conv_kernel = 4;
+  m.dense_mlp_layers = 3, m.dense_ffn_hidden_size = 16384, m.gated_mlp = false;
+  return m;
+}
+
+std::string broken(const ModelShape& m, int gpus, const std::string& text,
+                   const PlanWorkload& w = PlanWorkload{}) {
+  Problems error;
+  std::optional<Layout> l = parse_layout_text(text, w.row_tokens, error);
+  EXPECT_TRUE(l) << text;
+  std::optional<LayoutRule> rule = first_broken_rule(m, h200(gpus), w, l.value_or(Layout{}));
+  return rule ? layout_rule_id(*rule) : "";
+}
+
+TEST(LayoutRules, TensorParallelDividesTheMambaHeadsAndGroups) {
+  // MambaMixer asserts that TP divides nheads and ngroups (megatron/core/ssm/mamba_mixer.py).
+  EXPECT_EQ(broken(mamba_hybrid(128, 8), 8, "TP8"), "");  // 128 heads, 8 groups, 8 KV heads
+  EXPECT_EQ(broken(mamba_hybrid(36, 4), 8, "TP4"), "");   // 36 / 4 = 9 heads, 1 group per rank
+  EXPECT_EQ(broken(mamba_hybrid(36, 4), 8, "TP8"), "mesh.tp_heads");  // 36 heads over 8
+  EXPECT_EQ(broken(mamba_hybrid(64, 2), 8, "TP2"), "");
+  EXPECT_EQ(broken(mamba_hybrid(64, 2), 8, "TP4"), "mesh.tp_heads");  // 2 groups over 4
+  std::vector<LayoutViolation> v =
+      check_layout(mamba_hybrid(64, 2), h200(8), PlanWorkload{}, layout("TP4"));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].field, "layout.tp");
+  EXPECT_NE(v[0].message.find("64 Mamba-2 heads and 2 Mamba-2 groups"), std::string::npos)
+      << v[0].message;
+  EXPECT_EQ(v[0].found, "4");
+}
+
+TEST(LayoutRules, ContextParallelSplitsTheMambaHeads) {
+  // MambaContextParallel: CP divides each TP rank's heads, and divides its groups or is a
+  // multiple of them (megatron/core/ssm/mamba_context_parallel.py).
+  // 128 heads, 8 groups, TP 2: 64 heads and 4 groups per rank.
+  EXPECT_EQ(broken(mamba_hybrid(128, 8), 8, "TP2 CP4"), "");   // 4 groups / 4
+  EXPECT_EQ(broken(mamba_hybrid(128, 8), 16, "TP2 CP8"), "");  // 8 a multiple of 4 groups
+  // 48 heads, 3 groups, TP 1, on rows of 12,288 tokens (so that 2 x CP divides them for CP 6):
+  PlanWorkload w;
+  w.row_tokens = 12288;
+  EXPECT_EQ(broken(mamba_hybrid(48, 3), 6, "CP6", w), "");  // 48 / 6 heads; 6 a multiple of 3
+  EXPECT_EQ(broken(mamba_hybrid(48, 3), 2, "CP2", w), "mesh.cp_layers");    // 3 groups over 2
+  EXPECT_EQ(broken(mamba_hybrid(48, 3), 32, "CP32", w), "mesh.cp_layers");  // 48 heads over 32
+  Problems error;
+  std::vector<LayoutViolation> v =
+      check_layout(mamba_hybrid(48, 3), h200(2), w, *parse_layout_text("CP2", w.row_tokens, error));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].field, "layout.cp");
+  EXPECT_EQ(v[0].expected, "a divisor of 48 that divides 3 or is a multiple of it");
+  EXPECT_EQ(v[0].found, "2");
+}
+
+TEST(LayoutRules, ContextParallelRunsSparseAttention) {
+  // DeepSeek sparse attention runs under CP by all-gathering the keys (DSAttention's
+  // cp_comm_type=allgather, megatron/core/transformer/experimental_attention_variant/dsa.py): no
+  // extra rule; only the row's split (mesh.cp) applies.
+  ModelShape m = shape(kGptOss);
+  m.indexer_heads = 64, m.indexer_head_dim = 128, m.indexer_top_k = 2048;
+  EXPECT_EQ(broken(m, 32, "CP32 EP8"), "");
+}
+
 TEST(LayoutRules, ContextParallelSplitsTheRowEvenly) {
   EXPECT_EQ(broken(kGptOss, 8, "CP2 EP8"), "");
   PlanWorkload odd;

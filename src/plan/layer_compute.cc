@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "plan/layer_parts.h"
+
 namespace openrecipes {
 namespace {
 
@@ -10,8 +12,11 @@ constexpr double kBf16Bytes = 2;
 // router, top-k, permute, grouped GEMMs, activation, unpermute), counted from Megatron-Core's
 // TransformerLayer with Transformer Engine modules; an estimate, the fitted per-kernel cost
 // absorbs its error.
+// Mamba-2 (Megatron-Core MambaLayer on the mamba_ssm fused path): norm, in_proj, conv1d,
+// chunk_cumsum, chunk_state, state_passing, bmm_chunk, chunk_scan, A = -exp(A_log), gated norm,
+// out_proj, residual. The indexer: its three projections, key norm, two rotaries, scoring, top-k.
 constexpr double kAttentionKernels = 8, kDeltaNetKernels = 12, kDenseMlpKernels = 5,
-                 kMoeKernels = 14, kOutputKernels = 3;
+                 kMoeKernels = 14, kOutputKernels = 3, kMambaKernels = 12, kIndexerKernels = 8;
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
@@ -56,6 +61,10 @@ void add_block(std::vector<Linear>& out, double m, double h, double params, doub
   out.push_back({{m, h, inner / split, groups}, low_precision});
 }
 
+// Bytes per element of width f an MLP's activation moves: gated reads gate and up (2f) and writes
+// f; ungated (squared ReLU) reads f and writes f (2 bytes each).
+double activation_bytes(const ModelShape& m) { return m.gated_mlp ? 6.0 : 4.0; }
+
 struct Totals {
   ComputeTime t;
   double cast_fwd_bytes = 0, cast_bwd_bytes = 0;
@@ -74,6 +83,14 @@ void add_linears(Totals& tot, const std::vector<Linear>& linears, double count, 
 
 }  // namespace
 
+double mamba_scan_flop_per_token(const ModelShape& m, double heads, double groups,
+                                 double row_tokens) {
+  const double q = std::min(kMambaChunkTokens, row_tokens);
+  const double n = m.mamba_state_size, p = m.mamba_head_dim;
+  if (q <= 0) return 0;
+  return groups * 2 * q * n + heads * (2 * q * p + 2 * n * p + 2 * n * p / q + 2 * n * p);
+}
+
 ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
                                 const ComputeRates& r) {
   Totals tot;
@@ -85,6 +102,7 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   const double gdn_layers = d(model.linear_attention_layers) * share;
   const double mlp_layers = d(model.dense_mlp_layers) * share;
   const double moe_layers = d(model.moe_layers) * share;
+  const double mamba_layers = d(model.mamba_layers) * share;
   double bytes_fwd = 0;  // memory-bound bytes of one forward pass
 
   // Softmax attention: projections, the kernel, norm + residual (10 h bytes per token), rotary.
@@ -93,7 +111,8 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
     double inner = d(model.attention_heads) * model.head_dim;
     add_block(lin, m, h, d(model.attention_params), inner, tp, 1, true);
     add_linears(tot, lin, attn_layers, false, r);
-    double full = w.row_tokens / 2, sliding = std::min(d(model.sliding_window), full);
+    double full = full_attention_keys(model, w.row_tokens);
+    double sliding = std::min(d(model.sliding_window), w.row_tokens / 2);
     double full_layers = d(model.attention_layers - model.sliding_window_layers) * share;
     double sliding_layers = d(model.sliding_window_layers) * share;
     double pairs =
@@ -105,6 +124,18 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
         attn_layers * (10 * h * sp_tokens +
                        4.0 * (model.attention_heads + model.kv_heads) * model.head_dim / tp * m);
     tot.t.kernels_fwd += attn_layers * kAttentionKernels;
+  }
+  // The sparse-attention indexer of every softmax-attention layer: duplicated on each TP rank,
+  // so its GEMM and scoring run on all m tokens with every indexer head.
+  if (attn_layers > 0 && has_sparse_attention(model) && model.indexer_params > 0) {
+    std::vector<Linear> lin;
+    lin.push_back({{m, d(model.indexer_params) / h, h, 1}, true});
+    add_linears(tot, lin, attn_layers, false, r);
+    double pairs = attn_layers * m * indexer_keys(model, w.row_tokens);
+    double flop = 2.0 * model.indexer_heads * model.indexer_head_dim * pairs;
+    tot.t.indexer_fwd_s = flop / r.attention_flop_per_s;
+    tot.t.indexer_bwd_s = 2 * tot.t.indexer_fwd_s;
+    tot.t.kernels_fwd += attn_layers * kIndexerKernels;
   }
   // Gated DeltaNet: projections, the chunked recurrence, convolution and gates on its inputs.
   if (gdn_layers > 0) {
@@ -120,12 +151,35 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
     bytes_fwd += gdn_layers * (10 * h * sp_tokens + 4 * lin.front().shape.n * m);
     tot.t.kernels_fwd += gdn_layers * kDeltaNetKernels;
   }
-  // Dense MLP: up (gate + up) and down, the activation (read 2f, write f).
+  // Mamba-2: in_proj and out_proj, the SSD scan and its decay exponentials, the depthwise
+  // convolution (read and write x, B, C) and the gated norm (read y and z, write) as memory-bound.
+  if (mamba_layers > 0) {
+    std::vector<Linear> lin;
+    const double inner = mamba_inner(model);
+    lin.push_back({{m, mamba_in_proj_outputs(model) / tp, h, 1}, true});
+    lin.push_back({{m, h, inner / tp, 1}, true});
+    add_linears(tot, lin, mamba_layers, false, r);
+    const double heads = model.mamba_heads / tp, groups = model.mamba_groups / tp;
+    double flop = mamba_layers * m * mamba_scan_flop_per_token(model, heads, groups, w.row_tokens);
+    double exps = mamba_layers * m * heads * std::min(kMambaChunkTokens, w.row_tokens);
+    tot.t.ssm_fwd_s = flop / r.attention_flop_per_s + exps / r.exp_per_s;
+    tot.t.ssm_bwd_s = 2 * tot.t.ssm_fwd_s;
+    bytes_fwd += mamba_layers * (10 * h * sp_tokens + 4 * mamba_conv_channels(model) / tp * m +
+                                 6 * inner / tp * m);
+    tot.t.kernels_fwd += mamba_layers * kMambaKernels;
+  }
+  // A parallel hybrid's mixers share one norm and residual add.
+  if (double shared = parallel_mixer_layers(model) * share; shared > 0) {
+    bytes_fwd -= shared * 10 * h * sp_tokens;
+  }
+  // Dense MLP: up (gate + up, or up alone when ungated) and down, the activation (gated: read 2f,
+  // write f; ungated: read f, write f).
   if (mlp_layers > 0) {
     std::vector<Linear> lin;
     add_block(lin, m, h, d(model.dense_mlp_params), model.dense_ffn_hidden_size, tp, 1, true);
     add_linears(tot, lin, mlp_layers, false, r);
-    bytes_fwd += mlp_layers * (10 * h * sp_tokens + 6.0 * model.dense_ffn_hidden_size / tp * m);
+    bytes_fwd += mlp_layers * (10 * h * sp_tokens +
+                               activation_bytes(model) * model.dense_ffn_hidden_size / tp * m);
     tot.t.kernels_fwd += mlp_layers * kDenseMlpKernels;
   }
   // MoE: router, routed experts as one grouped GEMM, shared expert, permute and unpermute.
@@ -146,8 +200,8 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
     tot.t.shared_expert_fwd_s = tot.t.dense_gemm_fwd_s - before;
     bytes_fwd +=
         moe_layers * (10 * h * sp_tokens + 8.0 * model.experts * sp_tokens + 8 * h * routed / etp +
-                      6.0 * model.expert_ffn_hidden_size / etp * routed +
-                      6.0 * model.shared_expert_ffn_hidden_size / tp * m);
+                      activation_bytes(model) * model.expert_ffn_hidden_size / etp * routed +
+                      activation_bytes(model) * model.shared_expert_ffn_hidden_size / tp * m);
     tot.t.kernels_fwd += moe_layers * kMoeKernels;
   }
   // The output layer (BF16) and the loss on the last stage: logits written and read in FP32.

@@ -1,6 +1,7 @@
 // One micro-batch's compute on one GPU of a pipeline stage, by kind of work: the decoder's linear
-// layers as the GEMM shapes the layout gives each GPU, attention and Gated DeltaNet kernels,
-// memory-bound elementwise work, and the fixed cost of each kernel.
+// layers as the GEMM shapes the layout gives each GPU, attention, Gated DeltaNet, Mamba-2 and
+// sparse-attention indexer kernels, memory-bound elementwise work, and the fixed cost of each
+// kernel.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,22 @@ namespace openrecipes {
 /// Gated DeltaNet chunk length, tokens: the chunked kernels of flash-linear-attention
 /// (chunk_gated_delta_rule) use 64-token chunks (Yang et al. 2024, arXiv:2412.06464, sec. 3).
 inline constexpr double kDeltaNetChunkTokens = 64;
+/// Mamba-2 SSD chunk length, tokens: Megatron-Core's MambaMixer default chunk_size
+/// (megatron/core/ssm/mamba_mixer.py), the chunk of Dao and Gu 2024 (arXiv:2405.21060), sec. 6.
+inline constexpr double kMambaChunkTokens = 128;
+
+/// Forward FLOPs per token and layer of Mamba-2's SSD chunked scan on `heads` heads and `groups`
+/// B/C groups (per GPU), chunk Q = min(kMambaChunkTokens, row_tokens), following the four steps of
+/// Dao and Gu 2024 (arXiv:2405.21060), sec. 6 (our count, an assumption; whole Q x Q tiles, as the
+/// mamba_ssm Triton kernels compute them):
+///   intra-chunk scores C B^T:            2 Q N per group
+///   scores times X (diagonal blocks):    2 Q P per head
+///   chunk states B^T X:                  2 N P per head
+///   state passing between chunks:        2 N P / Q per head
+///   outputs from the states C h:         2 N P per head
+/// with N = d_state and P = head_dim.
+double mamba_scan_flop_per_token(const ModelShape& model, double heads, double groups,
+                                 double row_tokens);
 
 /// The rates one GPU gives the compute of a micro-batch, as the speed model's parameters set them.
 struct ComputeRates {
@@ -48,8 +65,10 @@ struct ComputeTime {
   double expert_gemm_fwd_s = 0;  ///< routed experts' grouped GEMMs
   double output_fwd_s = 0;       ///< the output layer (logits), on the last stage
   double dense_gemm_bwd_s = 0, expert_gemm_bwd_s = 0, output_bwd_s = 0;  ///< dgrad + wgrad
-  double attention_fwd_s = 0, attention_bwd_s = 0;        ///< softmax attention kernels
-  double gdn_fwd_s = 0, gdn_bwd_s = 0;                    ///< Gated DeltaNet's chunked kernels
+  double attention_fwd_s = 0, attention_bwd_s = 0;  ///< softmax attention kernels
+  double gdn_fwd_s = 0, gdn_bwd_s = 0;              ///< Gated DeltaNet's chunked kernels
+  double ssm_fwd_s = 0, ssm_bwd_s = 0;  ///< Mamba-2's SSD chunked scan (with its exponentials)
+  double indexer_fwd_s = 0, indexer_bwd_s = 0;  ///< the sparse-attention indexer's scoring
   double memory_bound_fwd_s = 0, memory_bound_bwd_s = 0;  ///< norms, activations, casts, ...
   double kernels_fwd = 0;          ///< kernel launches of one forward pass of the stage
   double shared_expert_fwd_s = 0;  ///< of dense_gemm_fwd_s: the shared experts (EP overlap)
@@ -57,12 +76,12 @@ struct ComputeTime {
   /// Forward seconds (one pass) with the fixed kernel costs.
   double forward_s(const ComputeRates& r) const {
     return dense_gemm_fwd_s + expert_gemm_fwd_s + output_fwd_s + attention_fwd_s + gdn_fwd_s +
-           memory_bound_fwd_s + kernels_fwd * r.kernel_overhead_s;
+           ssm_fwd_s + indexer_fwd_s + memory_bound_fwd_s + kernels_fwd * r.kernel_overhead_s;
   }
   /// Backward seconds with the fixed kernel costs (twice the forward's kernels).
   double backward_s(const ComputeRates& r) const {
     return dense_gemm_bwd_s + expert_gemm_bwd_s + output_bwd_s + attention_bwd_s + gdn_bwd_s +
-           memory_bound_bwd_s + 2 * kernels_fwd * r.kernel_overhead_s;
+           ssm_bwd_s + indexer_bwd_s + memory_bound_bwd_s + 2 * kernels_fwd * r.kernel_overhead_s;
   }
 };
 
@@ -73,8 +92,17 @@ struct ComputeTime {
 /// top-k / (CP x TP) x ETP, times the imbalance) / (E / EP) each; backward runs each GEMM's dgrad
 /// (M x K from M x N) and wgrad (K x N over M). Softmax attention: 4 x head_dim FLOP and one
 /// exponential per query-key pair forward; backward 2.5 times the matmuls (five of them against
-/// two; FlashAttention-2, Dao 2023, arXiv:2307.08691, sec. 3.1) and the exponentials again.
-/// Memory-bound work in bytes per token (speed_model docs in docs/planner.md).
+/// two; FlashAttention-2, Dao 2023, arXiv:2307.08691, sec. 3.1) and the exponentials again. A full
+/// layer attends to full_attention_keys (s / 2, or DeepSeek sparse attention's top-k). The
+/// sparse-attention indexer (duplicated on every TP rank, Megatron-Core DSAIndexer,
+/// megatron/core/transformer/experimental_attention_variant/dsa.py): its projections as one GEMM
+/// of M = the micro-batch's tokens on the GPU, N = indexer_params / h, not split by TP; its scoring
+/// 2 x indexer heads x indexer head_dim FLOP per causal pair at attention's rate, backward twice
+/// that. Mamba-2: in_proj (column-parallel, N = mamba_in_proj_outputs / TP) and out_proj
+/// (row-parallel, K = d_inner / TP) GEMMs; the SSD scan (mamba_scan_flop_per_token on the GPU's
+/// heads / TP and groups / TP) at attention's rate plus one exponential per head and token pair
+/// of its chunk (the decay exp(segsum), mamba_ssm ssd_chunk_scan) at the special-function rate;
+/// backward twice the forward. Memory-bound work in bytes per token (docs/planner.md).
 ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& work,
                                 const ComputeRates& rates);
 

@@ -109,6 +109,57 @@ TEST(LayoutSearch, NoLayoutFitsWhenTheModelCannotFit) {
   EXPECT_FALSE(result.memory_example->memory.fits);
 }
 
+// Hand-built (not read from any config): a sequential Mamba-2 hybrid of 52 layers, each one mixer
+// or one MLP: 24 Mamba-2 (h 4,096, 128 heads of 64, 8 groups, d_state 128), 4 attention (32
+// heads, 8 KV heads of 128), 24 squared-ReLU MLPs of 21,504; vocabulary 131,072, untied.
+//   Mamba-2 4,096 x (16,384 + 2,048 + 128) + 10,240 x 4 + 8,192 x 4,096 = 109,617,152;
+//   attention 4,096 x 6,144 + 4,096 x 4,096 = 41,943,040; MLP 2 x 4,096 x 21,504 = 176,160,768.
+ModelShape mamba_hybrid() {
+  ModelShape m;
+  m.name = "hand-built hybrid";
+  m.model_type = "hybrid";
+  m.layers = 52;
+  m.hidden_size = 4096;
+  m.vocab_size = 131072;
+  m.attention_heads = 32, m.kv_heads = 8, m.head_dim = 128, m.attention_layers = 4;
+  m.attention_params = 41'943'040;
+  m.mamba_layers = 24, m.mamba_heads = 128, m.mamba_head_dim = 64, m.mamba_groups = 8;
+  m.mamba_state_size = 128, m.mamba_conv_kernel = 4;
+  m.mamba_params = 109'617'152;
+  m.gated_mlp = false;
+  m.dense_mlp_layers = 24, m.dense_ffn_hidden_size = 21504;
+  m.dense_mlp_params = 176'160'768;
+  m.embedding_params = m.output_params = 131072LL * 4096;
+  m.active_params =
+      24 * m.mamba_params + 4 * m.attention_params + 24 * m.dense_mlp_params + m.output_params;
+  return m;
+}
+
+TEST(LayoutSearch, PlansAMambaHybrid) {
+  // End to end on 16 H200s: every ranked layout obeys the Mamba-2 rules (TP divides 128 heads and
+  // 8 groups; CP divides each TP rank's heads and groups), fits, and is ordered; CP layouts are
+  // among the candidates (mesh.cp_layers rejects only those it must).
+  const ModelShape m = mamba_hybrid();
+  SearchOptions options;
+  options.top = 100000;
+  LayoutSearchResult result = search_layouts(m, h200(16), PlanWorkload{}, options);
+  ASSERT_FALSE(result.ranked.empty());
+  bool cp = false;
+  for (std::size_t i = 0; i < result.ranked.size(); ++i) {
+    const LayoutPrediction& p = result.ranked[i];
+    EXPECT_TRUE(check_layout(m, h200(16), PlanWorkload{}, p.layout).empty()) << p.layout.label;
+    EXPECT_TRUE(p.memory.fits) << p.layout.label;
+    EXPECT_EQ(128 % p.layout.tp, 0) << p.layout.label;
+    EXPECT_EQ(8 % p.layout.tp, 0) << p.layout.label;
+    EXPECT_GT(p.speed.tokens_per_s_per_gpu, 0) << p.layout.label;
+    cp = cp || p.layout.cp > 1;
+    if (i > 0) {
+      EXPECT_GE(result.ranked[i - 1].speed.tokens_per_s_per_gpu, p.speed.tokens_per_s_per_gpu);
+    }
+  }
+  EXPECT_TRUE(cp);
+}
+
 TEST(LayoutSearch, SameLayoutIgnoresLabelsButNotSettings) {
   Problems error;
   Layout a = *parse_layout_text("TP1 PP4 EP8", 8192, error);

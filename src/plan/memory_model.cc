@@ -5,6 +5,7 @@
 
 #include "layout/layout_rules.h"
 #include "layout/pipeline_stages.h"
+#include "plan/layer_parts.h"
 
 namespace openrecipes {
 namespace {
@@ -26,22 +27,39 @@ struct TokenBytes {
   double sequence =
       0;              ///< per token; divided by TP only with SP (norm inputs, block inputs, router)
   double tensor = 0;  ///< per token; divided by TP (head- or ffn-sharded)
-  double per_copy = 0;          ///< per routed token copy on an expert rank (widths already / ETP)
+  double replicated = 0;  ///< per token; on every TP rank whole (the duplicated indexer's tensors)
+  double per_copy = 0;    ///< per routed token copy on an expert rank (widths already / ETP)
   double selective_tensor = 0;  ///< the part of `tensor` selective recompute drops
   double selective_copy = 0;    ///< the part of `per_copy` selective recompute drops
 
   TokenBytes& operator+=(const TokenBytes& o) {
     sequence += o.sequence;
     tensor += o.tensor;
+    replicated += o.replicated;
     per_copy += o.per_copy;
     selective_tensor += o.selective_tensor;
     selective_copy += o.selective_copy;
     return *this;
   }
   TokenBytes scaled(double f) const {
-    return {sequence * f, tensor * f, per_copy * f, selective_tensor * f, selective_copy * f};
+    return {sequence * f, tensor * f,           replicated * f,
+            per_copy * f, selective_tensor * f, selective_copy * f};
   }
 };
+
+/// DeepSeek sparse attention's lightning indexer, per token, on every TP rank whole (its
+/// projections are duplicated and run on the sequence-parallel-gathered tokens; Megatron-Core
+/// DSAIndexer.forward_before_topk,
+/// megatron/core/transformer/experimental_attention_variant/dsa.py): the gathered hidden state (the
+/// input of its key and weight projections) 2h, its queries 2 x heads_I x d_I, its key 2 d_I, its
+/// per-head weights FP32 4 heads_I, and the top-k indices the main attention reads, int32 4k (the
+/// sparse-MLA kernels' index type). The query projection's low-rank input (q_lora_rank) is left
+/// out.
+double indexer_bytes(const ModelShape& m) {
+  const double hi = m.indexer_heads, di = m.indexer_head_dim;
+  return kBf16Bytes * m.hidden_size + kBf16Bytes * hi * di + kBf16Bytes * di + kFp32Bytes * hi +
+         kFp32Bytes * m.indexer_top_k;
+}
 
 /// Softmax attention block. Korthikanti's attention block is 11*s*b*h (+5*a*s^2*b): QKV input
 /// 2h, Q and K 4h, V 2h, output-projection input 2h, dropout mask h. With flash attention and GQA:
@@ -56,6 +74,7 @@ TokenBytes attention_block(const ModelShape& m) {
   t.sequence = 2 * kBf16Bytes * h;
   t.tensor = kBf16Bytes * (a * d + 2 * g * d) + kBf16Bytes * a * d + kFp32Bytes * a;
   t.selective_tensor = kFp32Bytes * a;
+  if (has_sparse_attention(m)) t.replicated = indexer_bytes(m);
   return t;
 }
 
@@ -78,19 +97,36 @@ TokenBytes linear_attention_block(const ModelShape& m) {
   return t;
 }
 
-/// Gated (SwiGLU) MLP of width f. Korthikanti's MLP is 19*s*b*h for f = 4h (fc1 input 2h, GeLU
-/// input 8h, fc2 input 8h, mask h); gated: fc1 output 2*2f (the activation's input) and the
-/// activation output (fc2 input) 2f = 6f, the last dropped by selective recompute.
-TokenBytes gated_mlp_tensor(double ffn) {
+/// Mamba-2 block (Megatron-Core MambaLayer: norm, MambaMixer, residual; mamba_ssm's fused
+/// mamba_split_conv1d_scan_combined, whose MambaSplitConv1dScanCombinedFn saves the in_proj output
+/// zxbcdt and the scan output out_x and recomputes the convolution and the chunk states in
+/// backward, mamba_ssm/ops/triton/ssd_combined.py; MambaMixer then applies the gated RMSNorm and
+/// out_proj, megatron/core/ssm/mamba_mixer.py), with d = d_inner:
+///   sequence: norm input 2h + in_proj input 2h
+///   tensor:   in_proj output 2 x (2d + 2 x groups x d_state + heads) + scan output 2d + gated
+///             output (the norm's input) 2d + norm output (out_proj input) 2d.
+/// Selective recompute (core attention only) keeps all of it.
+TokenBytes mamba_block(const ModelShape& m) {
   TokenBytes t;
-  t.tensor = 3 * kBf16Bytes * ffn;
+  t.sequence = 2 * kBf16Bytes * m.hidden_size;
+  t.tensor = kBf16Bytes * mamba_in_proj_outputs(m) + 3 * kBf16Bytes * mamba_inner(m);
+  return t;
+}
+
+/// MLP of width f. Korthikanti's MLP is 19*s*b*h for f = 4h (fc1 input 2h, GeLU input 8h, fc2
+/// input 8h, mask h); gated (SwiGLU): fc1 output 2*2f (the activation's input) and the activation
+/// output (fc2 input) 2f = 6f; ungated (squared ReLU, Nemotron-H): fc1 output 2f and the
+/// activation output 2f = 4f. Selective recompute drops the activation output.
+TokenBytes mlp_tensor(double ffn, bool gated) {
+  TokenBytes t;
+  t.tensor = (gated ? 3 : 2) * kBf16Bytes * ffn;
   t.selective_tensor = kBf16Bytes * ffn;
   return t;
 }
 
-/// Dense MLP block: norm input 2h + fc1 input 2h (sequence) + gated_mlp_tensor.
+/// Dense MLP block: norm input 2h + fc1 input 2h (sequence) + mlp_tensor.
 TokenBytes dense_mlp_block(const ModelShape& m) {
-  TokenBytes t = gated_mlp_tensor(m.dense_ffn_hidden_size);
+  TokenBytes t = mlp_tensor(m.dense_ffn_hidden_size, m.gated_mlp);
   t.sequence = 2 * kBf16Bytes * m.hidden_size;
   return t;
 }
@@ -98,21 +134,22 @@ TokenBytes dense_mlp_block(const ModelShape& m) {
 /// MoE block. What Korthikanti's dense formula misses, added here:
 ///   sequence: norm input 2h + norm output 2h (the input of the router, the shared expert and the
 ///             dispatcher) + router scores FP32 4*E
-///   tensor:   shared expert 6*fs (as gated_mlp_tensor)
+///   tensor:   shared expert 6*fs, 4*fs ungated (as mlp_tensor)
 ///   per routed copy (k per token): the dispatched copy of the hidden state (the grouped fc1
-///             input) 2h + fc1 output 2*2*fe/ETP + activation output 2*fe/ETP + its routing
-///             probability FP32 4 (applied in the activation).
+///             input) 2h + fc1 output 2*2*fe/ETP (2*fe/ETP ungated) + activation output 2*fe/ETP +
+///             its routing probability FP32 4 (applied in the activation).
 TokenBytes moe_block(const ModelShape& m, int etp) {
   const double h = m.hidden_size, fe = m.expert_ffn_hidden_size;
-  TokenBytes t = gated_mlp_tensor(m.shared_expert_ffn_hidden_size);
+  TokenBytes t = mlp_tensor(m.shared_expert_ffn_hidden_size, m.gated_mlp);
   t.sequence = 2 * kBf16Bytes * h + kFp32Bytes * m.experts;
-  t.per_copy = kBf16Bytes * h + 3 * kBf16Bytes * fe / etp + kFp32Bytes;
+  t.per_copy = kBf16Bytes * h + (m.gated_mlp ? 3 : 2) * kBf16Bytes * fe / etp + kFp32Bytes;
   t.selective_copy = kBf16Bytes * fe / etp;
   return t;
 }
 
 /// The average decoder layer's TokenBytes: every block kind weighted by its share of the layers
-/// (ModelShape counts layers per kind, not their order).
+/// (ModelShape counts layers per kind, not their order). A layer may hold a mixer, an MLP or both;
+/// a parallel hybrid's mixers (parallel_mixer_layers) share one norm input and block input (4h).
 TokenBytes average_layer(const ModelShape& m, int etp) {
   TokenBytes t;
   if (m.layers <= 0) return t;
@@ -120,6 +157,9 @@ TokenBytes average_layer(const ModelShape& m, int etp) {
   if (m.attention_layers > 0) t += attention_block(m).scaled(m.attention_layers / layers);
   if (m.linear_attention_layers > 0)
     t += linear_attention_block(m).scaled(m.linear_attention_layers / layers);
+  if (m.mamba_layers > 0) t += mamba_block(m).scaled(m.mamba_layers / layers);
+  if (const double shared = parallel_mixer_layers(m); shared > 0)
+    t.sequence -= 2 * kBf16Bytes * m.hidden_size * shared / layers;
   if (m.dense_mlp_layers > 0) t += dense_mlp_block(m).scaled(m.dense_mlp_layers / layers);
   if (m.moe_layers > 0) t += moe_block(m, etp).scaled(m.moe_layers / layers);
   return t;
@@ -145,6 +185,7 @@ LayerBytes layer_bytes(const ModelShape& m, const Layout& l, double tokens) {
   const TokenBytes t = average_layer(m, etp);
   LayerBytes b;
   b.full = sequence_tokens * t.sequence + tokens / tp * t.tensor + copies * t.per_copy;
+  if (t.replicated > 0) b.full += tokens * t.replicated;
   b.selective = b.full - tokens / tp * t.selective_tensor - copies * t.selective_copy;
   b.input = sequence_tokens * kBf16Bytes * m.hidden_size;
   return b;
@@ -222,7 +263,9 @@ MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& clus
     double dense_params = stage.layers * model.dense_params_per_layer();
     if (stage.has_embedding) dense_params += static_cast<double>(model.embedding_params);
     if (stage.has_output) dense_params += output_params + mtp_params;
-    const double dense_per_gpu = dense_params / tp;
+    // The indexer's weights are whole on every TP rank (Megatron-Core DSAIndexer, duplicated).
+    const double duplicated = stage.layers * tp_duplicated_params_per_layer(model);
+    const double dense_per_gpu = (dense_params - duplicated) / tp + duplicated;
     const double expert_per_gpu = stage.layers * model.expert_params_per_layer() / (ep * etp);
     const double params_per_gpu = dense_per_gpu + expert_per_gpu;
 

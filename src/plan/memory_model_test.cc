@@ -212,6 +212,95 @@ TEST(MemoryModel, ExpertParallelismShardsExpertWeights) {
                    (12'320.0 + 4'128 + 2 * 2 * (2'048 + 3'072.0 / 2 + 4)) * kTokens * 4);
 }
 
+/// Hand-built (not a real model), as Nemotron-H arranges its layers: 6 layers, each one mixer or
+/// one MLP: 2 Mamba-2 (32 heads of 64, 8 groups, d_state 128), 1 attention (8 heads of 128,
+/// 2 KV heads), 3 ungated (squared-ReLU) MLPs of 4,096; h = 1,024.
+///   Mamba-2: in_proj 1,024 x 6,176 + conv 4,096 x 4 + out_proj 2,048 x 1,024 = 8,437,760;
+///   attention 1,024 x (1,024 + 2 x 256) + 1,024 x 1,024 = 2,621,440; MLP 2 x 1,024 x 4,096 =
+///   8,388,608.
+ModelShape tiny_hybrid() {
+  ModelShape m;
+  m.name = "tiny-hybrid";
+  m.layers = 6;
+  m.hidden_size = 1024;
+  m.vocab_size = 32000;
+  m.attention_heads = 8;
+  m.kv_heads = 2;
+  m.head_dim = 128;
+  m.attention_layers = 1;
+  m.attention_params = 2'621'440;
+  m.mamba_layers = 2;
+  m.mamba_heads = 32;
+  m.mamba_head_dim = 64;
+  m.mamba_groups = 8;
+  m.mamba_state_size = 128;
+  m.mamba_conv_kernel = 4;
+  m.mamba_params = 8'437'760;
+  m.gated_mlp = false;
+  m.dense_mlp_layers = 3;
+  m.dense_ffn_hidden_size = 4096;
+  m.dense_mlp_params = 8'388'608;
+  m.embedding_params = 32000 * 1024;
+  m.output_params = 32000 * 1024;
+  return m;
+}
+
+TEST(MemoryModel, SequentialHybridByHand) {
+  const ModelShape m = tiny_hybrid();
+  const ClusterShape c = cluster(8);
+  const Layout l = layout(1, 1);
+  ASSERT_TRUE(check_layout(m, c, PlanWorkload{}, l).empty());
+  const MemoryEstimate e = estimate_memory(m, c, PlanWorkload{}, l);
+  // Weights: 2 x 8,437,760 + 2,621,440 + 3 x 8,388,608 + 2 x 32,768,000 = 110,198,784.
+  EXPECT_DOUBLE_EQ(e.peak.weights_bytes, 2.0 * 110'198'784);
+  // Per token (bytes):
+  //   Mamba-2:   norm + in_proj inputs 4,096; in_proj output 2 x 6,176 = 12,352; scan output,
+  //              gated output and out_proj input 3 x 2 x 2,048 = 12,288: 28,736
+  //   attention: 4,096; Q, K, V 2 x (1,024 + 2 x 256) = 3,072; output 2,048; LSE 32: 9,248
+  //   MLP:       4,096; fc1 output 2 x 4,096 = 8,192; squared-ReLU output 8,192: 20,480
+  //   6 layers:  2 x 28,736 + 9,248 + 3 x 20,480 = 128,160.
+  EXPECT_DOUBLE_EQ(e.peak.activations_bytes, 128'160.0 * kTokens);
+  // Selective recompute drops the attention's LSE (32) and the 3 MLPs' activation outputs
+  // (3 x 8,192); Mamba-2 keeps everything.
+  Layout selective = l;
+  selective.recompute = recompute("selective", "", std::nullopt);
+  EXPECT_DOUBLE_EQ(estimate_memory(m, c, PlanWorkload{}, selective).peak.activations_bytes,
+                   (128'160.0 - 32 - 3 * 8'192) * kTokens);
+}
+
+TEST(MemoryModel, ParallelHybridSharesTheMixersNormInput) {
+  // Hand-built as Falcon-H1 arranges its layers: every layer attention and Mamba-2 side by side
+  // plus a gated MLP of 4,096; 2 layers. Per layer: the two mixers' 4,096 + 4,096 sequence bytes
+  // share one norm input and block input (-4,096):
+  //   Mamba-2 28,736 + attention 9,248 + MLP (4,096 + 3 x 2 x 4,096 = 28,672) - 4,096 = 62,560.
+  ModelShape m = tiny_hybrid();
+  m.layers = 2;
+  m.attention_layers = 2;
+  m.mamba_layers = 2;
+  m.dense_mlp_layers = 2;
+  m.gated_mlp = true;
+  m.dense_mlp_params = 3 * 1024 * 4096;
+  const MemoryEstimate e = estimate_memory(m, cluster(8), PlanWorkload{}, layout(1, 1));
+  EXPECT_DOUBLE_EQ(e.peak.activations_bytes, 2 * 62'560.0 * kTokens);
+}
+
+TEST(MemoryModel, SparseAttentionIndexerIsWholeOnEveryTpRank) {
+  // The tiny dense model with a lightning indexer (4 heads of 64, top 2,048) in every attention
+  // layer, 331,776 weights each (1,024 x (4 x 64 + 64 + 4)). Per token its tensors are on every
+  // TP rank whole: hidden state 2,048 + queries 2 x 256 = 512 + key 128 + weights 4 x 4 = 16 +
+  // top-k indices 4 x 2,048 = 8,192: 10,896.
+  ModelShape m = tiny_dense();
+  m.indexer_heads = 4, m.indexer_head_dim = 64, m.indexer_top_k = 2048;
+  m.indexer_params = 331'776;
+  const MemoryEstimate one = estimate_memory(m, cluster(8), PlanWorkload{}, layout(1, 1));
+  EXPECT_DOUBLE_EQ(one.peak.activations_bytes, (40'992.0 + 10'896) * kTokens * 4);
+  EXPECT_DOUBLE_EQ(one.peak.weights_bytes, 2.0 * (132'644'864 + 4 * 331'776));
+  // TP 2 (16 GPUs, DP 8) halves everything but the indexer's weights and tensors.
+  const MemoryEstimate two = estimate_memory(m, cluster(16), PlanWorkload{}, layout(2, 1));
+  EXPECT_DOUBLE_EQ(two.peak.activations_bytes, (40'992.0 / 2 + 10'896) * kTokens * 4);
+  EXPECT_DOUBLE_EQ(two.peak.weights_bytes, 2.0 * (132'644'864 / 2.0 + 4 * 331'776));
+}
+
 TEST(MemoryModel, HeadroomAndOffload) {
   const ModelShape m = tiny_dense();
   MemoryOptions tight;

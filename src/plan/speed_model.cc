@@ -10,6 +10,7 @@
 #include "layout/pipeline_stages.h"
 #include "plan/collective_time.h"
 #include "plan/layer_compute.h"
+#include "plan/layer_parts.h"
 
 namespace openrecipes {
 namespace {
@@ -64,6 +65,9 @@ ForwardFlops forward_flops_per_token(const ModelShape& m, std::int64_t row_token
                    d(m.dense_mlp_layers) * d(m.dense_mlp_params) +
                    d(m.moe_layers) * (m.experts_per_token * d(m.expert_params) +
                                       d(m.shared_expert_params) + d(m.router_params));
+  // Mamba-2 projections (and the depthwise convolution, one multiply-add per weight and token)
+  // and the sparse-attention indexer's projections.
+  weights += d(m.mamba_layers) * d(m.mamba_params) + d(m.attention_layers) * d(m.indexer_params);
   f.layer_matmul_flop = 2 * weights;
   f.output_flop = 2 * d(m.output_params > 0 ? m.output_params : m.vocab_size * m.hidden_size);
   // Softmax attention: QK^T and AV each cost 2 x heads x head_dim FLOP per attended key, so
@@ -71,8 +75,8 @@ ForwardFlops forward_flops_per_token(const ModelShape& m, std::int64_t row_token
   // context (mean s / 2), as Megatron-LM's num_floating_point_operations counts it
   // (Narayanan et al. 2021, arXiv:2104.04473, appendix). A sliding-window layer attends to at most
   // its window.
-  double full_context = d(row_tokens) / 2;
-  double sliding_context = std::min(d(m.sliding_window), full_context);
+  double full_context = full_attention_keys(m, d(row_tokens));
+  double sliding_context = std::min(d(m.sliding_window), d(row_tokens) / 2);
   double per_context = 4.0 * m.attention_heads * m.head_dim;
   int full_layers = m.attention_layers - m.sliding_window_layers;
   f.attention_core_flop =
@@ -84,6 +88,10 @@ ForwardFlops forward_flops_per_token(const ModelShape& m, std::int64_t row_token
   double dk = m.linear_key_head_dim, dv = m.linear_value_head_dim;
   f.linear_attention_core_flop = d(m.linear_attention_layers) * m.linear_value_heads *
                                  (4 * dk * dv + 2 * kDeltaNetChunkTokens * (dk + dv));
+  f.mamba_core_flop = d(m.mamba_layers) *
+                      mamba_scan_flop_per_token(m, m.mamba_heads, m.mamba_groups, d(row_tokens));
+  f.indexer_core_flop = d(m.attention_layers) * 2.0 * m.indexer_heads * m.indexer_head_dim *
+                        indexer_keys(m, d(row_tokens));
   return f;
 }
 
@@ -256,7 +264,8 @@ void add_compute(StepBreakdown& b, const ModelShape& model, const PlanWorkload& 
   const ComputeTime& c = b.compute = micro_batch_compute(model, w, b.rates);
   b.gemm_s = c.dense_gemm_fwd_s + c.expert_gemm_fwd_s + c.output_fwd_s + c.dense_gemm_bwd_s +
              c.expert_gemm_bwd_s + c.output_bwd_s;
-  b.attention_s = c.attention_fwd_s + c.attention_bwd_s + c.gdn_fwd_s + c.gdn_bwd_s;
+  b.attention_s = c.attention_fwd_s + c.attention_bwd_s + c.gdn_fwd_s + c.gdn_bwd_s + c.ssm_fwd_s +
+                  c.ssm_bwd_s + c.indexer_fwd_s + c.indexer_bwd_s;
   b.memory_bound_s = c.memory_bound_fwd_s + c.memory_bound_bwd_s;
   b.kernel_s = 3 * c.kernels_fwd * b.rates.kernel_overhead_s;
   // Full recompute runs the recomputed layers' forward again (the output layer is not
@@ -277,24 +286,37 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
   const ComputeTime& c = b.compute;
   const double h = model.hidden_size, passes = 1 + b.recompute.share;
   const double tokens = sh.rows_per_mb * sh.s / sh.cp;  // per GPU, gathered over TP
-  // TP with sequence parallelism: all-gather before and reduce-scatter after attention and the
-  // MLP, in each forward pass and in backward (Korthikanti et al. 2022, arXiv:2205.05198,
-  // sec. 4.2.2). With --tp-comm-overlap they run under the GEMMs they feed, except the first
-  // chunk of each ring.
+  // TP with sequence parallelism: all-gather before and reduce-scatter after each block (the
+  // mixer and the MLP of a transformer layer; one of them in a Nemotron-H layer), in each forward
+  // pass and in backward (Korthikanti et al. 2022, arXiv:2205.05198, sec. 4.2.2). With
+  // --tp-comm-overlap they run under the GEMMs they feed, except the first chunk of each ring.
   double tp_one = ring_collective_s(tokens * h * kBf16Bytes, sh.tp, sh.tp, fabric);
-  b.tp.raw_s = b.stage.layers * 4 * (passes + 1) * tp_one;
+  b.tp.raw_s = b.stage.layers * (2 * blocks_per_layer(model)) * (passes + 1) * tp_one;
   double dense_gemm_s = c.dense_gemm_fwd_s * passes + c.dense_gemm_bwd_s;
   b.tp.s = workload.tp_comm_overlap && sh.tp > 1
                ? std::max(b.tp.raw_s / sh.tp, b.tp.raw_s - dense_gemm_s)
                : b.tp.raw_s;
   // CP: ring exchange of K and V (Transformer Engine's p2p context parallelism), CP - 1 hops of
   // one rank's K/V forward, K/V and their gradients backward, under core attention.
-  if (sh.cp > 1 && model.attention_layers > 0) {
+  if (sh.cp > 1 && model.attention_layers > 0 && !has_sparse_attention(model)) {
     double kv = tokens * 2 * model.kv_heads * model.head_dim * kBf16Bytes / sh.tp;
     double attn_layers = d(model.attention_layers) * b.stage.layer_share;
     b.cp.raw_s = attn_layers * (passes + 2) * (sh.cp - 1) * point_to_point_s(kv, sh.tp, fabric);
     double attention_s = c.attention_fwd_s * passes + c.attention_bwd_s;
     b.cp.s = std::max(0.0, b.cp.raw_s - attention_s);
+  }
+  // CP with DeepSeek sparse attention: Megatron-Core's DSAttention supports only
+  // cp_comm_type=allgather (megatron/core/transformer/experimental_attention_variant/dsa.py): the
+  // CP ranks' keys, values and indexer keys are all-gathered before the attention in each
+  // forward pass and their gradients reduce-scattered in backward, not hidden (the top-k needs
+  // every key first).
+  if (sh.cp > 1 && model.attention_layers > 0 && has_sparse_attention(model)) {
+    double kv = tokens * (2.0 * model.kv_heads * model.head_dim / sh.tp + model.indexer_head_dim) *
+                kBf16Bytes;
+    double attn_layers = d(model.attention_layers) * b.stage.layer_share;
+    double one = ring_collective_s(kv * sh.cp, sh.cp, sh.tp * sh.cp, fabric);
+    b.cp.raw_s = attn_layers * (passes + 1) * one;
+    b.cp.s = b.cp.raw_s;
   }
   // CP over Gated DeltaNet: the recurrence runs whole rows, so its heads are split over the CP
   // ranks instead (Megatron-Core's gated_delta_net.py): an all-to-all of the projected inputs
@@ -305,6 +327,17 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
     double one = all_to_all_s(tokens * width * kBf16Bytes, sh.cp, sh.tp * sh.cp, fabric);
     b.cp.raw_s += gdn_layers * (passes + 1) * one;
     b.cp.s += gdn_layers * (passes + 1) * one;
+  }
+  // CP over Mamba-2: the same all-to-all from sequence to head parallelism, of the in_proj
+  // outputs (z, x, B, C, dt) before the convolution and scan and of their output after
+  // (MambaContextParallel.pre_conv_ssm / post_conv_ssm,
+  // megatron/core/ssm/mamba_context_parallel.py), in each pass, not hidden.
+  if (sh.cp > 1 && model.mamba_layers > 0) {
+    double width = (mamba_in_proj_outputs(model) + mamba_inner(model)) / sh.tp;
+    double mamba_layers = d(model.mamba_layers) * b.stage.layer_share;
+    double one = all_to_all_s(tokens * width * kBf16Bytes, sh.cp, sh.tp * sh.cp, fabric);
+    b.cp.raw_s += mamba_layers * (passes + 1) * one;
+    b.cp.s += mamba_layers * (passes + 1) * one;
   }
   // EP: all-to-all dispatch and combine of the routed copies of the GPU's tokens, in each forward
   // pass and again in backward; the shared expert runs while they are in flight.
@@ -341,10 +374,13 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
 // over the rank's shard, memory-bound.
 void add_data_parallel(StepBreakdown& b, const ModelShape& model, const Fabric& fabric) {
   const StepShape& sh = b.sh;
-  double dense = (model.dense_params_per_layer() * b.stage.layers +
+  // The indexer's weights are duplicated on every TP rank (Megatron-Core DSAIndexer).
+  double duplicated = tp_duplicated_params_per_layer(model) * b.stage.layers;
+  double dense = (model.dense_params_per_layer() * b.stage.layers - duplicated +
                   (b.stage.has_output ? d(model.output_params) : 0) +
                   (b.stage.has_embedding ? d(model.embedding_params) : 0)) /
-                 sh.tp;
+                     sh.tp +
+                 duplicated;
   double expert = model.expert_params_per_layer() * b.stage.layers / (sh.ep * sh.etp);
   b.expert_dp = std::max(sh.world / (sh.pp * sh.ep * sh.etp), 1);
   int dense_group = sh.dp * sh.cp;
@@ -417,9 +453,11 @@ std::vector<StepTimeTerm> step_time_terms(const StepBreakdown& b, const ModelSha
                    b.rates.linear.efficiency, c.dense_gemm_fwd_s + c.output_fwd_s, experts,
                    c.dense_gemm_bwd_s + c.expert_gemm_bwd_s + c.output_bwd_s, stage)},
       {"attention kernels", m * b.attention_s,
-       fmt::format("softmax {:.3g} s fwd + {:.3g} s bwd, Gated DeltaNet {:.3g} s, at {:.3g} FLOP/s "
-                   "plus exponentials at {:.3g}/s",
+       fmt::format("softmax {:.3g} s fwd + {:.3g} s bwd, Gated DeltaNet {:.3g} s, Mamba-2 scan "
+                   "{:.3g} s, sparse-attention indexer {:.3g} s, at {:.3g} FLOP/s plus "
+                   "exponentials at {:.3g}/s",
                    c.attention_fwd_s, c.attention_bwd_s, c.gdn_fwd_s + c.gdn_bwd_s,
+                   c.ssm_fwd_s + c.ssm_bwd_s, c.indexer_fwd_s + c.indexer_bwd_s,
                    b.rates.attention_flop_per_s, b.rates.exp_per_s)},
       {"memory-bound kernels", m * b.memory_bound_s,
        fmt::format("norms, residuals, rotary, activations, router, permute{} at {:.3g} B/s",
@@ -435,8 +473,9 @@ std::vector<StepTimeTerm> step_time_terms(const StepBreakdown& b, const ModelSha
                    link(sh.tp),
                    workload.tp_comm_overlap ? "overlapped with GEMMs" : "not overlapped")},
       {"CP communication", m * b.cp.s,
-       fmt::format("CP {}: K/V ring (the excess over attention exposed) and Gated DeltaNet's "
-                   "head all-to-all, {:.3g} s per micro-batch",
+       fmt::format("CP {}: K/V ring (the excess over attention exposed; all-gather with sparse "
+                   "attention) and the Gated DeltaNet and Mamba-2 head all-to-all, {:.3g} s per "
+                   "micro-batch",
                    sh.cp, b.cp.raw_s)},
       {"EP communication", m * b.ep.s,
        fmt::format("EP {}: all-to-all {:.3g} s per micro-batch over {}, dispatcher {}, less the "

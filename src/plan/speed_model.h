@@ -71,16 +71,21 @@ struct ForwardFlops {
   double layer_matmul_flop = 0;    ///< linear layers of all decoder layers, per token
   double attention_core_flop = 0;  ///< softmax attention's QK^T and AV, per token, all layers
   double linear_attention_core_flop =
-      0;                   ///< Gated DeltaNet's chunked recurrence, per token, all layers
-  double output_flop = 0;  ///< the output layer (logits), per token
+      0;                         ///< Gated DeltaNet's chunked recurrence, per token, all layers
+  double output_flop = 0;        ///< the output layer (logits), per token
+  double mamba_core_flop = 0;    ///< Mamba-2's SSD chunked scan, per token, all layers
+  double indexer_core_flop = 0;  ///< the sparse-attention indexer's scoring, per token, all layers
   double total() const {
-    return layer_matmul_flop + attention_core_flop + linear_attention_core_flop + output_flop;
+    return layer_matmul_flop + attention_core_flop + linear_attention_core_flop + output_flop +
+           mamba_core_flop + indexer_core_flop;
   }
 };
 
 /// Forward FLOPs per token of `model` on rows of `row_tokens` tokens (causal, so a token attends on
 /// average to row_tokens / 2 earlier tokens; a sliding-window layer to min(window, row_tokens /
-/// 2)).
+/// 2); a layer with DeepSeek sparse attention to its top-k, full_attention_keys in
+/// plan/layer_parts.h). Mamba-2's scan: mamba_scan_flop_per_token (plan/layer_compute.h) on all
+/// heads and groups; the indexer: 2 x indexer heads x indexer head_dim per causal pair.
 ForwardFlops forward_flops_per_token(const ModelShape& model, std::int64_t row_tokens);
 
 /// The predicted tokens/s per GPU of a legal `layout`, as estimate_speed computes it, without the

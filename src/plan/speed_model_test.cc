@@ -64,6 +64,39 @@ TEST(SpeedModel, SlidingWindowAndGatedDeltaNetFlops) {
   EXPECT_DOUBLE_EQ(forward_flops_per_token(m, 128).linear_attention_core_flop, 3328);
 }
 
+TEST(SpeedModel, MambaFlopsByHand) {
+  // The tiny model with a Mamba-2 mixer beside the attention of each layer (hand-built): 4 heads
+  // of 16 (d_inner 64), 1 group, d_state 16, width 4. Weights per layer: in_proj 64 x (2 x 64 +
+  // 2 x 16 + 4) = 10,496, conv (64 + 32) x 4 = 384, out_proj 64 x 64 = 4,096: 14,976.
+  ModelShape m = tiny_dense();
+  m.mamba_layers = 2;
+  m.mamba_heads = 4, m.mamba_head_dim = 16, m.mamba_groups = 1, m.mamba_state_size = 16;
+  m.mamba_conv_kernel = 4;
+  m.mamba_params = 14'976;
+  ForwardFlops f = forward_flops_per_token(m, 128);
+  // Linear: 163,840 + 2 x 2 x 14,976 = 223,744.
+  EXPECT_DOUBLE_EQ(f.layer_matmul_flop, 223'744);
+  // Scan per token and layer, Q = 128: 1 x 2 x 128 x 16 = 4,096 plus 4 x (2 x 128 x 16 +
+  // 4 x 16 x 16 + 2 x 16 x 16 / 128) = 4 x 5,124 = 20,496: 24,592; two layers 49,184.
+  EXPECT_DOUBLE_EQ(f.mamba_core_flop, 49'184);
+  EXPECT_DOUBLE_EQ(f.total(), 223'744 + 12'800 + 32'768 + 49'184);
+}
+
+TEST(SpeedModel, SparseAttentionFlopsByHand) {
+  // The tiny model with a lightning indexer (hand-built): 2 heads of 8, top 32; weights
+  // 64 x (2 x 8 + 8 + 2) = 1,664 per layer. s = 128.
+  ModelShape m = tiny_dense();
+  m.indexer_heads = 2, m.indexer_head_dim = 8, m.indexer_top_k = 32;
+  m.indexer_params = 1'664;
+  ForwardFlops f = forward_flops_per_token(m, 128);
+  // Linear: 163,840 + 2 x 2 x 1,664 = 170,496.
+  EXPECT_DOUBLE_EQ(f.layer_matmul_flop, 170'496);
+  // Main attention: 32 - 32^2 / 256 = 28 keys: 4 x 4 x 16 x 28 x 2 layers = 14,336.
+  EXPECT_DOUBLE_EQ(f.attention_core_flop, 14'336);
+  // Indexer: every causal pair (64 keys): 2 x 2 x 8 x 64 x 2 layers = 4,096.
+  EXPECT_DOUBLE_EQ(f.indexer_core_flop, 4'096);
+}
+
 // The bundled gpt-oss-20b on H200s as gpus.yaml gives them.
 const ModelShape& gpt_oss() {
   return testing::bundled_catalog().catalog.find_model("gpt-oss-20b")->shape;
@@ -189,6 +222,71 @@ TEST(SpeedModel, ContextParallelOnShortRowsDoesNotPay) {
   SpeedEstimate split = estimate_speed(gpt_oss(), h200(64), PlanWorkload{}, cp8, {});
   SpeedEstimate dp = estimate_speed(gpt_oss(), h200(64), PlanWorkload{}, layout_of(1, 1, 8), {});
   EXPECT_LT(split.tokens_per_s_per_gpu, dp.tokens_per_s_per_gpu);
+}
+
+TEST(SpeedModel, TpCollectivesCountBlocksNotLayers) {
+  // The tiny model's 2 attention and 2 MLP blocks on 4 layers of one block each (as Nemotron-H
+  // arranges its layers) run the same 2 x 4 TP all-gathers and reduce-scatters per pass as on 2
+  // layers of two blocks.
+  ModelShape two = tiny_dense();
+  ModelShape four = two;
+  four.layers = 4;
+  Layout tp2 = layout_of(2, 1, 1);
+  double a = term(estimate_speed(two, h200(8), PlanWorkload{}, tp2, {}), "TP communication");
+  double b = term(estimate_speed(four, h200(8), PlanWorkload{}, tp2, {}), "TP communication");
+  EXPECT_GT(a, 0);
+  EXPECT_DOUBLE_EQ(a, b);
+}
+
+// Hand-built (not a real model): 8 Mamba-2 layers and 8 ungated MLP layers, h = 2,048, Mamba-2
+// 64 heads of 64 (d_inner 4,096), 8 groups, d_state 128.
+ModelShape mamba_mlp() {
+  ModelShape m;
+  m.name = "mamba-mlp";
+  m.layers = 16;
+  m.hidden_size = 2048;
+  m.vocab_size = 32000;
+  m.mamba_layers = 8;
+  m.mamba_heads = 64, m.mamba_head_dim = 64, m.mamba_groups = 8, m.mamba_state_size = 128;
+  m.mamba_conv_kernel = 4;
+  // in_proj 2,048 x (8,192 + 2,048 + 64) + conv 6,144 x 4 + out_proj 4,096 x 2,048.
+  m.mamba_params = 2048LL * 10304 + 6144 * 4 + 4096LL * 2048;
+  m.gated_mlp = false;
+  m.dense_mlp_layers = 8;
+  m.dense_ffn_hidden_size = 8192;
+  m.dense_mlp_params = 2LL * 2048 * 8192;
+  m.embedding_params = m.output_params = 32000LL * 2048;
+  m.active_params = 8 * (m.mamba_params + m.dense_mlp_params) + m.output_params;
+  return m;
+}
+
+TEST(SpeedModel, ContextParallelMambaPaysItsAllToAll) {
+  // No softmax attention: the only CP communication is Mamba-2's all-to-all, not hidden.
+  Layout cp2 = layout_of(1, 1, 1);
+  cp2.cp = 2;
+  SpeedEstimate e = estimate_speed(mamba_mlp(), h200(16), PlanWorkload{}, cp2, {});
+  EXPECT_GT(term(e, "CP communication"), 0);
+  EXPECT_NEAR(sum_of_terms(e), e.step_time_s, 1e-9 * e.step_time_s);
+  EXPECT_GT(term(e, "attention kernels"), 0);  // the SSD scan
+  SpeedEstimate no_cp =
+      estimate_speed(mamba_mlp(), h200(8), PlanWorkload{}, layout_of(1, 1, 1), {});
+  EXPECT_EQ(term(no_cp, "CP communication"), 0);
+}
+
+TEST(SpeedModel, ContextParallelSparseAttentionAllGathersItsKeys) {
+  // Sparse attention gathers every key before the top-k: its CP time is exposed, where the dense
+  // model's K/V ring on 8,192-token rows hides under attention.
+  ModelShape dense = gpt_oss();
+  dense.sliding_window_layers = 0;
+  ModelShape sparse = dense;
+  sparse.indexer_heads = 64, sparse.indexer_head_dim = 128, sparse.indexer_top_k = 2048;
+  sparse.indexer_params = 2880LL * (64 * 128 + 128 + 64);
+  Layout cp2 = layout_of(1, 1, 8);
+  cp2.cp = 2;
+  SpeedEstimate d = estimate_speed(dense, h200(16), PlanWorkload{}, cp2, {});
+  SpeedEstimate s = estimate_speed(sparse, h200(16), PlanWorkload{}, cp2, {});
+  EXPECT_GT(term(s, "CP communication"), term(d, "CP communication"));
+  EXPECT_NEAR(sum_of_terms(s), s.step_time_s, 1e-9 * s.step_time_s);
 }
 
 }  // namespace
