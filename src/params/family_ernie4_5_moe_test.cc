@@ -13,12 +13,6 @@ namespace {
 
 const char* kFixture = "tests/fixtures/configs/ernie-4.5-21b-a3b/config.json";
 
-std::int64_t component(const ActiveParamCount& c, const std::string& name) {
-  std::int64_t total = 0;
-  for (const ParamComponent& p : c.components) total += p.name == name ? p.total : 0;
-  return total;
-}
-
 std::optional<ActiveParamCount> count_text(const std::string& text, Problems& problems) {
   std::optional<HfConfig> config = HfConfig::parse(text, "ernie.json", problems);
   if (!config) return std::nullopt;
@@ -37,12 +31,12 @@ TEST(Ernie45Moe, CountsTheRealConfigByHand) {
   ASSERT_TRUE(result) << testing::describe(problems);
   EXPECT_EQ(result->model_type, "ernie4_5_moe");
   EXPECT_EQ(result->active_params, 3'352'002'560);
-  EXPECT_EQ(component(*result, "attention"), 28 * 15'728'640);
-  EXPECT_EQ(component(*result, "dense MLP"), 94'371'840);
-  EXPECT_EQ(component(*result, "routed experts"), 27 * 70'778'880);
-  EXPECT_EQ(component(*result, "shared experts"), 27 * 23'592'960);
-  EXPECT_EQ(component(*result, "router"), 27 * 163'840);
-  EXPECT_EQ(component(*result, "output layer"), 264'765'440);
+  EXPECT_EQ(testing::component_total(*result, "attention"), 28 * 15'728'640);
+  EXPECT_EQ(testing::component_total(*result, "dense MLP"), 94'371'840);
+  EXPECT_EQ(testing::component_total(*result, "routed experts"), 27 * 70'778'880);
+  EXPECT_EQ(testing::component_total(*result, "shared experts"), 27 * 23'592'960);
+  EXPECT_EQ(testing::component_total(*result, "router"), 27 * 163'840);
+  EXPECT_EQ(testing::component_total(*result, "output layer"), 264'765'440);
   std::vector<std::string> left_out = {"input embedding", "norms", "biases",
                                        "1 multi-token-prediction layer"};
   EXPECT_EQ(result->left_out, left_out);
@@ -84,8 +78,8 @@ TEST(Ernie45Moe, IntervalSkipsLayers) {
   Problems problems;
   auto result = count_text(text, problems);
   ASSERT_TRUE(result) << testing::describe(problems);
-  EXPECT_EQ(component(*result, "dense MLP"), 14 * 94'371'840);
-  EXPECT_EQ(component(*result, "router"), 14 * 163'840);
+  EXPECT_EQ(testing::component_total(*result, "dense MLP"), 14 * 94'371'840);
+  EXPECT_EQ(testing::component_total(*result, "router"), 14 * 163'840);
 }
 
 struct BadErnie {

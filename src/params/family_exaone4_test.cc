@@ -14,12 +14,6 @@ namespace {
 
 const char* kExaone = "tests/fixtures/configs/exaone-4.0-1.2b/config.json";
 
-std::int64_t component(const ActiveParamCount& c, const std::string& name) {
-  std::int64_t total = 0;
-  for (const ParamComponent& p : c.components) total += p.name == name ? p.total : 0;
-  return total;
-}
-
 // The fixture's layer_types block, 30 times "full_attention", as the file writes it.
 std::string layer_types_block() {
   std::string block = "\"layer_types\": [\n";
@@ -59,11 +53,11 @@ TEST(Exaone4, OnePointTwoBCountedByHand) {
   ASSERT_TRUE(count) << testing::describe(problems);
   // H 2048, 32 heads of 64, 8 KV heads: q and o 2048 x 2048 = 4,194,304 each, k and v
   // 2048 x 512 = 1,048,576 each: 10,485,760 per layer.
-  EXPECT_EQ(component(*count, "attention"), std::int64_t{30} * 10'485'760);
+  EXPECT_EQ(testing::component_total(*count, "attention"), std::int64_t{30} * 10'485'760);
   // gate, up 2048 x 4096 and down 4096 x 2048: 3 x 2048 x 4096 = 25,165,824 per layer.
-  EXPECT_EQ(component(*count, "dense MLP"), std::int64_t{30} * 25'165'824);
+  EXPECT_EQ(testing::component_total(*count, "dense MLP"), std::int64_t{30} * 25'165'824);
   // lm_head 2048 x 102,400 = 209,715,200, counted although tied to the embedding.
-  EXPECT_EQ(component(*count, "output layer"), 209'715'200);
+  EXPECT_EQ(testing::component_total(*count, "output layer"), 209'715'200);
   // N = 30 x 35,651,584 + 209,715,200 = 1,279,262,720.
   EXPECT_EQ(count->active_params, 1'279'262'720);
 }

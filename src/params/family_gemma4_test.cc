@@ -15,12 +15,6 @@ namespace {
 const char* const k31b = "tests/fixtures/configs/gemma-4-31b-it/config.json";
 const char* const kE2b = "tests/fixtures/configs/gemma-4-e2b-it/config.json";
 
-std::int64_t component(const ActiveParamCount& c, const std::string& name) {
-  std::int64_t total = 0;
-  for (const ParamComponent& p : c.components) total += p.name == name ? p.total : 0;
-  return total;
-}
-
 std::optional<ActiveParamCount> count_text(const std::string& text, Problems& problems) {
   auto config = HfConfig::parse(text, "gemma4.json", problems);
   if (!config) return std::nullopt;
@@ -37,12 +31,12 @@ TEST(Gemma4Params, Dense31bHasItsOwnGlobalLayers) {
   //        = 132,120,576;
   // global (head_dim 512, 4 KV heads, keys doubling as values: no v_proj):
   //        q 5376x16384 + k 5376x2048 + o 16384x5376 = 5376 x 34816 = 187,170,816.
-  EXPECT_EQ(component(*count, "attention"),
+  EXPECT_EQ(testing::component_total(*count, "attention"),
             std::int64_t{50} * 132'120'576 + std::int64_t{10} * 187'170'816);
   // GeGLU MLP 3 x 5376 x 21504 = 346,816,512 on every layer.
-  EXPECT_EQ(component(*count, "dense MLP"), std::int64_t{60} * 346'816'512);
+  EXPECT_EQ(testing::component_total(*count, "dense MLP"), std::int64_t{60} * 346'816'512);
   // Output (tied, once): 262144 x 5376 = 1,409,286,144.
-  EXPECT_EQ(component(*count, "output layer"), 1'409'286'144);
+  EXPECT_EQ(testing::component_total(*count, "output layer"), 1'409'286'144);
   // N = 8,477,736,960 + 20,808,990,720 + 1,409,286,144.
   EXPECT_EQ(count->active_params, 30'696'013'824);
 }
@@ -75,16 +69,16 @@ TEST(Gemma4Params, E2bSharesKvAndHasPerLayerEmbeddings) {
   // own K/V:  sliding 1536 x (2048 + 256 + 256 + 2048) = 7,077,888 (12 layers);
   //           global 1536 x (4096 + 512 + 512 + 4096) = 14,155,776 (3 layers);
   // shared:   sliding 1536 x 4096 = 6,291,456 (16); global 1536 x 8192 = 12,582,912 (4).
-  EXPECT_EQ(component(*count, "attention"),
+  EXPECT_EQ(testing::component_total(*count, "attention"),
             std::int64_t{12} * 7'077'888 + std::int64_t{3} * 14'155'776 +
                 std::int64_t{16} * 6'291'456 + std::int64_t{4} * 12'582'912);
   // MLP 3 x 1536 x 6144 = 28,311,552 on layers 0-14; double-wide (12288) on 15-34: 56,623,104.
-  EXPECT_EQ(component(*count, "dense MLP"),
+  EXPECT_EQ(testing::component_total(*count, "dense MLP"),
             std::int64_t{15} * 28'311'552 + std::int64_t{20} * 56'623'104);
   // PLE: per layer gate 1536x256 + projection 256x1536 = 786,432; once, 1536 x (35 x 256)
   // = 13,762,560. Output 262144 x 1536 = 402,653,184.
-  EXPECT_EQ(component(*count, "per-layer inputs"), std::int64_t{35} * 786'432);
-  EXPECT_EQ(component(*count, "PLE projection"), 13'762'560);
+  EXPECT_EQ(testing::component_total(*count, "per-layer inputs"), std::int64_t{35} * 786'432);
+  EXPECT_EQ(testing::component_total(*count, "PLE projection"), 13'762'560);
   // N = 278,396,928 + 1,557,135,360 + 27,525,120 + 13,762,560 + 402,653,184 = 2,279,473,152:
   // the model card's "2.3B effective parameters" (the per-layer embedding table left out).
   EXPECT_EQ(count->active_params, 2'279'473'152);
@@ -123,10 +117,10 @@ TEST(Gemma4Params, MoeBlockCountsTheDenseMlpAsTheSharedExpert) {
   Problems problems;
   auto count = count_text(text, problems);
   ASSERT_TRUE(count) << testing::describe(problems);
-  EXPECT_EQ(component(*count, "shared experts"), std::int64_t{60} * 346'816'512);
-  EXPECT_EQ(component(*count, "dense MLP"), 0);
-  EXPECT_EQ(component(*count, "routed experts"), std::int64_t{60} * 90'832'896);
-  EXPECT_EQ(component(*count, "router"), std::int64_t{60} * 688'128);
+  EXPECT_EQ(testing::component_total(*count, "shared experts"), std::int64_t{60} * 346'816'512);
+  EXPECT_EQ(testing::component_total(*count, "dense MLP"), 0);
+  EXPECT_EQ(testing::component_total(*count, "routed experts"), std::int64_t{60} * 90'832'896);
+  EXPECT_EQ(testing::component_total(*count, "router"), std::int64_t{60} * 688'128);
   // N = 30,696,013,824 + 60 x 91,521,024 = 36,187,275,264.
   EXPECT_EQ(count->active_params, 36'187'275'264);
 }

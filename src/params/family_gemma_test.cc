@@ -16,12 +16,6 @@ const char* const kGemma3_27b = "tests/fixtures/configs/gemma-3-27b-it/config.js
 const char* const kGemma3_4b = "tests/fixtures/configs/gemma-3-4b-it/config.json";
 const char* const kGemma2_9b = "tests/fixtures/configs/gemma-2-9b-it/config.json";
 
-std::int64_t component(const ActiveParamCount& c, const std::string& name) {
-  std::int64_t total = 0;
-  for (const ParamComponent& p : c.components) total += p.name == name ? p.total : 0;
-  return total;
-}
-
 std::optional<HfConfig> parse(const std::string& text, Problems& problems) {
   return HfConfig::parse(text, "gemma.json", problems);
 }
@@ -35,11 +29,11 @@ TEST(GemmaParams, Gemma3_27bCountsTheTextPart) {
   // Gemma3TextConfig default; the file does not state it).
   // attention: q 5376x4096 + k 5376x2048 + v 5376x2048 + o 4096x5376 = 5376 x 12288
   //          = 66,060,288 a layer; x 62 = 4,095,737,856.
-  EXPECT_EQ(component(*count, "attention"), std::int64_t{62} * 66'060'288);
+  EXPECT_EQ(testing::component_total(*count, "attention"), std::int64_t{62} * 66'060'288);
   // GeGLU MLP: 3 x 5376 x 21504 = 346,816,512 a layer; x 62 = 21,502,623,744.
-  EXPECT_EQ(component(*count, "dense MLP"), std::int64_t{62} * 346'816'512);
+  EXPECT_EQ(testing::component_total(*count, "dense MLP"), std::int64_t{62} * 346'816'512);
   // Output layer, tied but multiplied once: 262208 x 5376 = 1,409,630,208.
-  EXPECT_EQ(component(*count, "output layer"), 1'409'630'208);
+  EXPECT_EQ(testing::component_total(*count, "output layer"), 1'409'630'208);
   // N = 62 x 412,876,800 + 1,409,630,208 = 27,007,991,808.
   EXPECT_EQ(count->active_params, 27'007'991'808);
   // Gemma 3 has no soft-capping (its config states none); the embedding is left out.
@@ -56,8 +50,8 @@ TEST(GemmaParams, Gemma3_4bTakesTheClassDefaults) {
   // attention: 2560 x (2048 + 1024 + 1024) + 2048 x 2560 = 15,728,640 a layer.
   // MLP: 3 x 2560 x 10240 = 78,643,200 a layer. Output: 262208 x 2560 = 671,252,480.
   // N = 34 x 94,371,840 + 671,252,480 = 3,879,895,040.
-  EXPECT_EQ(component(*count, "attention"), std::int64_t{34} * 15'728'640);
-  EXPECT_EQ(component(*count, "dense MLP"), std::int64_t{34} * 78'643'200);
+  EXPECT_EQ(testing::component_total(*count, "attention"), std::int64_t{34} * 15'728'640);
+  EXPECT_EQ(testing::component_total(*count, "dense MLP"), std::int64_t{34} * 78'643'200);
   EXPECT_EQ(count->active_params, 3'879'895'040);
 }
 
@@ -108,8 +102,8 @@ TEST(GemmaParams, Gemma2_9bAlternatesOneToOne) {
   // attention: 3584 x (4096 + 2048 + 2048) + 4096 x 3584 = 3584 x 12288 = 44,040,192 a layer.
   // MLP: 3 x 3584 x 14336 = 154,140,672. Output (tied): 256000 x 3584 = 917,504,000.
   // N = 42 x 198,180,864 + 917,504,000 = 9,241,100,288.
-  EXPECT_EQ(component(*count, "attention"), std::int64_t{42} * 44'040'192);
-  EXPECT_EQ(component(*count, "dense MLP"), std::int64_t{42} * 154'140'672);
+  EXPECT_EQ(testing::component_total(*count, "attention"), std::int64_t{42} * 44'040'192);
+  EXPECT_EQ(testing::component_total(*count, "dense MLP"), std::int64_t{42} * 154'140'672);
   EXPECT_EQ(count->active_params, 9'241'100'288);
   ASSERT_EQ(count->left_out.size(), 3u);
   EXPECT_EQ(count->left_out[2], "attention and final-logit soft-capping (scalars)");

@@ -21,12 +21,6 @@ std::string as_llama4(const std::string& extra = "") {
                               "\"model_type\": \"llama4_text\"," + extra);
 }
 
-std::int64_t component(const ActiveParamCount& c, const std::string& name) {
-  std::int64_t total = 0;
-  for (const ParamComponent& p : c.components) total += p.name == name ? p.total : 0;
-  return total;
-}
-
 std::optional<ActiveParamCount> count_text(const std::string& text, Problems& problems) {
   auto config = HfConfig::parse(text, "llama4.json", problems);
   if (!config) return std::nullopt;
@@ -42,13 +36,13 @@ TEST(Llama4Params, EveryLayerIsMoeByDefault) {
   // = 4096 / 32 here), 8 experts of 14336, top-2, vocabulary 32000; interleave_moe_layer_step
   // defaults to 1: all 32 layers are MoE.
   // attention 4096 x (4096 + 1024 + 1024) + 4096 x 4096 = 41,943,040 a layer.
-  EXPECT_EQ(component(*count, "attention"), std::int64_t{32} * 41'943'040);
+  EXPECT_EQ(testing::component_total(*count, "attention"), std::int64_t{32} * 41'943'040);
   // routed: 2 x 3 x 4096 x 14336 = 352,321,536; shared expert (intermediate_size, ungated):
   // 176,160,768; router 4096 x 8 = 32,768.
-  EXPECT_EQ(component(*count, "routed experts"), std::int64_t{32} * 352'321'536);
-  EXPECT_EQ(component(*count, "shared experts"), std::int64_t{32} * 176'160'768);
-  EXPECT_EQ(component(*count, "router"), std::int64_t{32} * 32'768);
-  EXPECT_EQ(component(*count, "dense MLP"), 0);
+  EXPECT_EQ(testing::component_total(*count, "routed experts"), std::int64_t{32} * 352'321'536);
+  EXPECT_EQ(testing::component_total(*count, "shared experts"), std::int64_t{32} * 176'160'768);
+  EXPECT_EQ(testing::component_total(*count, "router"), std::int64_t{32} * 32'768);
+  EXPECT_EQ(testing::component_total(*count, "dense MLP"), 0);
   // N = 32 x 570,458,112 + output 32000 x 4096 = 131,072,000 -> 18,385,731,584.
   EXPECT_EQ(count->active_params, 18'385'731'584);
 }
@@ -59,8 +53,8 @@ TEST(Llama4Params, InterleavedDenseLayersUseTheMlpSize) {
   Problems problems;
   auto count = count_text(as_llama4(" \"interleave_moe_layer_step\": 2,"), problems);
   ASSERT_TRUE(count) << testing::describe(problems);
-  EXPECT_EQ(component(*count, "routed experts"), std::int64_t{16} * 352'321'536);
-  EXPECT_EQ(component(*count, "dense MLP"), std::int64_t{16} * 201'326'592);
+  EXPECT_EQ(testing::component_total(*count, "routed experts"), std::int64_t{16} * 352'321'536);
+  EXPECT_EQ(testing::component_total(*count, "dense MLP"), std::int64_t{16} * 201'326'592);
   // N = 32 x 41,943,040 + 16 x (352,321,536 + 176,160,768 + 32,768) + 16 x 201,326,592
   //   + 131,072,000 = 1,342,177,280 + 8,456,241,152 + 3,221,225,472 + 131,072,000.
   EXPECT_EQ(count->active_params, 13'150'715'904);
@@ -98,8 +92,8 @@ TEST(Llama4Params, MoeLayersListOverridesTheStep) {
   Problems problems;
   auto count = count_text(as_llama4(" \"moe_layers\": [0, 31],"), problems);
   ASSERT_TRUE(count) << testing::describe(problems);
-  EXPECT_EQ(component(*count, "routed experts"), std::int64_t{2} * 352'321'536);
-  EXPECT_EQ(component(*count, "dense MLP"), std::int64_t{30} * 201'326'592);
+  EXPECT_EQ(testing::component_total(*count, "routed experts"), std::int64_t{2} * 352'321'536);
+  EXPECT_EQ(testing::component_total(*count, "dense MLP"), std::int64_t{30} * 201'326'592);
 }
 
 struct BadLlama4 {

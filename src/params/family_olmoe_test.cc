@@ -23,12 +23,6 @@ std::string as_olmoe(const std::string& from = "", const std::string& to = "") {
   return from.empty() ? text : testing::replace_all(text, from, to);
 }
 
-std::int64_t component(const ActiveParamCount& c, const std::string& name) {
-  std::int64_t total = 0;
-  for (const ParamComponent& p : c.components) total += p.name == name ? p.total : 0;
-  return total;
-}
-
 TEST(Olmoe, CountsTheTopKExpertsAndTheRouter) {
   Problems problems;
   auto config = HfConfig::parse(as_olmoe(), "olmoe.json", problems);
@@ -37,10 +31,10 @@ TEST(Olmoe, CountsTheTopKExpertsAndTheRouter) {
   ASSERT_TRUE(count) << testing::describe(problems);
   // 48 x (attention 18,874,368 + 8 experts x 3 x 2048 x 768 = 37,748,736 + router
   // 2048 x 128 = 262,144) + lm_head 311,164,928 = 3,041,656,832, the qwen3_moe count.
-  EXPECT_EQ(component(*count, "attention"), std::int64_t{48} * 18'874'368);
-  EXPECT_EQ(component(*count, "routed experts"), std::int64_t{48} * 37'748'736);
-  EXPECT_EQ(component(*count, "router"), std::int64_t{48} * 262'144);
-  EXPECT_EQ(component(*count, "shared experts"), 0);
+  EXPECT_EQ(testing::component_total(*count, "attention"), std::int64_t{48} * 18'874'368);
+  EXPECT_EQ(testing::component_total(*count, "routed experts"), std::int64_t{48} * 37'748'736);
+  EXPECT_EQ(testing::component_total(*count, "router"), std::int64_t{48} * 262'144);
+  EXPECT_EQ(testing::component_total(*count, "shared experts"), 0);
   EXPECT_EQ(count->active_params, 3'041'656'832);
   Problems qwen_problems;
   auto qwen = count_active_params_of_file(testing::source_dir() + "/" + kQwen, qwen_problems);

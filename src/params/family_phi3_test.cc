@@ -17,23 +17,17 @@ std::optional<HfConfig> parse(const std::string& text, Problems& problems) {
   return HfConfig::parse(text, "phi-4.json", problems);
 }
 
-std::int64_t component(const ActiveParamCount& c, const std::string& name) {
-  std::int64_t total = 0;
-  for (const ParamComponent& p : c.components) total += p.name == name ? p.total : 0;
-  return total;
-}
-
 TEST(Phi3, Phi4CountsTheFusedMatricesByHand) {
   Problems problems;
   auto count = count_active_params_of_file(testing::source_dir() + "/" + kPhi4, problems);
   ASSERT_TRUE(count) << testing::describe(problems);
   // H 5120, 40 heads of 128, 10 KV heads: qkv 5120 x (5120 + 2 x 1280) = 39,321,600 and
   // o 5120 x 5120 = 26,214,400, so attention 65,536,000 per layer.
-  EXPECT_EQ(component(*count, "attention"), std::int64_t{40} * 65'536'000);
+  EXPECT_EQ(testing::component_total(*count, "attention"), std::int64_t{40} * 65'536'000);
   // gate_up 5120 x 35,840 + down 17,920 x 5120 = 3 x 5120 x 17,920 = 275,251,200 per layer.
-  EXPECT_EQ(component(*count, "dense MLP"), std::int64_t{40} * 275'251'200);
+  EXPECT_EQ(testing::component_total(*count, "dense MLP"), std::int64_t{40} * 275'251'200);
   // lm_head 5120 x 100,352 = 513,802,240.
-  EXPECT_EQ(component(*count, "output layer"), 513'802'240);
+  EXPECT_EQ(testing::component_total(*count, "output layer"), 513'802'240);
   // N = 40 x 340,787,200 + 513,802,240 = 14,145,290,240.
   EXPECT_EQ(count->active_params, 14'145'290'240);
   EXPECT_EQ(count->components.size(), 3u);
