@@ -39,7 +39,9 @@ std::vector<Block> read_blocks(const HfConfig& c) {
         default:
           c.report("hybrid_override_pattern", "unknown layer kind",
                    "M (Mamba-2), * (attention), - (MLP) or E (MoE)",
-                   fmt::format("'{}' at layer {}", pattern[i], i));
+                   static_cast<unsigned char>(pattern[i]) < 0x80
+                       ? fmt::format("'{}' at layer {}", pattern[i], i)
+                       : fmt::format("a non-ASCII character at layer {}", i));
           return {};
       }
     }

@@ -2,17 +2,33 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "params/python_json.h"
 
 namespace openrecipes {
+namespace {
+
+// What a wrong-typed node holds, in words; the bare NaN and +-Infinity that Python writes (kept
+// as plain words by the YAML reader, see python_json.h) are numbers, not strings.
+std::string found_in(const YamlNode& node) {
+  if (node.kind == YamlNode::Kind::kScalar && !node.quoted &&
+      (node.scalar == "NaN" || node.scalar == "Infinity" || node.scalar == "-Infinity")) {
+    return "the non-finite number " + node.scalar;
+  }
+  return describe_found(node);
+}
+
+}  // namespace
 
 std::optional<HfConfig> HfConfig::parse(const std::string& text, const std::string& file,
                                         Problems& problems) {
   // JSON first (the YAML reader below, used for line:column positions, would accept more), as
   // Python writes it: NaN and +-Infinity where json.dumps puts them (python_json.h). The YAML
   // reader keeps them as the plain words, which no size the counter reads can be.
+  // A UTF-8 byte-order mark, which RFC 8259 section 8.1 lets a parser ignore, is dropped.
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) return parse(text.substr(3), file, problems);
   const std::string strict = mask_python_nonfinite_numbers(text);
   if (!nlohmann::json::accept(strict)) {
     std::size_t byte = 0;
@@ -80,6 +96,10 @@ std::string HfConfig::path(const std::string& key) const {
 void HfConfig::report(const std::string& key, std::string message, std::string expected,
                       std::string found) const {
   std::string field = path(key);
+  // Families read some sizes twice (a block and a consistency check): report each once.
+  for (const Problem& p : problems_) {
+    if (p.field == field && p.message == message) return;
+  }
   problems_.push_back({document_.file, document_.position_of(field), field, "config",
                        std::move(message), std::move(expected), std::move(found)});
 }
@@ -87,7 +107,7 @@ void HfConfig::report(const std::string& key, std::string message, std::string e
 std::string HfConfig::model_type() const {
   const YamlNode* node = find("model_type");
   if (node && (node->kind != YamlNode::Kind::kScalar || !node->quoted)) {
-    report("model_type", "wrong type", "a string such as \"llama\"", describe_found(*node));
+    report("model_type", "wrong type", "a string such as \"llama\"", found_in(*node));
     return "";
   }
   if (!node) {
@@ -122,7 +142,16 @@ std::int64_t HfConfig::integer_or(const std::string& key, std::int64_t fallback,
   nlohmann::json value =
       node->kind == YamlNode::Kind::kScalar ? resolve_scalar(*node) : nlohmann::json();
   if (!value.is_number_integer() || node->quoted) {
-    report(key, "wrong type", "an integer", describe_found(*node));
+    // A whole number beyond int64 (1e30, 2**63) reads as a float: too large, not a wrong type.
+    bool whole = value.is_number_float() && !node->quoted && std::isfinite(value.get<double>()) &&
+                 std::floor(value.get<double>()) == value.get<double>() &&
+                 std::fabs(value.get<double>()) >= 9.2e18;
+    if (whole) {
+      report(key, value.get<double>() > 0 ? "too large" : "too small",
+             fmt::format("an integer from {} to {}", minimum, maximum), node->scalar);
+    } else {
+      report(key, "wrong type", "an integer", found_in(*node));
+    }
     return std::max(fallback, minimum);
   }
   std::int64_t number = value.get<std::int64_t>();
@@ -140,7 +169,7 @@ bool HfConfig::boolean_or(const std::string& key, bool fallback) const {
   nlohmann::json value =
       node->kind == YamlNode::Kind::kScalar ? resolve_scalar(*node) : nlohmann::json();
   if (!value.is_boolean() || node->quoted) {
-    report(key, "wrong type", "true or false", describe_found(*node));
+    report(key, "wrong type", "true or false", found_in(*node));
     return fallback;
   }
   return value.get<bool>();
@@ -151,12 +180,12 @@ std::vector<std::string> HfConfig::strings(const std::string& key) const {
   const YamlNode* node = find(key);
   if (!node) return out;
   if (node->kind != YamlNode::Kind::kSequence) {
-    report(key, "wrong type", "a list of strings", describe_found(*node));
+    report(key, "wrong type", "a list of strings", found_in(*node));
     return out;
   }
   for (const YamlNode& item : node->items) {
     if (item.kind != YamlNode::Kind::kScalar || !item.quoted) {
-      report(key, "wrong type", "a list of strings", describe_found(item));
+      report(key, "wrong type", "a list of strings", found_in(item));
       return {};
     }
     out.push_back(item.scalar);
@@ -169,13 +198,13 @@ std::vector<std::int64_t> HfConfig::integers(const std::string& key) const {
   const YamlNode* node = find(key);
   if (!node) return out;
   if (node->kind != YamlNode::Kind::kSequence) {
-    report(key, "wrong type", "a list of integers", describe_found(*node));
+    report(key, "wrong type", "a list of integers", found_in(*node));
     return out;
   }
   for (const YamlNode& item : node->items) {
     nlohmann::json value = resolve_scalar(item);
     if (!value.is_number_integer()) {
-      report(key, "wrong type", "a list of integers", describe_found(item));
+      report(key, "wrong type", "a list of integers", found_in(item));
       return {};
     }
     out.push_back(value.get<std::int64_t>());
@@ -187,7 +216,7 @@ std::string HfConfig::string_or(const std::string& key, const std::string& fallb
   const YamlNode* node = find(key);
   if (!node) return fallback;
   if (node->kind != YamlNode::Kind::kScalar || !node->quoted) {
-    report(key, "wrong type", "a string", describe_found(*node));
+    report(key, "wrong type", "a string", found_in(*node));
     return fallback;
   }
   return node->scalar;

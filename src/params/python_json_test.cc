@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "params/active_params.h"
 #include "params/hf_config.h"
 #include "test_support.h"
 
@@ -66,6 +67,51 @@ TEST(PythonJson, AnInfiniteSizeIsAWrongTypeAtItsField) {
   EXPECT_EQ(config->problems()[0].position.line, 2);
   EXPECT_NE(config->problems()[0].found.find("Infinity"), std::string::npos)
       << config->problems()[0].found;
+}
+
+TEST(PythonJson, ANonFiniteStringFieldIsNamedAsANumber) {
+  Problems problems;
+  std::optional<HfConfig> config = HfConfig::parse(R"({"model_type": NaN})", "c.json", problems);
+  ASSERT_TRUE(config) << testing::describe(problems);
+  EXPECT_EQ(config->model_type(), "");
+  ASSERT_EQ(config->problems().size(), 1u);
+  EXPECT_EQ(config->problems()[0].found, "the non-finite number NaN");
+}
+
+TEST(HfConfigReads, AByteOrderMarkIsIgnored) {
+  Problems problems;
+  std::optional<HfConfig> config = HfConfig::parse(
+      "\xEF\xBB\xBF{\"model_type\": \"llama\", \"hidden_size\": 4096}", "c.json", problems);
+  ASSERT_TRUE(config) << testing::describe(problems);
+  EXPECT_EQ(config->integer("hidden_size"), 4096);
+  EXPECT_TRUE(config->problems().empty()) << testing::describe(config->problems());
+}
+
+TEST(HfConfigReads, AWholeNumberBeyondInt64IsTooLargeNotAWrongType) {
+  for (const char* number : {"1e30", "9223372036854775808"}) {
+    Problems problems;
+    std::optional<HfConfig> config =
+        HfConfig::parse(std::string(R"({"model_type": "llama", "hidden_size": )") + number + "}",
+                        "c.json", problems);
+    ASSERT_TRUE(config) << number;
+    config->integer("hidden_size");
+    ASSERT_EQ(config->problems().size(), 1u) << number;
+    EXPECT_EQ(config->problems()[0].message, "too large") << number;
+    EXPECT_EQ(config->problems()[0].found, number);
+  }
+}
+
+TEST(HfConfigReads, ASizeReadTwiceIsReportedOnce) {
+  std::string text = testing::read_source_file("tests/fixtures/configs/llama-3.1-8b.json");
+  std::string heads = "\"num_attention_heads\": 32";
+  ASSERT_NE(text.find(heads), std::string::npos);
+  text.replace(text.find(heads), heads.size(), "\"num_attention_heads\": 0");
+  Problems problems;
+  std::optional<HfConfig> config = HfConfig::parse(text, "llama.json", problems);
+  ASSERT_TRUE(config);
+  EXPECT_FALSE(count_active_params(*config, problems));
+  ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
+  EXPECT_EQ(problems[0].field, "num_attention_heads");
 }
 
 }  // namespace
