@@ -17,8 +17,8 @@ enum class Block { kMamba, kAttention, kMlp, kMoe };
 
 int as_int(std::int64_t value) { return static_cast<int>(value); }
 
-// The layer kinds, from hybrid_override_pattern or layers_block_type; problems go to `c`.
-std::vector<Block> read_blocks(const HfConfig& c) {
+// The layer kinds of `hybrid_override_pattern` (empty when absent or bad; problems go to `c`).
+std::vector<Block> blocks_of_pattern(const HfConfig& c) {
   std::vector<Block> blocks;
   std::string pattern = c.string_or("hybrid_override_pattern", "");
   if (!pattern.empty()) {
@@ -47,14 +47,13 @@ std::vector<Block> read_blocks(const HfConfig& c) {
     }
     return blocks;
   }
+  return {};
+}
+
+// The layer kinds of `layers_block_type` (empty when absent or bad; problems go to `c`).
+std::vector<Block> blocks_of_types(const HfConfig& c) {
+  std::vector<Block> blocks;
   std::vector<std::string> types = c.strings("layers_block_type");
-  if (types.empty()) {
-    if (c.problems().empty()) {
-      c.report("hybrid_override_pattern", "missing required field",
-               "one of M, *, - and E per layer (or a layers_block_type list)", "nothing");
-    }
-    return {};
-  }
   for (std::size_t i = 0; i < types.size(); ++i) {
     const std::string& t = types[i];
     // transformers' legacy names (mamba, attention) and its current ones (linear_attention,
@@ -75,6 +74,29 @@ std::vector<Block> read_blocks(const HfConfig& c) {
     }
   }
   return blocks;
+}
+
+// The layer kinds, from hybrid_override_pattern or layers_block_type; when a config has both they
+// must agree. Empty, with problems on `c`, when neither gives them.
+std::vector<Block> read_blocks(const HfConfig& c) {
+  std::vector<Block> pattern = blocks_of_pattern(c);
+  std::vector<Block> types = c.has("layers_block_type") ? blocks_of_types(c) : std::vector<Block>{};
+  if (!c.problems().empty()) return {};
+  if (pattern.empty() && types.empty()) {
+    c.report("hybrid_override_pattern", "missing required field",
+             "one of M, *, - and E per layer (or a layers_block_type list)", "nothing");
+    return {};
+  }
+  if (!pattern.empty() && !types.empty() && pattern != types) {
+    std::size_t layer = 0;
+    while (layer < pattern.size() && layer < types.size() && pattern[layer] == types[layer])
+      ++layer;
+    c.report("layers_block_type", "disagrees with hybrid_override_pattern",
+             fmt::format("the pattern's {} layers, kind for kind", pattern.size()),
+             fmt::format("{} layers, the first difference at layer {}", types.size(), layer));
+    return {};
+  }
+  return pattern.empty() ? types : pattern;
 }
 
 // How many layers of `kind` `blocks` has.

@@ -245,6 +245,28 @@ TEST(NemotronH, UnknownBlockTypeInTheList) {
   EXPECT_GT(problems[0].position.line, 0);
 }
 
+// A config with both forms: they must name the same kind for every layer.
+TEST(NemotronH, APatternAndAListMustAgree) {
+  std::string pattern = std::string("\"hybrid_override_pattern\": \"") + kPattern + "\"";
+  auto with_list = [&](const std::string& first_kind) {
+    std::string list = "\"layers_block_type\": [";
+    for (std::size_t i = 0; i < sizeof(kPattern) - 1; ++i) {
+      char ch = kPattern[i];
+      std::string kind = ch == 'M' ? "mamba" : ch == 'E' ? "moe" : "attention";
+      list += std::string(i ? ", " : "") + "\"" + (i == 0 ? first_kind : kind) + "\"";
+    }
+    return testing::replace_all(nano_text(), pattern, pattern + ",\n  " + list + "]");
+  };
+  Problems agree;
+  EXPECT_TRUE(read_text(with_list("mamba"), agree)) << testing::describe(agree);
+  Problems disagree;
+  EXPECT_FALSE(read_text(with_list("moe"), disagree));
+  ASSERT_EQ(disagree.size(), 1u) << testing::describe(disagree);
+  EXPECT_EQ(disagree[0].field, "layers_block_type");
+  EXPECT_EQ(disagree[0].message, "disagrees with hybrid_override_pattern");
+  EXPECT_EQ(disagree[0].found, "52 layers, the first difference at layer 0");
+}
+
 TEST(NemotronH, NoPatternAtAll) {
   std::string text = testing::replace_all(
       nano_text(), std::string("\"hybrid_override_pattern\": \"") + kPattern + "\",", "");
