@@ -170,12 +170,8 @@ std::optional<FamilyModel> read_sparse_attention_model(const HfConfig& c, Proble
   model.count.left_out = {"input embedding", "norms", "biases"};
   if (mtp > 0) model.count.left_out.push_back(plural(mtp, "multi-token-prediction layer"));
 
+  model.shape = shape_base(model.count, s, c.boolean_or("tie_word_embeddings", false));
   ModelShape& shape = model.shape;
-  shape.model_type = model.count.model_type;
-  shape.layers = static_cast<int>(s.layers);
-  shape.hidden_size = static_cast<int>(s.hidden);
-  shape.vocab_size = s.vocab;
-  shape.tied_embeddings = c.boolean_or("tie_word_embeddings", false);
   shape.mtp_layers = static_cast<int>(mtp);
   // MLA: every head has its own (decompressed) key and value; the query/key width is the no-rope
   // plus rope parts (as model_shape.cc reads DeepSeek-V3).
@@ -209,9 +205,6 @@ std::optional<FamilyModel> read_sparse_attention_model(const HfConfig& c, Proble
     shape.shared_expert_params = shared;
     shape.router_params = s.hidden * e.experts;
   }
-  shape.embedding_params = s.vocab * s.hidden;
-  shape.output_params = s.vocab * s.hidden;
-  shape.active_params = model.count.active_params;
   return model;
 }
 

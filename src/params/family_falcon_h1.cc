@@ -82,12 +82,8 @@ std::optional<FamilyModel> read_falcon_h1(const HfConfig& c, Problems& problems)
   model.count.left_out = {"input embedding", "norms", "biases", "A_log, D and dt_bias",
                           "muP multipliers (scalars)"};
 
+  model.shape = shape_base(model.count, s, tied);
   ModelShape& shape = model.shape;
-  shape.model_type = "falcon_h1";
-  shape.layers = as_int(s.layers);
-  shape.hidden_size = as_int(s.hidden);
-  shape.vocab_size = s.vocab;
-  shape.tied_embeddings = tied;
   shape.attention_heads = as_int(heads);
   shape.kv_heads = as_int(kv_heads);
   shape.head_dim = as_int(head_dim);
@@ -104,9 +100,6 @@ std::optional<FamilyModel> read_falcon_h1(const HfConfig& c, Problems& problems)
   shape.dense_mlp_layers = as_int(s.layers);
   shape.dense_ffn_hidden_size = as_int(ffn);
   shape.dense_mlp_params = mlp;
-  shape.embedding_params = s.vocab * s.hidden;
-  shape.output_params = s.vocab * s.hidden;
-  shape.active_params = *n;
   return model;
 }
 

@@ -125,12 +125,8 @@ std::optional<FamilyModel> read_gemma(const HfConfig& c, const GemmaDefaults& d,
     count.left_out.push_back("attention and final-logit soft-capping (scalars)");
   if (biases) count.left_out.push_back("biases");
 
+  model.shape = shape_base(count, s, tied);
   ModelShape& shape = model.shape;
-  shape.model_type = count.model_type;
-  shape.layers = static_cast<int>(s.layers);
-  shape.hidden_size = static_cast<int>(s.hidden);
-  shape.vocab_size = s.vocab;
-  shape.tied_embeddings = tied;
   shape.attention_heads = static_cast<int>(heads);
   shape.kv_heads = static_cast<int>(kv_heads);
   shape.head_dim = static_cast<int>(head_dim);
@@ -142,9 +138,6 @@ std::optional<FamilyModel> read_gemma(const HfConfig& c, const GemmaDefaults& d,
   shape.dense_ffn_hidden_size = static_cast<int>(ffn);
   shape.attention_params = attention;
   shape.dense_mlp_params = mlp;
-  shape.embedding_params = s.vocab * s.hidden;
-  shape.output_params = s.vocab * s.hidden;
-  shape.active_params = count.active_params;
   return model;
 }
 

@@ -199,12 +199,8 @@ std::optional<FamilyModel> read_gemma4(const HfConfig& c, Problems& problems) {
   // The planner holds one size per kind of layer part: sizes that differ between sliding,
   // global and KV-sharing layers are averaged over the layers (rounded down), and the PLE
   // matrices ride with the MLP.
+  model.shape = shape_base(count, s, z.tied);
   ModelShape& shape = model.shape;
-  shape.model_type = count.model_type;
-  shape.layers = static_cast<int>(s.layers);
-  shape.hidden_size = static_cast<int>(s.hidden);
-  shape.vocab_size = s.vocab;
-  shape.tied_embeddings = z.tied;
   shape.attention_heads = static_cast<int>(z.heads);
   // TP must divide the KV heads of every layer kind.
   shape.kv_heads = static_cast<int>(z.global_kv_heads > 0 ? std::gcd(z.kv_heads, z.global_kv_heads)
@@ -232,9 +228,7 @@ std::optional<FamilyModel> read_gemma4(const HfConfig& c, Problems& problems) {
     shape.dense_mlp_params = mlp_per_layer;
   }
   // The PLE table is an input embedding too (a lookup per token and layer).
-  shape.embedding_params = s.vocab * s.hidden + z.ple_vocab * s.layers * z.ple;
-  shape.output_params = s.vocab * s.hidden;
-  shape.active_params = count.active_params;
+  shape.embedding_params += z.ple_vocab * s.layers * z.ple;  // the per-layer embedding table
   return model;
 }
 

@@ -18,12 +18,7 @@ int as_int(std::int64_t value) { return static_cast<int>(value); }
 
 // The planner's sizes of `d`, with the per-layer counts of `count`.
 ModelShape shape_of(const GqaDecoder& d, const ActiveParamCount& count) {
-  ModelShape shape;
-  shape.model_type = d.model_type;
-  shape.layers = as_int(d.s.layers);
-  shape.hidden_size = as_int(d.s.hidden);
-  shape.vocab_size = d.s.vocab;
-  shape.tied_embeddings = d.tied_embeddings;
+  ModelShape shape = shape_base(count, d.s, d.tied_embeddings);
   shape.attention_heads = as_int(d.heads);
   shape.kv_heads = as_int(d.kv_heads);
   shape.head_dim = as_int(d.head_dim);
@@ -44,9 +39,6 @@ ModelShape shape_of(const GqaDecoder& d, const ActiveParamCount& count) {
     shape.dense_ffn_hidden_size = as_int(d.dense_ffn);
     shape.dense_mlp_params = gated_mlp(d.s.hidden, d.dense_ffn);
   }
-  shape.embedding_params = d.s.vocab * d.s.hidden;
-  shape.output_params = d.s.vocab * d.s.hidden;
-  shape.active_params = count.active_params;
   return shape;
 }
 

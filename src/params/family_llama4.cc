@@ -162,12 +162,8 @@ std::optional<FamilyModel> read_llama4(const HfConfig& c, Problems& problems) {
   count.left_out = {"input embedding", "norms"};
   if (biases) count.left_out.push_back("biases");
 
+  model.shape = shape_base(count, s, tied);
   ModelShape& shape = model.shape;
-  shape.model_type = count.model_type;
-  shape.layers = static_cast<int>(s.layers);
-  shape.hidden_size = static_cast<int>(s.hidden);
-  shape.vocab_size = s.vocab;
-  shape.tied_embeddings = tied;
   shape.attention_heads = static_cast<int>(heads);
   shape.kv_heads = static_cast<int>(kv_heads);
   shape.head_dim = static_cast<int>(head_dim);
@@ -192,9 +188,6 @@ std::optional<FamilyModel> read_llama4(const HfConfig& c, Problems& problems) {
     shape.router_params = s.hidden * experts;
   }
   shape.attention_params = attention;
-  shape.embedding_params = s.vocab * s.hidden;
-  shape.output_params = s.vocab * s.hidden;
-  shape.active_params = count.active_params;
   return model;
 }
 

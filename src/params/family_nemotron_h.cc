@@ -245,12 +245,8 @@ std::optional<FamilyModel> read_nemotron_h(const HfConfig& c, Problems& problems
         fmt::format("{} multi-token-prediction layer{}", mtp, mtp == 1 ? "" : "s"));
   }
 
+  model.shape = shape_base(model.count, s, tied);
   ModelShape& shape = model.shape;
-  shape.model_type = "nemotron_h";
-  shape.layers = as_int(s.layers);
-  shape.hidden_size = as_int(s.hidden);
-  shape.vocab_size = s.vocab;
-  shape.tied_embeddings = tied;
   shape.mtp_layers = as_int(mtp);
   shape.attention_heads = as_int(heads);
   shape.kv_heads = as_int(kv_heads);
@@ -276,9 +272,6 @@ std::optional<FamilyModel> read_nemotron_h(const HfConfig& c, Problems& problems
   shape.expert_params = moe_layers > 0 ? one_expert : 0;
   shape.shared_expert_params = moe_layers > 0 ? shared : 0;
   shape.router_params = moe_layers > 0 ? s.hidden * moe.experts : 0;
-  shape.embedding_params = s.vocab * s.hidden;
-  shape.output_params = s.vocab * s.hidden;
-  shape.active_params = *n;
   return model;
 }
 

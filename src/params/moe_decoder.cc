@@ -137,12 +137,8 @@ std::optional<FamilyModel> build_moe_decoder(const HfConfig& c, const MoeDecoder
   model.count.active_params = *total;
   model.count.left_out = d.left_out;
 
+  model.shape = shape_base(model.count, s, d.tied);
   ModelShape& shape = model.shape;
-  shape.model_type = d.model_type;
-  shape.layers = as_int(s.layers);
-  shape.hidden_size = as_int(s.hidden);
-  shape.vocab_size = s.vocab;
-  shape.tied_embeddings = d.tied;
   shape.mtp_layers = as_int(d.mtp_layers);
   shape.attention_heads = as_int(d.heads);
   shape.kv_heads = as_int(d.kv_heads);
@@ -167,9 +163,6 @@ std::optional<FamilyModel> build_moe_decoder(const HfConfig& c, const MoeDecoder
     shape.router_params = router;
   }
   shape.attention_params = attention;
-  shape.embedding_params = s.vocab * s.hidden;
-  shape.output_params = s.vocab * s.hidden;
-  shape.active_params = *total;
   return model;
 }
 

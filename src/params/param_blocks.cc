@@ -73,6 +73,19 @@ BlockParams gated_deltanet(const HfConfig& c, const Shape& s) {
                       dims(s.hidden, value_heads), dims(value_dim, s.hidden), channels, kernel)};
 }
 
+ModelShape shape_base(const ActiveParamCount& count, const Shape& s, bool tied) {
+  ModelShape shape;
+  shape.model_type = count.model_type;
+  shape.active_params = count.active_params;
+  shape.layers = static_cast<int>(s.layers);
+  shape.hidden_size = static_cast<int>(s.hidden);
+  shape.vocab_size = s.vocab;
+  shape.tied_embeddings = tied;
+  shape.embedding_params = s.vocab * s.hidden;
+  shape.output_params = s.vocab * s.hidden;
+  return shape;
+}
+
 std::int64_t gated_mlp(std::int64_t hidden, std::int64_t ffn) { return 3 * hidden * ffn; }
 
 std::optional<std::int64_t> sum_components(const std::vector<ParamComponent>& components,

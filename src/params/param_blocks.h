@@ -11,6 +11,7 @@
 
 #include "params/active_params.h"
 #include "params/hf_config.h"
+#include "params/model_shape.h"
 
 namespace openrecipes {
 
@@ -51,6 +52,11 @@ BlockParams mla(const HfConfig& c, const Shape& s);
 /// H->value heads, out V->H and the depthwise convolution over the 2K+V channels (A_log and
 /// dt_bias are left out).
 BlockParams gated_deltanet(const HfConfig& c, const Shape& s);
+
+/// The planner's shape as every family reader starts it: `count`'s model_type and N, the layers,
+/// hidden size and vocabulary of `s`, `tied` embeddings, and the vocab x hidden input embedding
+/// and output layer. The reader fills in its attention, mixer and MLP sizes.
+ModelShape shape_base(const ActiveParamCount& count, const Shape& s, bool tied);
 
 /// A gated (SwiGLU/GeGLU) MLP: gate and up hidden x ffn, down ffn x hidden, = 3 x hidden x ffn.
 std::int64_t gated_mlp(std::int64_t hidden, std::int64_t ffn);
