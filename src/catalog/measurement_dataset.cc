@@ -63,6 +63,7 @@ PublishedMeasurement row_from_yaml(const YamlNode& item, std::size_t index) {
   m.tokens_per_s_per_gpu = field_number(item, "tokens_per_s_per_gpu");
   m.model_tflop_per_s_per_gpu = field_number(item, "model_tflop_per_s_per_gpu");
   m.notes = field_string_list(item, "notes");
+  m.known_issue = field_optional_string(item, "known_issue").value_or("");
   if (const YamlNode* source = field_mapping(item, "source")) m.source = source_from_yaml(*source);
   m.position = item.position;
   m.index = index;

@@ -49,6 +49,8 @@ struct PublishedMeasurement {
   double tokens_per_s_per_gpu = 0;
   double model_tflop_per_s_per_gpu = 0;
   std::vector<std::string> notes;
+  /// The bug the release names as slowing this figure (a known regression), else empty.
+  std::string known_issue;
   MeasurementSource source;
   SourcePosition position;  ///< of the row in the dataset file
   std::size_t index = 0;    ///< position in `rows`, for field paths (rows[i])

@@ -140,6 +140,11 @@ PublishedLayouts published_layouts(const std::filesystem::path& root,
       exclude("published.lora", "LoRA trains adapters only; the speed model times full training");
       continue;
     }
+    if (!row.known_issue.empty()) {
+      exclude("published.known_issue",
+              fmt::format("the release says a known bug ({}) slows this figure", row.known_issue));
+      continue;
+    }
     if (row.fsdp && *row.fsdp > 0) {
       exclude("published.fsdp", fmt::format("FSDP {}: the speed model has no FSDP", *row.fsdp));
       continue;
