@@ -61,6 +61,46 @@ TEST(ExportCli, LayoutGivesAPlannedDraftThatValidates) {
   }
 }
 
+// Each low precision gives the same settings in the three drafts, and the planned recipe
+// validates: its run sets what run.precision asks of that precision.
+TEST(ExportCli, EachPrecisionGivesDraftsThatAgreeAndValidate) {
+  struct Case {
+    const char* precision;
+    const char* flag;    // in the slime and Megatron-LM commands
+    const char* preset;  // Megatron-Bridge's cfg.mixed_precision
+  };
+  for (const Case& c :
+       {Case{"fp8", "--fp8-recipe tensorwise", "bf16_with_fp8_current_scaling_mixed"},
+        Case{"mxfp8", "--fp8-recipe mxfp8", "bf16_with_mxfp8_mixed"},
+        Case{"nvfp4", "--fp4-format e2m1", "bf16_with_nvfp4_mixed"}}) {
+    const std::string layout = std::string("export --model gpt-oss-20b --gpu B200 --gpus 8 ") +
+                               "--layout 'TP1 EP8' --precision " + c.precision;
+    for (const char* target : {"slime", "megatron-lm"}) {
+      fs::path out = fs::path(testing::fresh_dir("export_precision")) / "draft.yaml";
+      CliRun result = run(layout + " --to " + target + " -o '" + out.string() + "'");
+      ASSERT_EQ(result.exit_code, 0) << c.precision << " " << target << ": " << result.output;
+      std::ifstream in(out);
+      std::ostringstream text;
+      text << in.rdbuf();
+      EXPECT_NE(text.str().find(c.flag), std::string::npos) << c.precision << " " << target;
+      EXPECT_NE(text.str().find(std::string("precision: ") + c.precision), std::string::npos);
+      CliRun validate = run("validate '" + out.string() + "'");
+      EXPECT_EQ(validate.exit_code, 0) << c.precision << " " << target << ": " << validate.output;
+    }
+    CliRun bridge = run(layout + " --to megatron-bridge");
+    ASSERT_EQ(bridge.exit_code, 0) << bridge.output;
+    EXPECT_NE(bridge.output.find(std::string("cfg.mixed_precision = \"") + c.preset + "\""),
+              std::string::npos)
+        << c.precision;
+  }
+  CliRun hopper = run(
+      "export --model gpt-oss-20b --gpu H200 --gpus 8 --layout 'TP1 EP8' --precision nvfp4 --to "
+      "slime");
+  EXPECT_EQ(hopper.exit_code, 1) << hopper.output;
+  EXPECT_NE(hopper.output.find("H200 has no tensor cores for it"), std::string::npos)
+      << hopper.output;
+}
+
 TEST(ExportCli, LayoutToBridgeSaysPlanned) {
   CliRun result =
       run("export --model gpt-oss-20b --gpu H200 --gpus 16 --layout 'TP1 PP2 EP8' --to "

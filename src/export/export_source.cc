@@ -281,7 +281,7 @@ std::optional<ExportSource> export_source_from_recipe(const Recipe& recipe, cons
   source.workload.row_tokens = recipe.workload.row_tokens;
   source.workload.global_batch = recipe.workload.global_batch;
   source.workload.precision =
-      recipe.workload.precision == "fp8" ? Precision::kFp8 : Precision::kBf16;
+      precision_from_name(recipe.workload.precision).value_or(Precision::kBf16);
   source.layout = recipe.layout;
   source.env = recipe.env;
   source.patches = recipe.patches;

@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "export/export_notes.h"
+#include "export/precision_arguments.h"
 
 namespace openrecipes {
 namespace {
@@ -256,10 +257,8 @@ std::string settings_sections(const ExportSource& source, const ArgumentRules& r
   for (const CommandArgument& argument : source.training_arguments)
     out += assignment(rules, argument);
   out += "\n    # Mixed precision\n";
-  out +=
-      fmt::format("    cfg.mixed_precision = {}\n", source.workload.precision == Precision::kFp8
-                                                        ? "\"bf16_with_fp8_current_scaling_mixed\""
-                                                        : "\"bf16_mixed\"");
+  out += fmt::format("    cfg.mixed_precision = \"{}\"\n",
+                     precision_preset(source.workload.precision));
   if (!source.other_arguments.empty()) {
     out += "\n    # The recipe's other settings\n";
     for (const CommandArgument& argument : source.other_arguments)

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "export/export_notes.h"
+#include "export/precision_arguments.h"
 #include "figures/figures.h"
 
 namespace openrecipes {
@@ -158,7 +159,8 @@ std::vector<CommandArgument> training_arguments(const ExportSource& source, bool
   add(list, "--global-batch-size", {fmt::format("{}", source.workload.global_batch)});
   add(list, "--train-iters", {fmt::format("{}", kProtocolSteps)});
   add(list, "--bf16");
-  if (source.workload.precision == Precision::kFp8) add(list, "--fp8-format", {"hybrid"});
+  for (const CommandArgument& argument : precision_arguments(source.workload.precision))
+    list.push_back(argument);
   for (const CommandArgument& argument : source.training_arguments) list.push_back(argument);
   add(list, "--use-distributed-optimizer");
   for (const CommandArgument& argument : source.other_arguments) list.push_back(argument);

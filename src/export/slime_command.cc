@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "export/export_notes.h"
+#include "export/precision_arguments.h"
 #include "figures/figures.h"
 
 namespace openrecipes {
@@ -123,7 +124,8 @@ std::string slime_command(const ExportSource& source) {
   for (const CommandArgument& argument : source.training_arguments)
     lines.push_back(argument_text(argument));
   lines.push_back("--use-distributed-optimizer");
-  if (source.workload.precision == Precision::kFp8) lines.push_back("--fp8-format hybrid");
+  for (const CommandArgument& argument : precision_arguments(source.workload.precision))
+    lines.push_back(argument_text(argument));
   for (const CommandArgument& argument : source.other_arguments)
     lines.push_back(argument_text(argument));
 

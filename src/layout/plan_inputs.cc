@@ -16,4 +16,11 @@ std::string precision_name(Precision precision) {
   return "bf16";
 }
 
+std::optional<Precision> precision_from_name(std::string_view name) {
+  for (Precision p : {Precision::kBf16, Precision::kFp8, Precision::kMxfp8, Precision::kNvfp4}) {
+    if (name == precision_name(p)) return p;
+  }
+  return std::nullopt;
+}
+
 }  // namespace openrecipes

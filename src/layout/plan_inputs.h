@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "catalog/gpu.h"
 #include "catalog/protocol.h"
@@ -38,5 +40,9 @@ struct PlanWorkload {
 
 /// "bf16", "fp8", "mxfp8" or "nvfp4".
 std::string precision_name(Precision precision);
+
+/// The precision `name` (as precision_name writes it, or as a recipe's workload.precision states
+/// it) names; nullopt for any other text.
+std::optional<Precision> precision_from_name(std::string_view name);
 
 }  // namespace openrecipes

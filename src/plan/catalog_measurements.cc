@@ -24,7 +24,7 @@ std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog,
     m.cluster = cluster_of(*gpu, r.gpu.count, r.gpu.per_node);
     m.workload.row_tokens = r.workload.row_tokens;
     m.workload.global_batch = r.workload.global_batch;
-    m.workload.precision = r.workload.precision == "fp8" ? Precision::kFp8 : Precision::kBf16;
+    m.workload.precision = precision_from_name(r.workload.precision).value_or(Precision::kBf16);
     m.layout = r.layout;
     if (m.layout.ep > 1 && m.layout.dispatcher.empty()) m.layout.dispatcher = "alltoall";
     m.tokens_per_s_per_gpu = r.result.tokens_per_s_per_gpu;

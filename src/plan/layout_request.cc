@@ -84,11 +84,28 @@ const Gpu* resolve_gpu(const Catalog& catalog, const std::string& text, Problems
 }
 
 std::optional<Precision> resolve_precision(const std::string& text, Problems& problems) {
-  if (text == "bf16") return Precision::kBf16;
-  if (text == "fp8") return Precision::kFp8;
+  if (std::optional<Precision> p = precision_from_name(text)) return p;
   add_problem(problems, "--precision", "arguments.precision",
-              fmt::format("{}: not a precision", text), "bf16 or fp8", text);
+              fmt::format("{}: not a precision", text), "bf16, fp8, mxfp8 or nvfp4", text);
   return std::nullopt;
+}
+
+bool check_precision_on_gpu(Precision precision, const Gpu& gpu, Problems& problems) {
+  double peak = gpu.peak_bf16_dense_flop_per_s;
+  std::string field = "peak_bf16_dense_flop_per_s";
+  if (precision == Precision::kFp8) {
+    peak = gpu.peak_fp8_dense_flop_per_s, field = "peak_fp8_dense_flop_per_s";
+  } else if (precision == Precision::kMxfp8) {
+    peak = gpu.peak_mxfp8_dense_flop_per_s, field = "peak_mxfp8_dense_flop_per_s";
+  } else if (precision == Precision::kNvfp4) {
+    peak = gpu.peak_nvfp4_dense_flop_per_s, field = "peak_nvfp4_dense_flop_per_s";
+  }
+  if (peak > 0) return true;
+  add_problem(problems, "--precision", "arguments.precision",
+              fmt::format("{}: {} has no tensor cores for it (gpus.yaml gives it no {})",
+                          precision_name(precision), gpu.type, field),
+              fmt::format("a precision {} runs", gpu.type), precision_name(precision));
+  return false;
 }
 
 std::optional<ClusterShape> resolve_cluster(const Gpu& gpu, int gpus, int per_node,
@@ -173,6 +190,7 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
                 "a fraction from 0 to 0.9", fmt::format("{}", arguments.headroom));
   }
   if (problems.size() != before) return std::nullopt;
+  if (!check_precision_on_gpu(*precision, *gpu, problems)) return std::nullopt;
   std::optional<ClusterShape> cluster =
       resolve_cluster(*gpu, arguments.gpus, arguments.per_node, problems);
   if (!cluster) return std::nullopt;

@@ -36,8 +36,14 @@ std::optional<ModelChoice> resolve_model(const Catalog& catalog, const std::stri
 /// Problem (field `--gpu`) listing the known types.
 const Gpu* resolve_gpu(const Catalog& catalog, const std::string& text, Problems& problems);
 
-/// Parses --precision: "bf16" or "fp8"; else nullopt and a Problem (field `--precision`).
+/// Parses --precision: "bf16", "fp8", "mxfp8" or "nvfp4"; else nullopt and a Problem (field
+/// `--precision`).
 std::optional<Precision> resolve_precision(const std::string& text, Problems& problems);
+
+/// True when `gpu` has tensor cores for `precision` (gpus.yaml states a dense peak for it: MXFP8
+/// and NVFP4 are Blackwell's); else false and a Problem (field `--precision`, rule
+/// arguments.precision) naming the GPU and the missing peak.
+bool check_precision_on_gpu(Precision precision, const Gpu& gpu, Problems& problems);
 
 /// The cluster of `gpus` GPUs of `gpu`, `per_node` per node (0: gpus.yaml's). Whole nodes only:
 /// a count above one node must be a multiple of the GPUs per node, else nullopt and a Problem

@@ -153,5 +153,37 @@ TEST(LayoutRequest, AnEvenSplitIsLeftAlone) {
   EXPECT_FALSE(layout->account_for_embedding_in_pipeline_split);
 }
 
+TEST(LayoutRequest, AcceptsEveryPrecisionTheGpuHasTensorCoresFor) {
+  for (const char* precision : {"bf16", "fp8", "mxfp8", "nvfp4"}) {
+    PlanArguments arguments = gpt_oss(8, "TP1 EP8");
+    arguments.gpu = "B200";
+    arguments.precision = precision;
+    Problems problems;
+    std::optional<PlanRequest> request =
+        resolve_plan_request(testing::bundled_catalog().catalog, arguments, problems);
+    ASSERT_TRUE(request) << precision << ": " << testing::describe(problems);
+    EXPECT_EQ(precision_name(request->workload.precision), precision);
+  }
+}
+
+TEST(LayoutRequest, RefusesAPrecisionTheGpuLacksAndAnUnknownOne) {
+  PlanArguments arguments = gpt_oss(8, "TP1 EP8");
+  arguments.precision = "mxfp8";  // H200 (Hopper): FP8 per tensor or per block, no microscaling
+  Problems problems;
+  EXPECT_FALSE(resolve_plan_request(testing::bundled_catalog().catalog, arguments, problems));
+  ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
+  EXPECT_EQ(problems[0].field, "--precision");
+  EXPECT_EQ(problems[0].rule, "arguments.precision");
+  EXPECT_NE(problems[0].message.find("H200 has no tensor cores for it"), std::string::npos)
+      << problems[0].message;
+  EXPECT_NE(problems[0].message.find("peak_mxfp8_dense_flop_per_s"), std::string::npos);
+  problems.clear();
+  arguments.precision = "fp4";
+  EXPECT_FALSE(resolve_plan_request(testing::bundled_catalog().catalog, arguments, problems));
+  ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
+  EXPECT_EQ(problems[0].expected, "bf16, fp8, mxfp8 or nvfp4");
+  EXPECT_EQ(problems[0].found, "fp4");
+}
+
 }  // namespace
 }  // namespace openrecipes

@@ -87,12 +87,14 @@ void check_global_batch(const RunView& run, std::int64_t global_batch) {
 
 // bf16: no FP16 and no FP8 settings, and Megatron-LM's --bf16 (it trains in FP32 without --bf16
 // or --fp16, megatron/training/arguments.py); slime sets bf16 = not fp16
-// (slime/backends/megatron_utils/arguments.py). fp8: --fp8-format (or Bridge's model.fp8) is set.
+// (slime/backends/megatron_utils/arguments.py). fp8: --fp8-format (or Bridge's model.fp8) is set;
+// mxfp8: also --fp8-recipe mxfp8; nvfp4: --fp4-format (Megatron-LM's Transformer-Engine flags).
 void check_precision(const RunView& run, const std::string& precision) {
   const std::string rule = "run.precision";
   std::optional<RunSetting> fp16 = run.effective({"--fp16", "model.fp16"});
   std::optional<RunSetting> fp8 = run.effective({"--fp8-format", "model.fp8"});
   std::optional<RunSetting> fp8_recipe = run.effective({"--fp8-recipe", "model.fp8_recipe"});
+  std::optional<RunSetting> fp4 = run.effective({"--fp4-format", "model.fp4"});
   auto stated = [](const std::optional<RunSetting>& s) {
     return s && s->value != "false" && s->value != "False" && s->value != "null" &&
            s->value != "None";
@@ -108,6 +110,10 @@ void check_precision(const RunView& run, const std::string& precision) {
                    "fp8 " + s->value);
       }
     }
+    if (stated(fp4)) {
+      run.report(rule, fp4, "workload.precision",
+                 "the run uses FP4: a bf16 recipe sets no FP4 format", "bf16", "fp4 " + fp4->value);
+    }
     if (run.framework() == RunFramework::kMegatronLm && !run.switch_on({"--bf16"})) {
       missing(run, rule, "workload.precision",
               "Megatron-LM trains in FP32 without --bf16: state it", "--bf16");
@@ -115,6 +121,14 @@ void check_precision(const RunView& run, const std::string& precision) {
   } else if (precision == "fp8" && !stated(fp8)) {
     missing(run, rule, "workload.precision", "an fp8 recipe's run sets its FP8 format",
             run.framework() == RunFramework::kBridge ? "model.fp8=hybrid" : "--fp8-format hybrid");
+  } else if (precision == "mxfp8" && !(stated(fp8) && fp8_recipe && fp8_recipe->value == "mxfp8")) {
+    missing(run, rule, "workload.precision",
+            "an mxfp8 recipe's run sets an FP8 format and the mxfp8 recipe",
+            run.framework() == RunFramework::kBridge ? "model.fp8=e4m3 model.fp8_recipe=mxfp8"
+                                                     : "--fp8-format e4m3 --fp8-recipe mxfp8");
+  } else if (precision == "nvfp4" && !stated(fp4)) {
+    missing(run, rule, "workload.precision", "an nvfp4 recipe's run sets its FP4 format",
+            run.framework() == RunFramework::kBridge ? "model.fp4=e2m1" : "--fp4-format e2m1");
   }
 }
 
