@@ -1,11 +1,13 @@
 // `openrecipes export` as a user runs it: a recipe to each framework, a layout to a planned draft
 // that validates, -o written atomically, and bad input named with exit 1 (2 for usage).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "test_support.h"
@@ -99,6 +101,32 @@ TEST(ExportCli, EachPrecisionGivesDraftsThatAgreeAndValidate) {
   EXPECT_EQ(hopper.exit_code, 1) << hopper.output;
   EXPECT_NE(hopper.output.find("H200 has no tensor cores for it"), std::string::npos)
       << hopper.output;
+}
+
+// A hybrid model's draft builds Megatron-LM's hybrid stack: the config's layer order as
+// --hybrid-override-pattern, the Mamba-2 sizes, squared ReLU and no position embedding.
+TEST(ExportCli, HybridModelGivesTheHybridStack) {
+  const std::string config =
+      testing::source_dir() + "/tests/fixtures/configs/nemotron-3-nano-30b-a3b/config.json";
+  std::ifstream in(config);
+  const nlohmann::json hf = nlohmann::json::parse(in);
+  const std::string pattern = hf.at("hybrid_override_pattern").get<std::string>();
+  ASSERT_EQ(static_cast<int>(pattern.size()), hf.at("num_hidden_layers").get<int>());
+  CliRun result = run("export --model '" + config +
+                      "' --gpu H200 --gpus 8 --layout 'TP1 EP8' --to megatron-lm");
+  ASSERT_EQ(result.exit_code, 0) << result.output;
+  auto flag = [&](const char* name, const char* key) {
+    return fmt::format("{} {}", name, hf.at(key).get<int>());
+  };
+  for (const std::string& expected :
+       {std::string("  pretrain_mamba.py \\\n"), "--hybrid-override-pattern '" + pattern + "'",
+        flag("--mamba-num-heads", "mamba_num_heads"), flag("--mamba-head-dim", "mamba_head_dim"),
+        flag("--mamba-state-dim", "ssm_state_size"), flag("--mamba-num-groups", "n_groups"),
+        std::string("--squared-relu"), std::string("--position-embedding-type none")}) {
+    EXPECT_NE(result.output.find(expected), std::string::npos) << expected;
+  }
+  EXPECT_EQ(result.output.find("--swiglu"), std::string::npos);
+  EXPECT_EQ(result.output.find("  pretrain_gpt.py \\\n"), std::string::npos);  // the entry
 }
 
 TEST(ExportCli, LayoutToBridgeSaysPlanned) {

@@ -365,8 +365,20 @@ std::vector<CommandArgument> model_arguments_from_shape(const ModelShape& shape)
   add(list, "--vocab-size", number(shape.vocab_size));
   add(list, "--tokenizer-type", "HuggingFaceTokenizer");
   add(list, "--normalization", "RMSNorm");
-  add(list, "--position-embedding-type", "rope");
-  add(list, "--swiglu");
+  if (!shape.hybrid_layer_pattern.empty()) {
+    // Megatron-LM's hybrid stack (megatron/core/models/mamba/mamba_model.py, trained by
+    // pretrain_mamba.py): the layer order, the Mamba-2 mixer's sizes, and no position embedding
+    // (Nemotron-H's attention layers have none).
+    add(list, "--hybrid-override-pattern", shape.hybrid_layer_pattern);
+    add(list, "--mamba-num-heads", number(shape.mamba_heads));
+    add(list, "--mamba-head-dim", number(shape.mamba_head_dim));
+    add(list, "--mamba-state-dim", number(shape.mamba_state_size));
+    add(list, "--mamba-num-groups", number(shape.mamba_groups));
+    add(list, "--position-embedding-type", "none");
+  } else {
+    add(list, "--position-embedding-type", "rope");
+  }
+  add(list, shape.gated_mlp ? "--swiglu" : "--squared-relu");
   if (!shape.tied_embeddings) add(list, "--untie-embeddings-and-output-weights");
   if (shape.is_moe()) {
     add(list, "--num-experts", number(shape.experts));

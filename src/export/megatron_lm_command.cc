@@ -204,6 +204,17 @@ std::string megatron_lm_command(const ExportSource& source) {
     arguments.push_back(std::move(argument));
 
   std::string out = header(source, arguments, tokenizer_override);
+  // A hybrid model trains through pretrain_mamba.py, which builds MambaModel
+  // (megatron/core/models/mamba/mamba_model.py) from --hybrid-override-pattern, in
+  // NVIDIA/Megatron-LM.
+  const bool hybrid = !source.shape.hybrid_layer_pattern.empty();
+  if (hybrid) {
+    out += comment_lines(
+        "Hybrid model: pretrain_mamba.py builds the Mamba-2, attention, MLP and MoE layers in the "
+        "order --hybrid-override-pattern gives (megatron/core/models/mamba/mamba_model.py); check "
+        "that your Megatron-LM's pretrain_mamba.py takes the dataset flags below, which are "
+        "pretrain_gpt.py's.");
+  }
   for (const auto& [name, value] : source.env)
     out += fmt::format("export {}={}\n", name, shell_word(value));
   out += "\n";
@@ -215,7 +226,7 @@ std::string megatron_lm_command(const ExportSource& source) {
   lines.push_back("--node-rank \"$NODE_RANK\"");
   lines.push_back("--master-addr \"$MASTER_ADDR\"");
   lines.push_back("--master-port \"$MASTER_PORT\"");
-  lines.push_back("pretrain_gpt.py");
+  lines.push_back(hybrid ? "pretrain_mamba.py" : "pretrain_gpt.py");
   for (const CommandArgument& argument : arguments) lines.push_back(argument_text(argument));
 
   out += "torchrun";

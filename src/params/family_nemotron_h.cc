@@ -99,6 +99,18 @@ std::vector<Block> read_blocks(const HfConfig& c) {
   return pattern.empty() ? types : pattern;
 }
 
+// `blocks` in Megatron-LM's --hybrid-override-pattern letters (the config's own symbols).
+std::string pattern_of(const std::vector<Block>& blocks) {
+  std::string pattern;
+  for (Block block : blocks) {
+    pattern += block == Block::kMamba       ? 'M'
+               : block == Block::kAttention ? '*'
+               : block == Block::kMlp       ? '-'
+                                            : 'E';
+  }
+  return pattern;
+}
+
 // How many layers of `kind` `blocks` has.
 std::int64_t count_of(const std::vector<Block>& blocks, Block kind) {
   return std::count(blocks.begin(), blocks.end(), kind);
@@ -259,6 +271,7 @@ std::optional<FamilyModel> read_nemotron_h(const HfConfig& c, Problems& problems
   shape.mamba_groups = as_int(m.groups);
   shape.mamba_state_size = as_int(m.state);
   shape.mamba_conv_kernel = as_int(m.kernel);
+  shape.hybrid_layer_pattern = pattern_of(blocks);
   shape.mamba_params = mamba.first;
   shape.gated_mlp = false;
   shape.dense_mlp_layers = as_int(mlp_layers);

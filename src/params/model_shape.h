@@ -45,6 +45,10 @@ struct ModelShape {
   int mamba_groups = 0;       ///< B/C groups (n_groups); TP must divide them
   int mamba_state_size = 0;   ///< d_state
   int mamba_conv_kernel = 0;  ///< depthwise convolution width
+  /// The layer order of a hybrid model in Megatron-LM's --hybrid-override-pattern letters, one
+  /// per layer: M Mamba-2, * attention, - MLP, E MoE (megatron/core/ssm/mamba_hybrid_layer_
+  /// allocation.py); empty for a model whose every layer has the same parts.
+  std::string hybrid_layer_pattern;
 
   // DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5; DeepSeek-AI 2025,
   // DeepSeek-V3.2-Exp report, section 2.1); zero when the model has none. It scores every earlier
