@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "cli/json_output.h"
 #include "cli/problem_output.h"
 #include "runs/convergence.h"
 #include "runs/convergence_block.h"
@@ -61,7 +62,7 @@ int run_converge(const ConvergeOptions& options) {
   if (options.format == "json") {
     nlohmann::ordered_json out = convergence_json(result, candidate, reference);
     out["step_offset"] = offset_json(hint, options.step_offset);
-    fmt::print("{}\n", out.dump(2));
+    print_json(out);
   } else {
     fmt::print("# candidate {} ({}), reference {} ({})\n", candidate.path, candidate.source,
                reference.path, reference.source);
