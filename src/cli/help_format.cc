@@ -112,12 +112,18 @@ void add_help_examples(CLI::App& app) {
        {"openrecipes rows build --tokenizer TOKENIZER.json --loss-mask qwen3 --name NAME "
         "INPUT.parquet -o ROWS.parquet",
         "openrecipes rows verify ROWS.parquet --recipe RECIPE.yaml"}},
+      {"rows build",
+       {"openrecipes rows build --tokenizer TOKENIZER.json --loss-mask qwen3 --name NAME "
+        "INPUT.parquet -o ROWS.parquet"}},
+      {"rows verify", {"openrecipes rows verify ROWS.parquet --recipe RECIPE.yaml"}},
       {"score",
        {"openrecipes score tests/fixtures/logs/megatron_lm_gpt_oss_20b_8xh200.log --recipe "
         "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml"}},
       {"measure",
-       {"openrecipes measure recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml --slurm "
-        "--partition batch --dry-run"}},
+       {"openrecipes measure RECIPE.yaml --slurm --partition batch --rows ROWS.parquet "
+        "--env HF_CKPT=DIR --dry-run",
+        "openrecipes measure RECIPE.yaml --slurm --partition batch --rows ROWS.parquet "
+        "--env HF_CKPT=DIR"}},
       {"converge",
        {"openrecipes converge tests/fixtures/logs/megatron_lm_gpt_oss_20b_8xh200.log "
         "tests/fixtures/logs/megatron_lm_gpt_oss_20b_reference_arm.log"}},
@@ -125,8 +131,10 @@ void add_help_examples(CLI::App& app) {
        {"openrecipes classify recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml "
         "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml"}},
       {"check",
-       {"openrecipes check recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml "
-        "--reference recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml"}},
+       {"openrecipes check RECIPE.yaml --reference REFERENCE.yaml --candidate-log RUN.log "
+        "--reference-log REFERENCE_RUN.log",
+        "openrecipes check recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml "
+        "--reference recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml --accept-stated"}},
       {"plan",
        {"openrecipes plan --model gpt-oss-20b --gpu H200 --gpus 8",
         "openrecipes plan --model gpt-oss-20b --gpu H200 --gpus 8 --layout \"TP1 PP2 EP4\"",
@@ -134,7 +142,7 @@ void add_help_examples(CLI::App& app) {
       {"recommend", {"openrecipes recommend --model gpt-oss-20b --gpu H200 --gpus 16"}},
       {"export",
        {"openrecipes export recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml --to slime",
-        "openrecipes export --model gpt-oss-20b --gpu H200 --gpus 8 --layout \"TP1 PP2 EP8\" "
+        "openrecipes export --model gpt-oss-20b --gpu H200 --gpus 8 --layout \"TP1 PP2 EP4\" "
         "--to megatron-lm -o recipe.yaml"}},
   };
   auto footer = [](const std::vector<std::string>& lines) {
@@ -147,8 +155,15 @@ void add_help_examples(CLI::App& app) {
                      "--gpus 8",
                      "openrecipes COMMAND --help"}) +
              "\nREADME.md lists every command; docs/ explains each part.");
+  // Each command and each command of a command ("rows build"), by its path.
+  std::vector<std::pair<std::string, CLI::App*>> commands;
   for (CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
-    auto it = kExamples.find(command->get_name());
+    commands.emplace_back(command->get_name(), command);
+    for (CLI::App* sub : command->get_subcommands([](const CLI::App*) { return true; }))
+      commands.emplace_back(command->get_name() + " " + sub->get_name(), sub);
+  }
+  for (const auto& [path, command] : commands) {
+    auto it = kExamples.find(path);
     if (it != kExamples.end()) command->footer(footer(it->second));
   }
 }

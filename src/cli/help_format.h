@@ -24,8 +24,8 @@ class HelpFormatter : public CLI::Formatter {
   std::string make_option_desc(const CLI::Option* option) const override;
 };
 
-/// Adds an "Examples:" footer to `app`'s help and each command's: a few command lines taken from
-/// README.md and docs/ (help_format.cc holds them, one list per command).
+/// Adds an "Examples:" footer to `app`'s help and each command's (and each command's command, as
+/// `rows build`): a few command lines from README.md and docs/, held in help_format.cc.
 void add_help_examples(CLI::App& app);
 
 }  // namespace openrecipes::cli
