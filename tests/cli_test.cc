@@ -796,5 +796,109 @@ TEST(Cli, ErrorsParseAsJsonWithFormatJson) {
   EXPECT_EQ(problems.at(0).at("file"), "tests/fixtures/bad/wrong_types.yaml");
 }
 
+// Every command, given bad input with --format json, prints nothing but one JSON array of
+// problems, each with the same eight members: scripts read one shape.
+TEST(Cli, EveryCommandPrintsItsErrorsInOneJsonShape) {
+  const std::string bad_recipe = "tests/fixtures/bad/wrong_types.yaml";
+  const std::string recipe = testing::kBundledRecipes[0];
+  const std::vector<std::string> commands = {
+      "validate --format json " + bad_recipe,
+      "active-params --format json " + bad_recipe,
+      "tokenize --format json --tokenizer tests/fixtures/tokenizers/metaspace.json abc",
+      "render --format json --loss-mask gpt_oss --tokenizer "
+      "tests/fixtures/tokenizers/lowercase.json x.json",
+      "rows verify --format json no/such/rows.parquet",
+      "score --format json no/such.log --recipe " + recipe,
+      "measure --format json " + bad_recipe + " --slurm --dry-run",
+      "converge --format json no/such.log no/such.log",
+      "classify --format json " + bad_recipe + " " + recipe,
+      "check --format json " + bad_recipe,
+      "plan --format json --model no-such-model --gpu H200 --gpus 8",
+      "plan --format json",
+      "recommend --format json --model no-such-model --gpu H200 --gpus 8",
+      "export --format json --model no-such-model --gpu H200 --gpus 8 --layout TP1 --to slime",
+      "export --format json " + recipe + " --to nowhere",
+      "plan --format json --gpus 0",
+  };
+  for (const std::string& command : commands) {
+    testing::ShellRun result = testing::run_binary(command, testing::source_dir(), "2>&1");
+    EXPECT_NE(result.exit_code, 0) << command;
+    nlohmann::json problems = nlohmann::json::parse(result.output, nullptr, false);
+    ASSERT_TRUE(problems.is_array() && !problems.empty()) << command << "\n" << result.output;
+    for (const nlohmann::json& problem : problems) {
+      ASSERT_TRUE(problem.is_object()) << command;
+      std::vector<std::string> keys;
+      for (const auto& [key, value] : problem.items()) keys.push_back(key);
+      EXPECT_EQ(keys, (std::vector<std::string>{"column", "expected", "field", "file", "found",
+                                                "line", "message", "rule"}))
+          << command << "\n"
+          << result.output;
+      EXPECT_TRUE(problem["message"].is_string() && !problem["message"].get<std::string>().empty())
+          << command;
+    }
+  }
+}
+
+TEST(Cli, VersionNamesTheReleaseAndTheCommit) {
+  testing::ShellRun result = testing::run_binary("--version", testing::source_dir(), "2>&1");
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_TRUE(std::regex_match(
+      result.output, std::regex(R"(openrecipes \d+\.\d+\.\d+ \(git ([0-9a-f]{4,40}|unknown)\)\n)")))
+      << result.output;
+  // Every JSON result carries the same version.
+  std::string version = result.output.substr(12, result.output.find(' ', 12) - 12);
+  for (const char* command : {"active-params --format json gpt-oss-20b",
+                              "plan --format json --model gpt-oss-20b --gpu H200 --gpus 8 --top 1",
+                              "recommend --format json --model gpt-oss-20b --gpu H200 --gpus 8"}) {
+    CliRun json = run(command);
+    EXPECT_EQ(json.exit_code, 0) << command;
+    nlohmann::json value = nlohmann::json::parse(json.output, nullptr, false);
+    ASSERT_TRUE(value.is_object()) << command;
+    EXPECT_EQ(value["openrecipes_version"], version) << command;
+  }
+}
+
+TEST(Cli, HelpReadsInWordsWithExamples) {
+  for (const char* command : {"plan", "recommend", "measure", "score", "export", "rows build",
+                              "converge", "active-params"}) {
+    testing::ShellRun help =
+        testing::run_binary(std::string(command) + " --help", testing::source_dir(), "2>&1");
+    EXPECT_EQ(help.exit_code, 0) << command;
+    // None of CLI11's type annotations: INT:, TEXT:, FLOAT:, REQUIRED, a flag's {false}.
+    for (const char* annotation :
+         {"INT", "TEXT", "FLOAT", "REQUIRED", "{false}", "{true}", "[1 - "})
+      EXPECT_EQ(help.output.find(annotation), std::string::npos)
+          << command << ": " << annotation << "\n"
+          << help.output;
+    EXPECT_NE(help.output.find("\nExamples:\n  openrecipes "), std::string::npos) << command << "\n"
+                                                                                  << help.output;
+  }
+  testing::ShellRun plan = testing::run_binary("plan --help", testing::source_dir(), "2>&1");
+  EXPECT_NE(plan.output.find("--gpus N "), std::string::npos) << plan.output;
+  EXPECT_NE(plan.output.find("(1 to 1048576)"), std::string::npos) << plan.output;
+  EXPECT_NE(plan.output.find("--format {text,json}"), std::string::npos) << plan.output;
+  testing::ShellRun recommend =
+      testing::run_binary("recommend --help", testing::source_dir(), "2>&1");
+  EXPECT_NE(recommend.output.find("(required)"), std::string::npos) << recommend.output;
+  testing::ShellRun top = testing::run_binary("--help", testing::source_dir(), "2>&1");
+  EXPECT_NE(top.output.find("--version"), std::string::npos) << top.output;
+}
+
+// Output speaks of commands, files and docs: no "seed 000"-style references to documents a user
+// does not have (a random seed, --seed, stays a fine word).
+TEST(Cli, OutputNamesDocsNotSeeds) {
+  std::regex seed_reference(R"((^|[^-])seed 0\d\d\b)");
+  for (const char* command :
+       {"recommend --model gpt-oss-20b --gpu H200 --gpus 16 --goal peft",
+        "classify recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml "
+        "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml"}) {
+    testing::ShellRun result = testing::run_binary(command, testing::source_dir(), "2>&1");
+    EXPECT_FALSE(std::regex_search(result.output, seed_reference)) << command << "\n"
+                                                                   << result.output;
+  }
+  EXPECT_FALSE(
+      std::regex_search(testing::read_source_file("rules/arguments.yaml"), seed_reference));
+}
+
 }  // namespace
 }  // namespace openrecipes

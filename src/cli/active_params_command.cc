@@ -7,6 +7,7 @@
 
 #include "base/number_format.h"
 #include "catalog/catalog_loader.h"
+#include "cli/json_output.h"
 #include "cli/problem_output.h"
 #include "params/active_params.h"
 
@@ -84,7 +85,7 @@ int run_active_params(const GlobalOptions& global, const ActiveParamsOptions& op
   std::optional<ActiveParamCount> count = count_active_params_of_file(path, problems);
   if (!count) return print_problems(problems, format, stdout);
   if (options.format == "json") {
-    fmt::print("{}\n", to_json(path, *count).dump(2));
+    print_json(to_json(path, *count));
   } else {
     print_text(path, *count);
   }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "cli/json_output.h"
 #include "cli/problem_output.h"
 #include "cli/recipe_file.h"
 #include "runs/argument_rules.h"
@@ -65,7 +66,7 @@ void print_check_json(const std::string& recipe_path, const CorrectnessInputs& i
                         {"summary", check.summary()},
                         {"parts", parts},
                         {"validation_problems", validation}};
-  fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+  print_json(out);
 }
 
 // Text: validate's problems, one line per part (status, how it was decided, what was found), the
@@ -83,12 +84,11 @@ void print_check_text(const Recipe& recipe, const CorrectnessInputs& inputs,
 }
 
 int run_check(const GlobalOptions& global, const CheckOptions& options) {
-  if (options.candidate_log.empty() != options.reference_log.empty()) {
-    fmt::print(stderr,
-               "openrecipes check: give both --candidate-log and --reference-log, or neither\n");
-    return kExitUsage;
-  }
   OutputFormat format = output_format(options.format);
+  if (options.candidate_log.empty() != options.reference_log.empty()) {
+    return print_usage_error("openrecipes check",
+                             "give both --candidate-log and --reference-log, or neither", format);
+  }
   Problems problems;
   std::optional<RecipeFile> recipe = read_recipe_file(global, options.recipe, problems);
   if (!recipe) {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+#include "cli/json_output.h"
 #include "cli/problem_output.h"
 #include "runs/classify_report.h"
 
@@ -42,8 +43,7 @@ int run_classify(const GlobalOptions& global, const ClassifyOptions& options) {
   // The problems are the check's outcome, on standard output as the report would be.
   if (!report) return print_problems(problems, format, stdout);
   if (format == OutputFormat::kJson) {
-    fmt::print("{}\n", classify_report_json(*report).dump(
-                           2, ' ', false, nlohmann::json::error_handler_t::replace));
+    print_json(classify_report_json(*report));
   } else {
     fmt::print("{}", classify_report_text(*report));
   }

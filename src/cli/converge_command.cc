@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "cli/json_output.h"
 #include "cli/problem_output.h"
 #include "runs/convergence.h"
 #include "runs/convergence_block.h"
@@ -61,7 +62,7 @@ int run_converge(const ConvergeOptions& options) {
   if (options.format == "json") {
     nlohmann::ordered_json out = convergence_json(result, candidate, reference);
     out["step_offset"] = offset_json(hint, options.step_offset);
-    fmt::print("{}\n", out.dump(2));
+    print_json(out);
   } else {
     fmt::print("# candidate {} ({}), reference {} ({})\n", candidate.path, candidate.source,
                reference.path, reference.source);
@@ -145,7 +146,8 @@ void add_converge_command(CLI::App& app, const GlobalOptions&, int& exit_code) {
       ->add_option("--step-offset", options->step_offset,
                    "Add K to every reference step (-1: a reference counted from 1, as Megatron's "
                    "iterations and its golden values' keys are, against 0-based steps)")
-      ->check(CLI::Range(std::int64_t{-1'000'000}, std::int64_t{1'000'000}));
+      ->check(CLI::Range(std::int64_t{-1'000'000}, std::int64_t{1'000'000}))
+      ->option_text("K");
   command->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}));
   command->callback([&exit_code, options] { exit_code = run_converge(*options); });

@@ -20,6 +20,8 @@
 namespace openrecipes::cli {
 namespace {
 
+constexpr const char* kMe = "openrecipes export";
+
 namespace fs = std::filesystem;
 
 struct ExportOptions {
@@ -30,42 +32,42 @@ struct ExportOptions {
   std::string format = "text";
 };
 
-// Writes `text` to `path` through a temporary sibling and a rename, or to stdout.
-bool write_output(const std::string& path, const std::string& text) {
+// Writes `text` to `path` through a temporary sibling and a rename, or to stdout. False, with
+// the problem appended (file `path`, field `-o`), when it cannot.
+bool write_output(const std::string& path, const std::string& text, Problems& problems) {
   if (path.empty() || path == "-") {
     fmt::print("{}", text);
     return true;
   }
+  auto fail = [&](std::string message, std::string expected, std::string found) {
+    problems.push_back(
+        {path, {}, "-o", "io", std::move(message), std::move(expected), std::move(found)});
+    return false;
+  };
   // The rename would replace whatever is at `path`: a device, a FIFO, a folder or a link is not
   // a draft's place (rows build refuses the same).
   std::error_code status_ec;
   fs::file_status status = fs::symlink_status(path, status_ec);
   if (fs::exists(status) && !fs::is_regular_file(status)) {
-    fmt::print(stderr,
-               "openrecipes export: -o {}: exists and is not a regular file (expected a file to "
-               "write or replace, found {})\n",
-               path,
-               fs::is_symlink(status)     ? "a symbolic link"
-               : fs::is_directory(status) ? "a folder"
-                                          : "a device, FIFO or socket");
-    return false;
+    return fail("exists and is not a regular file", "a file to write or replace",
+                fs::is_symlink(status)     ? "a symbolic link"
+                : fs::is_directory(status) ? "a folder"
+                                           : "a device, FIFO or socket");
   }
   std::string staging = fmt::format("{}.tmp-{}", path, ::getpid());
   {
     std::ofstream out(staging, std::ios::binary);
     out << text;
     if (!out.flush()) {
-      fmt::print(stderr, "openrecipes export: cannot write {}\n", path);
       std::remove(staging.c_str());
-      return false;
+      return fail("cannot write the file", "", "");
     }
   }
   std::error_code ec;
   fs::rename(staging, path, ec);
   if (ec) {
-    fmt::print(stderr, "openrecipes export: cannot write {}: {}\n", path, ec.message());
     std::remove(staging.c_str());
-    return false;
+    return fail("cannot write the file", "", ec.message());
   }
   return true;
 }
@@ -109,33 +111,34 @@ std::optional<std::string> export_recipe(const GlobalOptions& global, const Expo
 
 // Usage errors (exit 2): the flags do not say what to export. Prints why.
 bool usage_ok(const ExportOptions& options) {
+  OutputFormat format = output_format(options.format);
   if (!export_target(options.to)) {
-    fmt::print(
-        stderr,
-        "openrecipes export: --to: expected slime, megatron-lm or megatron-bridge, found {}\n",
-        options.to);
+    print_usage_error(
+        kMe,
+        fmt::format("--to: expected slime, megatron-lm or megatron-bridge, found {}", options.to),
+        format);
     return false;
   }
   if (options.recipe.empty() == options.arguments.layout.layout.empty()) {
-    fmt::print(stderr,
-               "openrecipes export: give a recipe file or --layout (expected one, found {})\n",
-               options.recipe.empty() ? "neither" : "both");
+    print_usage_error(kMe,
+                      fmt::format("give a recipe file or --layout (expected one, found {})",
+                                  options.recipe.empty() ? "neither" : "both"),
+                      format);
     return false;
   }
   const PlanArguments& a = options.arguments;
   if (!a.layout.layout.empty() && (a.model.empty() || a.gpu.empty() || a.gpus <= 0)) {
-    fmt::print(
-        stderr,
-        "openrecipes export: a layout needs --model, --gpu and --gpus (expected all three)\n");
+    print_usage_error(kMe, "a layout needs --model, --gpu and --gpus (expected all three)", format);
     return false;
   }
   std::error_code same_ec;
   if (!options.output.empty() && !options.recipe.empty() && fs::exists(options.output, same_ec) &&
       fs::equivalent(options.output, options.recipe, same_ec)) {
-    fmt::print(
-        stderr,
-        "openrecipes export: -o {}: that is the recipe being exported (expected another file)\n",
-        options.output);
+    print_usage_error(
+        kMe,
+        fmt::format("-o {}: that is the recipe being exported (expected another file)",
+                    options.output),
+        format);
     return false;
   }
   return true;
@@ -151,7 +154,9 @@ int run_export(const GlobalOptions& global, const ExportOptions& options) {
   if (!text)
     return problems.empty() ? kExitProblems
                             : print_problems(problems, output_format(options.format));
-  return write_output(options.output, *text) ? kExitOk : kExitProblems;
+  if (!write_output(options.output, *text, problems))
+    return print_problems(problems, output_format(options.format));
+  return kExitOk;
 }
 
 }  // namespace

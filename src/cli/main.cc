@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/error.h"
+#include "base/input_error.h"
 #include "cli/active_params_command.h"
 #include "cli/build_command.h"
 #include "cli/check_command.h"
@@ -14,6 +15,7 @@
 #include "cli/cli_options.h"
 #include "cli/converge_command.h"
 #include "cli/export_command.h"
+#include "cli/help_format.h"
 #include "cli/measure_command.h"
 #include "cli/plan_command.h"
 #include "cli/problem_output.h"
@@ -24,6 +26,7 @@
 #include "cli/serve_command.h"
 #include "cli/tokenize_command.h"
 #include "cli/validate_command.h"
+#include "cli/version.h"
 
 namespace {
 
@@ -86,6 +89,9 @@ bool names_known_commands(const CLI::App& app, int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace openrecipes::cli;
   CLI::App app{"openrecipes: a catalog of measured, correctness-checked LLM training recipes"};
+  // Before the commands: each takes its formatter from the app when it is added.
+  app.formatter(std::make_shared<HelpFormatter>());
+  app.set_version_flag("--version", version_line(), "Print the version and exit");
   app.require_subcommand(1);
   GlobalOptions global;
   app.add_option(
@@ -107,6 +113,7 @@ int main(int argc, char** argv) {
   add_plan_command(app, global, exit_code);
   add_recommend_command(app, global, exit_code);
   add_export_command(app, global, exit_code);
+  add_help_examples(app);
   if (!names_known_commands(app, argc, argv)) return kExitUsage;
   try {
     app.parse(argc, argv);
@@ -114,9 +121,22 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    // A usage error (an unknown flag, a value out of range): with --format json, the one-problem
+    // array every command prints.
+    if (json_requested(argc, argv)) {
+      return print_usage_error(command_path(app), e.what(), openrecipes::OutputFormat::kJson);
+    }
     app.exit(e);
     return kExitUsage;
+  } catch (const openrecipes::InputError& e) {
+    // Bad input found deep in a computation (a tokenizer's pattern PCRE2 gives up on): printed as
+    // the command prints its own problems.
+    return print_problems({e.problem()}, json_requested(argc, argv)
+                                             ? openrecipes::OutputFormat::kJson
+                                             : openrecipes::OutputFormat::kText);
   } catch (const openrecipes::IoError& e) {
     // The one place errors end up (docs/architecture.md, "Errors"): bad input came back from the
     // library as problems, which the command printed; what reaches here is I/O or a bug. With

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "base/error.h"
+#include "cli/json_output.h"
 #include "cli/problem_output.h"
 #include "cli/progress_line.h"
 #include "cli/recipe_file.h"
@@ -87,11 +88,12 @@ class TerminalObserver : public MeasureObserver {
 };
 
 // `pairs` (`NAME=VALUE` each) into `out`; false (a usage error, printed) for one without NAME=.
-bool named_values(const char* flag, const std::vector<std::string>& pairs, NamedValues& out) {
+bool named_values(const char* flag, const std::vector<std::string>& pairs, NamedValues& out,
+                  OutputFormat format) {
   for (const std::string& pair : pairs) {
     std::size_t equals = pair.find('=');
     if (equals == std::string::npos || equals == 0) {
-      fmt::print(stderr, "{}: {} {}: expected NAME=VALUE\n", kMe, flag, pair);
+      print_usage_error(kMe, fmt::format("{} {}: expected NAME=VALUE", flag, pair), format);
       return false;
     }
     out.emplace_back(pair.substr(0, equals), pair.substr(equals + 1));
@@ -116,8 +118,9 @@ std::map<std::string, std::string> submitting_environment() {
 // NAME=.
 std::optional<MeasureRequest> request_from(const MeasureOptions& options) {
   MeasureRequest request;
-  if (!named_values("--env", options.env, request.env) ||
-      !named_values("--set", options.set, request.set))
+  OutputFormat format = output_format(options.format);
+  if (!named_values("--env", options.env, request.env, format) ||
+      !named_values("--set", options.set, request.set, format))
     return std::nullopt;
   request.recipe_file = options.recipe;
   request.partition = options.partition;
@@ -149,7 +152,7 @@ int print_dry_run(const SbatchScript& script, OutputFormat format) {
         {"step_count",
          {{"flag", script.step_count.flag}, {"recipe_value", script.step_count.recipe_value}}},
         {"notes", script.notes}};
-    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    print_json(out);
     return kExitOk;
   }
   for (const std::string& note : script.notes) fmt::print(stderr, "{}: {}\n", kMe, note);
@@ -168,8 +171,7 @@ int measure_on_slurm(const RecipeFile& recipe, const MeasureRequest& request, Ou
       measure_recipe(recipe.recipe, recipe.catalog.catalog, request, slurm, observer, problems);
   if (!run) return problems.empty() ? kExitProblems : print_problems(problems, format);
   if (format == OutputFormat::kJson) {
-    fmt::print("{}\n", measured_run_json(*run).dump(
-                           2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    print_json(measured_run_json(*run));
   } else {
     fmt::print("{}", run->text);
   }
@@ -178,10 +180,8 @@ int measure_on_slurm(const RecipeFile& recipe, const MeasureRequest& request, Ou
 
 int run_measure(const GlobalOptions& global, const MeasureOptions& options) {
   OutputFormat format = output_format(options.format);
-  if (!options.slurm) {
-    fmt::print(stderr, "{}: give --slurm (Slurm is the scheduler measure runs on)\n", kMe);
-    return kExitUsage;
-  }
+  if (!options.slurm)
+    return print_usage_error(kMe, "give --slurm (Slurm is the scheduler measure runs on)", format);
   std::optional<MeasureRequest> request = request_from(options);
   if (!request) return kExitUsage;
   Problems problems;

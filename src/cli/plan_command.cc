@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "cli/json_output.h"
 #include "cli/planner_context.h"
 #include "cli/problem_output.h"
 #include "plan/calibration_report.h"
@@ -47,7 +48,7 @@ int run_calibration(const PlannerContext& context, const PlanOptions& options) {
     for (const PublishedExclusion& e : context.excluded)
       excluded.push_back({{"source", e.source}, {"rule", e.rule}, {"reason", e.reason}});
     j["excluded"] = excluded;
-    fmt::print("{}\n", j.dump(2));
+    print_json(j);
   } else {
     fmt::print("{}{}", calibration_text(context.calibration), exclusions_text(context.excluded));
   }
@@ -63,21 +64,27 @@ int run_plan(const GlobalOptions& global, const PlanOptions& options) {
   if (!context) return problems.empty() ? kExitUsage : print_problems(problems, format);
   if (options.calibration && arguments.model.empty()) return run_calibration(*context, options);
   if (arguments.model.empty() || arguments.gpu.empty() || arguments.gpus < 1) {
-    fmt::print(stderr, "openrecipes plan: give --model M --gpu G --gpus N (or --calibration)\n");
-    return kExitUsage;
+    return print_usage_error("openrecipes plan",
+                             "give --model M --gpu G --gpus N (or --calibration)", format);
   }
   std::optional<PlanRequest> request =
       resolve_plan_request(context->catalog(), arguments, problems);
   if (!request) return print_problems(problems, format);
   if (request->layout) {
     OneLayoutPlan plan = plan_one_layout(*request, context->measured, context->calibration);
-    fmt::print("{}", options.format == "json" ? one_layout_plan_to_json(plan).dump(2) + "\n"
-                                              : one_layout_plan_text(plan));
+    if (options.format == "json") {
+      print_json(one_layout_plan_to_json(plan));
+    } else {
+      fmt::print("{}", one_layout_plan_text(plan));
+    }
     return kExitOk;
   }
   LayoutPlan plan = plan_layouts(*request, context->measured, context->calibration, options.top);
-  fmt::print("{}", options.format == "json" ? layout_plan_to_json(plan).dump(2) + "\n"
-                                            : layout_plan_text(plan, options.explain));
+  if (options.format == "json") {
+    print_json(layout_plan_to_json(plan));
+  } else {
+    fmt::print("{}", layout_plan_text(plan, options.explain));
+  }
   return plan.search.ranked.empty() ? kExitProblems : kExitOk;
 }
 

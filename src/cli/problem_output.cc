@@ -15,4 +15,13 @@ int print_problems(const Problems& problems, OutputFormat format, std::FILE* to)
   return problems.empty() ? kExitOk : kExitProblems;
 }
 
+int print_usage_error(const std::string& command, const std::string& message, OutputFormat format) {
+  if (format == OutputFormat::kJson) {
+    print_problems({{"", {}, "", "usage", message, "", ""}}, format);
+  } else {
+    fmt::print(stderr, "{}: {}\n", command, message);
+  }
+  return kExitUsage;
+}
+
 }  // namespace openrecipes::cli

@@ -16,4 +16,9 @@ OutputFormat output_format(const std::string& flag);
 /// (0) when there are none, so a command can `return print_problems(...)`.
 int print_problems(const Problems& problems, OutputFormat format, std::FILE* to = stderr);
 
+/// A usage error of `command` (e.g. "openrecipes plan": flags that do not say what to do) on
+/// stderr: as text `command: message`, or with --format json the one-problem array every command
+/// prints (rule "usage", no file). Returns kExitUsage (2).
+int print_usage_error(const std::string& command, const std::string& message, OutputFormat format);
+
 }  // namespace openrecipes::cli

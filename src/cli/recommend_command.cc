@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "cli/json_output.h"
 #include "cli/planner_context.h"
 #include "cli/problem_output.h"
 #include "plan/layout_request.h"
@@ -32,9 +33,11 @@ int run_recommend(const GlobalOptions& global, const RecommendOptions& options) 
       recommend_from_catalog(request, context->catalog(), context->checked.recipes, *context->rules,
                              context->calibration, context->measured, plan->memory, problems);
   if (!rec) return print_problems(problems, format);
-  fmt::print("{}", options.format == "json"
-                       ? recommendation_to_json(request, *rec).dump(2) + "\n"
-                       : recommendation_text(request, *rec, options.arguments.model));
+  if (options.format == "json") {
+    print_json(recommendation_to_json(request, *rec));
+  } else {
+    fmt::print("{}", recommendation_text(request, *rec, options.arguments.model));
+  }
   return kExitOk;
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cli/json_output.h"
 #include "cli/problem_output.h"
 #include "text/loss_mask.h"
 
@@ -48,7 +49,7 @@ int run_render(const RenderOptions& options) {
                           {"mask", tokens.mask},
                           {"tokens", tokens.ids.size()},
                           {"supervised_tokens", supervised}};
-    fmt::print("{}\n", out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    print_json(out, -1);
     return kExitOk;
   }
   // On a terminal supervised tokens are green; piped, they are wrapped in [[ ]].

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "cli/json_output.h"
 #include "cli/problem_output.h"
 #include "cli/recipe_file.h"
 #include "layout/layout_rules.h"
@@ -63,13 +64,14 @@ std::optional<int> read_score_inputs(const GlobalOptions& global, const ScoreOpt
   if (options.window.size() == 2)
     block.setup.window_first = options.window[0], block.setup.window_last = options.window[1];
   if (options.window.size() == 2 && options.window[1] <= options.window[0]) {
-    fmt::print(stderr, "openrecipes score: --window {} {}: expected first < last\n",
-               options.window[0], options.window[1]);
-    return kExitUsage;
+    return print_usage_error(
+        "openrecipes score",
+        fmt::format("--window {} {}: expected first < last", options.window[0], options.window[1]),
+        output_format(options.format));
   }
   if (block.setup.gpus < 1) {
-    fmt::print(stderr, "openrecipes score: give --recipe RECIPE.yaml or --gpus N\n");
-    return kExitUsage;
+    return print_usage_error("openrecipes score", "give --recipe RECIPE.yaml or --gpus N",
+                             output_format(options.format));
   }
   if (!catalog) return std::nullopt;
   const RecipeFile* recipe = inputs.recipe ? &*inputs.recipe : nullptr;
@@ -85,12 +87,13 @@ std::optional<int> read_score_inputs(const GlobalOptions& global, const ScoreOpt
   Problem& problem = unknown.front();
   bool from_flag = problem.field == "gpu.type" ? !options.gpu.empty() : !options.model.empty();
   if (from_flag) {
-    fmt::print(stderr, "openrecipes score: --{} {}: not in {}.yaml{}\n",
-               problem.field == "gpu.type" ? "gpu" : "model",
-               problem.field == "gpu.type" ? gpu_type : model_name,
-               problem.field == "gpu.type" ? "gpus" : "models",
-               problem.expected.empty() ? "" : " (expected " + problem.expected + ")");
-    return kExitUsage;
+    return print_usage_error(
+        "openrecipes score",
+        fmt::format("--{} {}: not in {}.yaml{}", problem.field == "gpu.type" ? "gpu" : "model",
+                    problem.field == "gpu.type" ? gpu_type : model_name,
+                    problem.field == "gpu.type" ? "gpus" : "models",
+                    problem.expected.empty() ? "" : " (expected " + problem.expected + ")"),
+        output_format(options.format));
   }
   problem.file = options.recipe;
   problem.position = recipe->document.position_of(problem.field);
@@ -221,7 +224,7 @@ void print_score(const ScoreOptions& options, const TrainingLog& log, const Resu
         {"problems", nlohmann::json::array()}};
     for (const Problem& problem : disagreements)
       out["problems"].push_back(nlohmann::ordered_json(problem_to_json(problem)));
-    fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+    print_json(out);
     return;
   }
   fmt::print("# {}: {} log, steps 0-{}; step times from {}\n", options.log,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "base/json_syntax.h"
 #include "params/python_json.h"
 
 namespace openrecipes {
@@ -30,30 +31,10 @@ std::optional<HfConfig> HfConfig::parse(const std::string& text, const std::stri
   // A UTF-8 byte-order mark, which RFC 8259 section 8.1 lets a parser ignore, is dropped.
   if (text.rfind("\xEF\xBB\xBF", 0) == 0) return parse(text.substr(3), file, problems);
   const std::string strict = mask_python_nonfinite_numbers(text);
-  if (!nlohmann::json::accept(strict)) {
-    std::size_t byte = 0;
-    try {
-      nlohmann::json parsed = nlohmann::json::parse(strict);
-    } catch (const nlohmann::json::parse_error& error) {
-      byte = error.byte;
-    }
-    // nlohmann counts bytes from 1 up to the one it could not read; name its line and column.
-    int line = 1, column = 1;
-    for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
-    problems.push_back({file,
-                        {line, column},
-                        "",
-                        "config",
-                        fmt::format("not valid JSON at byte {}", byte),
-                        "a JSON object",
-                        ""});
+  if (std::optional<JsonSyntaxError> error = json_syntax_error(strict)) {
+    Problem problem = json_syntax_problem(*error, file, "config");
+    if (problem.expected.empty()) problem.expected = "a JSON object";
+    problems.push_back(std::move(problem));
     return std::nullopt;
   }
   std::optional<YamlDocument> document = parse_yaml(text, file, problems);

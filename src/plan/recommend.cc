@@ -109,11 +109,12 @@ std::vector<SettingOverride> overrides_between(const Recipe& base, const Layout&
   std::vector<SettingOverride> out;
   auto n = [](auto v) { return fmt::format("{}", v); };
   add_override(out, rules, "world_size", n(base.gpu.count), n(request.cluster.gpus),
-               "hardware count and topology: an execution mapping (seed 001)");
+               "hardware count and topology: an execution mapping (rules/arguments.yaml)");
   if (base.gpu.type != request.cluster.gpu.type) {
-    add_override(out, rules, "gpu_type", base.gpu.type, request.cluster.gpu.type,
-                 "hardware type: an execution mapping (seed 001); its numerics still need the "
-                 "20-step check");
+    add_override(
+        out, rules, "gpu_type", base.gpu.type, request.cluster.gpu.type,
+        "hardware type: an execution mapping (rules/arguments.yaml); its numerics still need the "
+        "20-step check");
   }
   if (base.model != request.model_name) {
     out.push_back({"model", base.model, request.model_name, "convergence",
@@ -248,12 +249,12 @@ std::vector<std::string> recommendation_advice(const RecommendRequest& request,
     advice.push_back(
         "No override changes the convergence contract; still run the 20-step loss comparison on "
         "the new "
-        "layout (seed 000, step 4).");
+        "layout (README, \"Submitting a recipe\", step 4).");
   }
   if (swap) {
     advice.push_back(
         "A same-math swap (other kernels for the same math) needs a passed component test at the "
-        "model's shape before the recipe can be listed (seed 000).");
+        "model's shape before the recipe can be listed (docs/run-evidence.md, classify).");
   }
   if (request.goal == TrainingGoal::kPretrain) {
     advice.push_back(
@@ -263,7 +264,7 @@ std::vector<std::string> recommendation_advice(const RecommendRequest& request,
   } else if (request.goal == TrainingGoal::kPeft) {
     advice.push_back(
         "Goal PEFT: the catalog has no PEFT recipes; frozen weights need no optimizer state or "
-        "gradients, so smaller parallelism (TP 1, PP 1) usually fits (seed 001); the memory "
+        "gradients, so smaller parallelism (TP 1, PP 1) usually fits; the memory "
         "verdict "
         "above is for full fine-tuning and so errs high.");
   }

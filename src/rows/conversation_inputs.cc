@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "base/json_depth.h"
+#include "base/json_syntax.h"
 #include "rows/duckdb_stream.h"
 
 namespace openrecipes {
@@ -245,16 +246,19 @@ void parse_conversation_json(SourceConversation& conversation) {
     fail("",
          fmt::format("nesting deeper than {} levels at byte {} of the line", kMaxJsonDepth, *at));
   }
-  nlohmann::ordered_json value;
-  try {
-    value = nlohmann::ordered_json::parse(conversation.json);
-  } catch (const nlohmann::json::parse_error& error) {
-    // The position only: the library's message would echo the line's bytes, binary or not.
+  if (std::optional<JsonSyntaxError> error = json_syntax_error(conversation.json)) {
+    // A number past a double (1e309) names its field; otherwise the position only: the library's
+    // message would echo the line's bytes, binary or not.
+    if (!error->field.empty()) {
+      fail(error->field,
+           fmt::format("number out of range: {} (expected {})", error->found, error->expected));
+    }
     fail("",
          fmt::format(
              "not valid JSON at byte {} of the line (JSONL holds one conversation object per line)",
-             error.byte));
+             error->byte));
   }
+  nlohmann::ordered_json value = nlohmann::ordered_json::parse(conversation.json);
   if (!value.is_object()) {
     fail("", fmt::format("expected an object with id and messages, found {}", value.type_name()));
   }

@@ -113,10 +113,14 @@ RecipeRowsCheck check_rows_against_recipe(const RowsFileSummary& rows, const Yam
   from_meta("builder", b + "builder", collapse_spaces(build.builder));
   std::string tokenizer_sha256 = find_sha256(build.tokenizer);
   if (tokenizer_sha256.empty()) {
-    out.problems.push_back(
-        {document.file, document.position_of(b + "tokenizer"), b + "tokenizer", "rows.tokenizer",
-         "names no tokenizer.json sha256 (64 hex digits) to check",
-         meta.is_object() ? meta.value("tokenizer_sha256", "") : "", build.tokenizer});
+    out.problems.push_back({document.file, document.position_of(b + "tokenizer"), b + "tokenizer",
+                            "rows.tokenizer",
+                            "names no tokenizer.json sha256 (64 hex digits) to check",
+                            meta.is_object() && meta.contains("tokenizer_sha256") &&
+                                    meta.at("tokenizer_sha256").is_string()
+                                ? meta.at("tokenizer_sha256").get<std::string>()
+                                : "",
+                            build.tokenizer});
   } else {
     from_meta("tokenizer_sha256", b + "tokenizer", tokenizer_sha256);
   }

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "base/error.h"
+#include "base/json_syntax.h"
 #include "base/number_format.h"
 #include "base/utf8.h"
 #include "base/yaml_document.h"
@@ -65,12 +66,10 @@ std::pair<std::string, std::int32_t> resolve_eos(const Tokenizer& tokenizer,
             "no EOS token: the file is missing or unreadable; pass --eos TOKEN, the tokenizer's "
             "end-of-sequence token (it changes the rows)");
     }
-    nlohmann::json value;
-    try {
-      value = nlohmann::json::parse(*text);
-    } catch (const nlohmann::json::parse_error& error) {
-      fault(config.string(), fmt::format("not valid JSON at byte {}", error.byte));
+    if (std::optional<JsonSyntaxError> error = json_syntax_error(*text)) {
+      fault(config.string(), format_problem_line(json_syntax_problem(*error, "", "json")));
     }
+    nlohmann::json value = nlohmann::json::parse(*text);
     if (!value.is_object()) {
       fault(config.string(),
             fmt::format("expected an object with eos_token, found {}", value.type_name()));

@@ -12,6 +12,7 @@
 
 #include "base/ascii.h"
 #include "base/json_depth.h"
+#include "base/json_syntax.h"
 #include "base/yaml_document.h"
 #include "runs/training_log.h"
 #include "runs/wandb_csv.h"
@@ -187,11 +188,13 @@ LossSeries from_json(const std::string& path, const std::string& text) {
     fault(file, fmt::format("nesting deeper than {} levels at byte {}", kMaxJsonDepth, *at),
           "loss.json");
   }
-  try {
-    value = nlohmann::json::parse(patched);
-  } catch (const nlohmann::json::parse_error& error) {
-    fault(file, fmt::format("not valid JSON at byte {}", error.byte), "loss.json");
+  if (std::optional<JsonSyntaxError> error = json_syntax_error(patched)) {
+    // 1e309 and the like: a number past a double, which nlohmann::json refuses.
+    Problem problem = json_syntax_problem(*error, path, "loss.json");
+    problem.position.column = 0;
+    throw SeriesFault{std::move(problem)};
   }
+  value = nlohmann::json::parse(patched);
   if (is_megatron_golden(value)) {
     if (!value.contains("lm loss")) {
       std::string metrics;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "base/json_depth.h"
+#include "base/json_syntax.h"
 #include "base/yaml_document.h"
 
 namespace openrecipes {
@@ -163,15 +164,11 @@ std::optional<Conversation> read_conversation_file(const std::string& path, Prob
                         ""});
     return std::nullopt;
   }
-  nlohmann::ordered_json json;
-  try {
-    json = nlohmann::ordered_json::parse(*text);
-  } catch (const nlohmann::json::exception& error) {  // the parser's only way to say why
-    problems.push_back(
-        {path, {}, "", "json", std::string("not valid JSON: ") + error.what(), "", ""});
+  if (std::optional<JsonSyntaxError> error = json_syntax_error(*text)) {
+    problems.push_back(json_syntax_problem(*error, path, "json"));
     return std::nullopt;
   }
-  return conversation_from_json(json, path, problems);
+  return conversation_from_json(nlohmann::ordered_json::parse(*text), path, problems);
 }
 
 std::string python_json_dumps(const nlohmann::ordered_json& value) {

@@ -11,7 +11,8 @@ constexpr const char* kWhiteSpace =
 
 }  // namespace
 
-std::unique_ptr<SplitRegex> SplitRegex::compile(const std::string& pattern, Problem where,
+std::unique_ptr<SplitRegex> SplitRegex::compile(const std::string& pattern,
+                                                const std::string& shown, Problem where,
                                                 Problems& problems) {
   int code = 0;
   PCRE2_SIZE offset = 0;
@@ -23,11 +24,28 @@ std::unique_ptr<SplitRegex> SplitRegex::compile(const std::string& pattern, Prob
     pcre2_get_error_message(code, message, sizeof message);
     where.message = fmt::format("the regex does not compile at offset {}: {}", offset,
                                 reinterpret_cast<const char*>(message));
+    if (where.found.empty()) where.found = fmt::format("/{}/", shown);
     problems.push_back(std::move(where));
     return nullptr;
   }
   regex->jit_ = pcre2_jit_compile(regex->code_, PCRE2_JIT_COMPLETE) == 0;  // else the interpreter
+  regex->origin_ = std::move(where);
+  regex->shown_ = shown;
   return regex;
+}
+
+Problem SplitRegex::too_complex(int rc, std::size_t at) const {
+  PCRE2_UCHAR message[256];
+  pcre2_get_error_message(rc, message, sizeof message);
+  Problem problem = origin_;
+  // PCRE2's words ("match limit exceeded", "JIT stack limit reached"): pcre2api(3), "Error
+  // return values from pcre2_match()".
+  problem.message =
+      fmt::format("the pattern is too complex to match: PCRE2 {}, at byte {} of the text",
+                  reinterpret_cast<const char*>(message), at);
+  problem.expected = "a pattern PCRE2 can match within its limits";
+  problem.found = fmt::format("/{}/", shown_);
+  return problem;
 }
 
 pcre2_match_context* SplitRegex::context() {

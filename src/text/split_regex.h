@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "base/error.h"
+#include "base/input_error.h"
 #include "base/problem.h"
 
 namespace openrecipes {
@@ -20,16 +20,20 @@ namespace openrecipes {
 class SplitRegex {
  public:
   /// Compiles `pattern` (UTF + UCP; the text it searches is checked as UTF-8 beforehand) and
-  /// JIT-compiles it where PCRE2 can. Returns nullptr and appends `where` (file, field, rule)
-  /// with the compile error as its message when the pattern is invalid.
-  static std::unique_ptr<SplitRegex> compile(const std::string& pattern, Problem where,
-                                             Problems& problems);
+  /// JIT-compiles it where PCRE2 can. `shown` is the pattern as its file spells it (before
+  /// with_unicode_whitespace), for messages. Returns nullptr and appends `where` (file, field,
+  /// rule) with the compile error as its message when the pattern is invalid; else keeps `where`
+  /// to name the pattern when a match gives up (for_each_match).
+  static std::unique_ptr<SplitRegex> compile(const std::string& pattern, const std::string& shown,
+                                             Problem where, Problems& problems);
   ~SplitRegex() { pcre2_code_free(code_); }
   SplitRegex(const SplitRegex&) = delete;
   SplitRegex& operator=(const SplitRegex&) = delete;
 
   /// Calls on_match(begin, end) (byte offsets) for each match of `text` in order. `text` must be
-  /// valid UTF-8. A match that PCRE2 cannot finish (its JIT stack exhausted) throws BugError.
+  /// valid UTF-8. A match that PCRE2 gives up on (its match limit, depth limit or JIT stack
+  /// limit: a pathological pattern such as `(a+)+$`) throws InputError naming the pattern's file
+  /// and field (too_complex).
   template <typename OnMatch>
   void for_each_match(std::string_view text, OnMatch on_match) const {
     pcre2_match_data* data = pcre2_match_data_create_from_pattern(code_, nullptr);
@@ -43,10 +47,7 @@ class SplitRegex {
       if (rc == PCRE2_ERROR_NOMATCH) break;
       if (rc < 0) {
         pcre2_match_data_free(data);
-        PCRE2_UCHAR message[256];
-        pcre2_get_error_message(rc, message, sizeof message);
-        throw BugError(fmt::format("the pre-tokenizer regex failed at byte {}: {}", at,
-                                   reinterpret_cast<const char*>(message)));
+        throw InputError(too_complex(rc, at));
       }
       PCRE2_SIZE* ovector = pcre2_get_ovector_pointer(data);
       std::size_t begin = ovector[0], end = ovector[1];
@@ -64,6 +65,10 @@ class SplitRegex {
 
  private:
   SplitRegex() = default;
+  // The problem of a match that PCRE2 stopped with error `rc` at byte `at` of the text.
+  Problem too_complex(int rc, std::size_t at) const;
+  Problem origin_;     // file, field and rule of the pattern, from compile
+  std::string shown_;  // the pattern as its file spells it
   // A JIT stack big enough for long runs of whitespace or letters, one per thread.
   static pcre2_match_context* context();
   pcre2_code* code_ = nullptr;

@@ -172,6 +172,10 @@ struct Tokenizer::Impl {
   void split(std::string_view text, std::size_t level, EncodeCache& cache, TokenIds& out) const;
 };
 
+/// A JSON value as a problem's "found": its kind and its text, cut to 80 characters, e.g.
+/// "the number 1000", "null", "the string \"x\"".
+std::string json_value_text(const nlohmann::json& value);
+
 /// One load of a tokenizer.json, in named steps. Each step reads one part of the file into the
 /// tokenizer and, when that part is unsupported or broken, appends a Problem (file, field path,
 /// rule `tokenizer`) and returns false; the first failing step ends the load.
@@ -186,12 +190,23 @@ class TokenizerLoader {
 
  private:
   std::shared_ptr<const Tokenizer> load_parsed(const TokenizerJson& parsed);
-  bool fail(const std::string& field, const std::string& message);
-  std::unique_ptr<SplitRegex> compile(const std::string& pattern, const std::string& field);
+  bool fail(const std::string& field, const std::string& message, std::string expected = "",
+            std::string found = "");
+  // `pattern` compiled for `field`; `shown` is how the file spells it (when it differs).
+  std::unique_ptr<SplitRegex> compile(const std::string& pattern, const std::string& shown,
+                                      const std::string& field);
+  // `object[key]` as a string (`fallback` when absent), or nullopt and a problem naming `field`
+  // (expected a string, found the value) when it has another type, null included.
+  std::optional<std::string> string_field(const nlohmann::json& object, const char* key,
+                                          const std::string& field, const std::string& fallback);
+  // `object[key]` as true or false (`fallback` when absent), or nullopt and a problem.
+  std::optional<bool> bool_field(const nlohmann::json& object, const char* key,
+                                 const std::string& field, bool fallback);
   bool read_normalizer(const nlohmann::json& json);
   bool read_pre_tokenizer(const nlohmann::json& json);
   bool read_pre_tokenizer_step(const nlohmann::json& step, const std::string& where,
                                bool& byte_level);
+  bool read_split_step(const nlohmann::json& step, const std::string& where);
   bool read_model_options(const nlohmann::json& model);
   bool check_added_token_ids(const nlohmann::json& added_tokens, std::int64_t& largest);
   bool read_vocabulary(const TokenizerJson& parsed, const nlohmann::json& added_tokens);

@@ -98,11 +98,19 @@ bool TokenizerLoader::read_merges(const TokenizerJson& parsed) {
 bool TokenizerLoader::read_added_tokens(const nlohmann::json& added_tokens) {
   std::vector<std::string>& tokens = tokenizer_->tokens_;
   impl_->special.assign(tokens.size(), false);
-  for (const auto& token : added_tokens) {
+  for (std::size_t i = 0; i < added_tokens.size(); ++i) {
+    const nlohmann::json& token = added_tokens[i];
+    std::string where = fmt::format("added_tokens[{}]", i);
+    std::optional<bool> special = bool_field(token, "special", where + ".special", false);
+    std::optional<bool> lstrip = bool_field(token, "lstrip", where + ".lstrip", false);
+    std::optional<bool> rstrip = bool_field(token, "rstrip", where + ".rstrip", false);
+    std::optional<bool> single_word =
+        bool_field(token, "single_word", where + ".single_word", false);
+    if (!special || !lstrip || !rstrip || !single_word) return false;
+    // check_added_token_ids checked content and id.
     AddedToken added{token.at("content").get<std::string>(), token.at("id").get<std::int32_t>(),
-                     token.value("special", false), token.value("lstrip", false),
-                     token.value("rstrip", false)};
-    if (token.value("single_word", false)) {
+                     *special, *lstrip, *rstrip};
+    if (*single_word) {
       return fail("added_tokens", fmt::format("'{}': single_word is unsupported", added.content));
     }
     const std::string& at_id = tokens[static_cast<std::size_t>(added.id)];
@@ -136,7 +144,7 @@ bool TokenizerLoader::compile_added_pattern() {
     if (a->rstrip) piece += "\\s*";
     alternation += (alternation.empty() ? "" : "|") + piece;
   }
-  impl_->added_pattern = compile(alternation, "added_tokens");
+  impl_->added_pattern = compile(alternation, alternation, "added_tokens");
   return impl_->added_pattern != nullptr;
 }
 
