@@ -70,7 +70,10 @@ std::optional<std::string> read_whole(const fs::path& file) {
 void method_not_allowed(httplib::Response& response) {
   response.status = 405;
   response.set_header("Allow", "GET, HEAD");
-  response.set_header("Connection", "close");  // the body is left unread
+  // The body is left unread: the client should not send another request on this connection.
+  // (cpp-httplib 0.11.4 still adds its Keep-Alive header and waits out the keep-alive timeout,
+  // or the client's close, before it closes; what it reads meanwhile is never answered.)
+  response.set_header("Connection", "close");
   response.set_content("Method Not Allowed\n", "text/plain; charset=utf-8");
 }
 
@@ -227,7 +230,7 @@ SiteServer::SiteServer(fs::path root, SiteServerLimits limits, AccessLog log)
   // so that cpp-httplib does not first answer 400 to a POST without a body, or 404 to a TRACE.
   server_->set_pre_routing_handler(
       [](const httplib::Request& request, httplib::Response& response) {
-        add_security_headers(response);
+        add_security_headers(response);  // once, for every answer that follows
         if (request.method == "GET" || request.method == "HEAD") {
           return httplib::Server::HandlerResponse::Unhandled;
         }
@@ -238,7 +241,6 @@ SiteServer::SiteServer(fs::path root, SiteServerLimits limits, AccessLog log)
 
   auto answer = [this](const httplib::Request& request, httplib::Response& response,
                        bool use_ranges) {
-    add_security_headers(response);
     fs::path file = resolve_site_path(root_, request.path);
     std::optional<std::string> bytes = file.empty() ? std::nullopt : read_whole(file);
     if (!bytes) {
@@ -266,8 +268,8 @@ SiteServer::SiteServer(fs::path root, SiteServerLimits limits, AccessLog log)
         bool unparsed_range = response.status == 416 && !response.has_header("Content-Range");
         if (!unparsed_range) return;
         ranges_of(request).clear();
+        add_security_headers(response);  // the pre-routing handler did not run
         if (request.method != "GET" && request.method != "HEAD") {
-          add_security_headers(response);
           method_not_allowed(response);
           return;
         }

@@ -144,6 +144,8 @@ TEST_F(SiteServerTest, ServesOverHttpWithTypesAnd404s) {
   EXPECT_EQ(page->status, 200);
   EXPECT_EQ(page->body, "page");
   EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_EQ(page->get_header_value_count("Content-Security-Policy"), 1u);
+  EXPECT_EQ(page->get_header_value_count("X-Content-Type-Options"), 1u);
   auto yaml = client.Get("/r.yaml");
   ASSERT_TRUE(yaml);
   EXPECT_EQ(yaml->get_header_value("Content-Type"), "application/yaml; charset=utf-8");
@@ -236,6 +238,7 @@ TEST_F(SiteServerTest, AnswersRangesWith206And416) {
   for (const char* ignored : {"items=0-1", "bytes=5-2", "garbage"}) {
     auto whole = client.Get("/ten.txt", {{"Range", ignored}});
     ASSERT_TRUE(whole) << ignored;
+    EXPECT_EQ(whole->get_header_value_count("Content-Security-Policy"), 1u) << ignored;
     EXPECT_EQ(whole->status, 200) << ignored << ": a Range header not understood is ignored";
     EXPECT_EQ(whole->body, "0123456789") << ignored;
   }
