@@ -99,7 +99,10 @@ struct RunningServer {
 class SiteServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    base_ = fs::path(::testing::TempDir()) / "serve";
+    // A folder per test: ctest runs them in parallel.
+    base_ =
+        fs::path(::testing::TempDir()) /
+        ("serve_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(base_);
     site_ = base_ / "site";
     fs::create_directories(site_ / "m/g");
