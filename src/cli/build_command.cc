@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/problem_output.h"
+#include "rows/remove_on_signal.h"
 #include "site/site_builder.h"
 #include "site/site_files.h"
 #include "validate/recipe_validator.h"
@@ -96,6 +97,11 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
     return kExitOk;
   }
 
+  // A build killed with SIGKILL leaves its temporary folder beside the site; remove it now.
+  for (const StaleTemporary& stale : remove_stale_temporaries(out, kSiteStagingTag)) {
+    fmt::print(stderr, "openrecipes build: removed stale temporary {} {} left by process {}\n",
+               stale.folder ? "folder" : "file", stale.path.string(), stale.pid);
+  }
   write_site_atomically(out, *files);  // an IoError ends in main: "openrecipes build: ..."
   fmt::print("Wrote {} to {}\n", plural(files->size() + 1, "file"), shown(out));
   bool default_out = out == (*root / "site").lexically_normal();

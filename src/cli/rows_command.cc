@@ -13,6 +13,7 @@
 #include "rows/dataset_block.h"
 #include "rows/duckdb_session.h"
 #include "rows/recipe_rows_check.h"
+#include "rows/remove_on_signal.h"
 #include "rows/rows_builder.h"
 #include "rows/rows_file.h"
 
@@ -45,6 +46,12 @@ struct BuildOptions {
 int run_build(BuildOptions& options) {
   options.build.loss_mask =
       parse_loss_mask_type(options.loss_mask).value();  // CLI11 checked the name
+  // A build killed with SIGKILL leaves its temporary file beside the output (RowsFileWriter::finish
+  // names it `.<name>.tmp-<PID>`); remove it now, unless its process still runs.
+  for (const StaleTemporary& stale : remove_stale_temporaries(options.build.output, "tmp")) {
+    fmt::print(stderr, "openrecipes rows build: removed stale temporary {} {} left by process {}\n",
+               stale.folder ? "folder" : "file", stale.path.string(), stale.pid);
+  }
   ProgressLine progress;
   Problems problems;
   std::optional<RowsBuildResult> built =

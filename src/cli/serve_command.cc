@@ -19,6 +19,7 @@ struct ServeOptions {
   int port = 8000;
   std::string host = "127.0.0.1";
   std::string dir;
+  bool quiet = false;
 };
 
 int run_serve(const GlobalOptions& global, const ServeOptions& options) {
@@ -48,7 +49,12 @@ int run_serve(const GlobalOptions& global, const ServeOptions& options) {
     fmt::print(stderr, "openrecipes serve: --host is empty; give an address such as 127.0.0.1\n");
     return kExitUsage;
   }
-  SiteServer server(dir);
+  // One Common Log Format line per request on stderr; stdio writes each line whole.
+  AccessLog log;
+  if (!options.quiet) {
+    log = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+  }
+  SiteServer server(dir, SiteServerLimits{}, log);
   int port = server.bind(options.host, options.port);
   if (port < 0) {
     throw IoError(fmt::format("{}:{}", options.host, options.port),
@@ -81,6 +87,8 @@ void add_serve_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
       "--host", options->host,
       "Address to listen on (default 127.0.0.1; 0.0.0.0 exposes the site to your network)");
   command->add_option("--dir", options->dir, "Site folder (default: <root>/site)");
+  command->add_flag("--quiet", options->quiet,
+                    "No access log (one line per request on standard error otherwise)");
   command->callback([&global, &exit_code, options] { exit_code = run_serve(global, *options); });
 }
 

@@ -1,4 +1,4 @@
-// `openrecipes serve [--port N] [--host H] [--dir DIR]`.
+// `openrecipes serve [--port N] [--host H] [--dir DIR] [--quiet]`.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,7 +8,8 @@
 namespace openrecipes::cli {
 
 /// Adds the `serve` subcommand: serves the built site (default `<root>/site`) on 127.0.0.1:8000
-/// until SIGINT or SIGTERM. Another host only when `--host` asks. Sets `exit_code`.
+/// until SIGINT or SIGTERM, logging each request on stderr unless `--quiet`. Another host only
+/// when `--host` asks. Sets `exit_code`.
 void add_serve_command(CLI::App& app, const GlobalOptions& global, int& exit_code);
 
 }  // namespace openrecipes::cli

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <iostream>
 #include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
+#include <optional>
 
 #include "base/utf8.h"
+#include "base/yaml_document.h"
 #include "cli/problem_output.h"
 #include "text/tokenizer.h"
 
@@ -23,6 +23,35 @@ struct TokenizeOptions {
   bool plain = false;
 };
 
+// Standard input, in blocks, up to kMaxCatalogFileBytes: the limit the catalog's text files are
+// read with (read_text_file), so that input cannot grow the encoding's memory without bound (a
+// 1 MiB text peaks at the ~107 MB the gpt-oss tokenizer itself takes). A problem naming standard
+// input past it, or on a read error.
+std::optional<std::string> read_standard_input(const std::string& source, Problems& problems) {
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() <= kMaxCatalogFileBytes) {
+    std::size_t got = std::fread(chunk, 1, sizeof chunk, stdin);
+    text.append(chunk, got);
+    if (got < sizeof chunk) break;
+  }
+  if (std::ferror(stdin)) {
+    problems.push_back({source, {0, 0}, "", "file", "read error", "", ""});
+    return std::nullopt;
+  }
+  if (text.size() > kMaxCatalogFileBytes) {
+    problems.push_back({source,
+                        {0, 0},
+                        "",
+                        "file",
+                        "too long to tokenize at once; split the text",
+                        fmt::format("at most {} bytes", kMaxCatalogFileBytes),
+                        fmt::format("more than {} bytes", kMaxCatalogFileBytes)});
+    return std::nullopt;
+  }
+  return text;
+}
+
 int run_tokenize(const TokenizeOptions& options) {
   OutputFormat format = output_format(options.format);
   Problems problems;
@@ -31,10 +60,10 @@ int run_tokenize(const TokenizeOptions& options) {
   std::string text = options.text;
   std::string source = "the text";
   if (text == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();  // block reads, not one character at a time
-    text = buffer.str();
     source = "standard input";
+    std::optional<std::string> read = read_standard_input(source, problems);
+    if (!read) return print_problems(problems, format);
+    text = std::move(*read);
   }
   if (!check_utf8(text, source, problems)) return print_problems(problems, format);
   std::vector<std::int32_t> ids = tokenizer->encode(text, !options.plain);

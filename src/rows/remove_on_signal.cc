@@ -1,7 +1,10 @@
 #include "rows/remove_on_signal.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstring>
 
@@ -34,6 +37,46 @@ RemoveOnSignal::RemoveOnSignal(const std::string& path) {
 RemoveOnSignal::~RemoveOnSignal() {
   if (!armed_) return;
   for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &g_previous[i], nullptr);
+}
+
+namespace {
+
+// The PID in `rest`, the part of a name after its `.<name>.<tag>-` prefix: digits, then the end
+// or '-'. 0 when `rest` is not that.
+long pid_in_name(const std::string& rest) {
+  std::size_t digits = 0;
+  while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 9) return 0;  // PIDs stay below 2^22 (proc(5), pid_max)
+  if (digits < rest.size() && rest[digits] != '-') return 0;
+  return std::stol(rest.substr(0, digits));
+}
+
+}  // namespace
+
+std::vector<StaleTemporary> remove_stale_temporaries(const std::filesystem::path& target,
+                                                     const std::string& tag) {
+  namespace fs = std::filesystem;
+  fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  std::string prefix = "." + target.filename().string() + "." + tag + "-";
+  std::vector<StaleTemporary> removed;
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    long pid = pid_in_name(name.substr(prefix.size()));
+    if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code entry_ec;
+    fs::file_status status = it->symlink_status(entry_ec);
+    bool is_folder = fs::is_directory(status);
+    if (entry_ec || (!is_folder && !fs::is_regular_file(status))) continue;
+    if (is_folder) {
+      fs::remove_all(it->path(), entry_ec);
+    } else {
+      fs::remove(it->path(), entry_ec);
+    }
+    if (!entry_ec) removed.push_back({it->path(), pid, is_folder});
+  }
+  return removed;
 }
 
 }  // namespace openrecipes

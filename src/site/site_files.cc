@@ -20,9 +20,31 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path sibling(const fs::path& out, const std::string& tag) {
+fs::path staging_sibling(const fs::path& out) {
   std::random_device device;
-  return out.parent_path() / fmt::format(".{}.{}-{:08x}", out.filename().string(), tag, device());
+  return out.parent_path() / fmt::format(".{}.{}-{}-{:08x}", out.filename().string(),
+                                         kSiteStagingTag, ::getpid(), device());
+}
+
+// What a file that is neither a folder nor a regular file is, in words; "" for those two.
+std::string non_regular_kind(fs::file_status status) {
+  switch (status.type()) {
+    case fs::file_type::regular:
+    case fs::file_type::directory:
+      return "";
+    case fs::file_type::symlink:
+      return "a symbolic link";
+    case fs::file_type::fifo:
+      return "a FIFO";
+    case fs::file_type::socket:
+      return "a socket";
+    case fs::file_type::block:
+      return "a block device";
+    case fs::file_type::character:
+      return "a character device";
+    default:
+      return "not a regular file";
+  }
 }
 
 std::string write_tree(const fs::path& folder, const SiteFiles& files) {
@@ -64,7 +86,7 @@ void write_site_atomically(const fs::path& out_argument, const SiteFiles& files)
                       out.string(), kSiteMarker));
     }
   }
-  fs::path staging = sibling(out, "new");
+  fs::path staging = staging_sibling(out);
   std::string error = write_tree(staging, files);
   if (!error.empty()) {
     fs::remove_all(staging, ec);
@@ -101,13 +123,21 @@ std::vector<SiteDifference> compare_site(const fs::path& out, const SiteFiles& f
     for (; !ec && it != end; it.increment(ec)) {
       std::string relative = it->path().lexically_relative(out).generic_string();
       std::error_code entry_ec;
-      if (it->is_symlink(entry_ec)) {
-        differences.push_back({SiteDifference::Kind::kExtra, relative, "a symbolic link"});
+      fs::file_status status = it->symlink_status(entry_ec);  // lstat: opens nothing
+      if (entry_ec) {
+        differences.push_back({SiteDifference::Kind::kUnreadable, relative, entry_ec.message()});
         continue;
       }
-      if (it->is_directory(entry_ec) || !it->is_regular_file(entry_ec)) continue;
-      present.insert(relative);
       auto found = expected.find(relative);
+      if (std::string kind = non_regular_kind(status); !kind.empty()) {
+        if (found != expected.end()) present.insert(relative);
+        differences.push_back(
+            {found == expected.end() ? SiteDifference::Kind::kExtra : SiteDifference::Kind::kStale,
+             relative, kind});
+        continue;
+      }
+      if (fs::is_directory(status)) continue;
+      present.insert(relative);
       if (found == expected.end()) {
         differences.push_back({SiteDifference::Kind::kExtra, relative, ""});
         continue;

@@ -15,6 +15,11 @@ using SiteFiles = std::map<std::string, std::string>;
 /// The file every built site holds, so that a build never replaces a folder it did not write.
 inline constexpr const char* kSiteMarker = ".openrecipes-site";
 
+/// The tag in the name of the temporary folder a build writes beside `out`:
+/// `.<out's name>.new-<PID>-<random hex>` (the old site waits there, too, between the swap and its
+/// removal), so that a later build can tell a killed build's folder (remove_stale_temporaries).
+inline constexpr const char* kSiteStagingTag = "new";
+
 /// Writes `files` (plus the marker) into a new temporary folder beside `out`, then swaps it in
 /// with one atomic rename (renameat2 RENAME_EXCHANGE when `out` exists) and removes the old site.
 /// On any failure the old site is left as it was and the temporary folder is removed. Refuses an
@@ -27,11 +32,14 @@ struct SiteDifference {
   enum class Kind { kStale, kMissing, kExtra, kUnreadable };
   Kind kind;
   std::string path;    ///< relative to the site folder ("" for the folder itself)
-  std::string reason;  ///< for kUnreadable (and symbolic links among kExtra)
+  std::string reason;  ///< for kUnreadable, and what a non-regular file is ("a FIFO", ...)
 };
 
 /// Compares the folder `out` with `files` (the marker counts as expected), sorted by path. A
 /// folder or file it cannot read is reported as kUnreadable (and then nothing is called missing).
+/// Anything but folders and regular files — symbolic links, FIFOs, sockets, devices — is a
+/// difference (kStale where a site file belongs, kExtra elsewhere) and is never opened, so a FIFO
+/// cannot block the check.
 std::vector<SiteDifference> compare_site(const std::filesystem::path& out, const SiteFiles& files);
 
 }  // namespace openrecipes

@@ -1,6 +1,7 @@
 #include "site/site_files.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 #include <sstream>
@@ -93,6 +94,24 @@ TEST(CompareSite, ReportsSymlinksAndAFileInPlaceOfTheFolder) {
   differences = compare_site(out.parent_path() / "file", {{"index.html", "i"}});
   ASSERT_EQ(differences.size(), 1u);
   EXPECT_EQ(differences[0].kind, SiteDifference::Kind::kUnreadable);
+}
+
+// A FIFO in place of a page and one elsewhere: named by kind, never opened (which would block).
+TEST(CompareSite, NamesFifosWithoutOpeningThem) {
+  fs::path out = fresh_folder("compare_fifo") / "site";
+  SiteFiles files = {{"index.html", "i"}, {"m/page.html", "p"}};
+  ASSERT_NO_THROW(write_site_atomically(out, files));
+  fs::remove(out / "m/page.html");
+  ASSERT_EQ(::mkfifo((out / "m/page.html").c_str(), 0644), 0);
+  ASSERT_EQ(::mkfifo((out / "stray").c_str(), 0644), 0);
+  std::vector<SiteDifference> differences = compare_site(out, files);
+  ASSERT_EQ(differences.size(), 2u);
+  EXPECT_EQ(differences[0].path, "m/page.html");
+  EXPECT_EQ(differences[0].kind, SiteDifference::Kind::kStale);
+  EXPECT_EQ(differences[0].reason, "a FIFO");
+  EXPECT_EQ(differences[1].path, "stray");
+  EXPECT_EQ(differences[1].kind, SiteDifference::Kind::kExtra);
+  EXPECT_EQ(differences[1].reason, "a FIFO");
 }
 
 TEST(CompareSite, ListsStaleMissingAndExtraFiles) {
