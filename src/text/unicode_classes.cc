@@ -88,24 +88,45 @@ void add(Ranges& set, std::span<const CodePointRange> ranges, bool negated) {
   if (next <= kLastCodePoint) set.push_back({next, kLastCodePoint});
 }
 
-// `set` sorted and merged, without surrogates, as class items: \x{A} or \x{A}-\x{B}.
-std::string class_items(Ranges set) {
+// `set` sorted, with overlapping and touching ranges merged.
+Ranges merged(Ranges set) {
   std::sort(set.begin(), set.end(),
             [](const CodePointRange& a, const CodePointRange& b) { return a.first < b.first; });
-  Ranges merged;
+  Ranges out;
   for (const CodePointRange& r : set) {
-    if (!merged.empty() && r.first <= merged.back().last + 1)
-      merged.back().last = std::max(merged.back().last, r.last);
+    if (!out.empty() && r.first <= out.back().last + 1)
+      out.back().last = std::max(out.back().last, r.last);
     else
-      merged.push_back(r);
+      out.push_back(r);
   }
+  return out;
+}
+
+// `part` (a subset of `whole`) with the gaps between its ranges filled wherever `whole` holds the
+// gap: the same class once joined to the rest of `whole`, in fewer ranges.
+Ranges widened(Ranges part, Ranges whole) {
+  Ranges out;
+  whole = merged(std::move(whole));
+  auto within = whole.begin();
+  for (const CodePointRange& r : merged(std::move(part))) {
+    while (within != whole.end() && within->last < r.first) ++within;
+    if (!out.empty() && within != whole.end() && within->first <= out.back().first)
+      out.back().last = r.last;  // the same range of `whole` holds both, and the gap between
+    else
+      out.push_back(r);
+  }
+  return out;
+}
+
+// `set` sorted and merged, without surrogates, as class items: \x{A} or \x{A}-\x{B}.
+std::string class_items(const Ranges& set) {
   std::string out;
   auto item = [&out](char32_t first, char32_t last) {
     if (first > last) return;
     out += fmt::format("\\x{{{:X}}}", static_cast<unsigned>(first));
     if (last > first) out += fmt::format("-\\x{{{:X}}}", static_cast<unsigned>(last));
   };
-  for (const CodePointRange& r : merged) {
+  for (const CodePointRange& r : merged(set)) {
     if (r.last < kFirstSurrogate || r.first > kLastSurrogate) {
       item(r.first, r.last);
     } else {
@@ -178,8 +199,9 @@ struct ClassParts {
 
   // The class items, without the brackets.
   std::string items() && {
-    if (natives_hold && pcre2_has_baseline_tables()) return natives + class_items(std::move(delta));
-    return class_items(std::move(full));
+    if (natives_hold && pcre2_has_baseline_tables())
+      return natives + class_items(widened(std::move(delta), std::move(full)));
+    return class_items(full);
   }
 };
 

@@ -28,8 +28,9 @@ std::optional<bool> unicode_property_has(std::string_view name, char32_t cp);
 /// Outside a character class an escape becomes a class ([..] or [^..]); inside one, its ranges
 /// (the complement for a negated escape) join the class. Where PCRE2's own tables are Unicode
 /// 14.0 (Debian 12's) and a class allows it, the class keeps PCRE2's \p{X} and adds only the code
-/// points X gained since 14.0 (same matches, about half the cost of the full ranges in PCRE2's
-/// JIT); otherwise every range is written out. Text inside \Q...\E, (?#...) comments
+/// points X gained since 14.0, in as few ranges as the class allows (same matches; PCRE2's JIT
+/// tests a class's ranges one by one, and the full ranges made the gpt-oss pattern about twice as
+/// slow); otherwise every range is written out. Text inside \Q...\E, (?#...) comments
 /// and POSIX [:name:] items are kept as written, as is any escape the tables do not cover (a
 /// script such as \p{Han}, \w): PCRE2 then matches it with its own tables. A malformed escape is
 /// kept as written, so pcre2_compile reports it.
