@@ -8,6 +8,9 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "rows/duckdb_session.h"
+#include "rows/rows_builder.h"
+#include "rows/rows_file.h"
 #include "test_support.h"
 
 namespace openrecipes {
@@ -314,6 +317,36 @@ INSTANTIATE_TEST_SUITE_P(
                   },
                   "normalizer.type: wrong type (expected a string, found the number 7)"}),
     [](const auto& test) { return test.param.name; });
+
+// A rows file's own metadata may hold any JSON type under a key `rows verify` prints: a name,
+// loss mask, seed or tokenizer hash that is not a string once ended in a JSON type error.
+TEST(BadInput, RowsMetadataOfOtherTypesIsPrintedNotThrown) {
+  RowsBuildOptions options;
+  options.inputs = {source_dir() + "/tests/fixtures/rows/conversations.jsonl"};
+  options.tokenizer_path = testing::npm_tokenizer_path("tokenizer-gptoss");
+  options.rows = 12;
+  options.row_tokens = 64;
+  options.name = "fixture-rows";
+  std::string dir = testing::fresh_dir("rows_metadata_types");
+  options.output = dir + "/rows.parquet";
+  Problems problems;
+  std::optional<RowsBuildResult> built = build_rows(options, problems);
+  ASSERT_TRUE(built) << describe(problems);
+  nlohmann::json metadata = built->metadata();
+  metadata["name"] = 5;
+  metadata["loss_mask"] = nlohmann::json::array({1, 2});
+  metadata["tokenizer_sha256"] = nullptr;
+  const std::string odd = dir + "/odd.parquet";
+  DuckDbSession duckdb;
+  duckdb.execute("COPY (SELECT * FROM read_parquet(" + sql_string(options.output) + ")) TO " +
+                 sql_string(odd) + " (FORMAT parquet, KV_METADATA {'" + kRowsMetadataKey +
+                 "': " + sql_string(metadata.dump()) + "})");
+  testing::ShellRun result = run_all("rows verify '" + odd + "'");
+  EXPECT_NE(result.exit_code, 3) << result.output;
+  EXPECT_EQ(result.output.find("internal error"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("5 (loss mask [1,2], seed"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("tokenizer.json sha256   null"), std::string::npos) << result.output;
+}
 
 }  // namespace
 }  // namespace openrecipes

@@ -192,7 +192,8 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, int& exit_co
                       "alltoall, flex or allgather");
   command->add_option("--seq-length", options->arguments.seq_length, "Tokens per row (8192)");
   command->add_option("--global-batch", options->arguments.global_batch, "Rows per step (128)");
-  command->add_option("--precision", options->arguments.precision, "bf16 or fp8");
+  command->add_option("--precision", options->arguments.precision,
+                      "bf16 (default), fp8, or on Blackwell mxfp8 or nvfp4");
   command->add_option("--format", options->format, "Errors as text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
   command->callback([options, &global, &exit_code] { exit_code = run_export(global, *options); });

@@ -108,7 +108,8 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, int& exit_code
   plan->add_option("--global-batch", options->arguments.global_batch,
                    "Rows per step (default 128, the protocol's)")
       ->check(CLI::Range(static_cast<std::int64_t>(1), static_cast<std::int64_t>(1) << 24));
-  plan->add_option("--precision", options->arguments.precision, "bf16 (default) or fp8");
+  plan->add_option("--precision", options->arguments.precision,
+                   "bf16 (default), fp8, or on Blackwell mxfp8 or nvfp4");
   plan->add_option("--top", options->top, "Layouts to list (default 10)")
       ->check(CLI::Range(1, 10000));
   plan->add_option("--layout", options->arguments.layout.layout,

@@ -7,6 +7,7 @@
 #include "base/number_format.h"
 #include "base/yaml_document.h"
 #include "catalog/recipe.h"
+#include "cli/json_output.h"
 #include "cli/problem_output.h"
 #include "cli/progress_line.h"
 #include "cli/recipe_file.h"
@@ -65,8 +66,7 @@ int run_build(BuildOptions& options) {
   if (!built) return print_problems(problems, output_format(options.format), stderr);
   const RowsBuildResult& result = *built;
   if (options.format == "json") {
-    fmt::print("{}\n", dataset_block_json(result).dump(2, ' ', false,
-                                                       nlohmann::json::error_handler_t::replace));
+    print_json(dataset_block_json(result));
     return kExitOk;
   }
   fmt::print(
@@ -106,7 +106,7 @@ void print_verify_json(const VerifyOptions& options, const RowsFileSummary& summ
   if (check)
     out["recipe"] = {
         {"file", options.recipe}, {"matched", check->matched}, {"unchecked", check->unchecked}};
-  fmt::print("{}\n", out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+  print_json(out);
 }
 
 // The verified figures for people, each problem on its line, then "ok" or the count.
@@ -126,10 +126,16 @@ void print_verify_text(const VerifyOptions& options, const RowsFileSummary& summ
   line("parquet_sha256", summary.parquet_sha256);
   line("parquet bytes", format_count(static_cast<std::int64_t>(summary.parquet_bytes)));
   if (summary.build.is_object()) {
-    line("built as", fmt::format("{} (loss mask {}, seed {})", summary.build.value("name", "?"),
-                                 summary.build.value("loss_mask", "?"),
-                                 summary.build.value("seed", nlohmann::json()).dump()));
-    line("tokenizer.json sha256", summary.build.value("tokenizer_sha256", "?"));
+    // The file's own metadata: any JSON type may sit under a key, so none is assumed.
+    auto member = [&](const char* key) {
+      auto it = summary.build.find(key);
+      if (it == summary.build.end()) return std::string("?");
+      return it->is_string() ? it->get<std::string>()
+                             : it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    };
+    line("built as", fmt::format("{} (loss mask {}, seed {})", member("name"), member("loss_mask"),
+                                 member("seed")));
+    line("tokenizer.json sha256", member("tokenizer_sha256"));
   } else {
     line("built as", "unknown (no openrecipes.rows metadata)");
   }

@@ -11,6 +11,7 @@
 #include "base/utf8.h"
 #include "base/yaml_document.h"
 #include "cli/problem_output.h"
+#include "cli/version.h"
 #include "text/tokenizer.h"
 
 namespace openrecipes::cli {
@@ -75,7 +76,8 @@ int run_tokenize(const TokenizeOptions& options) {
   std::string out;
   out.reserve(ids.size() * 12 + 256);
   if (options.format == "json") {
-    out += "{\"tokenizer\":" + nlohmann::json(tokenizer->path()).dump() +
+    out += "{\"openrecipes_version\":" + nlohmann::json(openrecipes_version()).dump() +
+           ",\"tokenizer\":" + nlohmann::json(tokenizer->path()).dump() +
            ",\"tokenizer_sha256\":\"" + tokenizer->sha256() +
            "\",\"count\":" + std::to_string(ids.size()) + ",\"ids\":[";
     for (std::size_t i = 0; i < ids.size(); ++i) (out += i ? "," : "") += std::to_string(ids[i]);

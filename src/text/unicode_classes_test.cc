@@ -32,7 +32,7 @@ std::string utf8(char32_t cp) {
 // spelled out) in `text`, joined by '|'.
 std::string matches(const std::string& pattern, const std::string& text) {
   Problems problems;
-  auto regex = SplitRegex::compile(pattern, Problem{}, problems);
+  auto regex = SplitRegex::compile(pattern, pattern, Problem{}, problems);
   EXPECT_TRUE(regex) << (problems.empty() ? "" : problems[0].message);
   if (!regex) return "";
   std::string out;
@@ -100,7 +100,7 @@ TEST(UnicodeClasses, LiteralDashAndBracketStayLiterals) {
 
 TEST(UnicodeClasses, CompileErrorsNameTheOffsetAsWritten) {
   Problems problems;
-  EXPECT_FALSE(SplitRegex::compile("\\p{L}+(", Problem{}, problems));
+  EXPECT_FALSE(SplitRegex::compile("\\p{L}+(", "\\p{L}+(", Problem{}, problems));
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].message.find("at offset 7"), std::string::npos) << problems[0].message;
 }
@@ -122,7 +122,7 @@ TEST(UnicodeClasses, SpelledOutClassesAgreeWithTheTablesOnEveryCodePoint) {
     std::string negated = name == "White_Space" ? "S" : "P{" + name + "}";
     for (const std::string& pattern : {"\\" + escape, "\\" + negated, "[\\" + negated + "]"}) {
       Problems problems;
-      auto regex = SplitRegex::compile(pattern, Problem{}, problems);
+      auto regex = SplitRegex::compile(pattern, pattern, Problem{}, problems);
       ASSERT_TRUE(regex) << pattern;
       bool want_in = pattern[1] == escape[0];
       std::vector<bool> matched(text.size(), false);
