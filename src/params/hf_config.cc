@@ -20,6 +20,32 @@ std::string found_in(const YamlNode& node) {
   return describe_found(node);
 }
 
+// Where nlohmann's parser stopped (a SAX handler that builds nothing): the byte of a syntax error
+// or of a number beyond a double's range (1e999), which json::parse throws as out_of_range 406,
+// not as a parse_error (https://json.nlohmann.me/home/exceptions/, out_of_range.406).
+struct JsonStop {
+  std::size_t byte = 0;
+  bool number_overflow = false;
+  bool null() { return true; }
+  bool boolean(bool) { return true; }
+  bool number_integer(nlohmann::json::number_integer_t) { return true; }
+  bool number_unsigned(nlohmann::json::number_unsigned_t) { return true; }
+  bool number_float(nlohmann::json::number_float_t, const std::string&) { return true; }
+  bool string(std::string&) { return true; }
+  bool binary(nlohmann::json::binary_t&) { return true; }
+  bool start_object(std::size_t) { return true; }
+  bool key(std::string&) { return true; }
+  bool end_object() { return true; }
+  bool start_array(std::size_t) { return true; }
+  bool end_array() { return true; }
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::json::exception& error) {
+    byte = position;
+    number_overflow = error.id == 406;
+    return false;
+  }
+};
+
 }  // namespace
 
 std::optional<HfConfig> HfConfig::parse(const std::string& text, const std::string& file,
@@ -31,12 +57,9 @@ std::optional<HfConfig> HfConfig::parse(const std::string& text, const std::stri
   if (text.rfind("\xEF\xBB\xBF", 0) == 0) return parse(text.substr(3), file, problems);
   const std::string strict = mask_python_nonfinite_numbers(text);
   if (!nlohmann::json::accept(strict)) {
-    std::size_t byte = 0;
-    try {
-      nlohmann::json parsed = nlohmann::json::parse(strict);
-    } catch (const nlohmann::json::parse_error& error) {
-      byte = error.byte;
-    }
+    JsonStop stop;
+    nlohmann::json::sax_parse(strict, &stop);
+    const std::size_t byte = stop.byte;
     // nlohmann counts bytes from 1 up to the one it could not read; name its line and column.
     int line = 1, column = 1;
     for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
@@ -51,7 +74,11 @@ std::optional<HfConfig> HfConfig::parse(const std::string& text, const std::stri
                         {line, column},
                         "",
                         "config",
-                        fmt::format("not valid JSON at byte {}", byte),
+                        stop.number_overflow
+                            ? fmt::format("not valid JSON at byte {}: a number beyond a double's "
+                                          "range",
+                                          byte)
+                            : fmt::format("not valid JSON at byte {}", byte),
                         "a JSON object",
                         ""});
     return std::nullopt;

@@ -254,6 +254,8 @@ void parse_conversation_json(SourceConversation& conversation) {
          fmt::format(
              "not valid JSON at byte {} of the line (JSONL holds one conversation object per line)",
              error.byte));
+  } catch (const nlohmann::json::out_of_range&) {  // 1e999: out_of_range.406, not a parse_error
+    fail("", "not valid JSON: a number beyond a double's range");
   }
   if (!value.is_object()) {
     fail("", fmt::format("expected an object with id and messages, found {}", value.type_name()));

@@ -70,6 +70,8 @@ std::pair<std::string, std::int32_t> resolve_eos(const Tokenizer& tokenizer,
       value = nlohmann::json::parse(*text);
     } catch (const nlohmann::json::parse_error& error) {
       fault(config.string(), fmt::format("not valid JSON at byte {}", error.byte));
+    } catch (const nlohmann::json::out_of_range&) {  // 1e999: out_of_range.406, not a parse_error
+      fault(config.string(), "not valid JSON: a number beyond a double's range");
     }
     if (!value.is_object()) {
       fault(config.string(),

@@ -191,6 +191,8 @@ LossSeries from_json(const std::string& path, const std::string& text) {
     value = nlohmann::json::parse(patched);
   } catch (const nlohmann::json::parse_error& error) {
     fault(file, fmt::format("not valid JSON at byte {}", error.byte), "loss.json");
+  } catch (const nlohmann::json::out_of_range&) {  // 1e999: out_of_range.406, not a parse_error
+    fault(file, "not valid JSON: a number beyond a double's range", "loss.json");
   }
   if (is_megatron_golden(value)) {
     if (!value.contains("lm loss")) {
