@@ -29,6 +29,7 @@ packages=(
 test_packages=(
   libbenchmark-dev         # bench/plan_bench (Google Benchmark; the test build compiles the benchmarks)
   clang-format             # scripts/check-format: the C++ files as .clang-format has them
+  clang libclang-rt-14-dev # fuzz/ and scripts/fuzz.sh: clang 14 with libFuzzer, ASan and UBSan
   chromium                 # the browser the site tests drive
   slurm-wlm munge          # tests/slurm: a one-node Slurm cluster for `openrecipes measure` (the test starts
                            # and stops its own daemons; in a container apt starts none)

@@ -61,9 +61,10 @@ std::string how_to_fill(const Placeholder& placeholder) {
 std::string filled_run(const Recipe& recipe, const MeasureRequest& request, Problems& problems) {
   std::vector<Placeholder> placeholders = find_placeholders(recipe.run);
   for (const auto& [key, value] : request.set) {
-    auto named = std::find_if(placeholders.begin(), placeholders.end(), [&](const Placeholder& p) {
-      return placeholder_key_matches(key, p.name);
-    });
+    // An init-capture: clang 14 (the sanitizer build's) cannot capture a structured binding.
+    auto named = std::find_if(
+        placeholders.begin(), placeholders.end(),
+        [&wanted = key](const Placeholder& p) { return placeholder_key_matches(wanted, p.name); });
     if (named == placeholders.end()) {
       problems.push_back(
           run_problem(request, 0, "", "measure.set",

@@ -56,6 +56,21 @@ TEST(PythonJson, BadJsonNamesTheLineAndColumnOfItsByte) {
   EXPECT_EQ(problems[0].position.column, 8);  // the 'i' of inf, the byte it stopped at
 }
 
+// Found by fuzz/hf_config_fuzz.cc: json::parse throws a number beyond a double's range as
+// out_of_range, not parse_error, and `openrecipes active-params` said "internal error".
+TEST(PythonJson, ANumberBeyondADoubleIsNamedAtItsLine) {
+  for (const std::string& number :
+       std::vector<std::string>{"1e999", "-1e505", "1" + std::string(400, '0')}) {
+    Problems problems;
+    EXPECT_FALSE(HfConfig::parse("{\"a\": 1,\n  \"b\": " + number + "}", "config.json", problems));
+    ASSERT_EQ(problems.size(), 1u) << number;
+    EXPECT_NE(problems[0].message.find("number out of range"), std::string::npos)
+        << problems[0].message;
+    EXPECT_EQ(problems[0].position.line, 2) << number;
+    EXPECT_EQ(problems[0].file, "config.json");
+  }
+}
+
 TEST(PythonJson, AnInfiniteSizeIsAWrongTypeAtItsField) {
   Problems problems;
   std::optional<HfConfig> config = HfConfig::parse(

@@ -11,8 +11,10 @@
 
 namespace openrecipes {
 
-/// A recipe file that passed its schema check.
-struct RecipeFile {
+/// A recipe file that passed its schema check. Named apart from catalog/recipe_file.h's
+/// RecipeFile: two types of one name in one namespace break the one-definition rule (the linker
+/// keeps one inline destructor for both; ASan's build of `openrecipes validate` overflowed).
+struct CheckedRecipeFile {
   std::string display_path;  ///< as the user named it; used in problems
   std::string catalog_path;  ///< relative to the catalog root (`recipes/...`); empty when outside
   YamlDocument document;
@@ -22,7 +24,7 @@ struct RecipeFile {
 /// What every rule needs: the catalog, the file, and where to put problems.
 class RuleContext {
  public:
-  RuleContext(const Catalog& catalog_in, const RecipeFile& file_in, Problems& problems)
+  RuleContext(const Catalog& catalog_in, const CheckedRecipeFile& file_in, Problems& problems)
       : catalog(catalog_in), file(file_in), recipe(file_in.recipe), problems_(problems) {}
 
   /// Adds a problem at the position of `field` (or its nearest present ancestor).
@@ -35,7 +37,7 @@ class RuleContext {
   void add(Problem problem) const;
 
   const Catalog& catalog;
-  const RecipeFile& file;
+  const CheckedRecipeFile& file;
   const Recipe& recipe;
 
  private:

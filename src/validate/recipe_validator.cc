@@ -34,7 +34,7 @@ RecipeReport validate_recipe_text(const LoadedCatalog& loaded, const std::string
   if (!document) return report;
   report.problems = loaded.recipe_schema.check(*document);
   if (!report.problems.empty()) return report;
-  RecipeFile file{display_path, catalog_path, std::move(*document), {}};
+  CheckedRecipeFile file{display_path, catalog_path, std::move(*document), {}};
   file.recipe = recipe_from_yaml(file.document.root);
   RuleContext context(loaded.catalog, file, report.problems);
   check_recipe_rules(context);
