@@ -8,6 +8,9 @@
 #   scripts/fuzz.sh all SECONDS      every target in turn, SECONDS each (.ci/run)
 #   scripts/fuzz.sh --build          configure and build everything in build-fuzz/: the library, the
 #                                    unit tests and the targets, for ctest under the sanitizers
+# FUZZ_RUNS=N stops each run after N inputs (SECONDS stays the cap) and FUZZ_SEED=S fixes
+# libFuzzer's seed: with both, and a fresh FUZZ_SCRATCH, a commit fuzzes the same inputs every
+# time (.ci/run), so CI is red for the commit, not for the draw.
 # A crash prints the input's path; copy it into fuzz/corpus/TARGET/ once fixed (ctest's fuzz_TARGET
 # replays the corpus). Runs at nice 19, one target at a time, within -rss_limit_mb=2048.
 set -euo pipefail
@@ -43,9 +46,12 @@ fuzz() {
   [ -d "$corpus" ] || { echo "fuzz.sh: no target $name (no $corpus)" >&2; usage; }
   nice cmake --build "$build" --target "${name}_fuzz" -j"$jobs" >/dev/null
   mkdir -p "$work/corpus" "$work/crashes"
-  echo "fuzz.sh: $name for ${seconds}s (new inputs: $work/corpus, crashes: $work/crashes)" >&2
+  echo "fuzz.sh: $name for ${seconds}s${FUZZ_RUNS:+ or $FUZZ_RUNS inputs} (new inputs: $work/corpus, crashes: $work/crashes)" >&2
   # The first folder receives new inputs; the tree's corpus is only read.
-  nice -n 19 "$build/fuzz/${name}_fuzz" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=60 \
+  local limits=(-max_total_time="$seconds")
+  if [ -n "${FUZZ_RUNS:-}" ]; then limits+=(-runs="$FUZZ_RUNS"); fi
+  if [ -n "${FUZZ_SEED:-}" ]; then limits+=(-seed="$FUZZ_SEED"); fi
+  nice -n 19 "$build/fuzz/${name}_fuzz" "${limits[@]}" -rss_limit_mb=2048 -timeout=60 \
     -print_final_stats=1 -artifact_prefix="$work/crashes/" "$work/corpus" "$corpus"
 }
 

@@ -30,7 +30,8 @@ class Lexer {
                        array_name_));
     }
     if (!heredoc_delimiter_.empty()) {
-      warn(line_, fmt::format("the here-document is never ended by a {} line", heredoc_delimiter_));
+      warn(heredoc_line_,
+           fmt::format("the here-document is never ended by a {} line", heredoc_delimiter_));
     }
     finish_word();
     end_command();
@@ -191,6 +192,7 @@ class Lexer {
       if (heredoc_pending_) {
         heredoc_pending_ = false;
         for (const Segment& segment : word_.segments) heredoc_delimiter_ += segment.text;
+        heredoc_line_ = word_.line;
       }
       return;
     }
@@ -434,7 +436,9 @@ class Lexer {
       ++line_;
       if (line == delimiter) return;
     }
-    warn(line_, fmt::format("the here-document is never ended by a {} line", delimiter));
+    // Named at its `<<` line: that is where to look, and a last line without a newline would
+    // otherwise count one line past the end.
+    warn(heredoc_line_, fmt::format("the here-document is never ended by a {} line", delimiter));
   }
 
   std::string_view text_;
@@ -450,6 +454,7 @@ class Lexer {
   bool drop_next_word_ = false;
   bool heredoc_pending_ = false;
   std::string heredoc_delimiter_;
+  int heredoc_line_ = 1;  // the line of the `<<` whose document is being read
 };
 
 }  // namespace

@@ -141,6 +141,16 @@ TEST(ShellReader, RedirectionsDropAndPlaceholdersStay) {
   EXPECT_EQ(script.commands[2].line, 6);
 }
 
+TEST(ShellReader, AnUnendedHereDocumentIsNamedAtItsOperator) {
+  // The last line has no newline: counting lines read would name line 4, past the end.
+  for (const char* text : {"run --a 1\ncat <<EOF\nbody\nmore", "run --a 1\ncat <<EOF\nbody\n"}) {
+    ShellScript script = read_shell_script(text);
+    ASSERT_EQ(script.warnings.size(), 1u) << text;
+    EXPECT_EQ(script.warnings[0].line, 2) << text;
+    EXPECT_NE(script.warnings[0].message.find("never ended by a EOF line"), std::string::npos);
+  }
+}
+
 TEST(ShellReader, UnsetForgetsAndBrokenSyntaxStaysWords) {
   ShellScript script = read_shell_script("A=1\nunset A\nrun $A 'open quote\n");
   ASSERT_EQ(script.commands.size(), 1u);
