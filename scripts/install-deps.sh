@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake pkg-config git ca-certificates
-  libyaml-cpp-dev          # YAML with line:column marks
+  libyaml-dev              # libyaml: the YAML parser, events with marks
   nlohmann-json3-dev       # JSON values and output
   libvalijson-dev          # JSON Schema (draft-07) validation of recipes
   libcli11-dev             # command line
@@ -28,6 +28,7 @@ packages=(
 )
 test_packages=(
   libbenchmark-dev         # bench/plan_bench (Google Benchmark; the test build compiles the benchmarks)
+  time                     # bench/site_scale.mjs: each run's peak memory (GNU time)
   clang-format             # scripts/check-format: the C++ files as .clang-format has them
   clang libclang-rt-14-dev # fuzz/ and scripts/fuzz.sh: clang 14 with libFuzzer, ASan and UBSan
   chromium                 # the browser the site tests drive

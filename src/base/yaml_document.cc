@@ -2,11 +2,7 @@
 
 #include <fmt/format.h>
 #include <utf8proc.h>
-#include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/exceptions.h>
-#include <yaml-cpp/mark.h>
-#include <yaml-cpp/parser.h>
+#include <yaml.h>
 
 #include <cerrno>
 #include <charconv>
@@ -14,18 +10,17 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
-#include <sstream>
 
 #include "base/source_text.h"
 
 namespace openrecipes {
 namespace {
 
-SourcePosition to_position(const SourceText& source, const YAML::Mark& mark) {
-  if (mark.pos < 0) return {1, 1};
-  return source.position(static_cast<std::size_t>(mark.pos));
-}
+// Deepest nesting accepted: the tree is freed and walked recursively, so a bound keeps a
+// hostile file from overflowing the stack (libyaml itself keeps its stacks on the heap).
+constexpr std::size_t kMaxDepth = 500;
 
 // A character YAML 1.2 allows in a stream (c-printable,
 // https://yaml.org/spec/1.2.2/#51-character-set).
@@ -34,6 +29,10 @@ bool is_yaml_printable(std::int32_t c) {
          (c >= 0xA0 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) ||
          (c >= 0x10000 && c <= 0x10FFFF);
 }
+
+// NEL, LS and PS: line breaks to libyaml (YAML 1.1, https://yaml.org/spec/1.1/#id871136), plain
+// characters to YAML 1.2 and to editors, so that a file holding one would read differently.
+bool is_yaml11_line_break(std::int32_t c) { return c == 0x85 || c == 0x2028 || c == 0x2029; }
 
 // The offset just past the quoted scalar that opens at `open`, or npos when the file ends first.
 std::size_t closing_quote(std::string_view text, std::size_t open) {
@@ -52,6 +51,39 @@ std::size_t closing_quote(std::string_view text, std::size_t open) {
   return std::string_view::npos;
 }
 
+// Turns libyaml's marks, which count characters from the start of the stream (after a byte
+// order mark), into byte offsets of the text. Marks mostly move forward, so the walk resumes
+// where the last one stopped.
+class MarkOffsets {
+ public:
+  explicit MarkOffsets(std::string_view text)
+      : text_(text), origin_(text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0) {
+    reset();
+  }
+
+  std::size_t offset(std::size_t characters) {
+    if (characters < characters_) reset();
+    while (characters_ < characters && bytes_ < text_.size()) {
+      ++bytes_;
+      while (bytes_ < text_.size() && (static_cast<unsigned char>(text_[bytes_]) & 0xC0) == 0x80)
+        ++bytes_;
+      ++characters_;
+    }
+    return bytes_;
+  }
+
+ private:
+  void reset() {
+    bytes_ = origin_;
+    characters_ = 0;
+  }
+
+  std::string_view text_;
+  std::size_t origin_;
+  std::size_t bytes_ = 0;
+  std::size_t characters_ = 0;
+};
+
 // Thrown from inside the event handler to stop parsing at the first structural problem.
 struct StrictnessError {
   SourcePosition position;
@@ -59,50 +91,75 @@ struct StrictnessError {
   std::string message;
 };
 
-// Builds a YamlNode tree from yaml-cpp's events, refusing what catalog files must not contain.
-class TreeBuilder : public YAML::EventHandler {
+// Builds a YamlNode tree from libyaml's events, refusing what catalog files must not contain.
+class TreeBuilder {
  public:
-  TreeBuilder(std::string_view text, const SourceText& source) : text_(text), source_(source) {}
+  TreeBuilder(std::string_view text, const SourceText& source)
+      : text_(text), source_(source), marks_(text) {}
 
   YamlNode take_root() { return std::move(root_); }
-  /// Where the document began (for "a second document starts here").
-  SourcePosition start() const { return start_; }
 
-  void OnDocumentStart(const YAML::Mark& mark) override { start_ = position(mark); }
-  void OnDocumentEnd() override {}
+  /// The byte offset and position of a libyaml mark.
+  std::size_t offset(const yaml_mark_t& mark) { return marks_.offset(mark.index); }
+  SourcePosition position(const yaml_mark_t& mark) { return source_.position(offset(mark)); }
 
-  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-    refuse_anchor(mark, anchor);
-    YamlNode node;
-    node.kind = YamlNode::Kind::kNull;
-    node.position = position(mark);
-    complete(std::move(node));
+  /// One parsing event: the document's nodes, in order (stream and document events aside).
+  void on_event(const yaml_event_t& event) {
+    switch (event.type) {
+      case YAML_ALIAS_EVENT:
+        throw StrictnessError{
+            position(event.start_mark), current_path(),
+            "YAML aliases (*name) are not allowed in catalog files; write the value out"};
+      case YAML_SCALAR_EVENT:
+        return scalar(event);
+      case YAML_SEQUENCE_START_EVENT:
+        return open(event.start_mark, event.data.sequence_start.anchor,
+                    event.data.sequence_start.tag, YamlNode::Kind::kSequence);
+      case YAML_MAPPING_START_EVENT:
+        return open(event.start_mark, event.data.mapping_start.anchor, event.data.mapping_start.tag,
+                    YamlNode::Kind::kMapping);
+      case YAML_SEQUENCE_END_EVENT:
+      case YAML_MAPPING_END_EVENT:
+        return close();
+      default:
+        return;
+    }
   }
 
-  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override {
-    throw StrictnessError{
-        position(mark), current_path(),
-        "YAML aliases (*name) are not allowed in catalog files; write the value out"};
-  }
-
-  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                const std::string& value) override {
-    refuse_anchor(mark, anchor);
-    refuse_tag(mark, tag);
+ private:
+  struct Frame {
     YamlNode node;
+    std::optional<YamlEntry> pending;  // a mapping's key waiting for its value
+    std::set<std::string> keys;
+  };
+
+  void scalar(const yaml_event_t& event) {
+    const auto& data = event.data.scalar;
+    refuse_anchor(event.start_mark, data.anchor);
+    refuse_tag(event.start_mark, data.tag);
+    std::string value(reinterpret_cast<const char*>(data.value), data.length);
+    bool plain = data.style == YAML_PLAIN_SCALAR_STYLE && !data.tag;
+    YamlNode node;
+    node.position = position(event.start_mark);
+    // An empty plain value and the null words are null nodes (the core schema's null).
+    if (plain &&
+        (value.empty() || value == "~" || value == "null" || value == "Null" || value == "NULL")) {
+      node.kind = YamlNode::Kind::kNull;
+      complete(std::move(node));
+      return;
+    }
     node.kind = YamlNode::Kind::kScalar;
-    node.position = position(mark);
-    node.scalar = value;
-    node.quoted = tag != "?";
-    std::size_t offset = mark.pos < 0 ? text_.size() : static_cast<std::size_t>(mark.pos);
-    node.style = offset < text_.size() ? text_[offset] : 0;
+    node.scalar = std::move(value);
+    node.quoted = !plain;  // quoted, block, or tagged `!` (a non-specific string)
+    std::size_t at = offset(event.start_mark);
+    node.style = at < text_.size() ? text_[at] : 0;
     if ((node.style == '"' || node.style == '\'') &&
-        closing_quote(text_, offset) == std::string_view::npos) {
+        closing_quote(text_, at) == std::string_view::npos) {
       throw StrictnessError{node.position, current_path(),
                             fmt::format("a {}-quoted string opens here and is never closed",
                                         node.style == '"' ? "double" : "single")};
     }
-    for (unsigned char c : value) {
+    for (unsigned char c : node.scalar) {
       if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) {
         throw StrictnessError{
             node.position, current_path(),
@@ -114,51 +171,29 @@ class TreeBuilder : public YAML::EventHandler {
     complete(std::move(node));
   }
 
-  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                       YAML::EmitterStyle::value) override {
-    open(mark, tag, anchor, YamlNode::Kind::kSequence);
-  }
-  void OnSequenceEnd() override { close(); }
-
-  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
-                  YAML::EmitterStyle::value) override {
-    open(mark, tag, anchor, YamlNode::Kind::kMapping);
-  }
-  void OnMapEnd() override { close(); }
-
-  void OnAnchor(const YAML::Mark& mark, const std::string& name) override {
+  void refuse_anchor(const yaml_mark_t& mark, const yaml_char_t* anchor) {
+    if (!anchor) return;
     throw StrictnessError{position(mark), current_path(),
-                          fmt::format("YAML anchors (&{}) are not allowed in catalog files", name)};
+                          fmt::format("YAML anchors (&{}) are not allowed in catalog files",
+                                      reinterpret_cast<const char*>(anchor))};
   }
 
- private:
-  struct Frame {
-    YamlNode node;
-    std::optional<YamlEntry> pending;  // a mapping's key waiting for its value
-    std::set<std::string> keys;
-  };
-
-  SourcePosition position(const YAML::Mark& mark) const { return to_position(source_, mark); }
-
-  void refuse_anchor(const YAML::Mark& mark, YAML::anchor_t anchor) {
-    if (anchor != YAML::NullAnchor) {
-      throw StrictnessError{position(mark), current_path(),
-                            "YAML anchors (&name) are not allowed in catalog files"};
-    }
+  // `!` alone, the non-specific tag, makes a string; anything else was written as a type.
+  void refuse_tag(const yaml_mark_t& mark, const yaml_char_t* tag) {
+    if (!tag || std::strcmp(reinterpret_cast<const char*>(tag), "!") == 0) return;
+    throw StrictnessError{position(mark), current_path(),
+                          fmt::format("explicit YAML tag '{}' is not allowed in catalog files",
+                                      reinterpret_cast<const char*>(tag))};
   }
 
-  // "?" is a plain node and "!" a quoted scalar; anything else was written as a tag.
-  void refuse_tag(const YAML::Mark& mark, const std::string& tag) {
-    if (tag == "?" || tag == "!") return;
-    throw StrictnessError{
-        position(mark), current_path(),
-        fmt::format("explicit YAML tag '{}' is not allowed in catalog files", tag)};
-  }
-
-  void open(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+  void open(const yaml_mark_t& mark, const yaml_char_t* anchor, const yaml_char_t* tag,
             YamlNode::Kind kind) {
     refuse_anchor(mark, anchor);
     refuse_tag(mark, tag);
+    if (stack_.size() >= kMaxDepth) {
+      throw StrictnessError{position(mark), current_path(),
+                            fmt::format("nesting is deeper than {} levels", kMaxDepth)};
+    }
     Frame frame;
     frame.node.kind = kind;
     frame.node.position = position(mark);
@@ -220,10 +255,38 @@ class TreeBuilder : public YAML::EventHandler {
 
   std::string_view text_;
   const SourceText& source_;
+  MarkOffsets marks_;
   std::vector<Frame> stack_;
   YamlNode root_;
-  SourcePosition start_{1, 1};
 };
+
+// libyaml's parser, freed on every path.
+struct LibyamlParser {
+  yaml_parser_t parser;
+  explicit LibyamlParser(std::string_view text) {
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()),
+                                 text.size());
+  }
+  ~LibyamlParser() { yaml_parser_delete(&parser); }
+  LibyamlParser(const LibyamlParser&) = delete;
+  LibyamlParser& operator=(const LibyamlParser&) = delete;
+};
+
+struct LibyamlEvent {
+  yaml_event_t event{};
+  ~LibyamlEvent() { yaml_event_delete(&event); }
+};
+
+// libyaml's account of a syntax error: "problem, context (which starts at L:C)".
+std::string syntax_message(const yaml_parser_t& parser, TreeBuilder& builder) {
+  std::string message = parser.problem ? parser.problem : "the file cannot be read as YAML";
+  if (parser.context) {
+    SourcePosition at = builder.position(parser.context_mark);
+    message += fmt::format(", {} that starts at {}:{}", parser.context, at.line, at.column);
+  }
+  return message;
+}
 
 void index_positions(const YamlNode& node, const std::string& path,
                      std::map<std::string, SourcePosition>& positions) {
@@ -340,7 +403,7 @@ std::optional<YamlDocument> parse_yaml(std::string_view text, const std::string&
     problems.push_back({file, position, std::move(field), "yaml", std::move(message), "", ""});
     return std::nullopt;
   };
-  // Characters first: yaml-cpp would read other encodings and control bytes silently.
+  // Characters first: a YAML parser would read other encodings and control bytes silently.
   for (std::size_t offset = 0; offset < text.size();) {
     utf8proc_int32_t codepoint = 0;
     utf8proc_ssize_t length =
@@ -359,6 +422,13 @@ std::optional<YamlDocument> parse_yaml(std::string_view text, const std::string&
           fmt::format("the file holds bidirectional control character U+{:04X} at byte offset {}",
                       codepoint, offset));
     }
+    if (is_yaml11_line_break(codepoint)) {
+      return fail(source.position(offset), "",
+                  fmt::format("the file holds line-break character U+{:04X} at byte offset {}, "
+                              "which YAML 1.1 readers take as a new line and others do not; use "
+                              "a plain line break",
+                              codepoint, offset));
+    }
     bool bom = codepoint == 0xFEFF && offset == 0;
     if (!bom && !is_yaml_printable(codepoint)) {
       return fail(source.position(offset), "",
@@ -376,31 +446,48 @@ std::optional<YamlDocument> parse_yaml(std::string_view text, const std::string&
     return fail({1, 1}, "", "the file is empty; expected a YAML mapping");
   }
 
-  std::istringstream stream{std::string(text)};
   TreeBuilder builder(text, source);
+  LibyamlParser libyaml(text);
+  int documents = 0;
   try {
-    YAML::Parser parser(stream);
-    if (!parser.HandleNextDocument(builder)) {
-      return fail({1, 1}, "", "the file holds no YAML document (only comments)");
+    for (bool done = false; !done;) {
+      LibyamlEvent next;
+      if (!yaml_parser_parse(&libyaml.parser, &next.event)) {
+        const yaml_parser_t& parser = libyaml.parser;
+        if (parser.context && parser.problem &&
+            std::strcmp(parser.context, "while scanning a quoted scalar") == 0 &&
+            std::strcmp(parser.problem, "found unexpected end of stream") == 0) {
+          // Where the string opens is what to fix, not the end of the file.
+          std::size_t open = builder.offset(parser.context_mark);
+          bool single = open < text.size() && text[open] == '\'';
+          return fail(source.position(open), "",
+                      fmt::format("a {}-quoted string opens here and is never closed",
+                                  single ? "single" : "double"));
+        }
+        // A reader error (bad encoding) has a byte offset; the others a mark.
+        SourcePosition at = parser.error == YAML_READER_ERROR
+                                ? source.position(parser.problem_offset)
+                                : builder.position(parser.problem_mark);
+        return fail(at, "", "YAML syntax error: " + syntax_message(parser, builder));
+      }
+      const yaml_event_t& event = next.event;
+      if (event.type == YAML_DOCUMENT_START_EVENT && ++documents > 1) {
+        return fail(builder.position(event.start_mark), "",
+                    "the file holds more than one YAML document (a second '---')");
+      }
+      done = event.type == YAML_STREAM_END_EVENT;
+      builder.on_event(event);
     }
-    YamlDocument document;
-    document.file = file;
-    document.text = std::string(text);
-    document.root = builder.take_root();
-    TreeBuilder rest(text, source);
-    if (parser.HandleNextDocument(rest)) {
-      return fail(rest.start(), "", "the file holds more than one YAML document (a second '---')");
-    }
-    index_positions(document.root, "", document.positions);
-    return document;
   } catch (const StrictnessError& error) {
     return fail(error.position, error.field, error.message);
-  } catch (const YAML::DeepRecursion& error) {
-    return fail(to_position(source, error.mark), "",
-                fmt::format("nesting is deeper than {} levels", error.depth()));
-  } catch (const YAML::Exception& error) {
-    return fail(to_position(source, error.mark), "", "YAML syntax error: " + error.msg);
   }
+  if (documents == 0) return fail({1, 1}, "", "the file holds no YAML document (only comments)");
+  YamlDocument document;
+  document.file = file;
+  document.text = std::string(text);
+  document.root = builder.take_root();
+  index_positions(document.root, "", document.positions);
+  return document;
 }
 
 nlohmann::json resolve_scalar(const YamlNode& node) {

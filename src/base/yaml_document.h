@@ -59,11 +59,13 @@ inline constexpr std::size_t kMaxCatalogFileBytes = 1 << 20;
 std::optional<std::string> read_text_file(const std::string& path, std::size_t max_bytes,
                                           Problems& problems);
 
-/// Parses `text` (the contents of `file`) as one YAML document.
+/// Parses `text` (the contents of `file`) as one YAML document, with libyaml
+/// (https://pyyaml.org/wiki/LibYAML).
 /// Rejects, as problems with positions: bytes that are not UTF-8 (naming the byte offset),
-/// characters YAML does not allow in a stream (controls other than tab and line breaks), CR-only
-/// line endings, an empty document, more than one document, syntax errors, a quoted string left
-/// open at the end of the file, nesting deeper than yaml-cpp's guard (500 levels), duplicate keys,
+/// characters YAML does not allow in a stream (controls other than tab and line breaks), the
+/// line breaks of YAML 1.1 alone (U+0085, U+2028, U+2029), CR-only line endings, an empty
+/// document, more than one document, syntax errors (libyaml's message and context), a quoted
+/// string left open at the end of the file, nesting deeper than 500 levels, duplicate keys,
 /// non-scalar keys, anchors and aliases (which also rules out alias bombs), explicit tags, and
 /// control characters written as escapes in a string. Returns nullopt when any problem was found.
 std::optional<YamlDocument> parse_yaml(std::string_view text, const std::string& file,

@@ -106,6 +106,61 @@ TEST(ParseYaml, RejectsBidirectionalOverrides) {
   EXPECT_NE(problems.at(0).message.find("U+202E"), std::string::npos);
 }
 
+TEST(ParseYaml, RejectsTheLineBreaksOfYaml11Alone) {
+  // libyaml (YAML 1.1) would start a new line at each; YAML 1.2 and editors would not.
+  for (const char* text : {"notes: a\u0085b\n", "notes: a\u2028b\n", "notes: a\u2029b\n"}) {
+    Problems problems;
+    EXPECT_FALSE(parse(text, problems)) << text;
+    ASSERT_EQ(problems.size(), 1u) << text;
+    EXPECT_NE(problems[0].message.find("line-break character U+"), std::string::npos);
+    EXPECT_EQ(problems[0].position.line, 1);
+    EXPECT_EQ(problems[0].position.column, 9);
+  }
+}
+
+TEST(ParseYaml, ASyntaxErrorSaysWhatAndWhereTheConstructStarts) {
+  Problems problems;
+  EXPECT_FALSE(parse("a:\n  b: 1\n c: 2\n", problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].rule, "yaml");
+  EXPECT_EQ(problems[0].message,
+            "YAML syntax error: did not find expected key, while parsing a block mapping that "
+            "starts at 1:1");
+  EXPECT_EQ(problems[0].position.line, 3);
+  EXPECT_EQ(problems[0].position.column, 2);
+}
+
+TEST(ParseYaml, PositionsAfterMultibyteCharactersAndAByteOrderMark) {
+  Problems problems;
+  auto document = parse(
+      "\xEF\xBB\xBF"
+      "a: \xC3\xA9\xC3\xA9\nb:\n  - x\n  - \xF0\x9F\x98\x80: [1, 2]\n",
+      problems);
+  ASSERT_TRUE(document) << problems.size();
+  EXPECT_EQ(document->position_of("b").line, 2);
+  EXPECT_EQ(document->position_of("b[1]").line, 4);
+  EXPECT_EQ(document->position_of("b[1]").column, 5);
+  EXPECT_EQ(document->position_of("b[1].\xF0\x9F\x98\x80[1]").column, 12);
+  // the null words and an empty value are null nodes; quoted ones are strings
+  auto nulls = parse("a:\nb: ~\nc: null\nd: 'null'\ne: ! null\n", problems);
+  ASSERT_TRUE(nulls);
+  nlohmann::json json = to_json(nulls->root);
+  EXPECT_TRUE(json["a"].is_null() && json["b"].is_null() && json["c"].is_null());
+  EXPECT_EQ(json["d"], "null");
+  EXPECT_EQ(json["e"], "null");
+}
+
+TEST(ParseYaml, RejectsASecondDocumentAtItsStart) {
+  Problems problems;
+  EXPECT_FALSE(parse("a: 1\n---\nb: 2\n", problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].message.find("more than one YAML document"), std::string::npos);
+  EXPECT_EQ(problems[0].position.line, 2);
+  EXPECT_TRUE(parse("---\na: 1\n", problems));
+  EXPECT_FALSE(parse("# only a comment\n", problems));
+  EXPECT_NE(problems.back().message.find("no YAML document"), std::string::npos);
+}
+
 TEST(ProblemLine, CutsVeryLongValues) {
   Problem problem{
       "f.yaml", {1, 2}, "model", "catalog.model", "unknown", "", std::string(100000, 'x')};

@@ -194,10 +194,11 @@ TEST(SchemaLoad, APathologicalPatternEndsQuickly) {
   Problems problems;
   auto checker = SchemaChecker::load(
       write_schema("slow.yaml",
-                   "type: object\nproperties:\n  a: {type: string, pattern: '^(a*)*b$'}\n"),
+                   "type: object\nproperties:\n  a: {type: string, pattern: '(a+)+$'}\n"),
       problems);
   ASSERT_TRUE(checker) << describe(problems);
-  auto document = parse_yaml("a: " + std::string(5000, 'a') + "\n", "x.yaml", problems);
+  // (PCRE2's JIT answers ^(a*)*b$ at once; (a+)+$ before a last b still backtracks without end.)
+  auto document = parse_yaml("a: " + std::string(5000, 'a') + "b\n", "x.yaml", problems);
   ASSERT_TRUE(document);
   Problems found = checker->check(*document);
   ASSERT_EQ(found.size(), 1u) << describe(found);

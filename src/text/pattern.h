@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "base/problem.h"
 
@@ -36,11 +37,20 @@ class Pattern {
   std::optional<std::pair<std::size_t, std::size_t>> find(std::string_view text,
                                                           std::size_t from) const;
 
+  /// Every non-empty match in `text`, left to right, as [begin, end) byte offsets; each search
+  /// starts at the previous match's end, or one code point past the previous search's start when
+  /// that would not move (an empty match). Checks
+  /// the text as UTF-8 once, not once per match (PCRE2 re-checks the whole subject on each call
+  /// otherwise, which made a scan quadratic). Stops, keeping what it found, where a search hits
+  /// PCRE2's match or depth limit.
+  std::vector<std::pair<std::size_t, std::size_t>> find_all(std::string_view text) const;
+
   const std::string& source() const { return source_; }
 
  private:
   std::string source_;
   std::shared_ptr<pcre2_real_code_8> code_;
+  bool jit_ = false;  ///< compiled to machine code (pcre2_jit_compile); else the interpreter
 };
 
 }  // namespace openrecipes

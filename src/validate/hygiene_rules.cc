@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 #include "base/source_text.h"
 #include "validate/hygiene_scan.h"
@@ -35,6 +37,23 @@ Problem problem_of(const HygieneFinding& finding, std::string_view found, std::s
           finding.what + " (the submission guide asks to leave it out)",
           finding.replace_with,
           std::string(found)};
+}
+
+// The findings in a patch file's text. Every recipe of a model tends to name the same patch, so a
+// catalog of thousands would scan one file thousands of times: the scan is remembered by the
+// file's bytes (so an edited file is scanned afresh), for a few dozen distinct texts per process.
+std::vector<HygieneFinding> scan_patch(const std::string& text) {
+  constexpr std::size_t kRemembered = 64;
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<HygieneFinding>> scans;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = scans.find(text); it != scans.end()) return it->second;
+  }
+  std::vector<HygieneFinding> findings = scan_hygiene(text, HygieneText::kCode);
+  std::lock_guard<std::mutex> lock(mutex);
+  if (scans.size() < kRemembered) scans.emplace(text, findings);
+  return findings;
 }
 
 class HygieneChecker {
@@ -84,7 +103,7 @@ class HygieneChecker {
     std::optional<std::string> text = read_text_file(full.string(), kMaxPatchBytes, ignored);
     if (!text || text->find('\0') != std::string::npos) return;
     SourceText source(*text);
-    for (const HygieneFinding& finding : scan_hygiene(*text, HygieneText::kCode)) {
+    for (const HygieneFinding& finding : scan_patch(*text)) {
       std::string_view found =
           std::string_view(*text).substr(finding.begin, finding.end - finding.begin);
       c_.add(problem_of(finding, found, path, source.position(finding.begin), field));

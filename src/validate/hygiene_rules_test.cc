@@ -233,13 +233,16 @@ TEST(HygieneRules, APatchFileIsCheckedAtItsOwnLine) {
                            "authors.yaml", "site.yaml"}) {
     fs::copy(fs::path(testing::source_dir()) / part, root / part, fs::copy_options::recursive);
   }
+  Problems load_problems;
+  std::optional<LoadedCatalog> loaded = load_catalog(root, load_problems);
+  ASSERT_TRUE(loaded) << describe(load_problems);
+  // Clean first; then the same file, edited, is scanned afresh (scans are remembered by text).
+  EXPECT_TRUE(
+      hygiene_only(validate_recipe_file(*loaded, (root / kGptOss).string()).problems).empty());
   {
     std::ofstream patch(root / "patches/attune_gpt_oss_yarn.py", std::ios::app);
     patch << "\nCKPT = \"/lustre/fsw/team-x/ckpt\"  # see http://wiki.internal/x\n";
   }
-  Problems load_problems;
-  std::optional<LoadedCatalog> loaded = load_catalog(root, load_problems);
-  ASSERT_TRUE(loaded) << describe(load_problems);
   RecipeReport report = validate_recipe_file(*loaded, (root / kGptOss).string());
   Problems problems = hygiene_only(report.problems);
   ASSERT_EQ(problems.size(), 2u) << describe(report.problems);

@@ -73,17 +73,7 @@ const Pattern& pattern(const char* source) {
 // Every match of the pattern `source` in `text`, as [begin, end) offsets; empty ones skipped.
 std::vector<std::pair<std::size_t, std::size_t>> matches(const char* source,
                                                          std::string_view text) {
-  const Pattern& compiled = pattern(source);
-  std::vector<std::pair<std::size_t, std::size_t>> out;
-  std::size_t from = 0;
-  while (auto match = compiled.find(text, from)) {
-    if (match->second > match->first) out.push_back(*match);
-    std::size_t next = std::max(match->second, from + 1);
-    while (next < text.size() && (static_cast<unsigned char>(text[next]) & 0xC0) == 0x80) ++next;
-    if (next > text.size()) break;
-    from = next;
-  }
-  return out;
+  return pattern(source).find_all(text);
 }
 
 constexpr std::array<std::string_view, 12> kSystemFolders = {
