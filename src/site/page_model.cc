@@ -69,6 +69,15 @@ json stack_rows(const NamedValues& stack) {
   return rows;
 }
 
+json citation_list(const std::map<std::string, const Author*>& cited) {
+  json citations = json::array();
+  for (const auto& [name, author] : cited) {
+    citations.push_back(
+        {{"author", name}, {"text", author->citation_text}, {"bibtex", author->bibtex}});
+  }
+  return citations;
+}
+
 json card(const Catalog& catalog, const CatalogRecipe& entry, int rank,
           const SiteSettings& settings) {
   const Recipe& r = entry.recipe;
@@ -88,6 +97,7 @@ json card(const Catalog& catalog, const CatalogRecipe& entry, int rank,
       {"rank", rank},
       {"anchor", entry.stem()},
       {"stem", entry.stem()},
+      {"page_href", entry.stem() + "/index.html"},  // from the pair page
       {"tokens_per_s_short", format_thousands(r.result.tokens_per_s_per_gpu, 1)},
       {"tokens_per_s", format_thousands(r.result.tokens_per_s_per_gpu, 2)},
       {"usd_per_million", format_usd(r.result.usd_per_million_tokens)},
@@ -127,8 +137,18 @@ json card(const Catalog& catalog, const CatalogRecipe& entry, int rank,
 
 }  // namespace
 
-std::string pair_page_path(const Model& model, const Gpu& gpu) {
-  return model.slug + "/" + gpu.slug + "/index.html";
+std::size_t pair_page_count(std::size_t ranked) {
+  return std::max<std::size_t>(1, (ranked + kRecipesPerPairPage - 1) / kRecipesPerPairPage);
+}
+
+std::string pair_page_path(const Model& model, const Gpu& gpu, std::size_t page) {
+  std::string folder = model.slug + "/" + gpu.slug + "/";
+  return page <= 1 ? folder + "index.html" : fmt::format("{}page-{}.html", folder, page);
+}
+
+std::string recipe_page_path(const CatalogRecipe& entry) {
+  std::string path = entry.catalog_path.substr(std::string_view("recipes/").size());
+  return path.substr(0, path.size() - std::string_view(".yaml").size()) + "/index.html";
 }
 
 json note_blocks(const std::string& notes) {
@@ -203,21 +223,36 @@ json index_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipe
       {"root", ""}, {"title", "LLM training recipes"}, {"gpus", gpu_headers}, {"families", groups}};
 }
 
+namespace {
+
+// The links between the pages of a pair: [{number, href, current}], relative to any of them.
+json page_links(std::size_t page, std::size_t pages) {
+  json links = json::array();
+  for (std::size_t n = 1; n <= pages; ++n) {
+    links.push_back({{"number", n},
+                     {"href", n == 1 ? std::string("index.html") : fmt::format("page-{}.html", n)},
+                     {"current", n == page}});
+  }
+  return links;
+}
+
+}  // namespace
+
 json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes,
-               const Model& model, const Gpu& gpu, const SiteSettings& settings) {
+               const Model& model, const Gpu& gpu, const SiteSettings& settings, std::size_t page) {
   std::vector<const CatalogRecipe*> ranked = rank_recipes(recipes, model.name, gpu.type);
+  std::size_t pages = pair_page_count(ranked.size());
+  page = std::clamp<std::size_t>(page, 1, pages);
+  std::size_t first = (page - 1) * kRecipesPerPairPage;
+  std::size_t last = std::min(ranked.size(), first + kRecipesPerPairPage);
   json cards = json::array();
   std::map<std::string, const Author*> cited;
-  for (std::size_t i = 0; i < ranked.size(); ++i) {
+  for (std::size_t i = first; i < last; ++i) {
     cards.push_back(card(catalog, *ranked[i], static_cast<int>(i + 1), settings));
     const Author* author = author_of(catalog, ranked[i]->recipe);
     if (author && !author->citation_text.empty()) cited[author->name] = author;
   }
-  json citations = json::array();
-  for (const auto& [name, author] : cited) {
-    citations.push_back(
-        {{"author", name}, {"text", author->citation_text}, {"bibtex", author->bibtex}});
-  }
+  json citations = citation_list(cited);
   json tiles = json::array();
   for (const Gpu& other : catalog.gpus) {
     std::vector<const CatalogRecipe*> best = rank_recipes(recipes, model.name, other.type);
@@ -230,8 +265,18 @@ json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes
                      {"tokens_per_s", format_thousands(r.result.tokens_per_s_per_gpu, 1)},
                      {"usd_per_million", format_usd(r.result.usd_per_million_tokens)}});
   }
+  std::string title = fmt::format("Training {} on {}", model.name, gpu.type);
+  if (pages > 1) {
+    title += fmt::format(", ranks {}–{}", format_count(static_cast<std::int64_t>(first + 1)),
+                         format_count(static_cast<std::int64_t>(last)));
+  }
   return {{"root", "../../"},
-          {"title", fmt::format("Training {} on {}", model.name, gpu.type)},
+          {"title", title},
+          {"paged", pages > 1},
+          {"page", page},
+          {"pages", pages},
+          {"ranked", format_count(static_cast<std::int64_t>(ranked.size()))},
+          {"page_links", page_links(page, pages)},
           {"model", model.name},
           {"family", model.family},
           {"hf_repo", model.hf_repo},
@@ -244,6 +289,24 @@ json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes
           {"has_citations", !citations.empty()},
           {"tiles", tiles},
           {"has_other_gpus", tiles.size() > 1}};
+}
+
+json recipe_page(const Catalog& catalog, const CatalogRecipe& entry, int rank, std::size_t ranked,
+                 const Model& model, const Gpu& gpu, const SiteSettings& settings) {
+  std::map<std::string, const Author*> cited;
+  const Author* author = author_of(catalog, entry.recipe);
+  if (author && !author->citation_text.empty()) cited[author->name] = author;
+  json citations = citation_list(cited);
+  return {{"root", "../../../"},
+          {"title", fmt::format("{}: {} on {}", entry.stem(), model.name, gpu.type)},
+          {"model", model.name},
+          {"family", model.family},
+          {"gpu", gpu.type},
+          {"pair_href", "../index.html"},
+          {"ranked", ranked},
+          {"recipe", card(catalog, entry, rank, settings)},
+          {"citations", citations},
+          {"has_citations", !citations.empty()}};
 }
 
 json fields_page(const nlohmann::ordered_json& schema) {

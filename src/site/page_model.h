@@ -17,18 +17,42 @@ struct SiteSettings {
   std::string branch;          ///< e.g. main
 };
 
-/// The site path of the (model, GPU type) page: `<model slug>/<gpu slug>/index.html`.
-std::string pair_page_path(const Model& model, const Gpu& gpu);
+/// Ranked recipes per page of a (model, GPU type): a pair with more is split into pages, so that
+/// no page grows with the catalog (about 2.5 KB per recipe: a table row and a short card).
+inline constexpr std::size_t kRecipesPerPairPage = 100;
+
+/// How many pages a pair of `ranked` recipes takes (at least 1).
+std::size_t pair_page_count(std::size_t ranked);
+
+/// The site path of page `page` (from 1) of the (model, GPU type):
+/// `<model slug>/<gpu slug>/index.html` for the first, `.../page-<n>.html` for the others.
+std::string pair_page_path(const Model& model, const Gpu& gpu, std::size_t page = 1);
+
+/// The site path of a recipe's own page, its permalink, built from its catalog path
+/// `recipes/<model slug>/<gpu slug>/<stem>.yaml`: `<model slug>/<gpu slug>/<stem>/index.html`,
+/// beside its pair's page.
+std::string recipe_page_path(const CatalogRecipe& entry);
 
 /// The index: models grouped by family (sorted), each with its best tokens/s per GPU on every
 /// GPU type of gpus.yaml ("—" where there is no verified recipe). `root` is "" (site top).
 nlohmann::json index_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes);
 
 /// The page of one (model, GPU type), as the committed site shows it
-/// (site/qwen3.5-122b-a10b/h200/): ranked table, a card per recipe, the authors' citations and the
-/// tiles of the model on other GPU types.
+/// (site/qwen3.5-122b-a10b/h200/): ranked table, a short card per recipe (its figures, with the
+/// recipe's `#<stem>` anchor that links to the pair page have always used) linking to the recipe's
+/// own page, the authors' citations and the tiles of the model on other GPU types.
+/// `page` (from 1, at most pair_page_count) holds ranks (page - 1) * kRecipesPerPairPage + 1 on,
+/// with links to the other pages when there are several.
 nlohmann::json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes,
-                         const Model& model, const Gpu& gpu, const SiteSettings& settings);
+                         const Model& model, const Gpu& gpu, const SiteSettings& settings,
+                         std::size_t page = 1);
+
+/// The page of the recipe ranked `rank` (from 1) of `ranked` in its (model, GPU type): its full
+/// card (figures, stack, environment, command, correctness evidence, notes), its exact YAML and
+/// its author's citation.
+nlohmann::json recipe_page(const Catalog& catalog, const CatalogRecipe& entry, int rank,
+                           std::size_t ranked, const Model& model, const Gpu& gpu,
+                           const SiteSettings& settings);
 
 /// The recipe field reference, generated from the recipe schema in file order: one row per field
 /// with its path, type, whether it is required and its description, then the cross-field rules.

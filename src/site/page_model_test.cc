@@ -1,6 +1,7 @@
 // The page models of the bundled catalog, against what the committed site shows.
 #include "site/page_model.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "test_support.h"
@@ -62,6 +63,61 @@ TEST(PairPage, CardsCarrySeed003Lines) {
   EXPECT_EQ(page["recipes"][2]["component_tests"].size(), 1u);
   ASSERT_EQ(page["citations"].size(), 1u);
   EXPECT_EQ(page["citations"][0]["author"], "ATTUNE");
+}
+
+TEST(RecipePage, IsThePermalinkOfTheRecipeFileWithItsFullCard) {
+  const Catalog& catalog = bundled_check().loaded->catalog;
+  std::vector<const CatalogRecipe*> ranked =
+      rank_recipes(bundled_check().recipes, "Qwen3.5-122B-A10B", "H200");
+  ASSERT_EQ(ranked.size(), 3u);
+  EXPECT_EQ(recipe_page_path(*ranked[1]), "qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8/index.html");
+  nlohmann::json page =
+      recipe_page(catalog, *ranked[1], 2, ranked.size(), *catalog.find_model("Qwen3.5-122B-A10B"),
+                  *catalog.find_gpu("H200"), {"https://example.org/repo", "main"});
+  EXPECT_EQ(page["root"], "../../../");  // three folders down: model, GPU, recipe
+  EXPECT_EQ(page["pair_href"], "../index.html");
+  EXPECT_EQ(page["title"], "attune-tp1-pp4-ep8: Qwen3.5-122B-A10B on H200");
+  EXPECT_EQ(page["ranked"], 3);
+  EXPECT_EQ(page["recipe"]["rank"], 2);
+  EXPECT_EQ(page["recipe"]["file_text"], ranked[1]->text);
+  EXPECT_EQ(page["recipe"]["measured_line"], "2026-10-11, 14-step run scored over steps 4–13");
+  ASSERT_EQ(page["citations"].size(), 1u);
+  EXPECT_EQ(page["citations"][0]["author"], "ATTUNE");
+  // and the pair page's short card links to it
+  EXPECT_EQ(qwen_on_h200()["recipes"][1]["page_href"], "attune-tp1-pp4-ep8/index.html");
+}
+
+TEST(PairPage, ALargePairIsSplitIntoPagesOfAHundredRanks) {
+  const Catalog& catalog = bundled_check().loaded->catalog;
+  std::vector<CatalogRecipe> recipes;
+  const CatalogRecipe* base = rank_recipes(bundled_check().recipes, "gpt-oss-20b", "H200").at(0);
+  for (int i = 0; i < 250; ++i) {
+    CatalogRecipe copy = *base;
+    copy.catalog_path = fmt::format("recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4-c{:03}.yaml", i);
+    copy.recipe.result.tokens_per_s_per_gpu += i;  // c249 ranks first
+    recipes.push_back(std::move(copy));
+  }
+  const Model& model = *catalog.find_model("gpt-oss-20b");
+  const Gpu& gpu = *catalog.find_gpu("H200");
+  EXPECT_EQ(pair_page_count(250), 3u);
+  EXPECT_EQ(pair_page_count(0), 1u);
+  EXPECT_EQ(pair_page_path(model, gpu, 1), "gpt-oss-20b/h200/index.html");
+  EXPECT_EQ(pair_page_path(model, gpu, 3), "gpt-oss-20b/h200/page-3.html");
+  nlohmann::json first = pair_page(catalog, recipes, model, gpu, {"https://example.org/r", "main"});
+  nlohmann::json third =
+      pair_page(catalog, recipes, model, gpu, {"https://example.org/r", "main"}, 3);
+  EXPECT_TRUE(first["paged"].get<bool>());
+  ASSERT_EQ(first["recipes"].size(), 100u);
+  EXPECT_EQ(first["recipes"][0]["stem"], "attune-tp1-pp2-ep4-c249");
+  ASSERT_EQ(third["recipes"].size(), 50u);
+  EXPECT_EQ(third["recipes"][0]["rank"], 201);
+  EXPECT_EQ(third["recipes"][49]["stem"], "attune-tp1-pp2-ep4-c000");
+  EXPECT_EQ(third["title"], "Training gpt-oss-20b on H200, ranks 201–250");
+  ASSERT_EQ(third["page_links"].size(), 3u);
+  EXPECT_EQ(third["page_links"][0]["href"], "index.html");
+  EXPECT_EQ(third["page_links"][1]["href"], "page-2.html");
+  EXPECT_TRUE(third["page_links"][2]["current"].get<bool>());
+  EXPECT_FALSE(qwen_on_h200()["paged"].get<bool>());  // three recipes: one page
 }
 
 TEST(PairPage, OnlyTheFourteenStepRecipeCarriesAProtocolDeviation) {

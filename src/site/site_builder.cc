@@ -45,9 +45,17 @@ std::optional<SiteFiles> build_site(const CatalogCheck& check, Problems& problem
   files["index.html"] = page("index", index_page(catalog, check.recipes));
   for (const Model& model : catalog.models) {
     for (const Gpu& gpu : catalog.gpus) {
-      if (rank_recipes(check.recipes, model.name, gpu.type).empty()) continue;
-      files[pair_page_path(model, gpu)] =
-          page("pair", pair_page(catalog, check.recipes, model, gpu, *settings));
+      std::vector<const CatalogRecipe*> ranked = rank_recipes(check.recipes, model.name, gpu.type);
+      if (ranked.empty()) continue;
+      for (std::size_t n = 1; n <= pair_page_count(ranked.size()); ++n) {
+        files[pair_page_path(model, gpu, n)] =
+            page("pair", pair_page(catalog, check.recipes, model, gpu, *settings, n));
+      }
+      for (std::size_t i = 0; i < ranked.size(); ++i) {
+        files[recipe_page_path(*ranked[i])] =
+            page("recipe", recipe_page(catalog, *ranked[i], static_cast<int>(i + 1), ranked.size(),
+                                       model, gpu, *settings));
+      }
     }
   }
   for (const CatalogRecipe& entry : check.recipes) {

@@ -122,7 +122,11 @@ test("the Qwen3.5-122B-A10B on H200 page ranks and figures the seed's three reci
   assert.deepEqual(await page.locator('dd[data-figure="cv"]').allInnerTexts(), ["0.57%", "0.61%", "0.66%"]);
   assert.deepEqual(await page.locator('dd[data-figure="tokens_per_s"]').allInnerTexts(), ["2,451.44", "2,366.73", "2,289.65"]);
   assert.match(await cards.nth(1).innerText(), /2026-10-11, 14-step run scored over steps 4–13/);
-  assert.match(await cards.nth(2).innerText(), /flex dispatcher against an FP32 reference: H200, 2026-10-13/);
+  // Each short card links the recipe's own page, which holds the rest: component tests, stack,
+  // command and YAML.
+  assert.deepEqual(await cards.evaluateAll((all) => all.map((a) => a.querySelector("h3 a").getAttribute("href"))),
+                   ["attune-tp1-pp4-ep8-rc2/index.html", "attune-tp1-pp4-ep8/index.html", "attune-tp1-pp4-ep8-flex/index.html"]);
+  assert.equal(await page.locator("pre.command").count(), 0, "the pair page holds no command");
   assert.match(await page.locator("#citation").innerText(), /@article\{fan2026attune,/);
 
   // The recipe's YAML link downloads the exact file of the repository.
@@ -136,13 +140,31 @@ test("the Qwen3.5-122B-A10B on H200 page ranks and figures the seed's three reci
   assert.ok(saved.equals(original), "the downloaded recipe is byte-identical to recipes/...-rc2.yaml");
 
   await page.screenshot({ path: join(artifacts, "qwen3.5-122b-a10b-h200.png"), fullPage: true });
+
+  // The recipe's own page: the full card, reached from the pair page's link.
+  await cards.nth(2).locator("h3 a").click();
+  await page.waitForURL(/attune-tp1-pp4-ep8-flex\/index\.html$/);
+  assert.match(await page.locator("h1").innerText(), /^attune-tp1-pp4-ep8-flex$/);
+  assert.match(await page.locator("p.protocol").innerText(), /^#3 of 3 Qwen3\.5-122B-A10B on H200 recipes/);
+  assert.match(await page.locator("article.recipe").innerText(), /flex dispatcher against an FP32 reference: H200, 2026-10-13/);
+  assert.equal(await page.locator('dd[data-figure="tokens_per_s"]').innerText(), "2,289.65");
+  assert.match(await page.locator("pre.command").innerText(), /--moe-token-dispatcher-type flex/);
+  const yamlText = await page.locator("pre.recipe-file").innerText();
+  assert.equal(yamlText.trimEnd(), readFileSync(join(source, "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml"), "utf8").trimEnd());
+  assert.match(await page.locator("#citation").innerText(), /@article\{fan2026attune,/);
+  await page.locator("p.crumbs a").nth(1).click();
+  await page.waitForURL(/qwen3\.5-122b-a10b\/h200\/index\.html$/);
+  // The anchors old links point at still land on the recipe's card.
+  await page.goto(base + "qwen3.5-122b-a10b/h200/index.html#attune-tp1-pp4-ep8");
+  assert.equal(await page.evaluate(() => document.querySelector(":target")?.id), "attune-tp1-pp4-ep8");
   await page.setViewportSize({ width: 390, height: 844 });
   await page.screenshot({ path: join(artifacts, "qwen3.5-122b-a10b-h200-phone.png") });
   const overflow = await sideways(page);
   assert.ok(overflow.by <= 0, `the page scrolls sideways on a phone by ${overflow.by}px: ${overflow.out}`);
   assert.ok(requests.length > 0);
 
-  for (const other of ["index.html", "fields.html", "running.html", "submit.html", "gpt-oss-20b/h200/index.html"]) {
+  for (const other of ["index.html", "fields.html", "running.html", "submit.html", "gpt-oss-20b/h200/index.html",
+                       "gpt-oss-20b/h200/attune-tp1-pp2-ep4/index.html"]) {
     assert.equal((await page.goto(base + other)).status(), 200, other);
     const overflow = await sideways(page);
     assert.ok(overflow.by <= 0, `${other} scrolls sideways on a phone by ${overflow.by}px: ${overflow.out}`);
@@ -177,9 +199,13 @@ test("text fields holding markup show as text and run nothing", async () => {
   execFileSync(binary, ["--root", root, "build"], { stdio: "pipe" });
 
   const context = await (await launch()).newContext();
-  const pages = [await serve(join(root, "site")) + "qwen3.5-122b-a10b/h200/index.html",
-                 pathToFileURL(join(root, "site/qwen3.5-122b-a10b/h200/index.html")).href];
+  const served = await serve(join(root, "site"));
+  const pages = [];
+  for (const path of ["qwen3.5-122b-a10b/h200/index.html", "qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-xss/index.html"]) {
+    pages.push(served + path, pathToFileURL(join(root, "site", path)).href);
+  }
   for (const url of pages) {  // served (with its CSP) and from file:// (with none)
+    const full = url.includes("-xss/");  // the recipe's page shows every field; the pair page a few
     const { page, dialogs } = await openPage(context);
     await page.goto(url);
     await page.waitForTimeout(300);
@@ -190,8 +216,9 @@ test("text fields holding markup show as text and run nothing", async () => {
     const card = page.locator("#attune-tp1-pp4-ep8-xss");
     const shown = await card.innerText();
     assert.ok(shown.includes(script), `${url}: the <script> text is shown as text`);
-    assert.ok(shown.includes(image), `${url}: the <img> text is shown as text`);
-    await page.screenshot({ path: join(artifacts, url.startsWith("file:") ? "xss-file.png" : "xss-served.png") });
+    if (full) assert.ok(shown.includes(image), `${url}: the <img> text is shown as text`);
+    const shot = `xss-${full ? "recipe-" : ""}${url.startsWith("file:") ? "file" : "served"}.png`;
+    await page.screenshot({ path: join(artifacts, shot) });
     await page.close();
   }
   await context.close();
