@@ -5,7 +5,7 @@
   var id = decodeURIComponent(location.hash.slice(1));
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(id) || document.getElementById(id)) return;
   if (!document.querySelector("nav.pages")) return;  // a pair page of one page has every card
-  location.replace(id + "/index.html");
+  location.replace(id + ".html");
 })();
 // A "Copy" button beside each command and recipe file.
 (function () {

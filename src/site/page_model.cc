@@ -97,7 +97,7 @@ json card(const Catalog& catalog, const CatalogRecipe& entry, int rank,
       {"rank", rank},
       {"anchor", entry.stem()},
       {"stem", entry.stem()},
-      {"page_href", entry.stem() + "/index.html"},  // from the pair page
+      {"page_href", entry.stem() + ".html"},  // from the pair page
       {"tokens_per_s_short", format_thousands(r.result.tokens_per_s_per_gpu, 1)},
       {"tokens_per_s", format_thousands(r.result.tokens_per_s_per_gpu, 2)},
       {"usd_per_million", format_usd(r.result.usd_per_million_tokens)},
@@ -148,7 +148,7 @@ std::string pair_page_path(const Model& model, const Gpu& gpu, std::size_t page)
 
 std::string recipe_page_path(const CatalogRecipe& entry) {
   std::string path = entry.catalog_path.substr(std::string_view("recipes/").size());
-  return path.substr(0, path.size() - std::string_view(".yaml").size()) + "/index.html";
+  return path.substr(0, path.size() - std::string_view(".yaml").size()) + ".html";
 }
 
 json note_blocks(const std::string& notes) {
@@ -297,12 +297,12 @@ json recipe_page(const Catalog& catalog, const CatalogRecipe& entry, int rank, s
   const Author* author = author_of(catalog, entry.recipe);
   if (author && !author->citation_text.empty()) cited[author->name] = author;
   json citations = citation_list(cited);
-  return {{"root", "../../../"},
+  return {{"root", "../../"},
           {"title", fmt::format("{}: {} on {}", entry.stem(), model.name, gpu.type)},
           {"model", model.name},
           {"family", model.family},
           {"gpu", gpu.type},
-          {"pair_href", "../index.html"},
+          {"pair_href", "index.html"},
           {"ranked", ranked},
           {"recipe", card(catalog, entry, rank, settings)},
           {"citations", citations},

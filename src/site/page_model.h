@@ -29,8 +29,8 @@ std::size_t pair_page_count(std::size_t ranked);
 std::string pair_page_path(const Model& model, const Gpu& gpu, std::size_t page = 1);
 
 /// The site path of a recipe's own page, its permalink, built from its catalog path
-/// `recipes/<model slug>/<gpu slug>/<stem>.yaml`: `<model slug>/<gpu slug>/<stem>/index.html`,
-/// beside its pair's page.
+/// `recipes/<model slug>/<gpu slug>/<stem>.yaml`: `<model slug>/<gpu slug>/<stem>.html`, beside
+/// its pair's page. (A stem holds its layout, `tp1-...`, so it never reads `index` or `page-N`.)
 std::string recipe_page_path(const CatalogRecipe& entry);
 
 /// The index: models grouped by family (sorted), each with its best tokens/s per GPU on every

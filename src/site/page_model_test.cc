@@ -70,12 +70,12 @@ TEST(RecipePage, IsThePermalinkOfTheRecipeFileWithItsFullCard) {
   std::vector<const CatalogRecipe*> ranked =
       rank_recipes(bundled_check().recipes, "Qwen3.5-122B-A10B", "H200");
   ASSERT_EQ(ranked.size(), 3u);
-  EXPECT_EQ(recipe_page_path(*ranked[1]), "qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8/index.html");
+  EXPECT_EQ(recipe_page_path(*ranked[1]), "qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.html");
   nlohmann::json page =
       recipe_page(catalog, *ranked[1], 2, ranked.size(), *catalog.find_model("Qwen3.5-122B-A10B"),
                   *catalog.find_gpu("H200"), {"https://example.org/repo", "main"});
-  EXPECT_EQ(page["root"], "../../../");  // three folders down: model, GPU, recipe
-  EXPECT_EQ(page["pair_href"], "../index.html");
+  EXPECT_EQ(page["root"], "../../");  // beside the pair page: model and GPU folders down
+  EXPECT_EQ(page["pair_href"], "index.html");
   EXPECT_EQ(page["title"], "attune-tp1-pp4-ep8: Qwen3.5-122B-A10B on H200");
   EXPECT_EQ(page["ranked"], 3);
   EXPECT_EQ(page["recipe"]["rank"], 2);
@@ -84,7 +84,7 @@ TEST(RecipePage, IsThePermalinkOfTheRecipeFileWithItsFullCard) {
   ASSERT_EQ(page["citations"].size(), 1u);
   EXPECT_EQ(page["citations"][0]["author"], "ATTUNE");
   // and the pair page's short card links to it
-  EXPECT_EQ(qwen_on_h200()["recipes"][1]["page_href"], "attune-tp1-pp4-ep8/index.html");
+  EXPECT_EQ(qwen_on_h200()["recipes"][1]["page_href"], "attune-tp1-pp4-ep8.html");
 }
 
 TEST(PairPage, ALargePairIsSplitIntoPagesOfAHundredRanks) {

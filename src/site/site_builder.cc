@@ -1,7 +1,12 @@
 #include "site/site_builder.h"
 
+#include <algorithm>
+#include <atomic>
+#include <exception>
 #include <fstream>
+#include <functional>
 #include <sstream>
+#include <thread>
 
 #include "base/yaml_fields.h"
 #include "catalog/catalog_loader.h"
@@ -24,6 +29,44 @@ std::optional<std::string> read_asset(const fs::path& path, Problems& problems) 
   return read_text_file(path.string(), kMaxCatalogFileBytes, problems);
 }
 
+// One page to render: where it goes, its template, and its page model (built when rendered).
+struct PageJob {
+  std::string path;
+  const char* template_name;
+  std::function<nlohmann::json()> model;
+};
+
+// Renders every job on as many threads as the machine has cores (at most 16): the pages in job
+// order, and the problems of each job in job order, as one thread would give them.
+std::vector<std::pair<std::string, std::string>> render_pages(const TemplateRenderer& renderer,
+                                                              const std::vector<PageJob>& jobs,
+                                                              Problems& problems) {
+  std::vector<std::pair<std::string, std::string>> pages(jobs.size());
+  std::vector<Problems> job_problems(jobs.size());
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::atomic<bool> failed{false};
+  auto work = [&] {
+    try {
+      for (std::size_t i; !failed && (i = next++) < jobs.size();) {
+        std::optional<std::string> text =
+            renderer.render(jobs[i].template_name, jobs[i].model(), job_problems[i]);
+        pages[i] = {jobs[i].path, text.value_or("")};
+      }
+    } catch (...) {
+      if (!failed.exchange(true)) failure = std::current_exception();
+    }
+  };
+  std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < std::min(threads, jobs.size()); ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
+  if (failure) std::rethrow_exception(failure);
+  for (Problems& each : job_problems) problems.insert(problems.end(), each.begin(), each.end());
+  return pages;
+}
+
 }  // namespace
 
 std::optional<SiteFiles> build_site(const CatalogCheck& check, Problems& problems) {
@@ -43,21 +86,28 @@ std::optional<SiteFiles> build_site(const CatalogCheck& check, Problems& problem
   files["style.css"] = *css;
   files["site.js"] = *js;
   files["index.html"] = page("index", index_page(catalog, check.recipes));
+  // The pair and recipe pages, thousands in a large catalog, are rendered on every core: each
+  // job builds its page model and renders it, alone.
+  std::vector<PageJob> jobs;
   for (const Model& model : catalog.models) {
     for (const Gpu& gpu : catalog.gpus) {
       std::vector<const CatalogRecipe*> ranked = rank_recipes(check.recipes, model.name, gpu.type);
       if (ranked.empty()) continue;
       for (std::size_t n = 1; n <= pair_page_count(ranked.size()); ++n) {
-        files[pair_page_path(model, gpu, n)] =
-            page("pair", pair_page(catalog, check.recipes, model, gpu, *settings, n));
+        jobs.push_back({pair_page_path(model, gpu, n), "pair", [&, n, m = &model, g = &gpu] {
+                          return pair_page(catalog, check.recipes, *m, *g, *settings, n);
+                        }});
       }
       for (std::size_t i = 0; i < ranked.size(); ++i) {
-        files[recipe_page_path(*ranked[i])] =
-            page("recipe", recipe_page(catalog, *ranked[i], static_cast<int>(i + 1), ranked.size(),
-                                       model, gpu, *settings));
+        jobs.push_back({recipe_page_path(*ranked[i]), "recipe",
+                        [&, i, count = ranked.size(), entry = ranked[i], m = &model, g = &gpu] {
+                          return recipe_page(catalog, *entry, static_cast<int>(i + 1), count, *m,
+                                             *g, *settings);
+                        }});
       }
     }
   }
+  for (auto& [path, text] : render_pages(*renderer, jobs, problems)) files[path] = std::move(text);
   for (const CatalogRecipe& entry : check.recipes) {
     if (entry.recipe.status == "verified") files[entry.catalog_path] = entry.text;
   }

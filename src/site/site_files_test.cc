@@ -142,18 +142,18 @@ TEST(BuildSite, IsDeterministicAndEscapesRecipeText) {
   for (const char* page : {"index.html", "fields.html", "running.html", "submit.html", "style.css",
                            "qwen3.5-122b-a10b/h200/index.html", "gpt-oss-20b/h200/index.html",
                            "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
-                           "gpt-oss-20b/h200/attune-tp1-pp2-ep4/index.html",
-                           "qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2/index.html"}) {
+                           "gpt-oss-20b/h200/attune-tp1-pp2-ep4.html",
+                           "qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.html"}) {
     EXPECT_TRUE(first->count(page)) << page;
   }
   // The pair page links each recipe's own page and keeps its old anchor; the command and the
   // YAML are on the recipe's page only.
   const std::string& pair = first->at("gpt-oss-20b/h200/index.html");
   EXPECT_NE(pair.find("id=\"attune-tp1-pp2-ep4\""), std::string::npos);
-  EXPECT_NE(pair.find("href=\"attune-tp1-pp2-ep4/index.html\""), std::string::npos);
+  EXPECT_NE(pair.find("href=\"attune-tp1-pp2-ep4.html\""), std::string::npos);
   EXPECT_EQ(pair.find("slime entry module"), std::string::npos);
   // The run command holds "<slime entry module>": it must reach the page escaped.
-  const std::string& page = first->at("gpt-oss-20b/h200/attune-tp1-pp2-ep4/index.html");
+  const std::string& page = first->at("gpt-oss-20b/h200/attune-tp1-pp2-ep4.html");
   EXPECT_NE(page.find("python3 -m &lt;slime entry module&gt;"), std::string::npos);
   EXPECT_EQ(page.find("<slime entry module>"), std::string::npos);
   EXPECT_EQ(page.find("http://"), std::string::npos) << "no resource from another host";

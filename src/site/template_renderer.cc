@@ -103,8 +103,7 @@ std::optional<TemplateRenderer> TemplateRenderer::load(const std::filesystem::pa
 }
 
 void TemplateRenderer::check_required(Problems& problems) const {
-  for (const char* required :
-       {"_head", "_foot", "index", "pair", "recipe", "fields", "running", "submit"}) {
+  for (const char* required : kSiteTemplates) {
     if (!templates_.count(required)) {
       problems.push_back({(folder_ / (std::string(required) + ".mustache")).string(),
                           {0, 0},

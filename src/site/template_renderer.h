@@ -1,6 +1,7 @@
 // Renders the site's Mustache templates (templates/*.mustache) with kainjow-mustache.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,11 @@
 #include "base/problem.h"
 
 namespace openrecipes {
+
+/// The templates the site is rendered from, each `templates/<name>.mustache`: the partials
+/// `_head` and `_foot`, then one per kind of page.
+inline constexpr std::array<const char*, 8> kSiteTemplates = {
+    "_head", "_foot", "index", "pair", "recipe", "fields", "running", "submit"};
 
 /// The templates of one folder, loaded once. `{{> _name}}` includes `_name.mustache` from the same
 /// folder (partials start with '_', so they never shadow a value of the context). Values are

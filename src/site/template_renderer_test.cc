@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 // A folder holding every template the site needs, each `text`.
 fs::path templates_folder(const std::string& name, const std::string& text) {
   fs::path folder = testing::fresh_dir(name);
-  for (const char* file : {"_head", "_foot", "index", "pair", "fields", "running", "submit"}) {
+  for (const char* file : kSiteTemplates) {
     std::ofstream(folder / (std::string(file) + ".mustache")) << text;
   }
   return folder;

@@ -125,7 +125,7 @@ test("the Qwen3.5-122B-A10B on H200 page ranks and figures the seed's three reci
   // Each short card links the recipe's own page, which holds the rest: component tests, stack,
   // command and YAML.
   assert.deepEqual(await cards.evaluateAll((all) => all.map((a) => a.querySelector("h3 a").getAttribute("href"))),
-                   ["attune-tp1-pp4-ep8-rc2/index.html", "attune-tp1-pp4-ep8/index.html", "attune-tp1-pp4-ep8-flex/index.html"]);
+                   ["attune-tp1-pp4-ep8-rc2.html", "attune-tp1-pp4-ep8.html", "attune-tp1-pp4-ep8-flex.html"]);
   assert.equal(await page.locator("pre.command").count(), 0, "the pair page holds no command");
   assert.match(await page.locator("#citation").innerText(), /@article\{fan2026attune,/);
 
@@ -143,7 +143,7 @@ test("the Qwen3.5-122B-A10B on H200 page ranks and figures the seed's three reci
 
   // The recipe's own page: the full card, reached from the pair page's link.
   await cards.nth(2).locator("h3 a").click();
-  await page.waitForURL(/attune-tp1-pp4-ep8-flex\/index\.html$/);
+  await page.waitForURL(/attune-tp1-pp4-ep8-flex\.html$/);
   assert.match(await page.locator("h1").innerText(), /^attune-tp1-pp4-ep8-flex$/);
   assert.match(await page.locator("p.protocol").innerText(), /^#3 of 3 Qwen3\.5-122B-A10B on H200 recipes/);
   assert.match(await page.locator("article.recipe").innerText(), /flex dispatcher against an FP32 reference: H200, 2026-10-13/);
@@ -164,7 +164,7 @@ test("the Qwen3.5-122B-A10B on H200 page ranks and figures the seed's three reci
   assert.ok(requests.length > 0);
 
   for (const other of ["index.html", "fields.html", "running.html", "submit.html", "gpt-oss-20b/h200/index.html",
-                       "gpt-oss-20b/h200/attune-tp1-pp2-ep4/index.html"]) {
+                       "gpt-oss-20b/h200/attune-tp1-pp2-ep4.html"]) {
     assert.equal((await page.goto(base + other)).status(), 200, other);
     const overflow = await sideways(page);
     assert.ok(overflow.by <= 0, `${other} scrolls sideways on a phone by ${overflow.by}px: ${overflow.out}`);
@@ -201,11 +201,11 @@ test("text fields holding markup show as text and run nothing", async () => {
   const context = await (await launch()).newContext();
   const served = await serve(join(root, "site"));
   const pages = [];
-  for (const path of ["qwen3.5-122b-a10b/h200/index.html", "qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-xss/index.html"]) {
+  for (const path of ["qwen3.5-122b-a10b/h200/index.html", "qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-xss.html"]) {
     pages.push(served + path, pathToFileURL(join(root, "site", path)).href);
   }
   for (const url of pages) {  // served (with its CSP) and from file:// (with none)
-    const full = url.includes("-xss/");  // the recipe's page shows every field; the pair page a few
+    const full = url.includes("-xss.html");  // the recipe's page shows every field; the pair page a few
     const { page, dialogs } = await openPage(context);
     await page.goto(url);
     await page.waitForTimeout(300);
