@@ -6,6 +6,7 @@
 #include <cctype>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "base/ascii.h"
@@ -100,7 +101,9 @@ json card(const Catalog& catalog, const CatalogRecipe& entry, int rank,
       {"page_href", entry.stem() + ".html"},  // from the pair page
       {"tokens_per_s_short", format_thousands(r.result.tokens_per_s_per_gpu, 1)},
       {"tokens_per_s", format_thousands(r.result.tokens_per_s_per_gpu, 2)},
+      {"tokens_per_s_value", r.result.tokens_per_s_per_gpu},  // for sorting (site.js)
       {"usd_per_million", format_usd(r.result.usd_per_million_tokens)},
+      {"usd_value", r.result.usd_per_million_tokens},
       {"gpus", r.gpu.count},
       {"label", r.layout.label},
       {"highlights", r.layout.highlights},
@@ -199,23 +202,30 @@ json index_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipe
     json rows = json::array();
     for (const Model* model : models) {
       json cells = json::array();
+      std::set<std::string> authors;  // of the model's ranked recipes, for the author filter
       for (const Gpu& gpu : catalog.gpus) {
         std::vector<const CatalogRecipe*> ranked = rank_recipes(recipes, model->name, gpu.type);
         if (ranked.empty()) {
           cells.push_back({{"has_recipe", false}, {"gpu", gpu.type}});
           continue;
         }
+        for (const CatalogRecipe* entry : ranked) authors.insert(author_name(entry->recipe));
         const Recipe& best = ranked.front()->recipe;
         cells.push_back({{"has_recipe", true},
                          {"gpu", gpu.type},
                          {"href", pair_page_path(*model, gpu)},
                          {"tokens_per_s", format_thousands(best.result.tokens_per_s_per_gpu, 1)},
+                         {"tokens_per_s_value", best.result.tokens_per_s_per_gpu},
                          {"usd_per_million", format_usd(best.result.usd_per_million_tokens)},
                          {"gpus", best.gpu.count},
                          {"recipes", ranked.size()},
                          {"plural", ranked.size() != 1}});
       }
-      rows.push_back({{"name", model->name}, {"hf_repo", model->hf_repo}, {"cells", cells}});
+      rows.push_back({{"name", model->name},
+                      {"hf_repo", model->hf_repo},
+                      {"family", family},
+                      {"authors", fmt::format("{}", fmt::join(authors, "|"))},
+                      {"cells", cells}});
     }
     groups.push_back({{"family", family}, {"models", rows}});
   }
@@ -307,6 +317,32 @@ json recipe_page(const Catalog& catalog, const CatalogRecipe& entry, int rank, s
           {"recipe", card(catalog, entry, rank, settings)},
           {"citations", citations},
           {"has_citations", !citations.empty()}};
+}
+
+json search_index(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes) {
+  json entries = json::array();
+  for (const Model& model : catalog.models) {
+    for (const Gpu& gpu : catalog.gpus) {
+      std::vector<const CatalogRecipe*> ranked = rank_recipes(recipes, model.name, gpu.type);
+      for (std::size_t i = 0; i < ranked.size(); ++i) {
+        const Recipe& r = ranked[i]->recipe;
+        entries.push_back({{"model", model.name},
+                           {"family", model.family},
+                           {"gpu", gpu.type},
+                           {"rank", i + 1},
+                           {"recipe", ranked[i]->stem()},
+                           {"tokens_per_s_per_gpu", r.result.tokens_per_s_per_gpu},
+                           {"usd_per_million_tokens", r.result.usd_per_million_tokens},
+                           {"gpus", r.gpu.count},
+                           {"layout", r.layout.label},
+                           {"author", author_name(r)},
+                           {"measured", r.result.measured},
+                           {"page", recipe_page_path(*ranked[i])},
+                           {"yaml", ranked[i]->catalog_path}});
+      }
+    }
+  }
+  return {{"recipes", entries}};
 }
 
 json fields_page(const nlohmann::ordered_json& schema) {

@@ -54,6 +54,12 @@ nlohmann::json recipe_page(const Catalog& catalog, const CatalogRecipe& entry, i
                            std::size_t ranked, const Model& model, const Gpu& gpu,
                            const SiteSettings& settings);
 
+/// search.json, the catalog as data beside the pages (for scripts and search boxes):
+/// {"recipes": [{model, family, gpu, rank, recipe, tokens_per_s_per_gpu, usd_per_million_tokens,
+/// gpus, layout, author, measured, page, yaml}]}, every ranked recipe, by model, GPU type of
+/// gpus.yaml and rank; `page` and `yaml` are site paths, tokens/s and USD plain numbers.
+nlohmann::json search_index(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes);
+
 /// The recipe field reference, generated from the recipe schema in file order: one row per field
 /// with its path, type, whether it is required and its description, then the cross-field rules.
 nlohmann::json fields_page(const nlohmann::ordered_json& recipe_schema);

@@ -120,6 +120,21 @@ TEST(PairPage, ALargePairIsSplitIntoPagesOfAHundredRanks) {
   EXPECT_FALSE(qwen_on_h200()["paged"].get<bool>());  // three recipes: one page
 }
 
+TEST(SearchIndex, ListsEveryRankedRecipeWithItsPagesAndPlainNumbers) {
+  const Catalog& catalog = bundled_check().loaded->catalog;
+  nlohmann::json index = search_index(catalog, bundled_check().recipes);
+  ASSERT_EQ(index["recipes"].size(), 4u);
+  const nlohmann::json& first = index["recipes"][0];  // gpt-oss-20b is the first model
+  EXPECT_EQ(first["model"], "gpt-oss-20b");
+  EXPECT_EQ(first["gpu"], "H200");
+  EXPECT_EQ(first["rank"], 1);
+  EXPECT_DOUBLE_EQ(first["tokens_per_s_per_gpu"].get<double>(), 9448.16);
+  EXPECT_EQ(first["page"], "gpt-oss-20b/h200/attune-tp1-pp2-ep4.html");
+  EXPECT_EQ(first["yaml"], "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml");
+  EXPECT_EQ(index["recipes"][3]["recipe"], "attune-tp1-pp4-ep8-flex");
+  EXPECT_EQ(index["recipes"][3]["rank"], 3);
+}
+
 TEST(PairPage, OnlyTheFourteenStepRecipeCarriesAProtocolDeviation) {
   nlohmann::json page = qwen_on_h200();
   std::vector<bool> deviates;

@@ -86,6 +86,7 @@ std::optional<SiteFiles> build_site(const CatalogCheck& check, Problems& problem
   files["style.css"] = *css;
   files["site.js"] = *js;
   files["index.html"] = page("index", index_page(catalog, check.recipes));
+  files["search.json"] = search_index(catalog, check.recipes).dump(1) + "\n";
   // The pair and recipe pages, thousands in a large catalog, are rendered on every core: each
   // job builds its page model and renders it, alone.
   std::vector<PageJob> jobs;

@@ -223,3 +223,61 @@ test("text fields holding markup show as text and run nothing", async () => {
   }
   await context.close();
 });
+
+test("the index and pair tables sort by any column and filter by model, family, GPU type and author", async () => {
+  // The bundled site: the Qwen pair's three recipes differ in every figure; the index has two
+  // models of two families on six GPU types.
+  const base = await serve(join(source, "site"));
+  const context = await (await launch()).newContext();
+  const { page } = await openPage(context);
+
+  await page.goto(base + "qwen3.5-122b-a10b/h200/index.html");
+  const figures = () => page.locator("table.ranking tbody tr:not([hidden]) td.tps .figure").allInnerTexts();
+  assert.deepEqual(await figures(), ["2,451.4", "2,366.7", "2,289.7"]);
+  const tpsHead = page.locator("table.ranking thead th").nth(1);
+  await tpsHead.locator("button.sort").click();  // ascending
+  assert.equal(await tpsHead.getAttribute("aria-sort"), "ascending");
+  assert.deepEqual(await figures(), ["2,289.7", "2,366.7", "2,451.4"]);
+  await tpsHead.locator("button.sort").click();  // and back
+  assert.equal(await tpsHead.getAttribute("aria-sort"), "descending");
+  assert.deepEqual(await figures(), ["2,451.4", "2,366.7", "2,289.7"]);
+  const usdHead = page.locator("table.ranking thead th").nth(2);
+  await usdHead.locator("button.sort").click();
+  assert.deepEqual(await page.locator("table.ranking tbody td.usd").allInnerTexts(), ["$0.90", "$0.93", "$0.96"]);
+  // One author on this page: nothing to filter, so no filter form.
+  assert.equal(await page.locator("form.filters").count(), 0);
+
+  await page.goto(base + "index.html");
+  const visibleModels = () => page.locator("section.family:not([hidden]) tbody tr:not([hidden]) th[scope=row]")
+    .evaluateAll((all) => all.map((th) => th.firstChild.textContent));
+  assert.deepEqual(await visibleModels(), ["gpt-oss-20b", "Qwen3.5-122B-A10B"]);
+  const form = page.locator("form.filters");
+  assert.deepEqual(await form.locator("select").evaluateAll((all) => all.map((s) => s.name)), ["model", "family", "gpu"]);
+  await form.locator("select[name=family]").selectOption("Qwen");
+  assert.deepEqual(await visibleModels(), ["Qwen3.5-122B-A10B"]);
+  assert.match(await form.locator(".filter-status").innerText(), /Showing 1 of 2 rows/);
+  await form.locator("select[name=family]").selectOption("");
+  await form.locator("select[name=model]").selectOption("gpt-oss-20b");
+  assert.deepEqual(await visibleModels(), ["gpt-oss-20b"]);
+  await form.locator("select[name=model]").selectOption("");
+  await form.locator("select[name=gpu]").selectOption("H200");
+  const heads = await page.locator("section.family").first().locator("thead th:not([hidden])").allInnerTexts();
+  assert.deepEqual(heads, ["Model", "H200"]);
+  assert.deepEqual(await visibleModels(), ["gpt-oss-20b", "Qwen3.5-122B-A10B"]);
+  await page.setViewportSize({ width: 390, height: 844 });
+  const overflow = await sideways(page);
+  assert.ok(overflow.by <= 0, `the filtered index scrolls sideways on a phone by ${overflow.by}px: ${overflow.out}`);
+  await page.screenshot({ path: join(artifacts, "index-filtered-phone.png") });
+
+  // search.json: the same catalog as data, each entry pointing at pages that exist.
+  const search = await (await page.request.get(base + "search.json")).json();
+  assert.equal(search.recipes.length, 4);
+  const qwen = search.recipes.filter((r) => r.model === "Qwen3.5-122B-A10B");
+  assert.deepEqual(qwen.map((r) => [r.rank, r.recipe, r.tokens_per_s_per_gpu]), [
+    [1, "attune-tp1-pp4-ep8-rc2", 2451.44], [2, "attune-tp1-pp4-ep8", 2366.73], [3, "attune-tp1-pp4-ep8-flex", 2289.65]]);
+  for (const entry of search.recipes) {
+    assert.equal((await page.request.get(base + entry.page)).status(), 200, entry.page);
+    assert.equal((await page.request.get(base + entry.yaml)).status(), 200, entry.yaml);
+  }
+  await context.close();
+});
