@@ -281,3 +281,25 @@ test("the index and pair tables sort by any column and filter by model, family, 
   }
   await context.close();
 });
+
+test("axe-core finds no serious or critical accessibility violation on any kind of page", async () => {
+  const axe = readFileSync(join(source, "tests/browser/node_modules/axe-core/axe.min.js"), "utf8");
+  const base = await serve(join(source, "site"));
+  const context = await (await launch()).newContext();
+  const { page } = await openPage(context);
+  for (const path of ["index.html", "qwen3.5-122b-a10b/h200/index.html", "qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.html",
+                      "fields.html", "running.html", "submit.html"]) {
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(base + path);
+      // Evaluated through the driver, so the page's Content-Security-Policy does not apply.
+      await page.evaluate(axe);
+      const results = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+      const serious = results.violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+      assert.deepEqual(serious, [], `${path} at ${width}px`);
+    }
+  }
+  await context.close();
+});
