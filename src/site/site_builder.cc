@@ -1,13 +1,10 @@
 #include "site/site_builder.h"
 
-#include <algorithm>
-#include <atomic>
-#include <exception>
 #include <fstream>
 #include <functional>
 #include <sstream>
-#include <thread>
 
+#include "base/parallel_for.h"
 #include "base/yaml_fields.h"
 #include "catalog/catalog_loader.h"
 #include "site/page_model.h"
@@ -43,26 +40,11 @@ std::vector<std::pair<std::string, std::string>> render_pages(const TemplateRend
                                                               Problems& problems) {
   std::vector<std::pair<std::string, std::string>> pages(jobs.size());
   std::vector<Problems> job_problems(jobs.size());
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::atomic<bool> failed{false};
-  auto work = [&] {
-    try {
-      for (std::size_t i; !failed && (i = next++) < jobs.size();) {
-        std::optional<std::string> text =
-            renderer.render(jobs[i].template_name, jobs[i].model(), job_problems[i]);
-        pages[i] = {jobs[i].path, text.value_or("")};
-      }
-    } catch (...) {
-      if (!failed.exchange(true)) failure = std::current_exception();
-    }
-  };
-  std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < std::min(threads, jobs.size()); ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& thread : pool) thread.join();
-  if (failure) std::rethrow_exception(failure);
+  parallel_for(jobs.size(), [&](std::size_t i) {
+    std::optional<std::string> text =
+        renderer.render(jobs[i].template_name, jobs[i].model(), job_problems[i]);
+    pages[i] = {jobs[i].path, text.value_or("")};
+  });
   for (Problems& each : job_problems) problems.insert(problems.end(), each.begin(), each.end());
   return pages;
 }

@@ -1,11 +1,8 @@
 #include "validate/recipe_validator.h"
 
-#include <algorithm>
-#include <atomic>
-#include <exception>
 #include <filesystem>
-#include <thread>
 
+#include "base/parallel_for.h"
 #include "validate/recipe_rules.h"
 
 namespace openrecipes {
@@ -56,27 +53,11 @@ RecipeReport validate_recipe_file(const LoadedCatalog& loaded, const std::string
 std::vector<RecipeReport> validate_recipe_files(const LoadedCatalog& loaded,
                                                 const std::vector<std::string>& paths) {
   std::vector<RecipeReport> reports(paths.size());
-  // Recipes are independent and the loaded catalog is only read, so each thread takes the next
-  // file until none is left; a report lands at its file's index, so the order is the input's.
-  std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
-  threads = std::min(threads, (paths.size() + 63) / 64);  // no thread for a handful of files
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr failure;
-  std::atomic<bool> failed{false};
-  auto work = [&] {
-    try {
-      for (std::size_t i; !failed && (i = next++) < paths.size();) {
-        reports[i] = validate_recipe_file(loaded, paths[i]);
-      }
-    } catch (...) {
-      if (!failed.exchange(true)) failure = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& thread : pool) thread.join();
-  if (failure) std::rethrow_exception(failure);
+  // Recipes are independent and the loaded catalog is only read; a report lands at its file's
+  // index, so the order is the input's.
+  parallel_for(
+      paths.size(), [&](std::size_t i) { reports[i] = validate_recipe_file(loaded, paths[i]); },
+      64);
   return reports;
 }
 

@@ -34,9 +34,9 @@ RecipeReport validate_recipe_text(const LoadedCatalog& loaded, const std::string
 /// a missing, unreadable or oversized file is a problem, never an exception.
 RecipeReport validate_recipe_file(const LoadedCatalog& loaded, const std::string& path);
 
-/// Validates each of `paths` as validate_recipe_file does, on as many threads as the machine has
-/// cores (at most 16, and one per 64 files), and returns the reports in the order of `paths`.
-/// An exception from any file (a bug) is rethrown here once every thread has stopped.
+/// Validates each of `paths` as validate_recipe_file does, on every core (parallel_for, one
+/// thread per 64 files at most), and returns the reports in the order of `paths`. An exception
+/// from any file (a bug) is rethrown here once every thread has stopped.
 std::vector<RecipeReport> validate_recipe_files(const LoadedCatalog& loaded,
                                                 const std::vector<std::string>& paths);
 
