@@ -52,7 +52,7 @@
 
 // Filters: above the first table of a page whose rows carry data-filter-* attributes, one select
 // per attribute (model, family, GPU type, author) with the values the page holds. A row shows
-// when it matches every chosen value (an attribute may list several, separated by "|"); the GPU
+// when it matches every chosen value (data-filter-<kind>s holds a JSON list of several); the GPU
 // filter hides the other GPU columns; a section whose rows are all hidden is hidden too.
 (function () {
   var kinds = [["model", "Model"], ["family", "Family"], ["gpu", "GPU type"], ["author", "Author"]];
@@ -62,13 +62,22 @@
   form.className = "filters";
   form.setAttribute("role", "search");
   form.setAttribute("aria-label", "Filter the tables");
+  // The values an element carries for `kind`, or null when it carries none.
+  function carried(element, kind) {
+    if (element.hasAttribute("data-filter-" + kind)) return [element.getAttribute("data-filter-" + kind)];
+    if (!element.hasAttribute("data-filter-" + kind + "s")) return null;
+    try {
+      return JSON.parse(element.getAttribute("data-filter-" + kind + "s"));
+    } catch (error) {
+      return [];
+    }
+  }
   var selects = {};
   kinds.forEach(function (kind) {
     var values = {};
-    document.querySelectorAll("[data-filter-" + kind[0] + "]").forEach(function (element) {
-      element.getAttribute("data-filter-" + kind[0]).split("|").forEach(function (v) {
-        if (v) values[v] = true;
-      });
+    var selector = "[data-filter-" + kind[0] + "], [data-filter-" + kind[0] + "s]";
+    document.querySelectorAll(selector).forEach(function (element) {
+      carried(element, kind[0]).forEach(function (v) { if (v) values[v] = true; });
     });
     var names = Object.keys(values).sort(function (a, b) { return a.localeCompare(b); });
     if (names.length < 2) return;
@@ -92,8 +101,8 @@
 
   function matches(element, kind) {
     var chosen = selects[kind] && selects[kind].value;
-    if (!chosen || !element.hasAttribute("data-filter-" + kind)) return true;
-    return element.getAttribute("data-filter-" + kind).split("|").indexOf(chosen) >= 0;
+    var values = carried(element, kind);
+    return !chosen || values === null || values.indexOf(chosen) >= 0;
   }
   function apply() {
     var shown = 0, total = 0;

@@ -278,9 +278,14 @@ struct LibyamlEvent {
   ~LibyamlEvent() { yaml_event_delete(&event); }
 };
 
-// libyaml's account of a syntax error: "problem, context (which starts at L:C)".
-std::string syntax_message(const yaml_parser_t& parser, TreeBuilder& builder) {
+// libyaml's account of a syntax error: "problem, context (which starts at L:C)", with a word on
+// the commonest cause of its vaguest message.
+std::string syntax_message(std::string_view text, const yaml_parser_t& parser,
+                           TreeBuilder& builder) {
   std::string message = parser.problem ? parser.problem : "the file cannot be read as YAML";
+  std::size_t problem_at = builder.offset(parser.problem_mark);
+  if (problem_at < text.size() && text[problem_at] == '\t')
+    message += " (a tab: YAML indents with spaces only)";
   if (parser.context) {
     SourcePosition at = builder.position(parser.context_mark);
     message += fmt::format(", {} that starts at {}:{}", parser.context, at.line, at.column);
@@ -468,7 +473,7 @@ std::optional<YamlDocument> parse_yaml(std::string_view text, const std::string&
         SourcePosition at = parser.error == YAML_READER_ERROR
                                 ? source.position(parser.problem_offset)
                                 : builder.position(parser.problem_mark);
-        return fail(at, "", "YAML syntax error: " + syntax_message(parser, builder));
+        return fail(at, "", "YAML syntax error: " + syntax_message(text, parser, builder));
       }
       const yaml_event_t& event = next.event;
       if (event.type == YAML_DOCUMENT_START_EVENT && ++documents > 1) {

@@ -150,6 +150,15 @@ TEST(ParseYaml, PositionsAfterMultibyteCharactersAndAByteOrderMark) {
   EXPECT_EQ(json["e"], "null");
 }
 
+TEST(ParseYaml, ATabIndentIsNamed) {
+  Problems problems;
+  EXPECT_FALSE(parse("a:\n\tb: 1\n", problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].message.find("a tab: YAML indents with spaces only"), std::string::npos)
+      << problems[0].message;
+  EXPECT_EQ(problems[0].position.line, 2);
+}
+
 TEST(ParseYaml, RejectsASecondDocumentAtItsStart) {
   Problems problems;
   EXPECT_FALSE(parse("a: 1\n---\nb: 2\n", problems));

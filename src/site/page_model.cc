@@ -221,11 +221,12 @@ json index_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipe
                          {"recipes", ranked.size()},
                          {"plural", ranked.size() != 1}});
       }
-      rows.push_back({{"name", model->name},
-                      {"hf_repo", model->hf_repo},
-                      {"family", family},
-                      {"authors", fmt::format("{}", fmt::join(authors, "|"))},
-                      {"cells", cells}});
+      rows.push_back(
+          {{"name", model->name},
+           {"hf_repo", model->hf_repo},
+           {"family", family},
+           {"authors", json(authors).dump()},  // a JSON list: names may hold any character
+           {"cells", cells}});
     }
     groups.push_back({{"family", family}, {"models", rows}});
   }
@@ -307,16 +308,20 @@ json recipe_page(const Catalog& catalog, const CatalogRecipe& entry, int rank, s
   const Author* author = author_of(catalog, entry.recipe);
   if (author && !author->citation_text.empty()) cited[author->name] = author;
   json citations = citation_list(cited);
-  return {{"root", "../../"},
-          {"title", fmt::format("{}: {} on {}", entry.stem(), model.name, gpu.type)},
-          {"model", model.name},
-          {"family", model.family},
-          {"gpu", gpu.type},
-          {"pair_href", "index.html"},
-          {"ranked", ranked},
-          {"recipe", card(catalog, entry, rank, settings)},
-          {"citations", citations},
-          {"has_citations", !citations.empty()}};
+  return {
+      {"root", "../../"},
+      {"title", fmt::format("{}: {} on {}", entry.stem(), model.name, gpu.type)},
+      {"model", model.name},
+      {"family", model.family},
+      {"gpu", gpu.type},
+      // the page of the pair that holds this recipe's row
+      {"pair_href",
+       pair_page_path(model, gpu, (static_cast<std::size_t>(rank) - 1) / kRecipesPerPairPage + 1)
+           .substr(model.slug.size() + gpu.slug.size() + 2)},
+      {"ranked", ranked},
+      {"recipe", card(catalog, entry, rank, settings)},
+      {"citations", citations},
+      {"has_citations", !citations.empty()}};
 }
 
 json search_index(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes) {

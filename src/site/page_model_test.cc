@@ -118,6 +118,11 @@ TEST(PairPage, ALargePairIsSplitIntoPagesOfAHundredRanks) {
   EXPECT_EQ(third["page_links"][1]["href"], "page-2.html");
   EXPECT_TRUE(third["page_links"][2]["current"].get<bool>());
   EXPECT_FALSE(qwen_on_h200()["paged"].get<bool>());  // three recipes: one page
+  // A recipe's page leads back to the pair page that holds its row.
+  std::vector<const CatalogRecipe*> ranked = rank_recipes(recipes, "gpt-oss-20b", "H200");
+  EXPECT_EQ(recipe_page(catalog, *ranked[150], 151, 250, model, gpu, {})["pair_href"],
+            "page-2.html");
+  EXPECT_EQ(recipe_page(catalog, *ranked[99], 100, 250, model, gpu, {})["pair_href"], "index.html");
 }
 
 TEST(SearchIndex, ListsEveryRankedRecipeWithItsPagesAndPlainNumbers) {
