@@ -89,15 +89,6 @@ Pattern::Result Pattern::search(std::string_view text) const {
   return Result::kTooComplex;
 }
 
-std::optional<std::pair<std::size_t, std::size_t>> Pattern::find(std::string_view text,
-                                                                 std::size_t from) const {
-  if (from > text.size()) return std::nullopt;
-  MatchData& data = match_data();
-  int rc = bounded_match(code_.get(), jit_, text, from, 0, data, bounded_context());
-  if (rc < 0) return std::nullopt;
-  return match_offsets(data);
-}
-
 std::vector<std::pair<std::size_t, std::size_t>> Pattern::find_all(std::string_view text) const {
   std::vector<std::pair<std::size_t, std::size_t>> out;
   MatchData& data = match_data();

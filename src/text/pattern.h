@@ -31,12 +31,6 @@ class Pattern {
   /// pattern), so a search always ends quickly.
   Result search(std::string_view text) const;
 
-  /// The first match in `text` that starts at or after byte `from`: its [begin, end) byte
-  /// offsets (a `\K` in the pattern moves begin). Nullopt when there is none, or when PCRE2's
-  /// match or depth limit stops the search (a scanner then reports nothing rather than hang).
-  std::optional<std::pair<std::size_t, std::size_t>> find(std::string_view text,
-                                                          std::size_t from) const;
-
   /// Every non-empty match in `text`, left to right, as [begin, end) byte offsets; each search
   /// starts at the previous match's end, or one code point past the previous search's start when
   /// that would not move (an empty match). Checks
