@@ -12,10 +12,10 @@
 #include <random>
 #include <set>
 #include <sstream>
-#include <thread>
 #include <vector>
 
 #include "base/error.h"
+#include "base/parallel_for.h"
 
 namespace openrecipes {
 namespace {
@@ -75,7 +75,7 @@ std::string write_tree(const fs::path& folder, const SiteFiles& files) {
   fs::create_directories(folder, ec);
   if (ec) return fmt::format("cannot create {}: {}", folder.string(), ec.message());
   // The folders first, each once (a catalog of thousands of recipes has thousands of files per
-  // folder), then the files on two threads: creating inodes is most of a large build's time.
+  // folder), then the files on every core: creating inodes is most of a large build's time.
   std::set<std::string> folders;
   std::vector<const std::pair<const std::string, std::string>*> entries;
   for (const auto& entry : files) {
@@ -89,16 +89,14 @@ std::string write_tree(const fs::path& folder, const SiteFiles& files) {
   }
   std::string marker_error = write_file(folder / kSiteMarker, "");
   if (!marker_error.empty()) return marker_error;
-  std::string errors[2];
-  auto write_share = [&](std::size_t share) {
-    for (std::size_t i = share; i < entries.size() && errors[share].empty(); i += 2) {
-      errors[share] = write_file(folder / entries[i]->first, entries[i]->second);
-    }
-  };
-  std::thread other(write_share, 1);
-  write_share(0);
-  other.join();
-  return errors[0].empty() ? errors[1] : errors[0];
+  std::vector<std::string> errors(entries.size());
+  parallel_for(entries.size(), [&](std::size_t i) {
+    errors[i] = write_file(folder / entries[i]->first, entries[i]->second);
+  });
+  for (const std::string& error : errors) {
+    if (!error.empty()) return error;
+  }
+  return "";
 }
 
 }  // namespace
