@@ -62,6 +62,18 @@ std::vector<std::string> field_string_list(const YamlNode& node, std::string_vie
   return out;
 }
 
+std::vector<double> field_number_list(const YamlNode& node, std::string_view key) {
+  std::vector<double> out;
+  const YamlNode* child = node.find(key);
+  if (!child || child->kind != YamlNode::Kind::kSequence) return out;
+  for (const YamlNode& item : child->items) {
+    if (item.kind != YamlNode::Kind::kScalar) continue;
+    nlohmann::json value = resolve_scalar(item);
+    if (value.is_number()) out.push_back(value.get<double>());
+  }
+  return out;
+}
+
 const YamlNode* field_mapping(const YamlNode& node, std::string_view key) {
   const YamlNode* child = node.find(key);
   return child && child->kind == YamlNode::Kind::kMapping ? child : nullptr;

@@ -34,6 +34,9 @@ std::vector<std::pair<std::string, std::string>> field_string_map(const YamlNode
                                                                   std::string_view key);
 /// The list of strings at `key`.
 std::vector<std::string> field_string_list(const YamlNode& node, std::string_view key);
+/// The numbers (integer or float) of the list at `key`, in order; items of other types are left
+/// out, an absent or non-list field gives an empty list.
+std::vector<double> field_number_list(const YamlNode& node, std::string_view key);
 /// The node at `key` when it is a mapping, else nullptr (absent or null).
 const YamlNode* field_mapping(const YamlNode& node, std::string_view key);
 

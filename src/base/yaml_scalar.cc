@@ -1,5 +1,7 @@
 #include "base/yaml_scalar.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 
 #include "base/ascii.h"
@@ -39,6 +41,16 @@ std::string yaml_scalar(const std::string& text) {
     }
   }
   return nlohmann::json(text).dump();
+}
+
+std::string yaml_number_list(std::span<const double> values, int indent) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0)
+      out += i % 10 == 0 ? ",\n" + std::string(static_cast<std::size_t>(indent), ' ') : ", ";
+    out += fmt::format("{}", values[i]);
+  }
+  return out + "]";
 }
 
 }  // namespace openrecipes

@@ -75,6 +75,7 @@ RecipeResult result_from_yaml(const YamlNode& n) {
   r.gpu_hours = field_number(n, "gpu_hours");
   r.gpu_hours_note = field_string(n, "gpu_hours_note");
   r.protocol_deviation = field_string(n, "protocol_deviation");
+  r.step_times_s = field_number_list(n, "step_times_s");
   return r;
 }
 
@@ -100,6 +101,9 @@ Correctness correctness_from_yaml(const YamlNode& n) {
   c.convergence.worst_step_tolerance_ratio =
       field_optional_number(conv, "worst_step_tolerance_ratio");
   c.convergence.note = field_string(conv, "note");
+  const YamlNode& losses = mapping_or_empty(conv, "losses");
+  c.convergence.candidate_losses = field_number_list(losses, "candidate");
+  c.convergence.reference_losses = field_number_list(losses, "reference");
   c.rules = field_string(n, "rules");
   return c;
 }

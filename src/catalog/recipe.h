@@ -134,6 +134,8 @@ struct RecipeResult {
   bool profiler = false;
   double gpu_hours = 0;
   std::string gpu_hours_note;
+  /// Every step's time in seconds, step 0 first (`result.step_times_s`); empty when not stated.
+  std::vector<double> step_times_s;
   /// How the run departs from the protocol (catalog/protocol.h), in words; empty when it follows
   /// it (the schema's `result.protocol_deviation`).
   std::string protocol_deviation;
@@ -153,6 +155,9 @@ struct Convergence {
   int pointwise_failures = 0;
   std::optional<double> worst_step_tolerance_ratio;
   std::string note;
+  /// Both arms' loss at each step, step 0 first (`losses: {candidate, reference}`); empty when
+  /// not stated.
+  std::vector<double> candidate_losses, reference_losses;
 };
 
 /// `correctness`: the evidence that the recipe trains the same model as its reference.

@@ -38,4 +38,23 @@ int node_count(int gpus, int per_node) {
 
 double gpu_hours(int gpus, double seconds) { return gpus * seconds / kSecondsPerHour; }
 
+WindowStepTimes window_step_times(std::span<const double> step_times_s) {
+  WindowStepTimes out;
+  if (step_times_s.empty()) return out;
+  for (double t : step_times_s) out.window_seconds += t;
+  const auto n = static_cast<double>(step_times_s.size());
+  out.mean_step_time_s = out.window_seconds / n;
+  double squares = 0;
+  for (double t : step_times_s) {
+    squares += (t - out.mean_step_time_s) * (t - out.mean_step_time_s);
+  }
+  double deviation = step_times_s.size() > 1 ? std::sqrt(squares / (n - 1)) : 0.0;
+  out.cv_percent = 100.0 * deviation / out.mean_step_time_s;
+  return out;
+}
+
+double tokens_per_s_per_gpu(std::int64_t window_tokens, double window_seconds, int gpus) {
+  return static_cast<double>(window_tokens) / (window_seconds * gpus);
+}
+
 }  // namespace openrecipes

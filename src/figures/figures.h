@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 
 #include "base/number_format.h"  // round_to, equals_rounded: the catalog's rounding
 
@@ -46,5 +47,21 @@ std::int64_t window_tokens(int first_step, int last_step, std::int64_t global_ba
 /// / 3600. Follows from the score's definition, tokens/s per GPU = window tokens / (window seconds
 /// x GPUs). A run's gpu_hours can never be less.
 double window_gpu_hours(std::int64_t window_tokens, double tokens_per_s_per_gpu);
+
+/// The step-time figures of a scored window, from its step times in seconds (docs/run-evidence.md).
+struct WindowStepTimes {
+  double window_seconds = 0;    ///< sum of the window's step times, s
+  double mean_step_time_s = 0;  ///< their mean, s
+  double cv_percent = 0;        ///< 100 x sample standard deviation (n - 1) / mean; 0 for 1 step
+};
+
+/// Sums `step_times_s` (the window's steps, seconds each, at least one, all positive) and
+/// computes their mean and CV. The CV's sample standard deviation (divisor n - 1) treats the 15
+/// scored steps as a sample of the run's step time (docs/run-evidence.md, step-time CV).
+WindowStepTimes window_step_times(std::span<const double> step_times_s);
+
+/// The score: window tokens / (window seconds x GPUs), in tokens/s per GPU (the submission
+/// guide's definition; schema/recipe.schema.yaml, `tokens_per_s_per_gpu`).
+double tokens_per_s_per_gpu(std::int64_t window_tokens, double window_seconds, int gpus);
 
 }  // namespace openrecipes

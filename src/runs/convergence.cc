@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <utility>
 
 namespace openrecipes {
 namespace {
@@ -153,6 +154,23 @@ void check_outliers(const std::vector<double>& c, const std::vector<double>& r,
   }
 }
 
+// Fills the result's per-step losses when the compared steps are exactly 0 .. n - 1, every loss
+// finite, in neither a sampled series.
+void every_step_losses(const LossSeries& candidate, const LossSeries& reference,
+                       const std::vector<std::int64_t>& steps, ConvergenceResult& result) {
+  if (candidate.sampled || reference.sampled) return;
+  std::vector<double> c, r;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    double cv = candidate.loss.at(steps[i]), rv = reference.loss.at(steps[i]);
+    if (steps[i] != static_cast<std::int64_t>(i) || !std::isfinite(cv) || !std::isfinite(rv))
+      return;
+    c.push_back(cv);
+    r.push_back(rv);
+  }
+  result.candidate_losses = std::move(c);
+  result.reference_losses = std::move(r);
+}
+
 }  // namespace
 
 ConvergenceResult compare_convergence(const LossSeries& candidate, const LossSeries& reference,
@@ -160,6 +178,7 @@ ConvergenceResult compare_convergence(const LossSeries& candidate, const LossSer
   ConvergenceResult result;
   std::vector<std::int64_t> steps = common_steps(candidate, reference, result.failures);
   result.steps = static_cast<std::int64_t>(steps.size());
+  every_step_losses(candidate, reference, steps, result);
 
   // Megatron-Bridge: skip int(n x fraction) leading points, then score the rest.
   std::size_t skip =

@@ -46,6 +46,10 @@ struct ConvergenceResult {
   double worst_step_tolerance_ratio = 0;  ///< max over points of relative difference / tolerance
   int outliers = 0;
   std::vector<std::string> failures;  ///< one sentence per failed criterion, naming steps
+  /// Both runs' loss at every step, step 0 first (the recipe's `correctness.convergence.losses`),
+  /// when both series hold each step from 0 to steps - 1 with a finite loss; empty otherwise
+  /// (a sampled series, a gap, a run that starts later, NaN or Inf).
+  std::vector<double> candidate_losses, reference_losses;
 };
 
 /// Compares `candidate` with `reference` over the steps either has. Never throws for bad data:

@@ -36,6 +36,12 @@ std::string convergence_table(const ConvergenceResult& result) {
   return out;
 }
 
+std::string convergence_losses_yaml(std::span<const double> candidate,
+                                    std::span<const double> reference) {
+  return fmt::format("    losses:\n      candidate: {}\n      reference: {}\n",
+                     yaml_number_list(candidate, 8), yaml_number_list(reference, 8));
+}
+
 std::string convergence_block_yaml(const ConvergenceResult& r) {
   std::string out = "  convergence:\n";
   out += fmt::format("    steps: {}\n", r.steps);
@@ -48,6 +54,11 @@ std::string convergence_block_yaml(const ConvergenceResult& r) {
     out += fmt::format("    worst_step_tolerance_ratio: {:.3f}\n", r.worst_step_tolerance_ratio);
   }
   out += fmt::format("    note: {}\n", yaml_scalar(scored_note(r)));
+  if (!r.candidate_losses.empty()) {
+    out += convergence_losses_yaml(r.candidate_losses, r.reference_losses);
+  } else {
+    out += "    # losses: the runs do not both log a finite loss at every step from 0\n";
+  }
   return out;
 }
 
@@ -73,7 +84,11 @@ nlohmann::ordered_json convergence_json(const ConvergenceResult& r, const LossSe
           {"worst_step_tolerance_ratio", finite(r.worst_step_tolerance_ratio)},
           {"outliers", r.outliers},
           {"failures", r.failures},
-          {"points", points}};
+          {"points", points},
+          {"losses", r.candidate_losses.empty()
+                         ? nlohmann::ordered_json(nullptr)
+                         : nlohmann::ordered_json{{"candidate", r.candidate_losses},
+                                                  {"reference", r.reference_losses}}}};
 }
 
 }  // namespace openrecipes

@@ -18,6 +18,8 @@ std::string stated_convergence_yaml(const Convergence& c) {
   if (c.worst_step_tolerance_ratio)
     out += fmt::format("    worst_step_tolerance_ratio: {}\n", *c.worst_step_tolerance_ratio);
   if (!c.note.empty()) out += fmt::format("    note: {}\n", yaml_scalar(c.note));
+  if (!c.candidate_losses.empty() || !c.reference_losses.empty())
+    out += convergence_losses_yaml(c.candidate_losses, c.reference_losses);
   return out;
 }
 

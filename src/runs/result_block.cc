@@ -5,6 +5,7 @@
 #include <cmath>
 #include <ctime>
 
+#include "base/yaml_scalar.h"
 #include "figures/figures.h"
 
 namespace openrecipes {
@@ -58,6 +59,15 @@ std::optional<std::pair<double, std::string>> gpu_hours(const ResultBlock& b) {
   return std::nullopt;
 }
 
+// The run's step times as the recipe states them (`result.step_times_s`): to the microsecond, one
+// per step of the run; empty when the log does not time them all.
+std::vector<double> stated_step_times(const ResultBlock& b) {
+  if (b.score.step_times_s.size() != static_cast<std::size_t>(b.steps_per_run)) return {};
+  std::vector<double> times;
+  for (double t : b.score.step_times_s) times.push_back(round_to(t, 6));
+  return times;
+}
+
 }  // namespace
 
 bool add_catalog_figures(ResultBlock& block, const Catalog& catalog, const std::string& gpu_type,
@@ -105,6 +115,11 @@ std::string result_block_yaml(const ResultBlock& b) {
   out += fmt::format("  steps_per_run: {}\n", b.steps_per_run);
   out += fmt::format("  window: [{}, {}]\n", b.setup.window_first, b.setup.window_last);
   out += fmt::format("  window_tokens: {}\n", b.score.window_tokens);
+  if (std::vector<double> times = stated_step_times(b); !times.empty()) {
+    out += fmt::format("  step_times_s: {}\n", yaml_number_list(times, 4));
+  } else {
+    out += "  # step_times_s: the log does not time every step from 0 to the last\n";
+  }
   out += "  runs: 1\n";
   out += "  profiler: false\n";
   if (auto hours = gpu_hours(b)) {
@@ -127,6 +142,8 @@ nlohmann::ordered_json result_block_json(const ResultBlock& b) {
       {"steps_per_run", b.steps_per_run},
       {"window", {b.setup.window_first, b.setup.window_last}},
       {"window_tokens", b.score.window_tokens},
+      {"step_times_s", stated_step_times(b).empty() ? nlohmann::ordered_json(nullptr)
+                                                    : nlohmann::ordered_json(stated_step_times(b))},
       {"window_seconds", b.score.window_seconds},
       {"mean_step_time_s", b.score.mean_step_time_s},
       {"gpus", b.setup.gpus},

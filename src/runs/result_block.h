@@ -38,9 +38,10 @@ bool add_catalog_figures(ResultBlock& block, const Catalog& catalog, const std::
                          const std::string& model, Problems& problems);
 
 /// `result:` lines in the recipe's layout (docs/run-evidence.md): tokens/s per GPU to 2 decimals,
-/// cost to the cent, CV to 2 decimals, MFU to 4, the window, GPU-hours from the scheduler when
-/// given, else from the log's timestamps when it has them (with a note that startup is not in
-/// them). Figures the inputs cannot give are left out, with a comment saying what to add.
+/// cost to the cent, CV to 2 decimals, MFU to 4, the window, every step's time in seconds to the
+/// microsecond (`step_times_s`, when the log times each of the run's steps), GPU-hours from the
+/// scheduler when given, else from the log's timestamps when it has them (with a note that startup
+/// is not in them). Figures the inputs cannot give are left out, with a comment saying what to add.
 std::string result_block_yaml(const ResultBlock& block);
 
 /// The same figures, unrounded, as JSON.

@@ -47,11 +47,16 @@ bool check_setup(const TrainingLog& log, const ScoreSetup& setup, Problems& prob
   return true;
 }
 
+// A step of a training run takes between a microsecond and a day.
+bool plausible_step_time(std::optional<double> seconds) {
+  return seconds && std::isfinite(*seconds) && *seconds >= 1e-6 && *seconds <= 86400;
+}
+
 // The window's step times in step order, or nullopt with a Problem naming the steps missing from
 // the log or without a plausible time (1 us to 1 day, with their lines).
-std::optional<std::vector<double>> window_step_times(const TrainingLog& log,
-                                                     const ScoreSetup& setup, int steps_in_log,
-                                                     Problems& problems) {
+std::optional<std::vector<double>> window_times_from_log(const TrainingLog& log,
+                                                         const ScoreSetup& setup, int steps_in_log,
+                                                         Problems& problems) {
   std::vector<double> times;
   std::string missing, untimed;
   int missing_count = 0, untimed_count = 0;
@@ -67,9 +72,7 @@ std::optional<std::vector<double>> window_step_times(const TrainingLog& log,
       add(missing, missing_count, std::to_string(step));
       continue;
     }
-    // A step of a training run takes between a microsecond and a day.
-    if (!record->step_time_s || !std::isfinite(*record->step_time_s) ||
-        *record->step_time_s < 1e-6 || *record->step_time_s > 86400) {
+    if (!plausible_step_time(record->step_time_s)) {
       add(untimed, untimed_count, fmt::format("{} (line {})", step, record->line));
       continue;
     }
@@ -104,6 +107,20 @@ std::optional<std::vector<double>> window_step_times(const TrainingLog& log,
   return times;
 }
 
+// Every step's time, step 0 first, when the log times each of its steps 0 .. steps_in_log - 1
+// plausibly (1 us to 1 day); empty otherwise (a log that skips steps or logs averages).
+std::vector<double> every_step_time(const TrainingLog& log, int steps_in_log) {
+  std::vector<double> times;
+  if (log.steps.size() != static_cast<std::size_t>(steps_in_log)) return {};
+  for (const StepRecord& record : log.steps) {  // sorted by step, one per step
+    if (record.step != static_cast<std::int64_t>(times.size()) ||
+        !plausible_step_time(record.step_time_s))
+      return {};
+    times.push_back(*record.step_time_s);
+  }
+  return times;
+}
+
 }  // namespace
 
 std::optional<RunScore> score_run(const TrainingLog& log, const ScoreSetup& setup,
@@ -112,21 +129,17 @@ std::optional<RunScore> score_run(const TrainingLog& log, const ScoreSetup& setu
   RunScore score;
   score.steps_in_log = log.steps.empty() ? 0 : static_cast<int>(log.steps.back().step + 1);
   std::optional<std::vector<double>> window =
-      window_step_times(log, setup, score.steps_in_log, problems);
+      window_times_from_log(log, setup, score.steps_in_log, problems);
   if (!window) return std::nullopt;
-  const std::vector<double>& times = *window;
-  double sum = 0;
-  for (double t : times) sum += t;
-  score.window_seconds = sum;
-  score.mean_step_time_s = sum / static_cast<double>(times.size());
-  double squares = 0;
-  for (double t : times) squares += (t - score.mean_step_time_s) * (t - score.mean_step_time_s);
-  double deviation =
-      times.size() > 1 ? std::sqrt(squares / static_cast<double>(times.size() - 1)) : 0.0;
-  score.step_time_cv_percent = 100.0 * deviation / score.mean_step_time_s;
+  WindowStepTimes stats = window_step_times(*window);
+  score.window_seconds = stats.window_seconds;
+  score.mean_step_time_s = stats.mean_step_time_s;
+  score.step_time_cv_percent = stats.cv_percent;
   score.window_tokens =
       window_tokens(setup.window_first, setup.window_last, setup.global_batch, setup.row_tokens);
-  score.tokens_per_s_per_gpu = static_cast<double>(score.window_tokens) / (sum * setup.gpus);
+  score.tokens_per_s_per_gpu =
+      tokens_per_s_per_gpu(score.window_tokens, score.window_seconds, setup.gpus);
+  score.step_times_s = every_step_time(log, score.steps_in_log);
 
   // GPU-hours from timestamps: the first step began one step time before its line was written.
   const StepRecord& first = log.steps.front();

@@ -36,6 +36,9 @@ struct RunScore {
   std::optional<double> log_gpu_hours;
   bool gpu_hours_floored = false;  ///< the timestamps gave less than the window's own GPU time
   std::optional<double> first_timestamp_s;  ///< of the first step line, seconds since the epoch
+  /// Every step's time in seconds, step 0 first, when the log times each step from 0 to its last
+  /// (the recipe's `result.step_times_s`); empty when it skips one or logs averages.
+  std::vector<double> step_times_s;
 };
 
 /// Scores `log` under `setup` (a window of at least 2 steps; step times from 1 us to 1 day;

@@ -12,6 +12,7 @@
 #include "base/ascii.h"
 #include "base/number_format.h"
 #include "catalog/protocol.h"
+#include "site/chart_model.h"
 
 namespace openrecipes {
 namespace {
@@ -276,6 +277,28 @@ json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes
                      {"tokens_per_s", format_thousands(r.result.tokens_per_s_per_gpu, 1)},
                      {"usd_per_million", format_usd(r.result.usd_per_million_tokens)}});
   }
+  std::vector<Bar> speed, cost;
+  for (std::size_t i = first; i < last; ++i) {
+    const CatalogRecipe& entry = *ranked[i];
+    std::string label = fmt::format("#{} {}", i + 1, entry.stem());
+    const RecipeResult& r = entry.recipe.result;
+    speed.push_back({label, format_thousands(r.tokens_per_s_per_gpu, 1), r.tokens_per_s_per_gpu,
+                     entry.stem() + ".html"});
+    cost.push_back({label, format_usd(r.usd_per_million_tokens), r.usd_per_million_tokens,
+                    entry.stem() + ".html"});
+  }
+  json tokens_chart = bar_chart(
+      speed, "tokens-chart", "Tokens/s per GPU",
+      fmt::format("Tokens/s per GPU of the {} ranked recipes{}, best first; each bar's length is "
+                  "proportional to its figure.",
+                  speed.size(), pages > 1 ? " on this page" : ""),
+      "Tokens/s per GPU");
+  json usd_chart = bar_chart(
+      cost, "usd-chart", "$ / 1M tokens",
+      fmt::format("Cost in US dollars per million tokens at gpus.yaml's rate, of the same {} "
+                  "recipes in rank order; a shorter bar is cheaper.",
+                  cost.size()),
+      "$ / 1M tokens");
   std::string title = fmt::format("Training {} on {}", model.name, gpu.type);
   if (pages > 1) {
     title += fmt::format(", ranks {}–{}", format_count(static_cast<std::int64_t>(first + 1)),
@@ -296,6 +319,8 @@ json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes
           {"has_model_notes", !model.notes.empty()},
           {"recipes", cards},
           {"has_recipes", !cards.empty()},
+          {"tokens_chart", tokens_chart},
+          {"usd_chart", usd_chart},
           {"citations", citations},
           {"has_citations", !citations.empty()},
           {"tiles", tiles},
@@ -320,6 +345,10 @@ json recipe_page(const Catalog& catalog, const CatalogRecipe& entry, int rank, s
            .substr(model.slug.size() + gpu.slug.size() + 2)},
       {"ranked", ranked},
       {"recipe", card(catalog, entry, rank, settings)},
+      {"step_time_chart", step_time_chart(entry.recipe.result, "step-time-chart")},
+      {"loss_chart", loss_chart(entry.recipe.correctness.convergence, "loss-chart")},
+      {"has_charts", !entry.recipe.result.step_times_s.empty() ||
+                         !entry.recipe.correctness.convergence.candidate_losses.empty()},
       {"citations", citations},
       {"has_citations", !citations.empty()}};
 }

@@ -87,6 +87,39 @@ TEST(RecipePage, IsThePermalinkOfTheRecipeFileWithItsFullCard) {
   EXPECT_EQ(qwen_on_h200()["recipes"][1]["page_href"], "attune-tp1-pp4-ep8.html");
 }
 
+TEST(RecipePage, DrawsTheStepTimesAndLossesOnlyWhereTheRecipeStatesThem) {
+  const Catalog& catalog = bundled_check().loaded->catalog;
+  std::vector<const CatalogRecipe*> ranked =
+      rank_recipes(bundled_check().recipes, "Qwen3.5-122B-A10B", "H200");
+  ASSERT_EQ(ranked.size(), 3u);
+  const Model& model = *catalog.find_model("Qwen3.5-122B-A10B");
+  const Gpu& gpu = *catalog.find_gpu("H200");
+  // The bundled recipes state neither: no chart, no empty section.
+  nlohmann::json page = recipe_page(catalog, *ranked[0], 1, 3, model, gpu, {"u", "main"});
+  EXPECT_FALSE(page["has_charts"]);
+  EXPECT_TRUE(page["step_time_chart"].is_null());
+  EXPECT_TRUE(page["loss_chart"].is_null());
+
+  CatalogRecipe with_times = *ranked[0];
+  with_times.recipe.result.step_times_s.assign(20, 14.0);
+  page = recipe_page(catalog, with_times, 1, 3, model, gpu, {"u", "main"});
+  EXPECT_TRUE(page["has_charts"]);
+  EXPECT_EQ(page["step_time_chart"]["table"]["rows"].size(), 20u);
+  EXPECT_TRUE(page["loss_chart"].is_null());
+}
+
+TEST(PairPage, BarsFollowTheRankedTable) {
+  nlohmann::json page = qwen_on_h200();
+  const auto& bars = page["tokens_chart"]["bars"];
+  ASSERT_EQ(bars.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(bars[i]["text"], page["recipes"][i]["tokens_per_s_short"]);
+    EXPECT_EQ(page["usd_chart"]["bars"][i]["text"], page["recipes"][i]["usd_per_million"]);
+    EXPECT_EQ(bars[i]["label"],
+              fmt::format("#{} {}", i + 1, page["recipes"][i]["stem"].get<std::string>()));
+  }
+}
+
 TEST(PairPage, ALargePairIsSplitIntoPagesOfAHundredRanks) {
   const Catalog& catalog = bundled_check().loaded->catalog;
   std::vector<CatalogRecipe> recipes;

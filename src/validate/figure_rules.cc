@@ -1,5 +1,9 @@
-// Rules recomputing the result's figures (cost, MFU, window, GPU-hours) from src/figures.
+// Rules recomputing the result's figures (cost, MFU, window, GPU-hours, the score from the step
+// times) from src/figures.
 #include <fmt/format.h>
+
+#include <cmath>
+#include <span>
 
 #include "figures/figures.h"
 #include "validate/recipe_rules.h"
@@ -75,6 +79,41 @@ void check_window(const RuleContext& c) {
   }
 }
 
+// result.step_times_s, when stated: one per step, and the window's times give the stated score
+// and CV. A step time printed to the microsecond (runs/result_block.h) moves the score by a part
+// in 1e6 at most, so the comparison allows that much beside the 2 stated decimals.
+void check_step_times(const RuleContext& c) {
+  const RecipeResult& r = c.recipe.result;
+  if (r.step_times_s.empty()) return;
+  if (r.step_times_s.size() != static_cast<std::size_t>(r.steps_per_run)) {
+    c.report("figures.step_times", "result.step_times_s", "one step time per step of the run",
+             fmt::format("{} (steps_per_run)", r.steps_per_run),
+             fmt::format("{} times", r.step_times_s.size()));
+    return;
+  }
+  if (r.window_first < 0 || r.window_first > r.window_last || r.window_last >= r.steps_per_run)
+    return;  // figures.window names it
+  std::span<const double> window(r.step_times_s.data() + r.window_first,
+                                 static_cast<std::size_t>(r.window_last - r.window_first + 1));
+  WindowStepTimes stats = window_step_times(window);
+  double score = tokens_per_s_per_gpu(r.window_tokens, stats.window_seconds, c.recipe.gpu.count);
+  if (std::fabs(score - r.tokens_per_s_per_gpu) > 0.005 + 1e-6 * score) {
+    c.report("figures.step_times", "result.tokens_per_s_per_gpu",
+             "the score disagrees with the window's step times in result.step_times_s",
+             fmt::format("{:.2f} ({} tokens / ({:.6f} s x {} GPUs), steps {}-{})",
+                         round_to(score, 2), r.window_tokens, stats.window_seconds,
+                         c.recipe.gpu.count, r.window_first, r.window_last),
+             fmt::format("{}", r.tokens_per_s_per_gpu));
+  }
+  if (std::fabs(stats.cv_percent - r.step_time_cv_percent) > 0.005 + 1e-4) {
+    c.report("figures.step_times", "result.step_time_cv_percent",
+             "the step-time CV disagrees with the window's step times in result.step_times_s",
+             fmt::format("{:.2f} (100 x sample standard deviation / mean of steps {}-{})",
+                         round_to(stats.cv_percent, 2), r.window_first, r.window_last),
+             fmt::format("{}", r.step_time_cv_percent));
+  }
+}
+
 }  // namespace
 
 void check_figure_rules(const RuleContext& context) {
@@ -84,6 +123,7 @@ void check_figure_rules(const RuleContext& context) {
     check_cost_and_mfu(context, *gpu);
   }
   check_window(context);
+  check_step_times(context);
   const Workload& w = context.recipe.workload;
   if (w.dataset.build.row_tokens != w.row_tokens) {
     context.report("workload.rows", "workload.dataset.build.row_tokens",

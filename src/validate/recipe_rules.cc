@@ -21,6 +21,7 @@ void check_recipe_rules(const RuleContext& context) {
   check_catalog_rules(context);
   check_mesh_rules(context);
   check_figure_rules(context);
+  check_convergence_rules(context);
   check_run_rules(context);
   check_hygiene_rules(context);
   check_deviation(context);

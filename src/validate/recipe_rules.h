@@ -50,8 +50,10 @@ void check_catalog_rules(const RuleContext& context);
 /// mesh.batch.
 void check_mesh_rules(const RuleContext& context);
 /// figures.cost, figures.mfu, figures.window, figures.window_tokens, figures.gpu_hours,
-/// workload.rows.
+/// figures.step_times, workload.rows.
 void check_figure_rules(const RuleContext& context);
+/// correctness.losses: the stated per-step losses give the stated convergence figures.
+void check_convergence_rules(const RuleContext& context);
 /// run.layout: the `run` command agrees with the layout.
 void check_run_rules(const RuleContext& context);
 /// protocol.deviation: result.protocol_deviation is stated exactly when the run departs from the

@@ -224,6 +224,112 @@ test("text fields holding markup show as text and run nothing", async () => {
   await context.close();
 });
 
+// axe-core's serious and critical violations on the page, one line each.
+async function seriousViolations(page) {
+  // Evaluated through the driver, so the page's Content-Security-Policy does not apply.
+  await page.evaluate(readFileSync(join(source, "tests/browser/node_modules/axe-core/axe.min.js"), "utf8"));
+  const results = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+// The lines of `output` from the one starting with `head` through the one that closes its flow
+// list(s): `score`'s step_times_s, `converge`'s losses (each list may wrap over several lines).
+function blockFrom(output, head, lists) {
+  const lines = output.split("\n");
+  const start = lines.findIndex((line) => line.startsWith(head));
+  assert.ok(start >= 0, `no ${head.trim()} in:\n${output}`);
+  let end = start, closed = 0;
+  while (closed < lists) if (lines[end++].trimEnd().endsWith("]")) ++closed;
+  return lines.slice(start, end).join("\n") + "\n";
+}
+const numbersIn = (list) => list.slice(list.indexOf("[") + 1, list.indexOf("]")).split(",").map(Number);
+
+test("the pictures draw the recipe's step times and losses, and the pair's figures as bars", async () => {
+  // The gpt-oss recipe with its run's per-step fields, as `score` and `converge` print them.
+  const root = mkdtempSync(join(tmpdir(), "openrecipes-charts-"));
+  temporaries.push(root);
+  for (const entry of ["models.yaml", "models", "gpus.yaml", "authors.yaml", "site.yaml", "schema", "patches", "templates", "recipes", "data"]) {
+    cpSync(join(source, entry), join(root, entry), { recursive: true });
+  }
+  const logs = join(source, "tests/fixtures/logs");
+  const recipePath = join(root, "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml");
+  const scored = execFileSync(binary, ["score", join(logs, "megatron_lm_gpt_oss_20b_8xh200.log"), "--recipe", recipePath], { encoding: "utf8" });
+  const stepTimes = blockFrom(scored, "  step_times_s:", 1);
+  const converged = execFileSync(binary, ["converge", join(logs, "megatron_lm_gpt_oss_20b_8xh200.log"),
+                                          join(logs, "megatron_lm_gpt_oss_20b_reference_arm.log")], { encoding: "utf8" });
+  // converge's block replaces the recipe's own (the fixture's reference arm is not the recipe's).
+  const convergence = blockFrom(converged, "  convergence:", 2);
+  const losses = convergence.slice(convergence.indexOf("    losses:"));
+  let text = readFileSync(recipePath, "utf8");
+  assert.ok(text.includes("  window_tokens: 15728640\n"));
+  text = text.replace("  window_tokens: 15728640\n", "  window_tokens: 15728640\n" + stepTimes);
+  text = text.slice(0, text.indexOf("  convergence:\n")) + convergence + text.slice(text.indexOf("  rules:"));
+  writeFileSync(recipePath, text);
+  execFileSync(binary, ["--root", root, "validate", recipePath], { stdio: "pipe" });  // the figures agree
+  execFileSync(binary, ["--root", root, "build"], { stdio: "pipe" });
+  const times = numbersIn(stepTimes.replace(/\n\s*/g, " "));
+  const [candidate, reference] = losses.split(/candidate:|reference:/).slice(1).map((list) => numbersIn(list.replace(/\n\s*/g, " ")));
+  assert.equal(times.length, 20);
+  assert.equal(candidate.length, 20);
+
+  const base = await serve(join(root, "site"));
+  const context = await (await launch()).newContext();
+  const { page, requests } = await openPage(context);
+  await page.goto(base + "gpt-oss-20b/h200/attune-tp1-pp2-ep4.html");
+  const chart = page.locator("figure#step-time-chart");
+  const svg = chart.locator("svg");
+  assert.equal(await svg.getAttribute("role"), "img");
+  assert.equal(await svg.getAttribute("aria-labelledby"), "step-time-chart-title step-time-chart-desc");
+  assert.equal(await svg.locator("title").textContent(), "Step time per step");
+  assert.match(await svg.locator("desc").textContent(), /scored window, steps 5 to 19/);
+  await svg.screenshot({ path: join(artifacts, "chart-step-time.png") });
+  const box = await svg.boundingBox();
+  assert.ok(box.width > 300 && box.height > 100, `the step-time chart is drawn (${box.width}x${box.height})`);
+  assert.equal((await svg.locator("polyline").getAttribute("points")).trim().split(/\s+/).length, 20);
+  assert.equal(await svg.locator("circle").count(), 20);
+  assert.equal(await svg.locator("rect.band").count(), 1);
+  // The data table holds the recipe's own numbers.
+  await chart.locator("summary").click();
+  const cells = await chart.locator("table tbody tr").evaluateAll((rows) => rows.map((r) => [...r.cells].map((c) => c.textContent)));
+  assert.deepEqual(cells.map((row) => Number(row[1])), times);
+  assert.deepEqual(cells.map((row) => row[2] === "yes"), times.map((_, step) => step >= 5));
+
+  const lossChart = page.locator("figure#loss-chart");
+  await lossChart.locator("svg").screenshot({ path: join(artifacts, "chart-loss.png") });
+  assert.equal(await lossChart.locator("svg polyline").count(), 2);
+  assert.equal(await lossChart.locator("svg polyline.series-b").count(), 1);
+  await lossChart.locator("summary").click();
+  const lossCells = await lossChart.locator("table tbody tr").evaluateAll((rows) => rows.map((r) => [...r.cells].map((c) => Number(c.textContent))));
+  assert.deepEqual(lossCells.map((row) => row[1]), candidate);
+  assert.deepEqual(lossCells.map((row) => row[2]), reference);
+  await page.screenshot({ path: join(artifacts, "recipe-charts.png"), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const overflow = await sideways(page);
+  assert.ok(overflow.by <= 0, `the recipe page with charts scrolls sideways on a phone by ${overflow.by}px: ${overflow.out}`);
+  await page.screenshot({ path: join(artifacts, "recipe-charts-phone.png"), fullPage: true });
+  assert.deepEqual(await seriousViolations(page), [], "axe-core on the recipe page with its charts");
+
+  // The pair page: a bar per ranked recipe, in rank order, with the table's figures.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(base + "qwen3.5-122b-a10b/h200/index.html");
+  const ranked = await page.locator("table.ranking tbody td.tps .figure").allInnerTexts();
+  const bars = page.locator("figure#tokens-chart svg");
+  await page.locator("section.charts").screenshot({ path: join(artifacts, "chart-bars.png") });
+  assert.deepEqual(await bars.locator("text.bar-value").allTextContents(), ranked);
+  const widths = await bars.locator("rect.bar").evaluateAll((all) => all.map((r) => Number(r.getAttribute("width"))));
+  assert.equal(widths.length, 3);
+  assert.ok(widths[0] > widths[1] && widths[1] > widths[2], `bars by rank: ${widths}`);
+  const figuresRatio = Number(ranked[2].replace(/,/g, "")) / Number(ranked[0].replace(/,/g, ""));
+  assert.ok(Math.abs(widths[2] / widths[0] - figuresRatio) < 0.01, "bar lengths are proportional to the figures");
+  assert.deepEqual(await page.locator("figure#usd-chart svg text.bar-value").allTextContents(),
+                   await page.locator("table.ranking tbody td.usd").allInnerTexts());
+  assert.deepEqual(await seriousViolations(page), [], "axe-core on the pair page with its bars");
+  assert.deepEqual(requests.filter((url) => !url.startsWith(base)), [], "nothing is loaded from another host");
+  await context.close();
+});
+
 test("the index and pair tables sort by any column and filter by model, family, GPU type and author", async () => {
   // The bundled site: the Qwen pair's three recipes differ in every figure; the index has two
   // models of two families on six GPU types.
@@ -283,7 +389,6 @@ test("the index and pair tables sort by any column and filter by model, family, 
 });
 
 test("axe-core finds no serious or critical accessibility violation on any kind of page", async () => {
-  const axe = readFileSync(join(source, "tests/browser/node_modules/axe-core/axe.min.js"), "utf8");
   const base = await serve(join(source, "site"));
   const context = await (await launch()).newContext();
   const { page } = await openPage(context);
@@ -292,13 +397,7 @@ test("axe-core finds no serious or critical accessibility violation on any kind 
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
       await page.goto(base + path);
-      // Evaluated through the driver, so the page's Content-Security-Policy does not apply.
-      await page.evaluate(axe);
-      const results = await page.evaluate(() => window.axe.run(document, { resultTypes: ["violations"] }));
-      const serious = results.violations
-        .filter((v) => v.impact === "serious" || v.impact === "critical")
-        .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
-      assert.deepEqual(serious, [], `${path} at ${width}px`);
+      assert.deepEqual(await seriousViolations(page), [], `${path} at ${width}px`);
     }
   }
   await context.close();
