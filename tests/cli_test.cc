@@ -322,6 +322,12 @@ TEST(Cli, ScorePrintsTheResultBlockAndChecksTheRecipe) {
                 "  step_time_cv_percent: 3.99\n  mfu: 0.2068\n"),
             std::string::npos)
       << scored.output;
+  // Every step's time, to the microsecond, ten to a line (the recipe's optional step_times_s).
+  EXPECT_NE(scored.output.find("  window_tokens: 15728640\n  step_times_s: [41.8724, 14.6339, "
+                               "14.1027, 13.9573, 14.0116, 13.5993, 14.1709, 13.6214, 13.5552, "
+                               "13.097,\n    13.631, "),
+            std::string::npos)
+      << scored.output;
   // A log against another recipe of the same GPUs: every stated figure it does not give is
   // named. (The gpt-oss log against a 32-GPU recipe now stops at the log's own world size:
   // tests/run_evidence_cli_test.cc.)
@@ -386,6 +392,24 @@ TEST(Cli, ConvergeComparesTwoRunsAndFailsOnADifference) {
   EXPECT_NE(pass.output.find("  convergence:\n    steps: 20\n    result: pass\n"),
             std::string::npos)
       << pass.output;
+  // Both arms' losses at every step, as the logs print them (the recipe's optional `losses`).
+  EXPECT_NE(pass.output.find("    losses:\n      candidate: [1.392882, 1.325411, 1.253102,"),
+            std::string::npos)
+      << pass.output;
+  nlohmann::json passed = nlohmann::json::parse(
+      run("converge " + candidate +
+          " tests/fixtures/logs/megatron_lm_gpt_oss_20b_reference_arm.log --format json")
+          .output);
+  EXPECT_EQ(passed["losses"]["candidate"].size(), 20u);
+  EXPECT_EQ(passed["losses"]["reference"].size(), 20u);
+  // Golden values every fifth step cannot give every step's loss: the block says so.
+  CliRun sampled =
+      run("converge " + candidate +
+          " tests/fixtures/logs/megatron_lm_gpt_oss_20b_reference_arm_golden_values.json");
+  EXPECT_NE(sampled.output.find("    # losses: the runs do not both log a finite loss at every "
+                                "step from 0\n"),
+            std::string::npos)
+      << sampled.output;
   CliRun fail = run("converge " + candidate +
                     " tests/fixtures/logs/slime_qwen35_122b_flex_32xh200.log --format json");
   EXPECT_EQ(fail.exit_code, 1);
@@ -441,6 +465,8 @@ TEST(Cli, CheckComposesTheCorrectnessBlock) {
   CliRun converged = run("check " + gpt + arms);
   EXPECT_NE(converged.output.find("convergence      pass       recomputed 20 steps"),
             std::string::npos)
+      << converged.output;
+  EXPECT_NE(converged.output.find("    losses:\n      candidate: [1.392882, "), std::string::npos)
       << converged.output;
   // The gpt-oss recipe's reference is Megatron-Bridge's recipe, not a file here: configuration
   // stays the recipe's statement.

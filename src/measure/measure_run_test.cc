@@ -126,6 +126,9 @@ TEST_F(MeasureRun, SubmitsFollowsScoresAndRedacts) {
   EXPECT_NEAR(*run->block.scheduler_gpu_hours, 8 * 600 / 3600.0, 1e-12);
   EXPECT_NE(run->text.find("# job 12: 1 x 8 GPUs, Slurm StartTime "), std::string::npos);
   EXPECT_NE(run->text.find("result:\n"), std::string::npos) << run->text;
+  // The job's log times each of its 20 steps: the block lists them (result.step_times_s).
+  ASSERT_EQ(run->block.score.step_times_s.size(), 20u);
+  EXPECT_NE(run->text.find("  step_times_s: ["), std::string::npos) << run->text;
   EXPECT_NE(run->text.find("stack:\n"), std::string::npos) << run->text;
   EXPECT_EQ(run->text.find("acme-research"), std::string::npos) << run->text;
   EXPECT_EQ(run->text.find("/opt/te"), std::string::npos) << run->text;
