@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "test_support.h"
@@ -181,7 +182,25 @@ TEST(Cli, BuildCheckListsStaleMissingAndExtraFiles) {
       << result.output;
   EXPECT_NE(result.output.find("missing: " + shown("fields.html")), std::string::npos);
   EXPECT_NE(result.output.find("extra: " + shown("stray.html")), std::string::npos);
-  ASSERT_EQ(run("--root " + quoted + " build", "/").exit_code, 0);
+  // As JSON: one object, every difference with its kind.
+  CliRun json = run("--root " + quoted + " build --check --format json", "/");
+  EXPECT_EQ(json.exit_code, 1);
+  nlohmann::json checked = nlohmann::json::parse(json.output);
+  EXPECT_EQ(checked["up_to_date"], false);
+  EXPECT_EQ(checked["recipes"], 1);
+  std::set<std::string> kinds;
+  for (const auto& d : checked["differences"]) {
+    kinds.insert(d["kind"].get<std::string>() + " " + d["path"].get<std::string>());
+  }
+  EXPECT_EQ(kinds,
+            (std::set<std::string>{"stale index.html", "missing fields.html", "extra stray.html"}))
+      << json.output;
+  CliRun written = run("--root " + quoted + " build --format json", "/");
+  ASSERT_EQ(written.exit_code, 0) << written.output;
+  EXPECT_GT(nlohmann::json::parse(written.output)["files_written"].get<int>(), 5);
+  CliRun current = run("--root " + quoted + " build --check --format json", "/");
+  EXPECT_EQ(current.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(current.output)["up_to_date"], true) << current.output;
   EXPECT_EQ(run("--root " + quoted + " build --check", "/").exit_code, 0);
   fs::remove_all(root);
 }

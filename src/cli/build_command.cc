@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "cli/json_output.h"
 #include "cli/problem_output.h"
 #include "rows/remove_on_signal.h"
 #include "site/site_builder.h"
@@ -49,6 +50,13 @@ std::string unsafe_out(const fs::path& root, const fs::path& out) {
   return "";
 }
 
+const char* difference_kind(const SiteDifference& d) {
+  return d.kind == SiteDifference::Kind::kStale     ? "stale"
+         : d.kind == SiteDifference::Kind::kMissing ? "missing"
+         : d.kind == SiteDifference::Kind::kExtra   ? "extra"
+                                                    : "unreadable";
+}
+
 int run_build(const GlobalOptions& global, const BuildOptions& options) {
   std::optional<fs::path> root = resolve_root(global);
   if (!root) return kExitUsage;
@@ -61,10 +69,13 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
   }
 
   // The catalog's problems are the check's result, on stdout as validate prints them.
+  // With --format json the output is one JSON value: the problems' array when there are any,
+  // else the result object below.
   OutputFormat format = output_format(options.format);
+  bool json = format == OutputFormat::kJson;
   CatalogCheck check = check_catalog(*root, {}, fs::current_path());
-  print_problems(check.problems, format, stdout);
-  if (format == OutputFormat::kText) {
+  if (!json || !check.problems.empty()) print_problems(check.problems, format, stdout);
+  if (!json) {
     fmt::print("{}, {}\n", plural(check.files_checked, "recipe"),
                plural(check.problems.size(), "problem"));
   }
@@ -77,14 +88,22 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
   std::optional<SiteFiles> files = build_site(check, problems);
   if (!files) return print_problems(problems, format, stdout);
 
+  nlohmann::ordered_json result = {{"recipes", check.files_checked}, {"out", shown(out)}};
   if (options.check) {
     std::vector<SiteDifference> differences = compare_site(out, *files);
+    if (json) {
+      nlohmann::ordered_json listed = nlohmann::ordered_json::array();
+      for (const SiteDifference& d : differences) {
+        listed.push_back({{"kind", difference_kind(d)}, {"path", d.path}, {"reason", d.reason}});
+      }
+      result["up_to_date"] = differences.empty();
+      result["files"] = files->size() + 1;
+      result["differences"] = listed;
+      print_json(result);
+      return differences.empty() ? kExitOk : kExitProblems;
+    }
     for (const SiteDifference& d : differences) {
-      const char* kind = d.kind == SiteDifference::Kind::kStale     ? "stale"
-                         : d.kind == SiteDifference::Kind::kMissing ? "missing"
-                         : d.kind == SiteDifference::Kind::kExtra   ? "extra"
-                                                                    : "unreadable";
-      fmt::print("{}: {}{}{}\n", kind, shown(out), d.path,
+      fmt::print("{}: {}{}{}\n", difference_kind(d), shown(out), d.path,
                  d.reason.empty() ? "" : " (" + d.reason + ")");
     }
     if (!differences.empty()) {
@@ -103,6 +122,11 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
                stale.folder ? "folder" : "file", stale.path.string(), stale.pid);
   }
   write_site_atomically(out, *files);  // an IoError ends in main: "openrecipes build: ..."
+  if (json) {
+    result["files_written"] = files->size() + 1;
+    print_json(result);
+    return kExitOk;
+  }
   fmt::print("Wrote {} to {}\n", plural(files->size() + 1, "file"), shown(out));
   bool default_out = out == (*root / "site").lexically_normal();
   fmt::print(
@@ -120,7 +144,9 @@ void add_build_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
   command->add_option("--out", options->out, "Site folder (default: <root>/site)");
   command
       ->add_option("--format", options->format,
-                   "Format of the catalog's and the templates' problems")
+                   "text (default) or json: one JSON value, the problems' array when there are "
+                   "any, else {recipes, out, files_written} or, with --check, {recipes, out, "
+                   "up_to_date, files, differences: [{kind, path, reason}]}")
       ->check(CLI::IsMember({"text", "json"}));
   command->add_flag("--check", options->check,
                     "Write nothing; list every stale, missing or extra file and exit 1 if any");
