@@ -56,6 +56,16 @@ TEST(Cli, ValidatesTheBundledCatalog) {
   EXPECT_EQ(result.output, "4 recipes, 0 problems\n");
 }
 
+TEST(Cli, AFileNamedTwiceIsCheckedOnce) {
+  const std::string gpt = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+  CliRun twice = run("validate " + gpt + " ./" + gpt + " recipes/gpt-oss-20b/../gpt-oss-20b/h200/" +
+                     "attune-tp1-pp2-ep4.yaml");
+  EXPECT_EQ(twice.exit_code, 0) << twice.output;
+  EXPECT_EQ(twice.output, "1 recipe, 0 problems\n");
+  CliRun two = run("validate " + gpt + " recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml");
+  EXPECT_EQ(two.output, "2 recipes, 0 problems\n");
+}
+
 // A recipe outside the catalog found from the working folder is told which catalog that was, and
 // how to name another.
 TEST(Cli, ARecipeOutsideTheCatalogNamesTheCatalogAndRoot) {

@@ -1,6 +1,7 @@
 #include "validate/recipe_validator.h"
 
 #include <filesystem>
+#include <set>
 
 #include "base/parallel_for.h"
 #include "validate/recipe_rules.h"
@@ -66,7 +67,14 @@ CatalogCheck check_catalog(const fs::path& root, const std::vector<std::string>&
   CatalogCheck check;
   check.loaded = load_catalog(root, check.problems);
   if (!check.loaded) return check;
-  std::vector<std::string> paths = files;
+  // A file named twice (`validate a.yaml ./a.yaml`) is checked and counted once, as first named.
+  std::vector<std::string> paths;
+  std::set<fs::path> seen;
+  for (const std::string& file : files) {
+    std::error_code ec;
+    fs::path canonical = fs::weakly_canonical(file, ec);
+    if (seen.insert(ec ? fs::path(file) : canonical).second) paths.push_back(file);
+  }
   if (paths.empty() && fs::is_directory(root / "data" / "measurements")) {
     check.measurements = load_measurement_dataset(root, check.loaded->catalog.gpus, check.problems);
   }

@@ -52,7 +52,8 @@ struct CatalogCheck {
   std::optional<MeasurementDataset> measurements;
 };
 
-/// Loads the catalog at `root` and validates `files` (paths as the user gave them), or every
+/// Loads the catalog at `root` and validates `files` (paths as the user gave them; one that names
+/// the same file as an earlier one, after `.`, `..` and symbolic links, is left out), or every
 /// recipe under `<root>/recipes` when `files` is empty (shown relative to `display_base`); with
 /// no files named, also the published-measurement dataset when `<root>/data/measurements` exists
 /// (load_measurement_dataset).
