@@ -133,6 +133,7 @@ std::string result_block_yaml(const ResultBlock& b) {
 }
 
 nlohmann::ordered_json result_block_json(const ResultBlock& b) {
+  std::vector<double> times = stated_step_times(b);
   nlohmann::ordered_json out = {
       {"tokens_per_s_per_gpu", b.score.tokens_per_s_per_gpu},
       {"usd_per_million_tokens", usd(b) ? nlohmann::ordered_json(*usd(b)) : nullptr},
@@ -142,8 +143,8 @@ nlohmann::ordered_json result_block_json(const ResultBlock& b) {
       {"steps_per_run", b.steps_per_run},
       {"window", {b.setup.window_first, b.setup.window_last}},
       {"window_tokens", b.score.window_tokens},
-      {"step_times_s", stated_step_times(b).empty() ? nlohmann::ordered_json(nullptr)
-                                                    : nlohmann::ordered_json(stated_step_times(b))},
+      {"step_times_s",
+       times.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(times)},
       {"window_seconds", b.score.window_seconds},
       {"mean_step_time_s", b.score.mean_step_time_s},
       {"gpus", b.setup.gpus},
