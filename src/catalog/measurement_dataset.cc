@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -227,7 +228,8 @@ void check_rows(const YamlDocument& document, const MeasurementDataset& dataset,
 }
 
 void check_models(const fs::path& root, const YamlDocument& document,
-                  const std::vector<MeasurementModel>& models, Problems& problems) {
+                  const std::vector<MeasurementModel>& models,
+                  const std::vector<Model>* catalog_models, Problems& problems) {
   std::set<std::string> slugs;
   for (std::size_t i = 0; i < models.size(); ++i) {
     const MeasurementModel& m = models[i];
@@ -251,10 +253,17 @@ void check_models(const fs::path& root, const YamlDocument& document,
     if (*m.config != expected) {
       fail("config", "measurements.config", "the config is not in the model's folder", expected,
            *m.config);
-    } else if (!fs::is_regular_file(root / kMeasurementDir / *m.config) ||
-               !fs::is_regular_file(root / kMeasurementDir / "models" / m.slug / "source.yaml")) {
+    } else if (!fs::is_regular_file(root / *m.config) ||
+               !fs::is_regular_file(root / "models" / m.slug / "source.yaml")) {
       fail("config", "measurements.config", "config.json or its source.yaml beside it is missing",
            "models/" + m.slug + "/config.json and source.yaml", "no such file");
+    }
+    if (catalog_models && std::none_of(catalog_models->begin(), catalog_models->end(),
+                                       [&](const Model& c) { return c.slug == m.slug; })) {
+      fail("slug", "measurements.catalog_model",
+           "a model with a config is one of the catalog's models (models.yaml), which reads the "
+           "same models/<slug>/config.json",
+           "a models.yaml entry with slug " + m.slug, "none");
     }
   }
 }
@@ -268,9 +277,9 @@ const MeasurementModel* MeasurementDataset::find_model(const std::string& slug) 
   return nullptr;
 }
 
-std::optional<MeasurementDataset> load_measurement_dataset(const fs::path& root,
-                                                           const std::vector<Gpu>& gpus,
-                                                           Problems& problems) {
+std::optional<MeasurementDataset> load_measurement_dataset(
+    const fs::path& root, const std::vector<Gpu>& gpus, Problems& problems,
+    const std::vector<Model>* catalog_models) {
   std::optional<YamlDocument> rows =
       load_checked_file((root / kMeasurementRowsFile).string(),
                         (root / "schema" / "measurements.schema.yaml").string(), problems);
@@ -286,7 +295,7 @@ std::optional<MeasurementDataset> load_measurement_dataset(const fs::path& root,
       models->root, "models",
       [](const YamlNode& item, std::size_t) { return model_from_yaml(item); });
   std::size_t before = problems.size();
-  check_models(root, *models, dataset.models, problems);
+  check_models(root, *models, dataset.models, catalog_models, problems);
   check_rows(*rows, dataset, gpus, problems);
   if (problems.size() != before) return std::nullopt;
   return dataset;

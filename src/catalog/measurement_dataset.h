@@ -12,6 +12,7 @@
 
 #include "base/problem.h"
 #include "catalog/gpu.h"
+#include "catalog/model.h"
 
 namespace openrecipes {
 
@@ -62,8 +63,10 @@ struct MeasurementModel {
   std::vector<std::string> names;  ///< as the tables spell it
   std::string kind;                ///< dense or moe
   std::string hf_repo;
-  std::optional<std::string> config;  ///< models/<slug>/config.json relative to the root
-  std::string config_reason;          ///< why there is no config (config nullopt)
+  /// models/<slug>/config.json, relative to the catalog root: the catalog's own copy, which
+  /// models.yaml lists the model with too
+  std::optional<std::string> config;
+  std::string config_reason;  ///< why there is no config (config nullopt)
 };
 
 /// The dataset as loaded.
@@ -80,8 +83,8 @@ struct MeasurementDataset {
 /// Where the dataset lives under a catalog root.
 inline constexpr const char* kMeasurementRowsFile = "data/measurements/megatron-bridge.yaml";
 inline constexpr const char* kMeasurementModelsFile = "data/measurements/models.yaml";
-/// The folder a model's `config` path is relative to (its config is models/<slug>/config.json
-/// in it, with source.yaml beside it).
+/// The dataset's folder under a catalog root. A model's `config` path is relative to the root
+/// itself: models/<slug>/config.json with source.yaml beside it, shared with models.yaml.
 inline constexpr const char* kMeasurementDir = "data/measurements";
 
 /// Reads `<root>/data/measurements/megatron-bridge.yaml` and `models.yaml`, checks them against
@@ -96,12 +99,14 @@ inline constexpr const char* kMeasurementDir = "data/measurements";
 /// - `measurements.model`: the model is in models.yaml; `measurements.routing`: routing is null
 ///   exactly for a dense model;
 /// - `measurements.config`: a listed config.json and its source.yaml exist;
+/// - `measurements.catalog_model` (only when `catalog_models` is given): a model with a config is
+///   also in models.yaml under the same slug, so the site can show its published runs;
 /// - `measurements.unique`: no two rows share release, task, model, variant, system, GPUs,
 ///   precision, batch, sequence and layout; no two models share a slug.
 /// Returns nullopt, adding problems (file, line:col, field, rule), when a file is missing,
 /// malformed or breaks a rule.
-std::optional<MeasurementDataset> load_measurement_dataset(const std::filesystem::path& root,
-                                                           const std::vector<Gpu>& gpus,
-                                                           Problems& problems);
+std::optional<MeasurementDataset> load_measurement_dataset(
+    const std::filesystem::path& root, const std::vector<Gpu>& gpus, Problems& problems,
+    const std::vector<Model>* catalog_models = nullptr);
 
 }  // namespace openrecipes

@@ -32,8 +32,7 @@ fs::path dataset_copy(const std::string& name, const std::string& rows, const st
   }
   std::ofstream(dir / kMeasurementRowsFile) << rows;
   std::ofstream(dir / kMeasurementModelsFile) << models;
-  fs::copy(fs::path(testing::source_dir()) / kMeasurementDir / "models",
-           dir / kMeasurementDir / "models", fs::copy_options::recursive);
+  fs::copy(fs::path(testing::source_dir()) / "models", dir / "models", fs::copy_options::recursive);
   return dir;
 }
 
@@ -48,6 +47,27 @@ Problems load_problems(const std::string& rows, const std::string& models = bund
   Problems problems;
   EXPECT_FALSE(load_measurement_dataset(dir, testing::bundled_catalog().catalog.gpus, problems));
   return problems;
+}
+
+// Every model with a config is one of the catalog's models too (the site lists its published
+// runs on the model's pages); the check runs when the catalog's models are given.
+TEST(MeasurementDataset, AModelWithAConfigMustBeACatalogModel) {
+  const Catalog& catalog = testing::bundled_catalog().catalog;
+  Problems problems;
+  EXPECT_TRUE(
+      load_measurement_dataset(testing::source_dir(), catalog.gpus, problems, &catalog.models))
+      << describe(problems);
+  std::vector<Model> without_llama;
+  for (const Model& m : catalog.models)
+    if (m.slug != "llama3-70b") without_llama.push_back(m);
+  EXPECT_FALSE(
+      load_measurement_dataset(testing::source_dir(), catalog.gpus, problems, &without_llama));
+  ASSERT_EQ(problems.size(), 1u) << describe(problems);
+  EXPECT_EQ(problems[0].rule, "measurements.catalog_model");
+  EXPECT_EQ(problems[0].field, "models[1].slug");
+  EXPECT_EQ(problems[0].expected, "a models.yaml entry with slug llama3-70b");
+  EXPECT_EQ(problems[0].position.line,
+            testing::line_containing(kMeasurementModelsFile, "slug: llama3-70b"));
 }
 
 TEST(MeasurementDataset, TheCommittedDatasetLoadsWithEveryRow) {

@@ -34,14 +34,19 @@ ModelShape parallel_hybrid() {
   return m;
 }
 
-TEST(LayerParts, EveryCatalogModelHasTwoBlocksPerLayer) {
+TEST(LayerParts, EveryCatalogTransformerHasTwoBlocksPerLayer) {
   // The catalog's transformers hold a mixer and an MLP in every layer: 2 blocks, so the TP
-  // collectives (2 per block and pass) are the 4 per layer the speed model had before.
+  // collectives (2 per block and pass) are the 4 per layer the speed model had before. Nemotron-H
+  // (Nemotron 3 Nano) layers hold one block each: a Mamba-2 mixer, attention or an MLP.
+  int hybrids = 0;
   for (const Model& model : testing::bundled_catalog().catalog.models) {
-    EXPECT_DOUBLE_EQ(blocks_per_layer(model.shape), 2) << model.name;
+    bool one_block_layers = model.shape.mamba_layers > 0;
+    hybrids += one_block_layers;
+    EXPECT_DOUBLE_EQ(blocks_per_layer(model.shape), one_block_layers ? 1 : 2) << model.name;
     EXPECT_DOUBLE_EQ(parallel_mixer_layers(model.shape), 0) << model.name;
     EXPECT_DOUBLE_EQ(tp_duplicated_params_per_layer(model.shape), 0) << model.name;
   }
+  EXPECT_EQ(hybrids, 1);
 }
 
 TEST(LayerParts, SequentialHybridHasOneBlockPerLayer) {

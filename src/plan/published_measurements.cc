@@ -30,7 +30,7 @@ ShapeOrReason load_shape(const std::filesystem::path& root, const MeasurementMod
   }
   Problems problems;
   std::optional<ModelShape> shape =
-      model_shape_from_file((root / kMeasurementDir / *model->config).string(), slug, problems);
+      model_shape_from_file((root / *model->config).string(), slug, problems);
   if (shape) return {std::move(shape), "", ""};
   std::string why = problems.empty() ? "unreadable" : format_problem_line(problems.front());
   return {std::nullopt, "published.model", "the parameter counter rejects its config: " + why};

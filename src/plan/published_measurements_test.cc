@@ -78,11 +78,11 @@ PublishedMeasurement row(const std::string& slug) {
   return m;
 }
 
-// A root whose data/measurements/models/gpt-oss-20b/config.json is the catalog's real one.
+// A root whose models/gpt-oss-20b/config.json is the catalog's real one.
 std::string gpt_oss_root() {
   static const std::string root = [] {
     std::string dir = testing::fresh_dir("published_measurements_gpt_oss");
-    std::filesystem::path models = std::filesystem::path(dir) / kMeasurementDir / "models";
+    std::filesystem::path models = std::filesystem::path(dir) / "models";
     std::filesystem::create_directories(models / "gpt-oss-20b");
     std::filesystem::copy_file(
         std::filesystem::path(testing::source_dir()) / "models" / "gpt-oss-20b" / "config.json",

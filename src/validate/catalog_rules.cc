@@ -97,7 +97,12 @@ void check_catalog_refs(const RuleContext& c) {
                "N's source is not the model's Hugging Face repository in models.yaml", source,
                params.source);
     }
-    if (params.revision != model->revision) {
+    if (model->revision.empty()) {
+      c.report("catalog.active_params", "result.active_params.revision",
+               "the model has no Hugging Face revision in models.yaml (its config.json was copied "
+               "from another repository); add the revision the recipe's N was counted from",
+               "a revision in models.yaml", params.revision);
+    } else if (params.revision != model->revision) {
       c.report("catalog.active_params", "result.active_params.revision",
                "N's revision is not the model's revision in models.yaml", model->revision,
                params.revision);

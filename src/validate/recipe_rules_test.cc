@@ -438,6 +438,22 @@ TEST(RuleMessages, ARecipeOnAGpuWithoutARateIsToldTheCostCannotBeComputed) {
             1);
 }
 
+// A model listed only for its published runs (models.yaml without a revision) cannot have a
+// recipe verified against it until its revision is added; the message says so.
+TEST(RuleMessages, ARecipeForAModelWithoutARevisionIsToldToAddIt) {
+  const std::string path = "recipes/gpt-oss-120b/h200/attune-tp1-pp2-ep4.yaml";
+  std::string text =
+      replace_all(read_source_file(kGptOss), "model: gpt-oss-20b\n", "model: gpt-oss-120b\n");
+  Problems problems = validate_as(path, text);
+  auto revision = std::find_if(problems.begin(), problems.end(), [](const Problem& p) {
+    return p.field == "result.active_params.revision";
+  });
+  ASSERT_NE(revision, problems.end()) << describe(problems);
+  EXPECT_EQ(revision->rule, "catalog.active_params");
+  EXPECT_EQ(revision->expected, "a revision in models.yaml");
+  EXPECT_EQ(revision->found, "6cee5e81ee83917806bbde320786a8fb61efebee");
+}
+
 TEST(RuleMessages, RunProblemInAFoldedScalarPointsAtTheKey) {
   std::string text = replace_all(read_source_file(kGptOss), "run: |", "run: >");
   text = replace_all(text, "--pipeline-model-parallel-size 2", "--pipeline-model-parallel-size 4");

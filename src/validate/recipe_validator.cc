@@ -76,7 +76,8 @@ CatalogCheck check_catalog(const fs::path& root, const std::vector<std::string>&
     if (seen.insert(ec ? fs::path(file) : canonical).second) paths.push_back(file);
   }
   if (paths.empty() && fs::is_directory(root / "data" / "measurements")) {
-    check.measurements = load_measurement_dataset(root, check.loaded->catalog.gpus, check.problems);
+    check.measurements = load_measurement_dataset(root, check.loaded->catalog.gpus, check.problems,
+                                                  &check.loaded->catalog.models);
   }
   if (paths.empty()) {
     for (const std::string& relative : list_recipe_files(root, check.problems)) {
