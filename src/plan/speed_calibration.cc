@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 
+#include "base/parallel_for.h"
 #include "plan/calibration_summary.h"
 
 namespace openrecipes {
@@ -157,18 +158,22 @@ SpeedCalibration calibrate_speed_model(const std::vector<MeasuredLayout>& measur
       models.push_back(m.model.name);
   }
   result.models = static_cast<int>(models.size());
-  for (const std::string& model : models) {
-    SpeedParameters held_out = result.parameters;
-    if (leave_one_model_out) {
+  // The refits are independent: one per model, on every core (Ceres itself runs one thread), each
+  // writing only its own model's rows, so the result does not depend on the thread count.
+  std::vector<SpeedParameters> held_out(models.size(), result.parameters);
+  if (leave_one_model_out) {
+    parallel_for(models.size(), [&](std::size_t k) {
       std::vector<const MeasuredLayout*> others;
       for (const MeasuredLayout& m : measured)
-        if (m.model.name != model) others.push_back(&m);
-      held_out = parameters_from(fit(others, prior), prior);
-    }
+        if (m.model.name != models[k]) others.push_back(&m);
+      held_out[k] = parameters_from(fit(others, prior), prior);
+    });
+  }
+  for (std::size_t k = 0; k < models.size(); ++k) {
     for (std::size_t i = 0; i < measured.size(); ++i) {
-      if (measured[i].model.name != model) continue;
+      if (measured[i].model.name != models[k]) continue;
       CalibrationRow& row = result.rows[i];
-      row.leave_one_out_tokens_per_s_per_gpu = predict(measured[i], held_out);
+      row.leave_one_out_tokens_per_s_per_gpu = predict(measured[i], held_out[k]);
       row.leave_one_out_error =
           (row.leave_one_out_tokens_per_s_per_gpu - row.measured_tokens_per_s_per_gpu) /
           row.measured_tokens_per_s_per_gpu;
