@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "base/number_format.h"
+#include "catalog/protocol.h"
 #include "layout/layout_text.h"
 
 namespace openrecipes {
@@ -96,6 +97,16 @@ std::string aligned_table(const std::vector<std::vector<std::string>>& rows,
     out += line + "\n";
   }
   return out;
+}
+
+std::string layout_flags_text(const std::string& model_text, const ClusterShape& cluster,
+                              const PlanWorkload& workload, const Layout& layout) {
+  return fmt::format(
+      "--model {} --gpu {} --gpus {} --layout \"{}\" --recompute {}{}{}{}", model_text,
+      cluster.gpu.type, cluster.gpus, layout_text(layout), recompute_text(layout.recompute),
+      workload.row_tokens != kRowTokens ? fmt::format(" --seq-length {}", workload.row_tokens) : "",
+      placement_flags_text(layout),
+      layout.dispatcher.empty() ? "" : " --dispatcher " + layout.dispatcher);
 }
 
 std::string predicted_usd_text(double usd_per_million_tokens) {

@@ -25,6 +25,13 @@ nlohmann::json prediction_to_json(const LayoutPrediction& prediction, bool detai
 /// USD rate in gpus.yaml (the speed model then leaves the cost at 0).
 std::string predicted_usd_text(double usd_per_million_tokens);
 
+/// The flags `openrecipes export` (and `plan --layout`) take to rebuild `layout` of the model
+/// named `model_text` on `cluster` under `workload`: `--model M --gpu G --gpus N --layout "..."
+/// --recompute R`, then --seq-length when the rows are not the protocol's, the placement flags
+/// and --dispatcher when set. Values are written as the flags parse them (layout/layout_text.h).
+std::string layout_flags_text(const std::string& model_text, const ClusterShape& cluster,
+                              const PlanWorkload& workload, const Layout& layout);
+
 /// One layout explained: the memory of every stage by kind and the step-time terms, as text.
 std::string prediction_explanation_text(const LayoutPrediction& prediction);
 

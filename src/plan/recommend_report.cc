@@ -25,16 +25,8 @@ std::string overrides_text(const Recommendation& rec) {
 
 std::string export_command_text(const RecommendRequest& request, const Layout& layout,
                                 const std::string& model_text) {
-  return fmt::format(
-      "\nnext: openrecipes export --model {} --gpu {} --gpus {} --layout \"{}\" --recompute {}{}{} "
-      "--to slime|megatron-lm|megatron-bridge\n",
-      model_text, request.cluster.gpu.type, request.cluster.gpus, layout_text(layout),
-      recompute_text(layout.recompute) +
-          (request.workload.row_tokens != kRowTokens
-               ? fmt::format(" --seq-length {}", request.workload.row_tokens)
-               : ""),
-      placement_flags_text(layout),
-      layout.dispatcher.empty() ? "" : " --dispatcher " + layout.dispatcher);
+  return fmt::format("\nnext: openrecipes export {} --to slime|megatron-lm|megatron-bridge\n",
+                     layout_flags_text(model_text, request.cluster, request.workload, layout));
 }
 
 }  // namespace
