@@ -18,8 +18,11 @@ struct Built {
 
 const Built& built() {
   static const Built built = [] {
-    RowsBuildOptions options =
-        testing::fixture_rows_options(testing::fresh_dir("recipe_rows_check") + "/rows.parquet");
+    // One folder per test: ctest runs this file's tests in parallel processes, and a shared
+    // folder would be wiped by the next one's fresh_dir while this one reads it.
+    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    RowsBuildOptions options = testing::fixture_rows_options(
+        testing::fresh_dir("recipe_rows_check_" + test) + "/rows.parquet");
     Problems problems;
     std::optional<RowsBuildResult> result = build_rows(options, problems);
     EXPECT_TRUE(result) << testing::describe(problems);
