@@ -85,7 +85,7 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
     return kExitProblems;
   }
   Problems problems;
-  std::optional<SiteFiles> files = build_site(check, problems);
+  std::optional<SiteFiles> files = build_site(check, predict_unmeasured_pairs(check), problems);
   if (!files) return print_problems(problems, format, stdout);
 
   nlohmann::ordered_json result = {{"recipes", check.files_checked}, {"out", shown(out)}};

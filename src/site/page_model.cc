@@ -207,7 +207,8 @@ json index_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipe
       for (const Gpu& gpu : catalog.gpus) {
         std::vector<const CatalogRecipe*> ranked = rank_recipes(recipes, model->name, gpu.type);
         if (ranked.empty()) {
-          cells.push_back({{"has_recipe", false}, {"gpu", gpu.type}});
+          cells.push_back(
+              {{"has_recipe", false}, {"gpu", gpu.type}, {"href", pair_page_path(*model, gpu)}});
           continue;
         }
         for (const CatalogRecipe* entry : ranked) authors.insert(author_name(entry->recipe));

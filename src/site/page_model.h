@@ -34,7 +34,8 @@ std::string pair_page_path(const Model& model, const Gpu& gpu, std::size_t page 
 std::string recipe_page_path(const CatalogRecipe& entry);
 
 /// The index: models grouped by family (sorted), each with its best tokens/s per GPU on every
-/// GPU type of gpus.yaml ("—" where there is no verified recipe). `root` is "" (site top).
+/// GPU type of gpus.yaml (where there is no verified recipe, a link to the pair's "Not measured
+/// yet" page, and no figure). `root` is "" (site top).
 nlohmann::json index_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes);
 
 /// The page of one (model, GPU type), as the committed site shows it

@@ -8,7 +8,9 @@
 #include "base/yaml_fields.h"
 #include "catalog/catalog_loader.h"
 #include "site/page_model.h"
+#include "site/published_context.h"
 #include "site/template_renderer.h"
+#include "site/unmeasured_page.h"
 
 namespace openrecipes {
 namespace {
@@ -51,7 +53,8 @@ std::vector<std::pair<std::string, std::string>> render_pages(const TemplateRend
 
 }  // namespace
 
-std::optional<SiteFiles> build_site(const CatalogCheck& check, Problems& problems) {
+std::optional<SiteFiles> build_site(const CatalogCheck& check, const SitePredictions& predictions,
+                                    Problems& problems) {
   const Catalog& catalog = check.loaded->catalog;
   std::optional<SiteSettings> settings = load_settings(catalog.root, problems);
   std::optional<TemplateRenderer> renderer =
@@ -71,14 +74,25 @@ std::optional<SiteFiles> build_site(const CatalogCheck& check, Problems& problem
   files["search.json"] = search_index(catalog, check.recipes).dump(1) + "\n";
   // The pair and recipe pages, thousands in a large catalog, are rendered on every core: each
   // job builds its page model and renders it, alone.
+  const MeasurementDataset* measurements = check.measurements ? &*check.measurements : nullptr;
   std::vector<PageJob> jobs;
   for (const Model& model : catalog.models) {
     for (const Gpu& gpu : catalog.gpus) {
       std::vector<const CatalogRecipe*> ranked = rank_recipes(check.recipes, model.name, gpu.type);
-      if (ranked.empty()) continue;
+      if (ranked.empty()) {
+        jobs.push_back({pair_page_path(model, gpu), "unmeasured", [&, m = &model, g = &gpu] {
+                          return unmeasured_page(*m, *g, predictions.find(m->name, g->type),
+                                                 predictions, measurements);
+                        }});
+        continue;
+      }
       for (std::size_t n = 1; n <= pair_page_count(ranked.size()); ++n) {
         jobs.push_back({pair_page_path(model, gpu, n), "pair", [&, n, m = &model, g = &gpu] {
-                          return pair_page(catalog, check.recipes, *m, *g, *settings, n);
+                          nlohmann::json model_json =
+                              pair_page(catalog, check.recipes, *m, *g, *settings, n);
+                          // Published runs are context for the pair, shown once, on its first page.
+                          if (n == 1) model_json.update(published_context(measurements, *m, *g));
+                          return model_json;
                         }});
       }
       for (std::size_t i = 0; i < ranked.size(); ++i) {

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "base/problem.h"
+#include "site/pair_predictions.h"
 #include "site/site_files.h"
 #include "validate/recipe_validator.h"
 
@@ -13,9 +14,14 @@ namespace openrecipes {
 
 /// Renders every page of the site for the catalog `check` (which must hold no problems) with the
 /// templates in `<root>/templates` and the settings in `<root>/site.yaml` (repository_url,
-/// branch). The output depends on nothing but those inputs: no clock, no environment, sorted
-/// iteration, so building twice gives identical bytes. Returns nullopt with problems when the
-/// templates or site.yaml are missing or broken, or a template does not render.
-std::optional<SiteFiles> build_site(const CatalogCheck& check, Problems& problems);
+/// branch): the index, a ranked page per (model, GPU type) with recipes (its first page also lists
+/// the pair's published measurements), a "Not measured yet" page for every other pair with the
+/// planner's suggestions from `predictions` (predict_unmeasured_pairs; an empty one shows none)
+/// and its published measurements, every recipe's page and file, and the fixed pages. The output
+/// depends on nothing but those inputs: no clock, no environment, sorted iteration, so building
+/// twice gives identical bytes. Returns nullopt with problems when the templates or site.yaml are
+/// missing or broken, or a template does not render.
+std::optional<SiteFiles> build_site(const CatalogCheck& check, const SitePredictions& predictions,
+                                    Problems& problems);
 
 }  // namespace openrecipes

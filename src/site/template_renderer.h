@@ -14,9 +14,9 @@ namespace openrecipes {
 
 /// The templates the site is rendered from, each `templates/<name>.mustache`: the partials
 /// `_head` and `_foot`, the charts' partials (site/chart_model.h), then one per kind of page.
-inline constexpr std::array<const char*, 10> kSiteTemplates = {
-    "_head", "_foot",  "_line_chart", "_bar_chart", "index",
-    "pair",  "recipe", "fields",      "running",    "submit"};
+inline constexpr std::array<const char*, 12> kSiteTemplates = {
+    "_head", "_foot",  "_line_chart", "_bar_chart", "_published", "index",
+    "pair",  "recipe", "unmeasured",  "fields",     "running",    "submit"};
 
 /// The templates of one folder, loaded once. `{{> _name}}` includes `_name.mustache` from the same
 /// folder (partials start with '_', so they never shadow a value of the context). Values are

@@ -164,7 +164,7 @@ test("the Qwen3.5-122B-A10B on H200 page ranks and figures the seed's three reci
   assert.ok(requests.length > 0);
 
   for (const other of ["index.html", "fields.html", "running.html", "submit.html", "gpt-oss-20b/h200/index.html",
-                       "gpt-oss-20b/h200/attune-tp1-pp2-ep4.html"]) {
+                       "gpt-oss-20b/h200/attune-tp1-pp2-ep4.html", "llama3-70b/h100/index.html"]) {
     assert.equal((await page.goto(base + other)).status(), 200, other);
     const overflow = await sideways(page);
     assert.ok(overflow.by <= 0, `${other} scrolls sideways on a phone by ${overflow.by}px: ${overflow.out}`);
@@ -196,12 +196,18 @@ test("text fields holding markup show as text and run nothing", async () => {
   edit("  TORCHINDUCTOR_COMPILE_THREADS: '1'\n", `  TORCHINDUCTOR_COMPILE_THREADS: '${script.replace(/'/g, "''")}'\n`);
   text += `notes: |\n  ${script}\n\n  - ${image}\n`;
   writeFileSync(join(root, "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-xss.yaml"), text);
+  // A model without a recipe shows its notes on its "Not measured yet" pages.
+  const models = readFileSync(join(root, "models.yaml"), "utf8");
+  const notes = "      No recipe yet. Llama 3 8B, dense";
+  assert.ok(models.includes(notes), "edit target: the Llama-3-8B notes");
+  writeFileSync(join(root, "models.yaml"), models.replace(notes, `      ${script} ${image}\n\n${notes}`));
   execFileSync(binary, ["--root", root, "build"], { stdio: "pipe" });
 
   const context = await (await launch()).newContext();
   const served = await serve(join(root, "site"));
   const pages = [];
-  for (const path of ["qwen3.5-122b-a10b/h200/index.html", "qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-xss.html"]) {
+  for (const path of ["qwen3.5-122b-a10b/h200/index.html", "qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-xss.html",
+                      "llama3-8b/h100/index.html"]) {
     pages.push(served + path, pathToFileURL(join(root, "site", path)).href);
   }
   for (const url of pages) {  // served (with its CSP) and from file:// (with none)
@@ -213,11 +219,12 @@ test("text fields holding markup show as text and run nothing", async () => {
     assert.deepEqual(dialogs, [], `${url}: a dialog opened`);
     assert.equal(await page.locator("img").count(), 0, `${url}: markup became an element`);
     assert.equal(await page.locator("script:not([src])").count(), 0, `${url}: an inline script was injected`);
-    const card = page.locator("#attune-tp1-pp4-ep8-xss");
+    const unmeasured = url.includes("llama3-8b");
+    const card = page.locator(unmeasured ? "section.model-notes" : "#attune-tp1-pp4-ep8-xss");
     const shown = await card.innerText();
     assert.ok(shown.includes(script), `${url}: the <script> text is shown as text`);
-    if (full) assert.ok(shown.includes(image), `${url}: the <img> text is shown as text`);
-    const shot = `xss-${full ? "recipe-" : ""}${url.startsWith("file:") ? "file" : "served"}.png`;
+    if (full || unmeasured) assert.ok(shown.includes(image), `${url}: the <img> text is shown as text`);
+    const shot = `xss-${full ? "recipe-" : unmeasured ? "unmeasured-" : ""}${url.startsWith("file:") ? "file" : "served"}.png`;
     await page.screenshot({ path: join(artifacts, shot) });
     await page.close();
   }
@@ -356,12 +363,14 @@ test("the index and pair tables sort by any column and filter by model, family, 
   await page.goto(base + "index.html");
   const visibleModels = () => page.locator("section.family:not([hidden]) tbody tr:not([hidden]) th[scope=row]")
     .evaluateAll((all) => all.map((th) => th.firstChild.textContent));
-  assert.deepEqual(await visibleModels(), ["gpt-oss-20b", "Qwen3.5-122B-A10B"]);
+  const allModels = ["DeepSeek-V3", "gpt-oss-120b", "gpt-oss-20b", "Llama-3-70B", "Llama-3-8B", "Llama-3.1-405B",
+                     "Nemotron-3-Nano-30B-A3B", "Qwen3-30B-A3B", "Qwen3.5-122B-A10B"];
+  assert.deepEqual(await visibleModels(), allModels);
   const form = page.locator("form.filters");
   assert.deepEqual(await form.locator("select").evaluateAll((all) => all.map((s) => s.name)), ["model", "family", "gpu"]);
   await form.locator("select[name=family]").selectOption("Qwen");
-  assert.deepEqual(await visibleModels(), ["Qwen3.5-122B-A10B"]);
-  assert.match(await form.locator(".filter-status").innerText(), /Showing 1 of 2 rows/);
+  assert.deepEqual(await visibleModels(), ["Qwen3-30B-A3B", "Qwen3.5-122B-A10B"]);
+  assert.match(await form.locator(".filter-status").innerText(), /Showing 2 of 9 rows/);
   await form.locator("select[name=family]").selectOption("");
   await form.locator("select[name=model]").selectOption("gpt-oss-20b");
   assert.deepEqual(await visibleModels(), ["gpt-oss-20b"]);
@@ -369,7 +378,7 @@ test("the index and pair tables sort by any column and filter by model, family, 
   await form.locator("select[name=gpu]").selectOption("H200");
   const heads = await page.locator("section.family").first().locator("thead th:not([hidden])").allInnerTexts();
   assert.deepEqual(heads, ["Model", "H200"]);
-  assert.deepEqual(await visibleModels(), ["gpt-oss-20b", "Qwen3.5-122B-A10B"]);
+  assert.deepEqual(await visibleModels(), allModels);
   await page.setViewportSize({ width: 390, height: 844 });
   const overflow = await sideways(page);
   assert.ok(overflow.by <= 0, `the filtered index scrolls sideways on a phone by ${overflow.by}px: ${overflow.out}`);
@@ -388,12 +397,73 @@ test("the index and pair tables sort by any column and filter by model, family, 
   await context.close();
 });
 
+// The rows of data/measurements/megatron-bridge.yaml for a model slug and GPU type.
+function publishedRows(model, gpu) {
+  const text = readFileSync(join(source, "data/measurements/megatron-bridge.yaml"), "utf8");
+  return text.split("\n  - release:").slice(1)
+    .filter((block) => block.includes(`\n    model: ${model}\n`) && block.includes(`\n    gpu: ${gpu}\n`));
+}
+
+test("a pair with no recipe has a Not measured yet page: predicted layouts apart, published runs cited", async () => {
+  const base = await serve(join(source, "site"));
+  const context = await (await launch()).newContext();
+  const { page, requests } = await openPage(context);
+  await page.goto(base + "index.html");
+  // The index links the pair, with no figure: predictions never fill its best-figure cells.
+  const cell = page.locator('tr[data-filter-model="Llama-3-70B"] td[data-filter-gpu="H100"]');
+  assert.equal(await cell.getAttribute("data-value"), null);
+  assert.equal(await cell.locator("strong").count(), 0);
+  await cell.locator("a.unmeasured").click();
+  assert.equal(new URL(page.url()).pathname, "/llama3-70b/h100/index.html");
+  assert.match(await page.locator("h1").innerText(), /Llama-3-70B on H100: not measured yet/);
+
+  const predictions = page.locator("section.predictions");
+  assert.match(await predictions.locator("h2").innerText(), /predicted, not measured/);
+  const rows = predictions.locator("table.prediction-table tbody tr");
+  assert.equal(await rows.count(), 3);
+  const figures = await rows.locator("td.predicted").evaluateAll((all) => all.map((td) => Number(td.dataset.value)));
+  for (const [i, value] of figures.entries()) {
+    assert.ok(value > 0, `suggestion ${i + 1} has a predicted figure`);
+    if (i > 0) assert.ok(figures[i - 1] >= value, "suggestions are best first");
+  }
+  for (const text of await rows.locator("td.predicted").allInnerTexts()) assert.match(text, /^≈[\d,]+$/);
+  for (const text of await rows.locator("td:nth-child(5)").allInnerTexts()) assert.match(text, /^±\d+%/);
+  // Each suggestion's commands export exactly its layout and measure the draft they write.
+  const commands = await predictions.locator("pre code").allInnerTexts();
+  assert.equal(commands.length, 3);
+  const layouts = await rows.locator("td:nth-child(2)").allInnerTexts();
+  for (const [i, text] of commands.entries()) {
+    const [exportLine, measureLine] = text.split("\n");
+    assert.match(exportLine, /^openrecipes export --model llama3-70b --gpu H100 --gpus \d+ --layout "/);
+    const tp = layouts[i].match(/TP(\d+)/)[1];
+    assert.ok(exportLine.includes(`--layout "TP${tp} `), `${exportLine} exports ${layouts[i]}`);
+    const draft = exportLine.match(/-o (\S+)$/)[1];
+    assert.equal(measureLine, `openrecipes measure ${draft} --slurm --partition PARTITION --rows ROWS.parquet`);
+  }
+
+  // The published runs of the pair, every one of them, each citing the table's line.
+  const expected = publishedRows("llama3-70b", "H100");
+  assert.ok(expected.length > 0);
+  const published = page.locator("section.published table tbody tr");
+  assert.equal(await published.count(), expected.length);
+  for (const href of await published.locator("a").evaluateAll((all) => all.map((a) => a.href))) {
+    assert.match(href, /^https:\/\/github\.com\/NVIDIA-NeMo\/Megatron-Bridge\/blob\/[0-9a-f]{40}\/docs\/[^#]+#L\d+$/);
+  }
+  // A ranked pair shows no published section when the tables never measured the model.
+  await page.goto(base + "gpt-oss-20b/h200/index.html");
+  assert.equal(await page.locator("section.published").count(), 0);
+  assert.equal(await page.locator("section.predictions").count(), 0);
+  const outside = requests.filter((url) => !url.startsWith(base));
+  assert.deepEqual(outside, [], "no request leaves localhost");
+  await context.close();
+});
+
 test("axe-core finds no serious or critical accessibility violation on any kind of page", async () => {
   const base = await serve(join(source, "site"));
   const context = await (await launch()).newContext();
   const { page } = await openPage(context);
   for (const path of ["index.html", "qwen3.5-122b-a10b/h200/index.html", "qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.html",
-                      "fields.html", "running.html", "submit.html"]) {
+                      "llama3-70b/h100/index.html", "fields.html", "running.html", "submit.html"]) {
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: 900 });
       await page.goto(base + path);

@@ -1,0 +1,173 @@
+#include "site/pair_predictions.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "base/parallel_for.h"
+#include "catalog/ranking.h"
+#include "layout/layout_text.h"
+#include "plan/catalog_measurements.h"
+#include "plan/layout_plan.h"
+#include "plan/layout_request.h"
+#include "plan/plan_report.h"
+#include "plan/published_measurements.h"
+#include "plan/speed_calibration.h"
+#include "text/sha256.h"
+
+namespace openrecipes {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The content of a model's config.json, as a digest: models whose configs are the same bytes are
+// the same model to the planner, whatever models.yaml calls them.
+std::string config_digest(const Catalog& catalog, const Model& model) {
+  fs::path path = catalog.root / "models" / model.slug / "config.json";
+  try {
+    return sha256_file(path.string()).first;
+  } catch (const std::exception&) {
+    return "name:" + model.name;  // the loader read it moments ago; keep the model distinct
+  }
+}
+
+// The catalog's recipes as measured layouts, one per distinct measurement: a renamed copy of a
+// recipe (same config, cluster, workload, layout and score) is the same evidence, counted once.
+std::vector<MeasuredLayout> distinct_recipe_layouts(
+    const Catalog& catalog, const std::vector<CatalogRecipe>& recipes,
+    const std::map<std::string, std::string>& digest_of) {
+  std::vector<MeasuredLayout> out;
+  std::set<std::string> seen;
+  for (MeasuredLayout& m : measured_layouts(catalog, recipes)) {
+    auto digest = digest_of.find(m.model.name);
+    std::string key = fmt::format(
+        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+        digest == digest_of.end() ? m.model.name : digest->second, m.cluster.gpu.type,
+        m.cluster.gpus, m.cluster.per_node, m.workload.row_tokens, m.workload.global_batch,
+        precision_name(m.workload.precision), layout_text(m.layout),
+        recompute_text(m.layout.recompute) + placement_flags_text(m.layout), m.layout.dispatcher,
+        m.tokens_per_s_per_gpu);
+    if (seen.insert(key).second) out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// The top layouts for `model` on `gpu`: the smallest cluster of whole nodes on which one fits.
+PairPrediction predict_pair(const Catalog& catalog, const Model& model, const Gpu& gpu,
+                            const std::vector<MeasuredLayout>& measured,
+                            const SpeedCalibration& calibration) {
+  PairPrediction out;
+  out.model = model.name;
+  out.gpu_type = gpu.type;
+  int per_node = gpu.per_node > 0 ? gpu.per_node : 1;
+  for (int gpus = per_node; gpus <= kMaxSuggestedGpus; gpus *= 2) {
+    PlanArguments arguments;
+    arguments.model = model.name;
+    arguments.gpu = gpu.type;
+    arguments.gpus = gpus;
+    Problems problems;
+    std::optional<PlanRequest> request = resolve_plan_request(catalog, arguments, problems);
+    if (!request) {
+      out.no_layout_reason =
+          problems.empty() ? "the planner cannot take this pair" : problems.front().message;
+      return out;
+    }
+    LayoutPlan plan =
+        plan_layouts(*request, measured, calibration, static_cast<int>(kSuggestedLayouts));
+    if (plan.search.ranked.empty()) continue;
+    out.gpus = gpus;
+    for (std::size_t i = 0; i < plan.search.ranked.size(); ++i) {
+      const LayoutPrediction& p = plan.search.ranked[i];
+      SuggestedLayout s;
+      s.layout = p.layout.label;
+      s.recompute = recompute_text(p.layout.recompute);
+      s.tokens_per_s_per_gpu = p.speed.tokens_per_s_per_gpu;
+      s.band = plan.ranked_bands[i].relative_error;
+      s.unlike_measured = plan.ranked_bands[i].unlike_measured;
+      s.memory_gb = p.memory.memory_bytes / 1e9;
+      s.mfu = p.speed.mfu;
+      s.usd_per_million_tokens = p.speed.usd_per_million_tokens;
+      s.export_arguments =
+          layout_flags_text(model.slug, request->cluster, request->workload, p.layout);
+      out.layouts.push_back(std::move(s));
+    }
+    return out;
+  }
+  out.no_layout_reason =
+      fmt::format("no layout is predicted to fit on up to {} GPUs under the protocol's workload",
+                  kMaxSuggestedGpus);
+  return out;
+}
+
+}  // namespace
+
+const PairPrediction* SitePredictions::find(const std::string& model,
+                                            const std::string& gpu_type) const {
+  for (const PairPrediction& p : pairs) {
+    if (p.model == model && p.gpu_type == gpu_type) return &p;
+  }
+  return nullptr;
+}
+
+SitePredictions predict_unmeasured_pairs(const CatalogCheck& check) {
+  SitePredictions out;
+  const Catalog& catalog = check.loaded->catalog;
+  // The pairs without a verified recipe, and the config digest of every model.
+  std::vector<std::pair<const Model*, const Gpu*>> unmeasured;
+  std::map<std::string, std::string> digest_of;  // models.yaml name and slug -> config digest
+  for (const Model& model : catalog.models) {
+    std::string digest = config_digest(catalog, model);
+    digest_of[model.name] = digest;
+    digest_of[model.slug] = digest;
+    for (const Gpu& gpu : catalog.gpus) {
+      if (rank_recipes(check.recipes, model.name, gpu.type).empty())
+        unmeasured.emplace_back(&model, &gpu);
+    }
+  }
+  if (unmeasured.empty()) return out;
+
+  std::vector<MeasuredLayout> measured = distinct_recipe_layouts(catalog, check.recipes, digest_of);
+  if (check.measurements) {
+    PublishedLayouts published = published_layouts(catalog.root, *check.measurements, catalog.gpus);
+    measured.insert(measured.end(), published.layouts.begin(), published.layouts.end());
+  }
+  SpeedCalibration calibration = calibrate_speed_model(measured);
+  out.mape = calibration.mape;
+  out.calibrated_rows = measured.size();
+
+  // One search per distinct (config, GPU type); copies under other names reuse it.
+  std::map<std::string, std::size_t> first_of;  // digest|gpu -> index into `searched`
+  std::vector<std::size_t> search_of(unmeasured.size());
+  std::vector<std::size_t> searched;  // indices into `unmeasured` that are searched
+  for (std::size_t i = 0; i < unmeasured.size(); ++i) {
+    std::string key = digest_of[unmeasured[i].first->name] + "|" + unmeasured[i].second->type;
+    auto [it, inserted] = first_of.emplace(key, searched.size());
+    if (inserted) searched.push_back(i);
+    search_of[i] = it->second;
+  }
+  std::vector<PairPrediction> results(searched.size());
+  parallel_for(searched.size(), [&](std::size_t k) {
+    const auto& [model, gpu] = unmeasured[searched[k]];
+    results[k] = predict_pair(catalog, *model, *gpu, measured, calibration);
+  });
+  for (std::size_t i = 0; i < unmeasured.size(); ++i) {
+    PairPrediction p = results[search_of[i]];
+    const Model& model = *unmeasured[i].first;
+    if (p.model != model.name) {
+      // A copy's commands name the copy.
+      const Model* searched_model = catalog.find_model(p.model);
+      for (SuggestedLayout& s : p.layouts) {
+        std::string from = "--model " + searched_model->slug + " ";
+        if (s.export_arguments.rfind(from, 0) == 0)
+          s.export_arguments =
+              "--model " + model.slug + " " + s.export_arguments.substr(from.size());
+      }
+      p.model = model.name;
+    }
+    out.pairs.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace openrecipes

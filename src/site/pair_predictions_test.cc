@@ -1,0 +1,124 @@
+// The planner's suggestions for the site's unmeasured pairs, on the bundled catalog.
+#include "site/pair_predictions.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "catalog/ranking.h"
+#include "plan/catalog_measurements.h"
+#include "plan/layout_plan.h"
+#include "plan/published_measurements.h"
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+namespace fs = std::filesystem;
+
+const CatalogCheck& bundled_check() {
+  static const CatalogCheck check = check_catalog(testing::source_dir(), {}, testing::source_dir());
+  return check;
+}
+
+const SitePredictions& bundled_predictions() {
+  static const SitePredictions predictions = predict_unmeasured_pairs(bundled_check());
+  return predictions;
+}
+
+TEST(PairPredictions, CoverExactlyThePairsWithoutAVerifiedRecipe) {
+  const CatalogCheck& check = bundled_check();
+  ASSERT_TRUE(check.problems.empty()) << testing::describe(check.problems);
+  const Catalog& catalog = check.loaded->catalog;
+  const SitePredictions& predictions = bundled_predictions();
+  std::size_t unmeasured = 0;
+  for (const Model& model : catalog.models) {
+    for (const Gpu& gpu : catalog.gpus) {
+      bool measured = !rank_recipes(check.recipes, model.name, gpu.type).empty();
+      unmeasured += !measured;
+      EXPECT_EQ(predictions.find(model.name, gpu.type) == nullptr, measured)
+          << model.name << " on " << gpu.type;
+    }
+  }
+  EXPECT_EQ(predictions.pairs.size(), unmeasured);
+  EXPECT_GT(predictions.calibrated_rows, 100u);
+  EXPECT_GT(predictions.mape, 0);
+  for (const PairPrediction& p : predictions.pairs) {
+    if (p.layouts.empty()) {
+      EXPECT_FALSE(p.no_layout_reason.empty()) << p.model << " on " << p.gpu_type;
+      continue;
+    }
+    EXPECT_LE(p.layouts.size(), kSuggestedLayouts);
+    EXPECT_GT(p.gpus, 0);
+    for (std::size_t i = 0; i < p.layouts.size(); ++i) {
+      EXPECT_GT(p.layouts[i].band, 0) << p.model << " on " << p.gpu_type;
+      if (i > 0) {
+        EXPECT_GE(p.layouts[i - 1].tokens_per_s_per_gpu, p.layouts[i].tokens_per_s_per_gpu);
+      }
+    }
+  }
+}
+
+// The site shows what `plan` ranks: the same calibration, request and top layouts.
+TEST(PairPredictions, AreWhatPlanRanksForTheSameRequest) {
+  const CatalogCheck& check = bundled_check();
+  const Catalog& catalog = check.loaded->catalog;
+  const PairPrediction* site = bundled_predictions().find("Llama-3-8B", "H100");
+  ASSERT_NE(site, nullptr);
+  ASSERT_EQ(site->gpus, 8);  // one node of H100 holds an 8B model
+  std::vector<MeasuredLayout> measured = measured_layouts(catalog, check.recipes);
+  PublishedLayouts published = published_layouts(catalog.root, *check.measurements, catalog.gpus);
+  measured.insert(measured.end(), published.layouts.begin(), published.layouts.end());
+  SpeedCalibration calibration = calibrate_speed_model(measured);
+  PlanArguments arguments;
+  arguments.model = "llama3-8b";
+  arguments.gpu = "H100";
+  arguments.gpus = 8;
+  Problems problems;
+  std::optional<PlanRequest> request = resolve_plan_request(catalog, arguments, problems);
+  ASSERT_TRUE(request) << testing::describe(problems);
+  LayoutPlan plan = plan_layouts(*request, measured, calibration, 3);
+  ASSERT_EQ(site->layouts.size(), plan.search.ranked.size());
+  for (std::size_t i = 0; i < site->layouts.size(); ++i) {
+    EXPECT_EQ(site->layouts[i].layout, plan.search.ranked[i].layout.label);
+    EXPECT_DOUBLE_EQ(site->layouts[i].tokens_per_s_per_gpu,
+                     plan.search.ranked[i].speed.tokens_per_s_per_gpu);
+    EXPECT_DOUBLE_EQ(site->layouts[i].band, plan.ranked_bands[i].relative_error);
+    EXPECT_EQ(site->layouts[i].export_arguments.rfind("--model llama3-8b --gpu H100 --gpus 8 ", 0),
+              0u)
+        << site->layouts[i].export_arguments;
+  }
+}
+
+// A model listed twice under two names (the same config.json) is searched once; the copy's
+// commands name the copy.
+TEST(PairPredictions, ACopyOfAModelSharesItsSearchAndNamesItself) {
+  fs::path root = testing::fresh_dir("pair_predictions_copy");
+  fs::path source = testing::source_dir();
+  for (const char* entry : {"models.yaml", "gpus.yaml", "authors.yaml", "site.yaml", "schema",
+                            "patches", "templates", "models", "recipes", "rules"}) {
+    fs::copy(source / entry, root / entry, fs::copy_options::recursive);
+  }
+  fs::copy(source / "models" / "llama3-8b", root / "models" / "llama3-8b-copy");
+  std::ofstream(root / "models.yaml", std::ios::app)
+      << "  - name: Llama-3-8B-copy\n    slug: llama3-8b-copy\n    family: Llama\n"
+         "    hf_repo: meta-llama/Meta-Llama-3-8B\n    notes: A copy.\n";
+  CatalogCheck check = check_catalog(root, {}, fs::current_path());
+  ASSERT_TRUE(check.problems.empty()) << testing::describe(check.problems);
+  SitePredictions predictions = predict_unmeasured_pairs(check);
+  const PairPrediction* original = predictions.find("Llama-3-8B", "H100");
+  const PairPrediction* copy = predictions.find("Llama-3-8B-copy", "H100");
+  ASSERT_TRUE(original && copy);
+  ASSERT_FALSE(copy->layouts.empty());
+  ASSERT_EQ(copy->layouts.size(), original->layouts.size());
+  for (std::size_t i = 0; i < copy->layouts.size(); ++i) {
+    EXPECT_EQ(copy->layouts[i].tokens_per_s_per_gpu, original->layouts[i].tokens_per_s_per_gpu);
+    EXPECT_EQ(copy->layouts[i].export_arguments.rfind("--model llama3-8b-copy ", 0), 0u)
+        << copy->layouts[i].export_arguments;
+  }
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace openrecipes
