@@ -69,6 +69,7 @@ json published_context(const MeasurementDataset* dataset, const Model& model, co
     list.push_back({{"release", row->release},
                     {"task", row->task},
                     {"variant", join(row->variant, ", ")},
+                    {"has_variant", !row->variant.empty()},  // Mustache takes "" as true
                     {"gpus", row->gpus},
                     {"precision", row->precision_as_written.value_or(row->precision)},
                     {"gbs", format_count(row->gbs)},
@@ -79,6 +80,7 @@ json published_context(const MeasurementDataset* dataset, const Model& model, co
                     {"tokens_per_s_value", row->tokens_per_s_per_gpu},
                     {"tflops", format_thousands(row->model_tflop_per_s_per_gpu, 0)},
                     {"note", join(notes, "; ")},
+                    {"has_note", !notes.empty()},
                     {"cite_href", fmt::format("{}/blob/{}/{}#L{}", kPublishedTablesRepository,
                                               s.commit, s.file, s.line)},
                     {"cite_text", fmt::format("{}@{}, {}, row {}", s.file, s.commit.substr(0, 7),

@@ -37,6 +37,11 @@ TEST(PublishedContext, ListsEveryRowOfTheModelOnTheGpuTypeNewestReleaseFirstWith
     EXPECT_GE(std::string(section["published"][i - 1]["release"]),
               std::string(section["published"][i]["release"]));
   }
+  // Mustache takes "" as true, so empty variants and notes carry their own flags.
+  for (const nlohmann::json& row : section["published"]) {
+    EXPECT_EQ(row["has_variant"], !row["variant"].get<std::string>().empty());
+    EXPECT_EQ(row["has_note"], !row["note"].get<std::string>().empty());
+  }
   // The citation opens the table's own line at the transcribed commit.
   std::string href = section["published"].back()["cite_href"];
   EXPECT_EQ(href.rfind(std::string(kPublishedTablesRepository) +

@@ -446,6 +446,8 @@ test("a pair with no recipe has a Not measured yet page: predicted layouts apart
   assert.ok(expected.length > 0);
   const published = page.locator("section.published table tbody tr");
   assert.equal(await published.count(), expected.length);
+  const emptyNotes = await published.locator("span.muted").evaluateAll((all) => all.filter((s) => !s.textContent.trim()).length);
+  assert.equal(emptyNotes, 0, "no empty variant or note line");
   for (const href of await published.locator("a").evaluateAll((all) => all.map((a) => a.href))) {
     assert.match(href, /^https:\/\/github\.com\/NVIDIA-NeMo\/Megatron-Bridge\/blob\/[0-9a-f]{40}\/docs\/[^#]+#L\d+$/);
   }
