@@ -267,9 +267,14 @@ json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes
   }
   json citations = citation_list(cited);
   json tiles = json::array();
+  json unmeasured = json::array();  // the GPU types with a "Not measured yet" page instead
   for (const Gpu& other : catalog.gpus) {
     std::vector<const CatalogRecipe*> best = rank_recipes(recipes, model.name, other.type);
-    if (best.empty()) continue;
+    if (best.empty()) {
+      unmeasured.push_back(
+          {{"gpu", other.type}, {"href", "../../" + pair_page_path(model, other)}});
+      continue;
+    }
     const Recipe& r = best.front()->recipe;
     tiles.push_back({{"gpu", other.type},
                      {"gpus", r.gpu.count},
@@ -325,7 +330,9 @@ json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes
           {"citations", citations},
           {"has_citations", !citations.empty()},
           {"tiles", tiles},
-          {"has_other_gpus", tiles.size() > 1}};
+          {"has_other_gpus", tiles.size() > 1},
+          {"unmeasured_gpus", unmeasured},
+          {"has_unmeasured_gpus", !unmeasured.empty()}};
 }
 
 json recipe_page(const Catalog& catalog, const CatalogRecipe& entry, int rank, std::size_t ranked,

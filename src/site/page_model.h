@@ -41,7 +41,8 @@ nlohmann::json index_page(const Catalog& catalog, const std::vector<CatalogRecip
 /// The page of one (model, GPU type), as the committed site shows it
 /// (site/qwen3.5-122b-a10b/h200/): ranked table, a short card per recipe (its figures, with the
 /// recipe's `#<stem>` anchor that links to the pair page have always used) linking to the recipe's
-/// own page, the authors' citations and the tiles of the model on other GPU types.
+/// own page, the authors' citations, the tiles of the model on other GPU types with recipes and
+/// links (`unmeasured_gpus`: gpu, href) to the "Not measured yet" pages of those without.
 /// `page` (from 1, at most pair_page_count) holds ranks (page - 1) * kRecipesPerPairPage + 1 on,
 /// with links to the other pages when there are several.
 nlohmann::json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes,

@@ -188,6 +188,10 @@ TEST(PairPage, TilesListOnlyGpuTypesWithRecipes) {
   ASSERT_EQ(page["tiles"].size(), 1u);  // the bundled catalog has Qwen recipes on H200 only
   EXPECT_TRUE(page["tiles"][0]["current"].get<bool>());
   EXPECT_FALSE(page["has_other_gpus"].get<bool>());
+  // The five other GPU types link their "Not measured yet" pages.
+  ASSERT_EQ(page["unmeasured_gpus"].size(), 5u);
+  EXPECT_EQ(page["unmeasured_gpus"][0]["gpu"], "H100");
+  EXPECT_EQ(page["unmeasured_gpus"][0]["href"], "../../qwen3.5-122b-a10b/h100/index.html");
 }
 
 TEST(IndexPage, GroupsByFamilyWithBestPerGpu) {
