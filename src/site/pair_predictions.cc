@@ -128,6 +128,19 @@ SitePredictions predict_unmeasured_pairs(const CatalogCheck& check) {
   if (unmeasured.empty()) return out;
 
   std::vector<MeasuredLayout> measured = distinct_recipe_layouts(catalog, check.recipes, digest_of);
+  if (measured.empty()) {
+    // As `plan` refuses (rule plan.no_recipes): the speed model is calibrated on the catalog's
+    // verified recipes, and an uncalibrated guess is not worth a page.
+    for (const auto& [model, gpu] : unmeasured) {
+      out.pairs.push_back({model->name,
+                           gpu->type,
+                           0,
+                           {},
+                           "the planner is calibrated on the catalog's verified recipes, and there "
+                           "is none yet"});
+    }
+    return out;
+  }
   if (check.measurements) {
     PublishedLayouts published = published_layouts(catalog.root, *check.measurements, catalog.gpus);
     measured.insert(measured.end(), published.layouts.begin(), published.layouts.end());

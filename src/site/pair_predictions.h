@@ -55,7 +55,8 @@ inline constexpr int kMaxSuggestedGpus = 1024;
 /// 2, 4, ... nodes up to kMaxSuggestedGpus GPUs on which some layout fits, keeping the top
 /// kSuggestedLayouts with their bands. Models whose config is the same file content share one
 /// search per GPU type. Deterministic. Nothing to predict (every pair measured) skips the
-/// calibration and returns no pairs.
+/// calibration and returns no pairs; no verified recipe at all gives every pair no layouts and
+/// the reason, as `plan` refuses then (plan.no_recipes).
 SitePredictions predict_unmeasured_pairs(const CatalogCheck& check);
 
 }  // namespace openrecipes

@@ -120,5 +120,27 @@ TEST(PairPredictions, ACopyOfAModelSharesItsSearchAndNamesItself) {
   fs::remove_all(root);
 }
 
+// With no verified recipe the planner is not calibrated, and `plan` refuses: so does the site.
+TEST(PairPredictions, NoVerifiedRecipeMeansNoSuggestionAndSaysWhy) {
+  fs::path root = testing::fresh_dir("pair_predictions_no_recipes");
+  fs::path source = testing::source_dir();
+  for (const char* entry : {"models.yaml", "gpus.yaml", "authors.yaml", "site.yaml", "schema",
+                            "patches", "templates", "models", "rules"}) {
+    fs::copy(source / entry, root / entry, fs::copy_options::recursive);
+  }
+  fs::create_directories(root / "recipes");
+  CatalogCheck check = check_catalog(root, {}, fs::current_path());
+  ASSERT_TRUE(check.problems.empty()) << testing::describe(check.problems);
+  SitePredictions predictions = predict_unmeasured_pairs(check);
+  const Catalog& catalog = check.loaded->catalog;
+  ASSERT_EQ(predictions.pairs.size(), catalog.models.size() * catalog.gpus.size());
+  EXPECT_EQ(predictions.calibrated_rows, 0u);
+  for (const PairPrediction& p : predictions.pairs) {
+    EXPECT_TRUE(p.layouts.empty());
+    EXPECT_NE(p.no_layout_reason.find("verified recipes"), std::string::npos) << p.no_layout_reason;
+  }
+  fs::remove_all(root);
+}
+
 }  // namespace
 }  // namespace openrecipes

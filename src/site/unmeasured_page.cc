@@ -23,6 +23,7 @@ json unmeasured_page(const Model& model, const Gpu& gpu, const PairPrediction* p
   page["model_notes"] = note_blocks(model.notes);
   page["has_model_notes"] = !model.notes.empty();
   page["mape"] = fmt::format("{:.0f}%", 100 * predictions.mape);
+  page["has_calibration"] = predictions.calibrated_rows > 0;
   page["calibrated_rows"] = format_count(static_cast<std::int64_t>(predictions.calibrated_rows));
   json suggestions = json::array();
   if (prediction) {
@@ -35,7 +36,9 @@ json unmeasured_page(const Model& model, const Gpu& gpu, const PairPrediction* p
            {"recompute", s.recompute},
            {"tokens_per_s", "≈" + format_thousands(s.tokens_per_s_per_gpu, 0)},
            {"tokens_per_s_value", std::round(s.tokens_per_s_per_gpu)},
-           {"band", fmt::format("±{:.0f}%", 100 * s.band)},
+           // With nothing calibrated there is no error to quote, not a zero one.
+           {"band", predictions.calibrated_rows == 0 ? std::string("none: nothing measured")
+                                                     : fmt::format("±{:.0f}%", 100 * s.band)},
            {"unlike_measured", s.unlike_measured},
            {"memory_gb", fmt::format("{:.1f}", s.memory_gb)},
            {"mfu", fmt::format("{:.1f}%", 100 * s.mfu)},

@@ -18,7 +18,8 @@ namespace openrecipes {
 /// `prediction` (may be null: nothing predicted) has_prediction, gpus, no_layout_reason,
 /// suggestions [{number, layout, recompute, tokens_per_s ("≈7,546"), tokens_per_s_value, band
 /// ("±12%"), unlike_measured, memory_gb, mfu, usd_per_million, export_command, measure_command}],
-/// mape and calibrated_rows from `predictions`.
+/// mape, calibrated_rows and has_calibration from `predictions` (with no calibrated row a band
+/// reads "none: nothing measured", not ±0%).
 nlohmann::json unmeasured_page(const Model& model, const Gpu& gpu, const PairPrediction* prediction,
                                const SitePredictions& predictions,
                                const MeasurementDataset* measurements);

@@ -54,5 +54,17 @@ TEST(UnmeasuredPage, SaysWhyThereIsNoSuggestion) {
   EXPECT_FALSE(unmeasured_page(model, gpu, nullptr, predictions, nullptr)["has_prediction"]);
 }
 
+TEST(UnmeasuredPage, QuotesNoBandWhenNothingWasMeasured) {
+  const Catalog& catalog = testing::bundled_catalog().catalog;
+  const Model& model = *catalog.find_model("Llama-3-8B");
+  const Gpu& gpu = *catalog.find_gpu("H100");
+  PairPrediction prediction{model.name, gpu.type, 8, {}, ""};
+  prediction.layouts.push_back({"TP1 PP1 DP8 MBS1", "none", 7000, 0, true, 70, 0.3, 0.25, "x"});
+  SitePredictions uncalibrated{{prediction}, 0, 0};
+  nlohmann::json page = unmeasured_page(model, gpu, &prediction, uncalibrated, nullptr);
+  EXPECT_EQ(page["suggestions"][0]["band"], "none: nothing measured");
+  EXPECT_FALSE(page["has_calibration"]);
+}
+
 }  // namespace
 }  // namespace openrecipes
