@@ -605,6 +605,44 @@ TEST(Cli, BrokenSharedFileIsReportedAndStopsTheCheck) {
   fs::remove_all(root);
 }
 
+// A model's slug is a folder at the site's top, beside index.html and recipes/: one that looks
+// like a file or is `recipes` would collide when the site is built, so validate refuses it.
+TEST(Cli, AModelSlugThatCollidesWithTheSiteIsRefused) {
+  for (const std::string slug : {"index.html", "style.css", "recipes"}) {
+    fs::path root = copy_catalog("site_slug");
+    fs::copy(root / "models" / "llama3-8b", root / "models" / slug);
+    std::ofstream(root / "models.yaml", std::ios::app)
+        << "  - name: Clash\n    slug: " << slug
+        << "\n    family: Llama\n    hf_repo: a/b\n    notes: x\n";
+    CliRun result = run("--root '" + root.string() + "' validate", "/");
+    EXPECT_EQ(result.exit_code, 1) << slug;
+    int line = 0;
+    std::istringstream lines(testing::read_source_file("models.yaml"));
+    for (std::string l; std::getline(lines, l);) ++line;
+    std::string expected =
+        "models.yaml:" + std::to_string(line + 2) + ":5: models[9].slug: the slug names";
+    EXPECT_NE(result.output.find(expected), std::string::npos) << slug << "\n" << result.output;
+    EXPECT_NE(result.output.find("found " + slug + ")"), std::string::npos) << result.output;
+    fs::remove_all(root);
+  }
+}
+
+// A config without a Hugging Face revision must say where it was copied from.
+TEST(Cli, AModelWithoutARevisionNeedsTheSourceOfItsConfig) {
+  fs::path root = copy_catalog("config_source");
+  fs::remove(root / "models" / "llama3-8b" / "source.yaml");
+  CliRun result = run("--root '" + root.string() + "' validate", "/");
+  EXPECT_EQ(result.exit_code, 1);
+  int line = testing::line_containing("models.yaml", "slug: llama3-8b");
+  EXPECT_NE(result.output.find("models.yaml:" + std::to_string(line) + ":5: models[2].revision:"),
+            std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find("models/llama3-8b/source.yaml"), std::string::npos) << result.output;
+  std::ofstream(root / "models" / "llama3-8b" / "source.yaml") << "";  // empty says nothing
+  EXPECT_EQ(run("--root '" + root.string() + "' validate", "/").exit_code, 1);
+  fs::remove_all(root);
+}
+
 TEST(Cli, DuplicateGpuTypeIsReported) {
   fs::path root = copy_catalog("duplicate_gpu");
   std::string text = testing::read_source_file("gpus.yaml");

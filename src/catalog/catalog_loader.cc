@@ -52,6 +52,47 @@ void check_unique(const YamlDocument& document, const std::string& list,
   }
 }
 
+// A model's slug names its folder at the top of the site, beside the site's own files: it may
+// not be one of them (index.html, style.css, ...) or a file name, nor `recipes`, the folder of
+// the recipe files the site copies.
+void check_site_slugs(const YamlDocument& document, const std::vector<Model>& models,
+                      Problems& problems) {
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    const std::string& slug = models[i].slug;
+    bool file_like = false;
+    for (const char* ext : {".html", ".css", ".js", ".json", ".yaml", ".xml", ".txt"}) {
+      std::string e = ext;
+      if (slug.size() >= e.size() && slug.compare(slug.size() - e.size(), e.size(), e) == 0)
+        file_like = true;
+    }
+    if (file_like || slug == "recipes") {
+      std::string path = fmt::format("models[{}].slug", i);
+      problems.push_back({document.file, document.position_of(path), path, "catalog.slug",
+                          "the slug names the model's folder of the site, beside its index.html, "
+                          "style.css and recipes/: it must not look like a file or be recipes",
+                          "a folder name such as llama3-8b", slug});
+    }
+  }
+}
+
+// A config copied from another public repository (no Hugging Face revision) says where from.
+void check_config_sources(const fs::path& root, const YamlDocument& document,
+                          const std::vector<Model>& models, Problems& problems) {
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    if (!models[i].revision.empty()) continue;
+    fs::path source = root / "models" / models[i].slug / "source.yaml";
+    std::error_code ec;
+    if (fs::is_regular_file(source, ec) && fs::file_size(source, ec) > 0) continue;
+    std::string path = fmt::format("models[{}]", i);
+    problems.push_back(
+        {document.file, document.position_of(path + ".slug"), path + ".revision",
+         "catalog.config_source",
+         "a model without a Hugging Face revision has its config's source in source.yaml "
+         "beside it (repository, path, commit)",
+         "a revision, or models/" + models[i].slug + "/source.yaml", "neither"});
+  }
+}
+
 }  // namespace
 
 std::optional<LoadedCatalog> load_catalog(const fs::path& root, Problems& problems) {
@@ -70,6 +111,8 @@ std::optional<LoadedCatalog> load_catalog(const fs::path& root, Problems& proble
   catalog.authors = authors_from_yaml(authors->root);
   check_unique(*models, "models", catalog.models, "name", &Model::name, problems);
   check_unique(*models, "models", catalog.models, "slug", &Model::slug, problems);
+  check_site_slugs(*models, catalog.models, problems);
+  check_config_sources(root, *models, catalog.models, problems);
   check_unique(*gpus, "gpus", catalog.gpus, "type", &Gpu::type, problems);
   check_unique(*gpus, "gpus", catalog.gpus, "slug", &Gpu::slug, problems);
   check_unique(*authors, "authors", catalog.authors, "name", &Author::name, problems);

@@ -29,7 +29,9 @@ std::optional<YamlDocument> load_checked_catalog_file(const std::filesystem::pat
                                                       const std::string& name, Problems& problems);
 
 /// Reads `<root>/models.yaml`, `gpus.yaml` and `authors.yaml`, checks each against
-/// `<root>/schema/<name>.schema.yaml`, checks that names and slugs are unique, counts each
+/// `<root>/schema/<name>.schema.yaml`, checks that names and slugs are unique, that no model slug
+/// looks like a site file or is `recipes` (rule catalog.slug), that a model without a revision
+/// has a non-empty models/<slug>/source.yaml (rule catalog.config_source), counts each
 /// model's N from `<root>/models/<slug>/config.json`, and loads `schema/recipe.schema.yaml`.
 /// Returns nullopt, with problems naming file, line and field, when any of them is missing or
 /// invalid (recipes cannot be checked against a broken catalog).

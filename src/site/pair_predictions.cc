@@ -60,7 +60,19 @@ PairPrediction predict_pair(const Catalog& catalog, const Model& model, const Gp
   PairPrediction out;
   out.model = model.name;
   out.gpu_type = gpu.type;
+  if (model.shape.layers > kMaxSuggestedLayers) {
+    out.no_layout_reason = fmt::format(
+        "{} has {} layers; the site searches models of up to {} (run openrecipes plan for it)",
+        model.name, model.shape.layers, kMaxSuggestedLayers);
+    return out;
+  }
   int per_node = gpu.per_node > 0 ? gpu.per_node : 1;
+  if (per_node > kMaxSuggestedGpus) {
+    out.no_layout_reason =
+        fmt::format("one {} node holds {} GPUs, more than the {} the site searches", gpu.type,
+                    per_node, kMaxSuggestedGpus);
+    return out;
+  }
   for (int gpus = per_node; gpus <= kMaxSuggestedGpus; gpus *= 2) {
     PlanArguments arguments;
     arguments.model = model.name;

@@ -46,6 +46,10 @@ struct SitePredictions {
 inline constexpr std::size_t kSuggestedLayouts = 3;
 /// The largest cluster searched for a pair, GPUs.
 inline constexpr int kMaxSuggestedGpus = 1024;
+/// The deepest model the site searches: the search's pipeline placements grow with the layers
+/// (a 1,000-layer config takes seconds, 20,000 minutes), and the deepest model trained today has
+/// 126 (Llama 3.1 405B). A deeper one gets a reason instead; `plan` still searches it.
+inline constexpr int kMaxSuggestedLayers = 512;
 
 /// Calibrates the speed model as `plan` does (the verified recipes of `check` and the usable rows
 /// of its published measurements, with the leave-one-model-out refits; repeated measurements of

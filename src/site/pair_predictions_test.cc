@@ -120,6 +120,36 @@ TEST(PairPredictions, ACopyOfAModelSharesItsSearchAndNamesItself) {
   fs::remove_all(root);
 }
 
+// Pairs the site does not search get a reason that names the cause.
+TEST(PairPredictions, SayWhyAVeryDeepModelOrAHugeNodeIsNotSearched) {
+  fs::path root = testing::fresh_dir("pair_predictions_limits");
+  fs::path source = testing::source_dir();
+  for (const char* entry : {"models.yaml", "gpus.yaml", "authors.yaml", "site.yaml", "schema",
+                            "patches", "templates", "models", "recipes", "rules"}) {
+    fs::copy(source / entry, root / entry, fs::copy_options::recursive);
+  }
+  std::string config = testing::read_source_file("models/llama3-8b/config.json");
+  std::ofstream(root / "models" / "llama3-8b" / "config.json")
+      << testing::replace_all(config, "\"num_hidden_layers\": 32", "\"num_hidden_layers\": 600");
+  std::string gpus = testing::read_source_file("gpus.yaml");
+  std::ofstream(root / "gpus.yaml")
+      << testing::replace_all(gpus, "    per_node: 4\n", "    per_node: 2048\n");
+  CatalogCheck check = check_catalog(root, {}, fs::current_path());
+  ASSERT_TRUE(check.problems.empty()) << testing::describe(check.problems);
+  SitePredictions predictions = predict_unmeasured_pairs(check);
+  const PairPrediction* deep = predictions.find("Llama-3-8B", "H100");
+  ASSERT_NE(deep, nullptr);
+  EXPECT_TRUE(deep->layouts.empty());
+  EXPECT_NE(deep->no_layout_reason.find("has 600 layers"), std::string::npos)
+      << deep->no_layout_reason;
+  const PairPrediction* huge = predictions.find("gpt-oss-20b", "GB200");
+  ASSERT_NE(huge, nullptr);
+  EXPECT_TRUE(huge->layouts.empty());
+  EXPECT_NE(huge->no_layout_reason.find("holds 2048 GPUs"), std::string::npos)
+      << huge->no_layout_reason;
+  fs::remove_all(root);
+}
+
 // With no verified recipe the planner is not calibrated, and `plan` refuses: so does the site.
 TEST(PairPredictions, NoVerifiedRecipeMeansNoSuggestionAndSaysWhy) {
   fs::path root = testing::fresh_dir("pair_predictions_no_recipes");
