@@ -53,25 +53,35 @@ std::vector<MeasuredLayout> distinct_recipe_layouts(
   return out;
 }
 
+// One search's result, with what the export flags are written from, so that every model sharing
+// the search gets flags naming itself.
+struct PairSearch {
+  PairPrediction prediction;  ///< export_arguments still empty
+  ClusterShape cluster;
+  PlanWorkload workload;
+  std::vector<Layout> layouts;  ///< per suggestion
+};
+
 // The top layouts for `model` on `gpu`: the smallest cluster of whole nodes on which one fits.
-PairPrediction predict_pair(const Catalog& catalog, const Model& model, const Gpu& gpu,
-                            const std::vector<MeasuredLayout>& measured,
-                            const SpeedCalibration& calibration) {
-  PairPrediction out;
+PairSearch predict_pair(const Catalog& catalog, const Model& model, const Gpu& gpu,
+                        const std::vector<MeasuredLayout>& measured,
+                        const SpeedCalibration& calibration) {
+  PairSearch search;
+  PairPrediction& out = search.prediction;
   out.model = model.name;
   out.gpu_type = gpu.type;
   if (model.shape.layers > kMaxSuggestedLayers) {
     out.no_layout_reason = fmt::format(
         "{} has {} layers; the site searches models of up to {} (run openrecipes plan for it)",
         model.name, model.shape.layers, kMaxSuggestedLayers);
-    return out;
+    return search;
   }
   int per_node = gpu.per_node > 0 ? gpu.per_node : 1;
   if (per_node > kMaxSuggestedGpus) {
     out.no_layout_reason =
         fmt::format("one {} node holds {} GPUs, more than the {} the site searches", gpu.type,
                     per_node, kMaxSuggestedGpus);
-    return out;
+    return search;
   }
   for (int gpus = per_node; gpus <= kMaxSuggestedGpus; gpus *= 2) {
     PlanArguments arguments;
@@ -83,12 +93,14 @@ PairPrediction predict_pair(const Catalog& catalog, const Model& model, const Gp
     if (!request) {
       out.no_layout_reason =
           problems.empty() ? "the planner cannot take this pair" : problems.front().message;
-      return out;
+      return search;
     }
     LayoutPlan plan =
         plan_layouts(*request, measured, calibration, static_cast<int>(kSuggestedLayouts));
     if (plan.search.ranked.empty()) continue;
     out.gpus = gpus;
+    search.cluster = request->cluster;
+    search.workload = request->workload;
     for (std::size_t i = 0; i < plan.search.ranked.size(); ++i) {
       const LayoutPrediction& p = plan.search.ranked[i];
       SuggestedLayout s;
@@ -100,16 +112,15 @@ PairPrediction predict_pair(const Catalog& catalog, const Model& model, const Gp
       s.memory_gb = p.memory.memory_bytes / 1e9;
       s.mfu = p.speed.mfu;
       s.usd_per_million_tokens = p.speed.usd_per_million_tokens;
-      s.export_arguments =
-          layout_flags_text(model.slug, request->cluster, request->workload, p.layout);
       out.layouts.push_back(std::move(s));
+      search.layouts.push_back(p.layout);
     }
-    return out;
+    return search;
   }
   out.no_layout_reason =
       fmt::format("no layout is predicted to fit on up to {} GPUs under the protocol's workload",
                   kMaxSuggestedGpus);
-  return out;
+  return search;
 }
 
 }  // namespace
@@ -171,24 +182,19 @@ SitePredictions predict_unmeasured_pairs(const CatalogCheck& check) {
     if (inserted) searched.push_back(i);
     search_of[i] = it->second;
   }
-  std::vector<PairPrediction> results(searched.size());
+  std::vector<PairSearch> results(searched.size());
   parallel_for(searched.size(), [&](std::size_t k) {
     const auto& [model, gpu] = unmeasured[searched[k]];
     results[k] = predict_pair(catalog, *model, *gpu, measured, calibration);
   });
   for (std::size_t i = 0; i < unmeasured.size(); ++i) {
-    PairPrediction p = results[search_of[i]];
+    const PairSearch& search = results[search_of[i]];
     const Model& model = *unmeasured[i].first;
-    if (p.model != model.name) {
-      // A copy's commands name the copy.
-      const Model* searched_model = catalog.find_model(p.model);
-      for (SuggestedLayout& s : p.layouts) {
-        std::string from = "--model " + searched_model->slug + " ";
-        if (s.export_arguments.rfind(from, 0) == 0)
-          s.export_arguments =
-              "--model " + model.slug + " " + s.export_arguments.substr(from.size());
-      }
-      p.model = model.name;
+    PairPrediction p = search.prediction;
+    p.model = model.name;  // a copy's page and commands name the copy
+    for (std::size_t j = 0; j < p.layouts.size(); ++j) {
+      p.layouts[j].export_arguments =
+          layout_flags_text(model.slug, search.cluster, search.workload, search.layouts[j]);
     }
     out.pairs.push_back(std::move(p));
   }
