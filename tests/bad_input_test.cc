@@ -67,7 +67,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(BadInput, HugeFileIsRefusedBeforeParsing) {
-  std::string path = ::testing::TempDir() + "/huge.yaml";
+  std::string path = testing::test_temp_dir() + "/huge.yaml";
   {
     std::ofstream out(path, std::ios::binary);
     std::string line = "# " + std::string(1022, 'x') + "\n";

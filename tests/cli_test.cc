@@ -35,8 +35,7 @@ CliRun run_errors(const std::string& arguments) {
 
 // A copy of the bundled catalog's shared files in a temporary folder, without recipes.
 fs::path copy_catalog(const std::string& name) {
-  fs::path root = fs::path(::testing::TempDir()) / name;
-  fs::remove_all(root);
+  fs::path root = testing::fresh_dir(name);
   fs::create_directories(root / "recipes");
   fs::path source = testing::source_dir();
   for (const char* file : {"models.yaml", "gpus.yaml", "authors.yaml"}) {
@@ -380,7 +379,7 @@ TEST(Cli, ScorePrintsTheResultBlockAndChecksTheRecipe) {
 }
 
 TEST(Cli, ScoreWithFormatJsonPrintsABadLogAsAJsonProblemArray) {
-  fs::path dir = fs::path(::testing::TempDir()) / "score_bad_log";
+  fs::path dir = testing::fresh_dir("score_bad_log");
   fs::create_directories(dir);
   std::string log = (dir / "cut.log").string();
   std::ofstream(log)

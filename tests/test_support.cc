@@ -13,8 +13,16 @@ namespace openrecipes::testing {
 
 std::string source_dir() { return OPENRECIPES_SOURCE_DIR; }
 
+std::string test_temp_dir() {
+  std::filesystem::path dir = ::testing::TempDir();
+  if (const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info())
+    dir /= std::string(test->test_suite_name()) + "." + test->name();
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
 std::string fresh_dir(const std::string& name) {
-  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / name;
+  std::filesystem::path dir = std::filesystem::path(test_temp_dir()) / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();

@@ -18,7 +18,12 @@ namespace openrecipes::testing {
 /// The repository root (the bundled catalog).
 std::string source_dir();
 
-/// An empty folder `name` under the test temp directory (removed and made anew).
+/// This test's own folder under the test temp directory, `<TempDir>/<suite>.<test>` (made if
+/// missing, never emptied): ctest runs every test as its own process, two at a time in CI, so two
+/// tests must never share a path.
+std::string test_temp_dir();
+
+/// An empty folder `name` in test_temp_dir() (removed and made anew).
 std::string fresh_dir(const std::string& name);
 
 /// The PID of a child process that has exited and been reaped: one no process has now (until the

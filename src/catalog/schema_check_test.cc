@@ -171,7 +171,7 @@ TEST(SchemaCheck, EnvironmentNamesMustBeShellNames) {
 
 // A schema file in a temporary folder, for the broken-schema cases.
 std::string write_schema(const std::string& name, const std::string& text) {
-  std::string path = ::testing::TempDir() + "/" + name;
+  std::string path = testing::test_temp_dir() + "/" + name;
   std::ofstream(path) << text;
   return path;
 }

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "base/error.h"
+#include "test_support.h"
 
 namespace openrecipes {
 namespace {
@@ -68,7 +69,7 @@ TEST(MeasureResult, AJobThatDidNotCompleteGivesNoResult) {
 }
 
 TEST(MeasureResult, ALogShortOfTheWindowNamesTheJobAndTheLog) {
-  std::filesystem::path log = std::filesystem::path(::testing::TempDir()) / "short.log";
+  std::filesystem::path log = std::filesystem::path(testing::test_temp_dir()) / "short.log";
   std::ofstream(log)
       << " [2026-10-13 09:41:06] iteration        1/      20 | elapsed time per iteration (ms): "
          "1000.0 | "

@@ -91,11 +91,8 @@ Recipe eight_gpu_recipe() {
 class MeasureRun : public ::testing::Test {
  protected:
   void SetUp() override {
-    // One folder per test: ctest runs each test as its own process, in parallel.
-    out_ = fs::path(::testing::TempDir()) /
-           ("measure_run_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(out_);
+    out_ = testing::fresh_dir("measure_run");
+    fs::remove_all(out_);  // measure makes its output folder itself
     slurm_.log = std::string(OPENRECIPES_SOURCE_DIR) +
                  "/tests/fixtures/logs/megatron_lm_gpt_oss_20b_8xh200.log";
     slurm_.versions =

@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "test_support.h"
+
 namespace openrecipes {
 namespace {
 
@@ -99,11 +101,7 @@ struct RunningServer {
 class SiteServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    // A folder per test: ctest runs them in parallel.
-    base_ =
-        fs::path(::testing::TempDir()) /
-        ("serve_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(base_);
+    base_ = testing::fresh_dir("serve");
     site_ = base_ / "site";
     fs::create_directories(site_ / "m/g");
     std::ofstream(site_ / "index.html") << "<h1>index</h1>";

@@ -226,9 +226,7 @@ TEST(HygieneRules, ShortOptionsCountOnlyAmongSrunsOwn) {
 
 TEST(HygieneRules, APatchFileIsCheckedAtItsOwnLine) {
   namespace fs = std::filesystem;
-  fs::path root = fs::path(::testing::TempDir()) / "hygiene_patch_catalog";
-  fs::remove_all(root);
-  fs::create_directories(root);
+  fs::path root = testing::fresh_dir("hygiene_patch_catalog");
   for (const char* part : {"schema", "models", "patches", "recipes", "models.yaml", "gpus.yaml",
                            "authors.yaml", "site.yaml"}) {
     fs::copy(fs::path(testing::source_dir()) / part, root / part, fs::copy_options::recursive);
