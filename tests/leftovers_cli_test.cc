@@ -33,11 +33,11 @@ struct BoundedRun {
   std::string output;  // stdout and stderr together
 };
 
-// Runs the binary with `arguments` in the repository, stopped after 60 s (a FIFO opened by
+// Runs the binary with `arguments` in the repository, stopped after 600 s (a FIFO opened by
 // mistake would block it forever), its stderr merged into its stdout.
 BoundedRun run_bounded(const std::string& arguments, const std::string& input_file = "/dev/null") {
   std::string command = "cd '" + testing::source_dir() +
-                        "' && timeout 60 '" OPENRECIPES_BINARY "' " + arguments + " <'" +
+                        "' && timeout 600 '" OPENRECIPES_BINARY "' " + arguments + " <'" +
                         input_file + "' 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) return {};
@@ -103,7 +103,7 @@ TEST(Leftovers, RowsBuildRemovesTheFileAKilledBuildLeft) {
 }
 
 // A FIFO where a page belongs, another and a socket elsewhere: each is named, none is opened
-// (opening the FIFO would block until a writer came; run_bounded would end it after 60 s).
+// (opening the FIFO would block until a writer came; run_bounded would end it after 600 s).
 TEST(Leftovers, BuildCheckNamesFifosAndSocketsWithoutOpeningThem) {
   fs::path dir = testing::fresh_dir("leftover_check");
   fs::path site = dir / "site";

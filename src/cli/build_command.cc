@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <memory>
 
+#include "cli/catalog_cache.h"
 #include "cli/json_output.h"
 #include "cli/problem_output.h"
 #include "rows/remove_on_signal.h"
+#include "site/pair_predictions_cache.h"
 #include "site/site_builder.h"
 #include "site/site_files.h"
 #include "validate/recipe_validator.h"
@@ -85,7 +87,12 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
     return kExitProblems;
   }
   Problems problems;
-  std::optional<SiteFiles> files = build_site(check, predict_unmeasured_pairs(check), problems);
+  std::optional<CatalogCache> cache = catalog_cache(*root, "site predictions");
+  std::optional<SiteFiles> files =
+      build_site(check,
+                 predict_unmeasured_pairs_cached(check, cache ? &cache->cache : nullptr,
+                                                 cache ? cache->key : ""),
+                 problems);
   if (!files) return print_problems(problems, format, stdout);
 
   nlohmann::ordered_json result = {{"recipes", check.files_checked}, {"out", shown(out)}};

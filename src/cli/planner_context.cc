@@ -4,6 +4,8 @@
 
 #include <filesystem>
 
+#include "cli/catalog_cache.h"
+
 namespace openrecipes::cli {
 
 std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
@@ -46,7 +48,11 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
                             published->layouts.end());
     context.excluded = std::move(published->excluded);
   }
-  context.calibration = calibrate_speed_model(context.measured, {}, leave_one_model_out);
+  std::optional<CatalogCache> cache = catalog_cache(
+      *root, leave_one_model_out ? "speed fits with leave-one-model-out refits" : "speed fits");
+  context.calibration =
+      calibrate_speed_model_cached(context.measured, leave_one_model_out,
+                                   cache ? &cache->cache : nullptr, cache ? cache->key : "");
   return context;
 }
 

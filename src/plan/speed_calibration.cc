@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "base/parallel_for.h"
 #include "plan/calibration_summary.h"
@@ -141,46 +142,146 @@ CalibrationRow row_of(const MeasuredLayout& r, const SpeedParameters& fitted) {
 
 }  // namespace
 
-SpeedCalibration calibrate_speed_model(const std::vector<MeasuredLayout>& measured,
-                                       const SpeedParameters& prior, bool leave_one_model_out) {
-  SpeedCalibration result;
-  std::vector<const MeasuredLayout*> all;
-  for (const MeasuredLayout& m : measured) all.push_back(&m);
-  std::vector<double> u = fit(all, prior);
-  result.parameters = parameters_from(u, prior);
-  result.fitted = fitted_parameters(u, prior);
-  for (const MeasuredLayout& m : measured) result.rows.push_back(row_of(m, result.parameters));
+namespace {
 
-  // Leave one model out: refit without the model's rows, predict them.
+// The models of `measured`, in the order they first appear.
+std::vector<std::string> models_of(const std::vector<MeasuredLayout>& measured) {
   std::vector<std::string> models;
   for (const MeasuredLayout& m : measured) {
     if (std::find(models.begin(), models.end(), m.model.name) == models.end())
       models.push_back(m.model.name);
   }
-  result.models = static_cast<int>(models.size());
-  // The refits are independent: one per model, on every core (Ceres itself runs one thread), each
-  // writing only its own model's rows, so the result does not depend on the thread count.
-  std::vector<SpeedParameters> held_out(models.size(), result.parameters);
-  if (leave_one_model_out) {
-    parallel_for(models.size(), [&](std::size_t k) {
-      std::vector<const MeasuredLayout*> others;
-      for (const MeasuredLayout& m : measured)
-        if (m.model.name != models[k]) others.push_back(&m);
-      held_out[k] = parameters_from(fit(others, prior), prior);
-    });
+  return models;
+}
+
+nlohmann::json parameters_to_json(const SpeedParameters& p) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const SpeedParameterBound& b : speed_parameter_bounds()) out[b.name] = p.*b.field;
+  return out;
+}
+
+// Every bound's parameter from `json`, finite and within its bounds; nullopt otherwise.
+std::optional<SpeedParameters> parameters_from_json(const nlohmann::json& json,
+                                                    const SpeedParameters& prior) {
+  if (!json.is_object() || json.size() != speed_parameter_bounds().size()) return std::nullopt;
+  SpeedParameters p = prior;
+  for (const SpeedParameterBound& b : speed_parameter_bounds()) {
+    auto it = json.find(b.name);
+    if (it == json.end() || !it->is_number()) return std::nullopt;
+    double value = it->get<double>();
+    if (!std::isfinite(value) || value < b.low * (1 - 1e-9) || value > b.high * (1 + 1e-9))
+      return std::nullopt;
+    p.*b.field = value;
   }
-  for (std::size_t k = 0; k < models.size(); ++k) {
-    for (std::size_t i = 0; i < measured.size(); ++i) {
-      if (measured[i].model.name != models[k]) continue;
-      CalibrationRow& row = result.rows[i];
-      row.leave_one_out_tokens_per_s_per_gpu = predict(measured[i], held_out[k]);
-      row.leave_one_out_error =
-          (row.leave_one_out_tokens_per_s_per_gpu - row.measured_tokens_per_s_per_gpu) /
-          row.measured_tokens_per_s_per_gpu;
-    }
+  return p;
+}
+
+}  // namespace
+
+SpeedFits fit_speed_parameters(const std::vector<MeasuredLayout>& measured,
+                               const SpeedParameters& prior, bool leave_one_model_out) {
+  SpeedFits fits;
+  std::vector<const MeasuredLayout*> all;
+  for (const MeasuredLayout& m : measured) all.push_back(&m);
+  fits.all = parameters_from(fit(all, prior), prior);
+  if (!leave_one_model_out) return fits;
+  // Leave one model out: refit without the model's rows. The refits are independent: one per
+  // model, on every core (Ceres itself runs one thread), each writing only its own slot, so the
+  // result does not depend on the thread count.
+  std::vector<std::string> models = models_of(measured);
+  fits.held_out.resize(models.size());
+  parallel_for(models.size(), [&](std::size_t k) {
+    std::vector<const MeasuredLayout*> others;
+    for (const MeasuredLayout& m : measured)
+      if (m.model.name != models[k]) others.push_back(&m);
+    fits.held_out[k] = {models[k], parameters_from(fit(others, prior), prior)};
+  });
+  return fits;
+}
+
+SpeedCalibration calibration_from_fits(const std::vector<MeasuredLayout>& measured,
+                                       const SpeedParameters& prior, const SpeedFits& fits) {
+  SpeedCalibration result;
+  result.parameters = fits.all;
+  std::vector<double> u;
+  for (const SpeedParameterBound& b : speed_parameter_bounds())
+    u.push_back(to_u(b, fits.all.*b.field));
+  result.fitted = fitted_parameters(u, prior);
+  // The reported value is the fitted one itself, not exp(log(value)).
+  for (std::size_t i = 0; i < result.fitted.size(); ++i)
+    result.fitted[i].value = fits.all.*speed_parameter_bounds()[i].field;
+  for (const MeasuredLayout& m : measured) result.rows.push_back(row_of(m, result.parameters));
+  std::vector<std::string> models = models_of(measured);
+  result.models = static_cast<int>(models.size());
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    // Without the refits a row's leave-one-out prediction is its fitted one.
+    const SpeedParameters* held_out = &result.parameters;
+    for (const auto& [model, parameters] : fits.held_out)
+      if (model == measured[i].model.name) held_out = &parameters;
+    CalibrationRow& row = result.rows[i];
+    row.leave_one_out_tokens_per_s_per_gpu = predict(measured[i], *held_out);
+    row.leave_one_out_error =
+        (row.leave_one_out_tokens_per_s_per_gpu - row.measured_tokens_per_s_per_gpu) /
+        row.measured_tokens_per_s_per_gpu;
   }
   summarize_calibration(result);
   return result;
+}
+
+SpeedCalibration calibrate_speed_model(const std::vector<MeasuredLayout>& measured,
+                                       const SpeedParameters& prior, bool leave_one_model_out) {
+  return calibration_from_fits(measured, prior,
+                               fit_speed_parameters(measured, prior, leave_one_model_out));
+}
+
+nlohmann::json speed_fits_to_json(const SpeedFits& fits) {
+  nlohmann::json held_out = nlohmann::json::array();
+  for (const auto& [model, parameters] : fits.held_out)
+    held_out.push_back({{"model", model}, {"parameters", parameters_to_json(parameters)}});
+  return {{"all", parameters_to_json(fits.all)}, {"held_out", held_out}};
+}
+
+std::optional<SpeedFits> speed_fits_from_json(const nlohmann::json& json,
+                                              const std::vector<MeasuredLayout>& measured,
+                                              const SpeedParameters& prior,
+                                              bool leave_one_model_out) {
+  if (!json.is_object() || !json.contains("all") || !json.contains("held_out") ||
+      !json["held_out"].is_array())
+    return std::nullopt;
+  SpeedFits fits;
+  std::optional<SpeedParameters> all = parameters_from_json(json["all"], prior);
+  if (!all) return std::nullopt;
+  fits.all = *all;
+  std::vector<std::string> models =
+      leave_one_model_out ? models_of(measured) : std::vector<std::string>{};
+  const nlohmann::json& held_out = json["held_out"];
+  if (held_out.size() != models.size()) return std::nullopt;
+  for (std::size_t k = 0; k < models.size(); ++k) {
+    const nlohmann::json& entry = held_out[k];
+    if (!entry.is_object() || !entry.contains("model") || entry["model"] != models[k] ||
+        !entry.contains("parameters"))
+      return std::nullopt;
+    std::optional<SpeedParameters> parameters = parameters_from_json(entry["parameters"], prior);
+    if (!parameters) return std::nullopt;
+    fits.held_out.emplace_back(models[k], *parameters);
+  }
+  return fits;
+}
+
+SpeedCalibration calibrate_speed_model_cached(const std::vector<MeasuredLayout>& measured,
+                                              bool leave_one_model_out, const ResultCache* cache,
+                                              const std::string& key) {
+  const SpeedParameters prior;
+  if (cache) {
+    if (std::optional<nlohmann::json> stored = cache->read(key)) {
+      if (std::optional<SpeedFits> fits =
+              speed_fits_from_json(*stored, measured, prior, leave_one_model_out))
+        return calibration_from_fits(measured, prior, *fits);
+    }
+  }
+  SpeedFits fits = fit_speed_parameters(measured, prior, leave_one_model_out);
+  if (cache) cache->write(key, speed_fits_to_json(fits));
+  return calibration_from_fits(measured, prior, fits);
 }
 
 }  // namespace openrecipes

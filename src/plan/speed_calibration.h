@@ -4,9 +4,13 @@
 // within each (model, GPU type, GPU count).
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "base/result_cache.h"
 #include "catalog/recipe.h"
 #include "layout/plan_inputs.h"
 #include "params/model_shape.h"
@@ -88,5 +92,43 @@ struct SpeedCalibration {
 SpeedCalibration calibrate_speed_model(const std::vector<MeasuredLayout>& measured,
                                        const SpeedParameters& prior = {},
                                        bool leave_one_model_out = true);
+
+/// What calibrate_speed_model fits, the costly part (seconds): the parameters fitted on every row,
+/// and for each model of `measured` (in the order its rows first appear) those fitted without its
+/// rows; `held_out` is empty when the refits were skipped.
+struct SpeedFits {
+  SpeedParameters all;
+  std::vector<std::pair<std::string, SpeedParameters>> held_out;
+};
+
+/// The fits of calibrate_speed_model(measured, prior, leave_one_model_out).
+SpeedFits fit_speed_parameters(const std::vector<MeasuredLayout>& measured,
+                               const SpeedParameters& prior = {}, bool leave_one_model_out = true);
+
+/// The calibration and its report from `fits` of `measured` (fit_speed_parameters, or
+/// speed_fits_from_json of what it gave): equal, to the bit, to calibrate_speed_model's. Cheap:
+/// two predictions per row.
+SpeedCalibration calibration_from_fits(const std::vector<MeasuredLayout>& measured,
+                                       const SpeedParameters& prior, const SpeedFits& fits);
+
+/// `fits` as JSON: {"all": {parameter: value}, "held_out": [{"model", "parameters"}]}, the values
+/// as exact doubles.
+nlohmann::json speed_fits_to_json(const SpeedFits& fits);
+
+/// The fits speed_fits_to_json wrote for `measured`, or nullopt when `json` is not that: another
+/// parameter set, a value outside its bounds or not finite, or held-out fits for other models than
+/// those of `measured` (none when `leave_one_model_out` is false).
+std::optional<SpeedFits> speed_fits_from_json(const nlohmann::json& json,
+                                              const std::vector<MeasuredLayout>& measured,
+                                              const SpeedParameters& prior,
+                                              bool leave_one_model_out);
+
+/// calibrate_speed_model(measured, {}, leave_one_model_out), with its fits read from `cache` under
+/// `key` when stored there (and valid for `measured`), else fitted and stored. `key` must identify
+/// `measured`, the refit flag and the code: the CLI's digest of the catalog's input files,
+/// executable_build_id() and the purpose (cli/catalog_cache.h). A null `cache`: no cache.
+SpeedCalibration calibrate_speed_model_cached(const std::vector<MeasuredLayout>& measured,
+                                              bool leave_one_model_out, const ResultCache* cache,
+                                              const std::string& key);
 
 }  // namespace openrecipes

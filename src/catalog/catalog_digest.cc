@@ -1,0 +1,74 @@
+#include "catalog/catalog_digest.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <system_error>
+#include <vector>
+
+#include "text/sha256.h"
+
+namespace openrecipes {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr int kMaxDepth = 32;
+
+// Feeds `relative` (a file, a folder or nothing) under `root` into `digest`; false when something
+// cannot be read.
+bool feed(const fs::path& root, const fs::path& relative, int depth, Sha256Stream& digest) {
+  if (depth > kMaxDepth) return false;
+  std::error_code ec;
+  fs::path path = root / relative;
+  fs::file_status status = fs::status(path, ec);
+  std::string name = relative.generic_string();
+  if (fs::is_directory(status)) {
+    std::vector<fs::path> children;
+    for (fs::directory_iterator it(path, ec), end; it != end; it.increment(ec)) {
+      if (ec) return false;
+      children.push_back(it->path().filename());
+    }
+    if (ec) return false;
+    std::sort(children.begin(), children.end());
+    std::string header = fmt::format("dir {}\n", name);
+    digest.update(header.data(), header.size());
+    for (const fs::path& child : children) {
+      if (!feed(root, relative / child, depth + 1, digest)) return false;
+    }
+    return true;
+  }
+  if (!fs::is_regular_file(status)) {
+    // Missing, or something that is not opened (a FIFO would block): its name and kind only.
+    std::string line = fmt::format("other {} {}\n", name, static_cast<int>(status.type()));
+    digest.update(line.data(), line.size());
+    return true;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::string header = fmt::format("file {} {}\n", name, fs::file_size(path, ec));
+  if (ec) return false;
+  digest.update(header.data(), header.size());
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    digest.update(buffer, static_cast<std::size_t>(in.gcount()));
+    if (in.eof()) break;
+  }
+  return !in.bad();
+}
+
+}  // namespace
+
+std::optional<std::string> catalog_inputs_digest(const fs::path& root) {
+  try {
+    Sha256Stream digest;
+    for (const char* input : kCatalogInputs) {
+      if (!feed(root, input, 0, digest)) return std::nullopt;
+    }
+    return digest.hex_digest();
+  } catch (const std::exception&) {
+    return std::nullopt;  // a path the library cannot represent, or memory: do not cache
+  }
+}
+
+}  // namespace openrecipes

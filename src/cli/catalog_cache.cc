@@ -1,0 +1,21 @@
+#include "cli/catalog_cache.h"
+
+#include <fmt/format.h>
+
+#include "catalog/catalog_digest.h"
+#include "text/sha256.h"
+
+namespace openrecipes::cli {
+
+std::optional<CatalogCache> catalog_cache(const std::filesystem::path& root,
+                                          const std::string& purpose) {
+  std::optional<std::string> dir = result_cache_dir();
+  std::string build = executable_build_id();
+  if (!dir || build.empty()) return std::nullopt;
+  std::optional<std::string> inputs = catalog_inputs_digest(root);
+  if (!inputs) return std::nullopt;
+  return CatalogCache{ResultCache(*dir),
+                      sha256_hex(fmt::format("{}\n{}\n{}\n", purpose, build, *inputs))};
+}
+
+}  // namespace openrecipes::cli
