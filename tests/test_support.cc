@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "plan/catalog_measurements.h"
+
 namespace openrecipes::testing {
 
 std::string source_dir() { return OPENRECIPES_SOURCE_DIR; }
@@ -53,6 +55,17 @@ Layout pipeline_layout_of(int pp, int vpp) {
   l.pp = pp;
   l.vpp = vpp;
   return l;
+}
+
+std::vector<MeasuredLayout> bundled_recipe_measurements() {
+  const LoadedCatalog& loaded = bundled_catalog();
+  std::vector<CatalogRecipe> recipes;
+  for (const std::string& path : kBundledRecipes) {
+    RecipeReport report = validate_recipe_file(loaded, source_dir() + "/" + path);
+    EXPECT_TRUE(report.recipe) << path;
+    if (report.recipe) recipes.push_back({path, "", *report.recipe});
+  }
+  return measured_layouts(loaded.catalog, recipes);
 }
 
 const LoadedCatalog& bundled_catalog() {

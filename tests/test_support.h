@@ -9,6 +9,7 @@
 #include "base/problem.h"
 #include "catalog/catalog_loader.h"
 #include "params/active_params.h"
+#include "plan/speed_calibration.h"
 #include "rows/rows_builder.h"
 #include "runs/argument_rules.h"
 #include "validate/recipe_validator.h"
@@ -39,6 +40,10 @@ std::int64_t component_total(const ActiveParamCount& count, const std::string& n
 
 /// The bundled catalog, loaded once; fails the test if it does not load.
 const LoadedCatalog& bundled_catalog();
+
+/// The measured layouts of the bundled recipes (kBundledRecipes, each validated), as the speed
+/// model is calibrated on them; fails the test for a recipe that does not validate.
+std::vector<MeasuredLayout> bundled_recipe_measurements();
 
 /// A model of `layers` decoder layers and `mtp` MTP layers and nothing else, for the pipeline
 /// placement tests (which read no other size).

@@ -13,17 +13,6 @@
 namespace openrecipes {
 namespace {
 
-std::vector<MeasuredLayout> bundled_measurements() {
-  const LoadedCatalog& loaded = testing::bundled_catalog();
-  std::vector<CatalogRecipe> recipes;
-  for (const std::string& path : testing::kBundledRecipes) {
-    RecipeReport report = validate_recipe_file(loaded, testing::source_dir() + "/" + path);
-    EXPECT_TRUE(report.recipe) << path;
-    recipes.push_back({path, "", *report.recipe});
-  }
-  return measured_layouts(loaded.catalog, recipes);
-}
-
 const CalibrationRow& row(const SpeedCalibration& c, const std::string& suffix) {
   for (const CalibrationRow& r : c.rows) {
     if (r.name.size() >= suffix.size() &&
@@ -44,7 +33,7 @@ TEST(SpeedCalibration, EmptySetKeepsThePrior) {
 // variations of them (TP, CP, other GPU counts, FP8): the fit must reproduce every measurement
 // and find the compute rate again.
 std::vector<MeasuredLayout> synthetic(const SpeedParameters& truth) {
-  std::vector<MeasuredLayout> base = bundled_measurements(), out;
+  std::vector<MeasuredLayout> base = testing::bundled_recipe_measurements(), out;
   for (const MeasuredLayout& m : base) {
     out.push_back(m);
     MeasuredLayout tp2 = m;
@@ -85,7 +74,7 @@ TEST(SpeedCalibration, ReproducesMeasurementsMadeByKnownParameters) {
 }
 
 TEST(SpeedCalibration, DeterministicAndEveryParameterWithinItsBounds) {
-  std::vector<MeasuredLayout> m = bundled_measurements();
+  std::vector<MeasuredLayout> m = testing::bundled_recipe_measurements();
   SpeedCalibration a = calibrate_speed_model(m);
   SpeedCalibration b = calibrate_speed_model(m);
   ASSERT_EQ(a.fitted.size(), b.fitted.size());
@@ -100,7 +89,7 @@ TEST(SpeedCalibration, DeterministicAndEveryParameterWithinItsBounds) {
 }
 
 TEST(SpeedCalibration, LeaveOneModelOutPredictsEachModelFromTheOthers) {
-  SpeedCalibration c = calibrate_speed_model(bundled_measurements());
+  SpeedCalibration c = calibrate_speed_model(testing::bundled_recipe_measurements());
   ASSERT_EQ(c.rows.size(), 4u);
   EXPECT_EQ(c.models, 2);
   for (const CalibrationRow& r : c.rows) {
@@ -125,7 +114,7 @@ namespace openrecipes {
 namespace {
 
 TEST(SpeedCalibration, EveryCatalogRecipeIsLegalAndPredictedToFit) {
-  for (const MeasuredLayout& m : bundled_measurements()) {
+  for (const MeasuredLayout& m : testing::bundled_recipe_measurements()) {
     EXPECT_TRUE(check_layout(m.model, m.cluster, m.workload, m.layout).empty()) << m.name;
     EXPECT_TRUE(estimate_memory(m.model, m.cluster, m.workload, m.layout, {}).fits) << m.name;
   }

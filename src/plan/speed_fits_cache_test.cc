@@ -2,23 +2,11 @@
 // fit gives, to the bit; anything else is refitted.
 #include <gtest/gtest.h>
 
-#include "plan/catalog_measurements.h"
 #include "plan/speed_calibration.h"
 #include "test_support.h"
 
 namespace openrecipes {
 namespace {
-
-std::vector<MeasuredLayout> catalog_measurements() {
-  const LoadedCatalog& loaded = testing::bundled_catalog();
-  std::vector<CatalogRecipe> recipes;
-  for (const std::string& path : testing::kBundledRecipes) {
-    RecipeReport report = validate_recipe_file(loaded, testing::source_dir() + "/" + path);
-    EXPECT_TRUE(report.recipe) << path;
-    recipes.push_back({path, "", *report.recipe});
-  }
-  return measured_layouts(loaded.catalog, recipes);
-}
 
 void expect_same(const SpeedCalibration& a, const SpeedCalibration& b) {
   ASSERT_EQ(a.rows.size(), b.rows.size());
@@ -37,7 +25,7 @@ void expect_same(const SpeedCalibration& a, const SpeedCalibration& b) {
 }
 
 TEST(SpeedFitsCache, FitsReadBackGiveTheSameCalibration) {
-  std::vector<MeasuredLayout> measured = catalog_measurements();
+  std::vector<MeasuredLayout> measured = testing::bundled_recipe_measurements();
   SpeedCalibration fresh = calibrate_speed_model(measured);
   SpeedFits fits = fit_speed_parameters(measured);
   ASSERT_EQ(fits.held_out.size(), 2u);
@@ -56,7 +44,7 @@ TEST(SpeedFitsCache, FitsReadBackGiveTheSameCalibration) {
 }
 
 TEST(SpeedFitsCache, FitsForOtherRowsOrParametersAreRefused) {
-  std::vector<MeasuredLayout> measured = catalog_measurements();
+  std::vector<MeasuredLayout> measured = testing::bundled_recipe_measurements();
   nlohmann::json good = speed_fits_to_json(fit_speed_parameters(measured));
   ASSERT_TRUE(speed_fits_from_json(good, measured, {}, true));
 
@@ -81,7 +69,7 @@ TEST(SpeedFitsCache, FitsForOtherRowsOrParametersAreRefused) {
 }
 
 TEST(SpeedFitsCache, TheCachedCalibrationReadsWhatIsStoredAndStoresWhatItFits) {
-  std::vector<MeasuredLayout> measured = catalog_measurements();
+  std::vector<MeasuredLayout> measured = testing::bundled_recipe_measurements();
   ResultCache cache(testing::fresh_dir("speed_fits_cache"));
   const std::string key(64, 'f');
   SpeedCalibration first = calibrate_speed_model_cached(measured, true, &cache, key);
