@@ -1,7 +1,9 @@
 // Which recipe is best: the catalog's one ranking rule, shared by the site and the planner.
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catalog/recipe.h"
@@ -26,5 +28,22 @@ struct CatalogRecipe {
 std::vector<const CatalogRecipe*> rank_recipes(const std::vector<CatalogRecipe>& recipes,
                                                const std::string& model,
                                                const std::string& gpu_type);
+
+/// Every (model, GPU type)'s ranked recipes, ranked once: a build of thousands of pages asks for
+/// each pair's ranking several times (index cell, pair page, other GPUs' tiles, search index), and
+/// rank_recipes scans the whole catalog for each ask.
+class RecipeRanks {
+ public:
+  /// Ranks `recipes` by pair; the pointers it hands out point into `recipes`, which must outlive
+  /// it.
+  explicit RecipeRanks(const std::vector<CatalogRecipe>& recipes);
+
+  /// rank_recipes(recipes, model, gpu_type), looked up: empty when the pair has no verified recipe.
+  const std::vector<const CatalogRecipe*>& of(const std::string& model,
+                                              const std::string& gpu_type) const;
+
+ private:
+  std::map<std::pair<std::string, std::string>, std::vector<const CatalogRecipe*>> ranked_;
+};
 
 }  // namespace openrecipes

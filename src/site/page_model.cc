@@ -191,7 +191,7 @@ bool reads_before(const std::string& a, const std::string& b) {
   return std::pair(lower(a), a) < std::pair(lower(b), b);
 }
 
-json index_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes) {
+json index_page(const Catalog& catalog, const RecipeRanks& ranks) {
   std::map<std::string, std::vector<const Model*>, decltype(&reads_before)> families(&reads_before);
   for (const Model& model : catalog.models) families[model.family].push_back(&model);
   json gpu_headers = json::array();
@@ -205,7 +205,7 @@ json index_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipe
       json cells = json::array();
       std::set<std::string> authors;  // of the model's ranked recipes, for the author filter
       for (const Gpu& gpu : catalog.gpus) {
-        std::vector<const CatalogRecipe*> ranked = rank_recipes(recipes, model->name, gpu.type);
+        const std::vector<const CatalogRecipe*>& ranked = ranks.of(model->name, gpu.type);
         if (ranked.empty()) {
           cells.push_back(
               {{"has_recipe", false}, {"gpu", gpu.type}, {"href", pair_page_path(*model, gpu)}});
@@ -251,9 +251,9 @@ json page_links(std::size_t page, std::size_t pages) {
 
 }  // namespace
 
-json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes,
-               const Model& model, const Gpu& gpu, const SiteSettings& settings, std::size_t page) {
-  std::vector<const CatalogRecipe*> ranked = rank_recipes(recipes, model.name, gpu.type);
+json pair_page(const Catalog& catalog, const RecipeRanks& ranks, const Model& model, const Gpu& gpu,
+               const SiteSettings& settings, std::size_t page) {
+  const std::vector<const CatalogRecipe*>& ranked = ranks.of(model.name, gpu.type);
   std::size_t pages = pair_page_count(ranked.size());
   page = std::clamp<std::size_t>(page, 1, pages);
   std::size_t first = (page - 1) * kRecipesPerPairPage;
@@ -269,7 +269,7 @@ json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes
   json tiles = json::array();
   json unmeasured = json::array();  // the GPU types with a "Not measured yet" page instead
   for (const Gpu& other : catalog.gpus) {
-    std::vector<const CatalogRecipe*> best = rank_recipes(recipes, model.name, other.type);
+    const std::vector<const CatalogRecipe*>& best = ranks.of(model.name, other.type);
     if (best.empty()) {
       unmeasured.push_back(
           {{"gpu", other.type}, {"href", "../../" + pair_page_path(model, other)}});
@@ -361,11 +361,11 @@ json recipe_page(const Catalog& catalog, const CatalogRecipe& entry, int rank, s
       {"has_citations", !citations.empty()}};
 }
 
-json search_index(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes) {
+json search_index(const Catalog& catalog, const RecipeRanks& ranks) {
   json entries = json::array();
   for (const Model& model : catalog.models) {
     for (const Gpu& gpu : catalog.gpus) {
-      std::vector<const CatalogRecipe*> ranked = rank_recipes(recipes, model.name, gpu.type);
+      const std::vector<const CatalogRecipe*>& ranked = ranks.of(model.name, gpu.type);
       for (std::size_t i = 0; i < ranked.size(); ++i) {
         const Recipe& r = ranked[i]->recipe;
         entries.push_back({{"model", model.name},

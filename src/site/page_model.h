@@ -36,7 +36,7 @@ std::string recipe_page_path(const CatalogRecipe& entry);
 /// The index: models grouped by family (sorted), each with its best tokens/s per GPU on every
 /// GPU type of gpus.yaml (where there is no verified recipe, a link to the pair's "Not measured
 /// yet" page, and no figure). `root` is "" (site top).
-nlohmann::json index_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes);
+nlohmann::json index_page(const Catalog& catalog, const RecipeRanks& ranks);
 
 /// The page of one (model, GPU type), as the committed site shows it
 /// (site/qwen3.5-122b-a10b/h200/): ranked table, a short card per recipe (its figures, with the
@@ -45,9 +45,8 @@ nlohmann::json index_page(const Catalog& catalog, const std::vector<CatalogRecip
 /// links (`unmeasured_gpus`: gpu, href) to the "Not measured yet" pages of those without.
 /// `page` (from 1, at most pair_page_count) holds ranks (page - 1) * kRecipesPerPairPage + 1 on,
 /// with links to the other pages when there are several.
-nlohmann::json pair_page(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes,
-                         const Model& model, const Gpu& gpu, const SiteSettings& settings,
-                         std::size_t page = 1);
+nlohmann::json pair_page(const Catalog& catalog, const RecipeRanks& ranks, const Model& model,
+                         const Gpu& gpu, const SiteSettings& settings, std::size_t page = 1);
 
 /// The page of the recipe ranked `rank` (from 1) of `ranked` in its (model, GPU type): its full
 /// card (figures, stack, environment, command, correctness evidence, notes), its exact YAML and
@@ -60,7 +59,7 @@ nlohmann::json recipe_page(const Catalog& catalog, const CatalogRecipe& entry, i
 /// {"recipes": [{model, family, gpu, rank, recipe, tokens_per_s_per_gpu, usd_per_million_tokens,
 /// gpus, layout, author, measured, page, yaml}]}, every ranked recipe, by model, GPU type of
 /// gpus.yaml and rank; `page` and `yaml` are site paths, tokens/s and USD plain numbers.
-nlohmann::json search_index(const Catalog& catalog, const std::vector<CatalogRecipe>& recipes);
+nlohmann::json search_index(const Catalog& catalog, const RecipeRanks& ranks);
 
 /// The recipe field reference, generated from the recipe schema in file order: one row per field
 /// with its path, type, whether it is required and its description, then the cross-field rules.

@@ -16,8 +16,9 @@ const CatalogCheck& bundled_check() {
 
 nlohmann::json qwen_on_h200() {
   const Catalog& catalog = bundled_check().loaded->catalog;
-  return pair_page(catalog, bundled_check().recipes, *catalog.find_model("Qwen3.5-122B-A10B"),
-                   *catalog.find_gpu("H200"), {"https://example.org/repo", "main"});
+  return pair_page(catalog, RecipeRanks(bundled_check().recipes),
+                   *catalog.find_model("Qwen3.5-122B-A10B"), *catalog.find_gpu("H200"),
+                   {"https://example.org/repo", "main"});
 }
 
 TEST(PairPage, RanksTheThreeSeedRecipes) {
@@ -120,6 +121,33 @@ TEST(PairPage, BarsFollowTheRankedTable) {
   }
 }
 
+// The ranking looked up per pair is the ranking rank_recipes computes, ties and all.
+TEST(RecipeRanks, AreRankRecipesForEveryPair) {
+  const Catalog& catalog = bundled_check().loaded->catalog;
+  const std::vector<CatalogRecipe>& bundled = bundled_check().recipes;
+  ASSERT_EQ(bundled.size(), 4u);
+  std::vector<CatalogRecipe> recipes = bundled;
+  for (int i = 0; i < 40; ++i) {
+    CatalogRecipe copy = bundled[static_cast<std::size_t>(i) % bundled.size()];
+    copy.catalog_path = fmt::format("recipes/x/y/copy-{:02}.yaml", 40 - i);  // paths break ties
+    copy.recipe.result.tokens_per_s_per_gpu = 1000 + i % 3;                  // many ties
+    if (i % 4 == 0) copy.recipe.result.measured = "2026-01-0" + std::to_string(i % 9 + 1);
+    if (i % 7 == 0) copy.recipe.status = "unverified";
+    recipes.push_back(std::move(copy));
+  }
+  RecipeRanks ranks(recipes);
+  std::size_t compared = 0;
+  for (const Model& model : catalog.models) {
+    for (const Gpu& gpu : catalog.gpus) {
+      EXPECT_EQ(ranks.of(model.name, gpu.type), rank_recipes(recipes, model.name, gpu.type))
+          << model.name << " on " << gpu.type;
+      compared += ranks.of(model.name, gpu.type).size();
+    }
+  }
+  EXPECT_EQ(compared, 4u + 40u - 6u) << "every verified recipe, once; the 6 unverified copies not";
+  EXPECT_TRUE(ranks.of("no such model", "H200").empty());
+}
+
 TEST(PairPage, ALargePairIsSplitIntoPagesOfAHundredRanks) {
   const Catalog& catalog = bundled_check().loaded->catalog;
   std::vector<CatalogRecipe> recipes;
@@ -136,9 +164,10 @@ TEST(PairPage, ALargePairIsSplitIntoPagesOfAHundredRanks) {
   EXPECT_EQ(pair_page_count(0), 1u);
   EXPECT_EQ(pair_page_path(model, gpu, 1), "gpt-oss-20b/h200/index.html");
   EXPECT_EQ(pair_page_path(model, gpu, 3), "gpt-oss-20b/h200/page-3.html");
-  nlohmann::json first = pair_page(catalog, recipes, model, gpu, {"https://example.org/r", "main"});
+  nlohmann::json first =
+      pair_page(catalog, RecipeRanks(recipes), model, gpu, {"https://example.org/r", "main"});
   nlohmann::json third =
-      pair_page(catalog, recipes, model, gpu, {"https://example.org/r", "main"}, 3);
+      pair_page(catalog, RecipeRanks(recipes), model, gpu, {"https://example.org/r", "main"}, 3);
   EXPECT_TRUE(first["paged"].get<bool>());
   ASSERT_EQ(first["recipes"].size(), 100u);
   EXPECT_EQ(first["recipes"][0]["stem"], "attune-tp1-pp2-ep4-c249");
@@ -160,7 +189,7 @@ TEST(PairPage, ALargePairIsSplitIntoPagesOfAHundredRanks) {
 
 TEST(SearchIndex, ListsEveryRankedRecipeWithItsPagesAndPlainNumbers) {
   const Catalog& catalog = bundled_check().loaded->catalog;
-  nlohmann::json index = search_index(catalog, bundled_check().recipes);
+  nlohmann::json index = search_index(catalog, RecipeRanks(bundled_check().recipes));
   ASSERT_EQ(index["recipes"].size(), 4u);
   const nlohmann::json& first = index["recipes"][0];  // gpt-oss-20b is the first model
   EXPECT_EQ(first["model"], "gpt-oss-20b");
@@ -196,7 +225,7 @@ TEST(PairPage, TilesListOnlyGpuTypesWithRecipes) {
 
 TEST(IndexPage, GroupsByFamilyWithBestPerGpu) {
   const CatalogCheck& check = bundled_check();
-  nlohmann::json page = index_page(check.loaded->catalog, check.recipes);
+  nlohmann::json page = index_page(check.loaded->catalog, RecipeRanks(check.recipes));
   std::vector<std::string> families;
   for (const auto& family : page["families"]) families.push_back(family["family"]);
   // Case-insensitive order; Llama, DeepSeek and Nemotron are models of the published runs.

@@ -139,13 +139,13 @@ SitePredictions predict_unmeasured_pairs(const CatalogCheck& check) {
   // The pairs without a verified recipe, and the config digest of every model.
   std::vector<std::pair<const Model*, const Gpu*>> unmeasured;
   std::map<std::string, std::string> digest_of;  // models.yaml name and slug -> config digest
+  const RecipeRanks ranks(check.recipes);
   for (const Model& model : catalog.models) {
     std::string digest = config_digest(catalog, model);
     digest_of[model.name] = digest;
     digest_of[model.slug] = digest;
     for (const Gpu& gpu : catalog.gpus) {
-      if (rank_recipes(check.recipes, model.name, gpu.type).empty())
-        unmeasured.emplace_back(&model, &gpu);
+      if (ranks.of(model.name, gpu.type).empty()) unmeasured.emplace_back(&model, &gpu);
     }
   }
   if (unmeasured.empty()) return out;

@@ -70,15 +70,16 @@ std::optional<SiteFiles> build_site(const CatalogCheck& check, const SitePredict
   };
   files["style.css"] = *css;
   files["site.js"] = *js;
-  files["index.html"] = page("index", index_page(catalog, check.recipes));
-  files["search.json"] = search_index(catalog, check.recipes).dump(1) + "\n";
+  const RecipeRanks ranks(check.recipes);
+  files["index.html"] = page("index", index_page(catalog, ranks));
+  files["search.json"] = search_index(catalog, ranks).dump(1) + "\n";
   // The pair and recipe pages, thousands in a large catalog, are rendered on every core: each
   // job builds its page model and renders it, alone.
   const MeasurementDataset* measurements = check.measurements ? &*check.measurements : nullptr;
   std::vector<PageJob> jobs;
   for (const Model& model : catalog.models) {
     for (const Gpu& gpu : catalog.gpus) {
-      std::vector<const CatalogRecipe*> ranked = rank_recipes(check.recipes, model.name, gpu.type);
+      const std::vector<const CatalogRecipe*>& ranked = ranks.of(model.name, gpu.type);
       if (ranked.empty()) {
         jobs.push_back({pair_page_path(model, gpu), "unmeasured", [&, m = &model, g = &gpu] {
                           return unmeasured_page(*m, *g, predictions.find(m->name, g->type),
@@ -89,7 +90,7 @@ std::optional<SiteFiles> build_site(const CatalogCheck& check, const SitePredict
       for (std::size_t n = 1; n <= pair_page_count(ranked.size()); ++n) {
         jobs.push_back({pair_page_path(model, gpu, n), "pair", [&, n, m = &model, g = &gpu] {
                           nlohmann::json model_json =
-                              pair_page(catalog, check.recipes, *m, *g, *settings, n);
+                              pair_page(catalog, ranks, *m, *g, *settings, n);
                           // Published runs are context for the pair, shown once, on its first page.
                           if (n == 1) model_json.update(published_context(measurements, *m, *g));
                           return model_json;
