@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -72,9 +74,47 @@ std::string executable_build_id() {
   return id;
 }
 
-ResultCache::ResultCache(std::string dir) : dir_(std::move(dir)) {}
+namespace {
+
+// 64 lowercase hex digits: the only names the cache reads, writes or removes.
+bool is_key(std::string_view name) {
+  return name.size() == 64 && name.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// Removes the least recently used entries beyond kMaxCacheEntries, never `keep`, and temporary
+// files over an hour old.
+void prune(const fs::path& dir, const fs::path& keep) {
+  std::error_code ec;
+  const fs::file_time_type now = fs::file_time_type::clock::now();
+  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    std::error_code entry_ec;
+    if (!it->is_regular_file(entry_ec)) continue;
+    fs::file_time_type written = it->last_write_time(entry_ec);
+    if (entry_ec) continue;
+    std::size_t tmp = name.find(".json.tmp-");
+    if (tmp != std::string::npos && is_key(name.substr(0, tmp))) {
+      if (now - written > std::chrono::hours(1)) fs::remove(it->path(), entry_ec);
+      continue;
+    }
+    if (name.size() == 69 && name.ends_with(".json") && is_key(name.substr(0, 64)) &&
+        it->path() != keep)
+      entries.emplace_back(written, it->path());
+  }
+  if (entries.size() + 1 <= kMaxCacheEntries) return;
+  std::sort(entries.begin(), entries.end());
+  for (std::size_t i = 0; i + kMaxCacheEntries < entries.size() + 1; ++i)
+    fs::remove(entries[i].second, ec);
+}
+
+}  // namespace
+
+ResultCache::ResultCache(std::string dir, std::function<bool()> still_current)
+    : dir_(std::move(dir)), still_current_(std::move(still_current)) {}
 
 std::optional<nlohmann::json> ResultCache::read(const std::string& key) const {
+  if (!is_key(key)) return std::nullopt;
   fs::path path = fs::path(dir_) / (key + ".json");
   std::error_code ec;
   std::uintmax_t size = fs::file_size(path, ec);
@@ -89,10 +129,17 @@ std::optional<nlohmann::json> ResultCache::read(const std::string& key) const {
   if (entry.is_discarded() || !entry.is_object() || !entry.contains("key") ||
       !entry.contains("value") || entry["key"] != key)
     return std::nullopt;
+  fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // used now: pruned last
   return std::move(entry["value"]);
 }
 
 bool ResultCache::write(const std::string& key, const nlohmann::json& value) const {
+  if (!is_key(key)) return false;
+  try {
+    if (still_current_ && !still_current_()) return false;
+  } catch (const std::exception&) {
+    return false;
+  }
   std::error_code ec;
   fs::path dir(dir_);
   fs::create_directories(dir, ec);
@@ -119,17 +166,7 @@ bool ResultCache::write(const std::string& key, const nlohmann::json& value) con
     fs::remove(staging, ec);
     return false;
   }
-  // Keep the newest kMaxCacheEntries entries.
-  std::vector<std::pair<fs::file_time_type, fs::path>> entries;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() != ".json" || !it->is_regular_file(ec)) continue;
-    entries.emplace_back(it->last_write_time(ec), it->path());
-  }
-  if (entries.size() > kMaxCacheEntries) {
-    std::sort(entries.begin(), entries.end());
-    for (std::size_t i = 0; i + kMaxCacheEntries < entries.size(); ++i)
-      fs::remove(entries[i].second, ec);
-  }
+  prune(dir, path);
   return true;
 }
 

@@ -70,14 +70,52 @@ TEST(ResultCache, KeepsTheNewestEntries) {
     fs::last_write_time(fs::path(cache.dir()) / (key + ".json"),
                         now - std::chrono::hours(100 - static_cast<int>(i)));
   }
+  fs::path dir(cache.dir());
+  std::ofstream(dir / "notes.json") << "not the cache's";
+  fs::path killed = dir / (kKey + ".json.tmp-1");
+  fs::path running = dir / (kKey + ".json.tmp-2");
+  std::ofstream(killed) << "{";
+  std::ofstream(running) << "{";
+  fs::last_write_time(killed, now - std::chrono::hours(2));
+  fs::last_write_time(dir / "notes.json", now - std::chrono::hours(1000));
+  EXPECT_TRUE(cache.read(std::string(60, 'c') + "1000")) << "read: used now";
   ASSERT_TRUE(cache.write(kKey, "newest"));
   EXPECT_TRUE(cache.read(kKey));
-  EXPECT_FALSE(cache.read(std::string(60, 'c') + "1000")) << "the oldest goes";
-  EXPECT_TRUE(cache.read(std::string(60, 'c') + "1001"));
+  EXPECT_TRUE(cache.read(std::string(60, 'c') + "1000"));
+  EXPECT_FALSE(cache.read(std::string(60, 'c') + "1001")) << "the least recently used goes";
+  EXPECT_TRUE(cache.read(std::string(60, 'c') + "1002"));
+  EXPECT_TRUE(fs::exists(dir / "notes.json")) << "a file not named as an entry is never removed";
+  EXPECT_FALSE(fs::exists(killed)) << "a killed run's temporary file, hours old";
+  EXPECT_TRUE(fs::exists(running)) << "a running writer's temporary file";
   std::size_t entries = 0;
-  for ([[maybe_unused]] const fs::directory_entry& e : fs::directory_iterator(cache.dir()))
-    ++entries;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir))
+    entries += e.path().extension() == ".json" && e.path().stem().string().size() == 64;
   EXPECT_EQ(entries, kMaxCacheEntries);
+}
+
+TEST(ResultCache, EntriesFromTheFutureDoNotCrowdOutANewOne) {
+  ResultCache cache(testing::fresh_dir("cache"));
+  auto later = fs::file_time_type::clock::now() + std::chrono::hours(24);  // clock skew
+  for (std::size_t i = 0; i < kMaxCacheEntries; ++i) {
+    std::string key = std::string(60, 'd') + std::to_string(1000 + i);
+    ASSERT_TRUE(cache.write(key, i));
+    fs::last_write_time(fs::path(cache.dir()) / (key + ".json"), later);
+  }
+  ASSERT_TRUE(cache.write(kKey, "new"));
+  EXPECT_TRUE(cache.read(kKey));
+}
+
+TEST(ResultCache, NothingIsStoredWhenTheInputsChangedMeanwhileOrTheKeyIsNotADigest) {
+  std::string dir = testing::fresh_dir("cache");
+  bool current = false;
+  ResultCache cache(dir, [&] { return current; });
+  EXPECT_FALSE(cache.write(kKey, 1));
+  EXPECT_FALSE(cache.read(kKey));
+  current = true;
+  EXPECT_TRUE(cache.write(kKey, 1));
+  EXPECT_FALSE(cache.write("../escape", 1));
+  EXPECT_FALSE(cache.write(std::string(64, 'A'), 1));
+  EXPECT_FALSE(fs::exists(fs::path(dir).parent_path() / "escape.json"));
 }
 
 // Sets an environment variable for one test and puts it back after.

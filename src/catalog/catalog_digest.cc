@@ -21,8 +21,17 @@ bool feed(const fs::path& root, const fs::path& relative, int depth, Sha256Strea
   if (depth > kMaxDepth) return false;
   std::error_code ec;
   fs::path path = root / relative;
-  fs::file_status status = fs::status(path, ec);
   std::string name = relative.generic_string();
+  // A link is an input as a link, then followed: the recipe loader does not enter a linked
+  // folder under recipes/ while a model's config is read through one, so a folder swapped for a
+  // link to a copy of it must change the digest.
+  if (fs::is_symlink(fs::symlink_status(path, ec))) {
+    fs::path target = fs::read_symlink(path, ec);
+    if (ec) return false;
+    std::string line = fmt::format("link {} {}\n", name, target.string());
+    digest.update(line.data(), line.size());
+  }
+  fs::file_status status = fs::status(path, ec);
   if (fs::is_directory(status)) {
     std::vector<fs::path> children;
     for (fs::directory_iterator it(path, ec), end; it != end; it.increment(ec)) {

@@ -16,7 +16,8 @@ inline constexpr const char* kCatalogInputs[] = {
     "models",      "recipes",   "patches",      "rules",     "data"};
 
 /// SHA-256 (as hex) over the path relative to `root`, the size and the bytes of every regular file
-/// of kCatalogInputs under `root` (links followed, folders in name order), and the name of every
+/// of kCatalogInputs under `root` (folders in name order; a link's name and target, then what it
+/// leads to), and the name of every
 /// other entry (a missing input, a FIFO, a socket: none is opened). nullopt when a folder or file
 /// cannot be read, or the folders nest deeper than 32 (a link that loops): a result keyed by it
 /// then is not cached. Never throws.

@@ -70,6 +70,11 @@ TEST(CatalogDigest, FollowsLinksAndGivesUpOnALoop) {
   ASSERT_TRUE(linked);
   std::ofstream(elsewhere / "config.json") << "{\"hidden_size\": 1}";
   EXPECT_NE(catalog_inputs_digest(root), linked) << "a linked folder's files are inputs";
+  // A recipe folder swapped for a link to the same files: the loader no longer reads them.
+  std::optional<std::string> real = catalog_inputs_digest(root);
+  fs::rename(root / "recipes/gpt-oss-20b", elsewhere / "gpt-oss-20b");
+  fs::create_directory_symlink(elsewhere / "gpt-oss-20b", root / "recipes/gpt-oss-20b");
+  EXPECT_NE(catalog_inputs_digest(root), real);
   fs::create_directory_symlink(root / "models", root / "models/loop");
   EXPECT_EQ(catalog_inputs_digest(root), std::nullopt);
 }

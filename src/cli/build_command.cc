@@ -75,6 +75,8 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
   // else the result object below.
   OutputFormat format = output_format(options.format);
   bool json = format == OutputFormat::kJson;
+  // Keyed before the catalog is read (catalog_cache.h).
+  std::optional<CatalogCache> cache = catalog_cache(*root, "site predictions");
   CatalogCheck check = check_catalog(*root, {}, fs::current_path());
   if (!json || !check.problems.empty()) print_problems(check.problems, format, stdout);
   if (!json) {
@@ -87,7 +89,6 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
     return kExitProblems;
   }
   Problems problems;
-  std::optional<CatalogCache> cache = catalog_cache(*root, "site predictions");
   std::optional<SiteFiles> files =
       build_site(check,
                  predict_unmeasured_pairs_cached(check, cache ? &cache->cache : nullptr,

@@ -14,7 +14,8 @@ std::optional<CatalogCache> catalog_cache(const std::filesystem::path& root,
   if (!dir || build.empty()) return std::nullopt;
   std::optional<std::string> inputs = catalog_inputs_digest(root);
   if (!inputs) return std::nullopt;
-  return CatalogCache{ResultCache(*dir),
+  auto unchanged = [root, digest = *inputs] { return catalog_inputs_digest(root) == digest; };
+  return CatalogCache{ResultCache(*dir, unchanged),
                       sha256_hex(fmt::format("{}\n{}\n{}\n", purpose, build, *inputs))};
 }
 

@@ -13,6 +13,9 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
                                                    bool leave_one_model_out) {
   std::optional<std::filesystem::path> root = resolve_root(global);
   if (!root) return std::nullopt;
+  // Keyed before the catalog is read (catalog_cache.h).
+  std::optional<CatalogCache> cache = catalog_cache(
+      *root, leave_one_model_out ? "speed fits with leave-one-model-out refits" : "speed fits");
   PlannerContext context;
   // Recipes are opened by their path relative to the working directory, which is also how they
   // are shown; the root is absolute (resolve_root).
@@ -48,8 +51,6 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
                             published->layouts.end());
     context.excluded = std::move(published->excluded);
   }
-  std::optional<CatalogCache> cache = catalog_cache(
-      *root, leave_one_model_out ? "speed fits with leave-one-model-out refits" : "speed fits");
   context.calibration =
       calibrate_speed_model_cached(context.measured, leave_one_model_out,
                                    cache ? &cache->cache : nullptr, cache ? cache->key : "");
