@@ -49,13 +49,11 @@ TEST(ExportCli, LayoutGivesAPlannedDraftThatValidates) {
       run("export --model gpt-oss-20b --gpu H200 --gpus 16 --layout 'TP1 PP2 EP8' --to slime -o '" +
           out.string() + "'");
   ASSERT_EQ(result.exit_code, 0) << result.output;
-  std::ifstream in(out);
-  std::ostringstream text;
-  text << in.rdbuf();
-  EXPECT_NE(text.str().find("status: planned"), std::string::npos);
-  EXPECT_NE(text.str().find("source: openrecipes plan (calibrated speed model; not measured)"),
+  std::string text = testing::read_file(out);
+  EXPECT_NE(text.find("status: planned"), std::string::npos);
+  EXPECT_NE(text.find("source: openrecipes plan (calibrated speed model; not measured)"),
             std::string::npos);
-  EXPECT_EQ(text.str().find("verified"), std::string::npos);
+  EXPECT_EQ(text.find("verified"), std::string::npos);
   CliRun validate = run("validate '" + out.string() + "'");
   EXPECT_EQ(validate.exit_code, 0) << validate.output;
   for (const auto& entry : fs::directory_iterator(out.parent_path())) {
@@ -81,11 +79,9 @@ TEST(ExportCli, EachPrecisionGivesDraftsThatAgreeAndValidate) {
       fs::path out = fs::path(testing::fresh_dir("export_precision")) / "draft.yaml";
       CliRun result = run(layout + " --to " + target + " -o '" + out.string() + "'");
       ASSERT_EQ(result.exit_code, 0) << c.precision << " " << target << ": " << result.output;
-      std::ifstream in(out);
-      std::ostringstream text;
-      text << in.rdbuf();
-      EXPECT_NE(text.str().find(c.flag), std::string::npos) << c.precision << " " << target;
-      EXPECT_NE(text.str().find(std::string("precision: ") + c.precision), std::string::npos);
+      std::string text = testing::read_file(out);
+      EXPECT_NE(text.find(c.flag), std::string::npos) << c.precision << " " << target;
+      EXPECT_NE(text.find(std::string("precision: ") + c.precision), std::string::npos);
       CliRun validate = run("validate '" + out.string() + "'");
       EXPECT_EQ(validate.exit_code, 0) << c.precision << " " << target << ": " << validate.output;
     }

@@ -22,12 +22,7 @@ struct CliRun {
   std::string err;
 };
 
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read_all(const fs::path& path) { return testing::read_file(path); }
 
 // Runs the binary in `directory`, stdout and stderr kept apart.
 CliRun run(const std::string& arguments, const std::string& directory = testing::source_dir()) {

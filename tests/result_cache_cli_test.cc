@@ -22,12 +22,7 @@ std::vector<std::string> entries(const fs::path& dir) {
   return names;
 }
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read(const fs::path& path) { return testing::read_file(path); }
 
 // Every file of site `a` and of site `b`, and whether they differ.
 void expect_same_site(const fs::path& a, const fs::path& b) {

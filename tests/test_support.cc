@@ -102,12 +102,16 @@ const ArgumentRules& bundled_argument_rules() {
   return *loaded;
 }
 
-std::string read_source_file(const std::string& relative_path) {
-  std::ifstream in(source_dir() + "/" + relative_path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << relative_path;
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
   std::stringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
+}
+
+std::string read_source_file(const std::string& relative_path) {
+  EXPECT_TRUE(std::ifstream(source_dir() + "/" + relative_path).good()) << relative_path;
+  return read_file(source_dir() + "/" + relative_path);
 }
 
 int line_containing(const std::string& relative_path, const std::string& needle) {

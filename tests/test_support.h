@@ -2,6 +2,7 @@
 // one-field edits of them.
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +62,9 @@ const ArgumentRules& bundled_argument_rules();
 
 /// The text of a bundled file, by path relative to the repository root.
 std::string read_source_file(const std::string& relative_path);
+
+/// The bytes of the file at `path`; empty when it cannot be read.
+std::string read_file(const std::filesystem::path& path);
 
 /// The 1-based line of the bundled file `relative_path` that first holds `needle`; fails the test
 /// (and returns 0) when no line does.

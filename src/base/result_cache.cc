@@ -51,31 +51,6 @@ int find_build_id(dl_phdr_info* info, std::size_t, void* data) {
   return 1;  // only the first object, the main program, is looked at
 }
 
-}  // namespace
-
-std::optional<std::string> result_cache_dir() {
-  if (const char* dir = std::getenv("OPENRECIPES_CACHE_DIR")) {
-    if (*dir == '\0') return std::nullopt;
-    return std::string(dir);
-  }
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
-    return (fs::path(xdg) / "openrecipes").string();
-  if (const char* home = std::getenv("HOME"); home && *home == '/')
-    return (fs::path(home) / ".cache" / "openrecipes").string();
-  return std::nullopt;
-}
-
-std::string executable_build_id() {
-  static const std::string id = [] {
-    std::string hex;
-    dl_iterate_phdr(find_build_id, &hex);
-    return hex;
-  }();
-  return id;
-}
-
-namespace {
-
 // 64 lowercase hex digits: the only names the cache reads, writes or removes.
 bool is_key(std::string_view name) {
   return name.size() == 64 && name.find_first_not_of("0123456789abcdef") == std::string::npos;
@@ -109,6 +84,27 @@ void prune(const fs::path& dir, const fs::path& keep) {
 }
 
 }  // namespace
+
+std::optional<std::string> result_cache_dir() {
+  if (const char* dir = std::getenv("OPENRECIPES_CACHE_DIR")) {
+    if (*dir == '\0') return std::nullopt;
+    return std::string(dir);
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg == '/')
+    return (fs::path(xdg) / "openrecipes").string();
+  if (const char* home = std::getenv("HOME"); home && *home == '/')
+    return (fs::path(home) / ".cache" / "openrecipes").string();
+  return std::nullopt;
+}
+
+std::string executable_build_id() {
+  static const std::string id = [] {
+    std::string hex;
+    dl_iterate_phdr(find_build_id, &hex);
+    return hex;
+  }();
+  return id;
+}
 
 ResultCache::ResultCache(std::string dir, std::function<bool()> still_current)
     : dir_(std::move(dir)), still_current_(std::move(still_current)) {}

@@ -69,12 +69,7 @@ LayoutPrediction fixed_prediction(const ExportSource& source) {
   return prediction;
 }
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read_file(const fs::path& path) { return testing::read_file(path); }
 
 // Compares `text` with tests/golden/export/<name>, or rewrites it under
 // OPENRECIPES_UPDATE_GOLDEN=1.

@@ -17,12 +17,7 @@ namespace fs = std::filesystem;
 
 fs::path fresh_folder(const std::string& name) { return testing::fresh_dir(name); }
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+std::string read(const fs::path& path) { return testing::read_file(path); }
 
 // What write_site_atomically's IoError says, or "" when it wrote the site.
 std::string write_error(const fs::path& out, const SiteFiles& files) {
