@@ -36,6 +36,9 @@ struct PlanWorkload {
   /// TP communication overlapped with GEMMs (Megatron-LM --tp-comm-overlap, Transformer Engine's
   /// userbuffers).
   bool tp_comm_overlap = false;
+  /// The shared expert computed while the routed tokens' all-to-all is in flight
+  /// (Megatron-Core --moe-shared-expert-overlap; off by default, as in Megatron-LM's arguments).
+  bool shared_expert_overlap = false;
 };
 
 /// "bf16", "fp8", "mxfp8" or "nvfp4".

@@ -1,5 +1,7 @@
 #include "plan/catalog_measurements.h"
 
+#include "runs/training_command.h"
+
 namespace openrecipes {
 
 ClusterShape cluster_of(const Gpu& gpu, int gpus, int per_node) {
@@ -26,6 +28,14 @@ std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog,
     m.workload.global_batch = r.workload.global_batch;
     m.workload.precision = precision_from_name(r.workload.precision).value_or(Precision::kBf16);
     m.layout = r.layout;
+    // Overlaps the layout fields do not state, as the run's command switches them on.
+    TrainingCommand command = read_training_command(r.run, no_argument_rules());
+    auto on = [&](std::string_view spelling) {
+      const TrainingArgument* a = command.find_spelling({spelling});
+      return a && a->value != "false";
+    };
+    m.workload.tp_comm_overlap = on("--tp-comm-overlap");
+    m.workload.shared_expert_overlap = on("--moe-shared-expert-overlap");
     if (m.layout.ep > 1 && m.layout.dispatcher.empty()) m.layout.dispatcher = "alltoall";
     m.tokens_per_s_per_gpu = r.result.tokens_per_s_per_gpu;
     measured.push_back(std::move(m));

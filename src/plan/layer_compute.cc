@@ -31,8 +31,9 @@ struct LinearTime {
   double fwd_s = 0, bwd_s = 0, cast_fwd_bytes = 0, cast_bwd_bytes = 0;
 };
 
-LinearTime linear_time(Linear l, const ComputeRates& r) {
-  const GemmDevice& dev = l.low_precision ? r.linear : r.bf16;
+LinearTime linear_time(Linear l, const ComputeRates& r, bool grouped = false) {
+  GemmDevice dev = l.low_precision ? r.linear : r.bf16;
+  if (grouped) dev.efficiency *= r.grouped_gemm_efficiency;
   l.shape.input_bytes = l.low_precision ? r.linear_input_bytes : kBf16Bytes;
   const GemmShape& s = l.shape;
   GemmShape dgrad = s, wgrad = s;
@@ -73,7 +74,7 @@ struct Totals {
 void add_linears(Totals& tot, const std::vector<Linear>& linears, double count, bool expert,
                  const ComputeRates& r) {
   for (const Linear& l : linears) {
-    LinearTime lt = linear_time(l, r);
+    LinearTime lt = linear_time(l, r, expert);
     (expert ? tot.t.expert_gemm_fwd_s : tot.t.dense_gemm_fwd_s) += count * lt.fwd_s;
     (expert ? tot.t.expert_gemm_bwd_s : tot.t.dense_gemm_bwd_s) += count * lt.bwd_s;
     tot.cast_fwd_bytes += count * lt.cast_fwd_bytes;
@@ -191,12 +192,14 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
     add_block(experts, tot.t.tokens_per_expert, h, d(model.expert_params),
               model.expert_ffn_hidden_size, etp, local_experts, true);
     add_linears(tot, experts, moe_layers, true, r);
-    std::vector<Linear> dense;
-    dense.push_back({{sp_tokens, d(model.experts), h, 1}, false});  // router
+    std::vector<Linear> router = {{{sp_tokens, d(model.experts), h, 1}, false}};
+    add_linears(tot, router, moe_layers, false, r);
+    // The shared expert alone: what its overlap can hide the all-to-all under.
+    std::vector<Linear> shared;
     double before = tot.t.dense_gemm_fwd_s;
-    add_block(dense, m, h, d(model.shared_expert_params), model.shared_expert_ffn_hidden_size, tp,
+    add_block(shared, m, h, d(model.shared_expert_params), model.shared_expert_ffn_hidden_size, tp,
               1, true);
-    add_linears(tot, dense, moe_layers, false, r);
+    add_linears(tot, shared, moe_layers, false, r);
     tot.t.shared_expert_fwd_s = tot.t.dense_gemm_fwd_s - before;
     bytes_fwd +=
         moe_layers * (10 * h * sp_tokens + 8.0 * model.experts * sp_tokens + 8 * h * routed / etp +

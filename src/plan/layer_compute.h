@@ -46,6 +46,9 @@ struct ComputeRates {
   double exp_per_s = 0;
   double hbm_bytes_per_s = 0;    ///< achieved HBM bandwidth
   double kernel_overhead_s = 0;  ///< fixed cost per kernel (launch, gaps), seconds
+  /// Achieved FLOP/s of the routed experts' grouped GEMM / a dense GEMM's of the same shape
+  /// (fitted: SpeedParameters::grouped_gemm_efficiency), in (0, 1].
+  double grouped_gemm_efficiency = 1;
 };
 
 /// What a stage holds and how the micro-batch is split on it.

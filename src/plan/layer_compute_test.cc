@@ -47,6 +47,31 @@ TEST(LayerCompute, RoutedTokensPerExpertByHand) {
   EXPECT_DOUBLE_EQ(micro_batch_compute(gpt_oss_20b(), w, hopper_rates()).tokens_per_expert, 2048);
 }
 
+TEST(LayerCompute, GroupedGemmEfficiencySlowsTheRoutedExpertsOnly) {
+  // gpt-oss-20b on EP 4: 4,096 tokens per local expert, compute-bound GEMMs, so half the grouped
+  // efficiency doubles the experts' GEMM time and leaves the dense GEMMs as they were.
+  StageWork w = whole_model();
+  w.ep = 4;
+  ComputeRates full = hopper_rates(), half = hopper_rates();
+  half.grouped_gemm_efficiency = 0.5;
+  ComputeTime a = micro_batch_compute(gpt_oss_20b(), w, full);
+  ComputeTime b = micro_batch_compute(gpt_oss_20b(), w, half);
+  EXPECT_NEAR(b.expert_gemm_fwd_s, 2 * a.expert_gemm_fwd_s, 1e-12);
+  EXPECT_NEAR(b.expert_gemm_bwd_s, 2 * a.expert_gemm_bwd_s, 1e-12);
+  EXPECT_DOUBLE_EQ(b.dense_gemm_fwd_s, a.dense_gemm_fwd_s);
+  EXPECT_DOUBLE_EQ(b.output_fwd_s, a.output_fwd_s);
+}
+
+TEST(LayerCompute, OnlyASharedExpertCountsAsSharedExpertTime) {
+  // gpt-oss has a router but no shared expert: nothing for --moe-shared-expert-overlap to hide
+  // the all-to-all under (the router's GEMM once counted as shared-expert time).
+  StageWork w = whole_model();
+  w.ep = 4;
+  ComputeTime t = micro_batch_compute(gpt_oss_20b(), w, hopper_rates());
+  EXPECT_GT(t.dense_gemm_fwd_s, 0);
+  EXPECT_EQ(t.shared_expert_fwd_s, 0);
+}
+
 TEST(LayerCompute, SplittingRowsWithCpCostsMorePerToken) {
   // CP 8 leaves 1,024 tokens per GPU: the same work in smaller GEMMs and the same number of
   // kernels, so eight GPUs' time exceeds one GPU's on the whole row.

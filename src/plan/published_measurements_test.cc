@@ -132,6 +132,26 @@ TEST(PublishedLayouts, ARowBecomesAMeasuredLayoutWithItsSource) {
   EXPECT_FALSE(m.layout.sequence_parallel);
   EXPECT_EQ(m.layout.dispatcher, "alltoall");
   EXPECT_DOUBLE_EQ(m.tokens_per_s_per_gpu, 1000);
+  // The overlaps Megatron-Bridge's performance runs switch on: the shared-expert overlap; TP
+  // overlap only with TP > 1.
+  EXPECT_TRUE(m.workload.shared_expert_overlap);
+  EXPECT_FALSE(m.workload.tp_comm_overlap);
+}
+
+// TP communication overlap, as Megatron-Bridge's performance scripts set it: on with TP > 1,
+// except for NVFP4 runs.
+TEST(PublishedLayouts, TpOverlapIsOnWithTpExceptForNvfp4) {
+  PublishedMeasurement tp2 = row("gpt-oss-20b");
+  tp2.tp = 2, tp2.cp = 1;
+  PublishedMeasurement tp2_nvfp4 = tp2;
+  tp2_nvfp4.precision = "nvfp4", tp2_nvfp4.gpu = "B200", tp2_nvfp4.system = "DGX-B200";
+  tp2_nvfp4.source.row = 4;
+  PublishedLayouts published =
+      published_layouts(gpt_oss_root(), gpt_oss_dataset({tp2, tp2_nvfp4}), bundled_gpus());
+  ASSERT_EQ(published.layouts.size(), 2u)
+      << (published.excluded.empty() ? "" : published.excluded[0].reason);
+  EXPECT_TRUE(published.layouts[0].workload.tp_comm_overlap);
+  EXPECT_FALSE(published.layouts[1].workload.tp_comm_overlap);
 }
 
 // A plan's layout is "measured" only by a run of the same workload: a BF16 plan of the layout an

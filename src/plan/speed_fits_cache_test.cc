@@ -79,10 +79,10 @@ TEST(SpeedFitsCache, TheCachedCalibrationReadsWhatIsStoredAndStoresWhatItFits) {
 
   // What is stored is what is used: a valid entry with another value shows in the result.
   SpeedFits other = *speed_fits_from_json(*stored, measured, {}, true);
-  other.all.gemm_efficiency = 0.55;
+  other.all.gemm_efficiency = 0.65;
   ASSERT_TRUE(cache.write(key, speed_fits_to_json(other)));
   EXPECT_EQ(calibrate_speed_model_cached(measured, true, &cache, key).parameters.gemm_efficiency,
-            0.55);
+            0.65);
 
   // An entry that is not fits for these rows is refitted and replaced.
   ASSERT_TRUE(cache.write(key, {{"all", 1}}));

@@ -19,6 +19,8 @@ struct SpeedParameters {
   double gemm_efficiency = 0.75;  ///< achieved / peak FLOP/s of a large BF16 GEMM
   /// achieved / peak FLOP/s of a large FP8, MXFP8 or NVFP4 GEMM (at that precision's peak)
   double low_precision_gemm_efficiency = 0.6;
+  /// achieved / dense FLOP/s of the routed experts' grouped GEMM at the same shape
+  double grouped_gemm_efficiency = 0.8;
   double attention_efficiency = 0.5;      ///< achieved / peak of attention kernels' matmuls
   double hbm_efficiency = 0.8;            ///< achieved / peak HBM bandwidth of elementwise kernels
   double communication_efficiency = 0.7;  ///< achieved / link bandwidth of collectives
@@ -30,8 +32,9 @@ struct SpeedParameters {
   /// fixed seconds per full-recompute unit per micro-batch (checkpoint bookkeeping, the
   /// recompute's launch and synchronisation)
   double recompute_unit_overhead_s = 1e-4;
-  /// all-to-all time of the flex (DeepEP / HybridEP) dispatcher / the alltoall dispatcher's
-  double flex_dispatcher_factor = 0.8;
+  /// all-to-all time of the flex (DeepEP / HybridEP) dispatcher / the alltoall dispatcher's; the
+  /// prior 1 says "no faster until measured" (both move the same bytes inside one NVLink domain)
+  double flex_dispatcher_factor = 1.0;
 };
 
 /// One free parameter: its name (as the calibration report prints it), field and bounds.

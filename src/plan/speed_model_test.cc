@@ -179,6 +179,28 @@ TEST(SpeedModel, TpOverlapHidesCommunicationBehindGemms) {
   EXPECT_GT(hidden.tokens_per_s_per_gpu, plain.tokens_per_s_per_gpu);
 }
 
+TEST(SpeedModel, SharedExpertOverlapHidesAllToAllOnlyWhenSwitchedOn) {
+  // Qwen3.5-122B-A10B has a shared expert; EP 8 on 8 H200. Without --moe-shared-expert-overlap
+  // the whole all-to-all is exposed (raw time x micro-batches); with it, the shared expert's
+  // GEMMs hide part of it.
+  const Model* model = testing::bundled_catalog().catalog.find_model("Qwen3.5-122B-A10B");
+  ASSERT_NE(model, nullptr);
+  const ModelShape& qwen = model->shape;
+  ASSERT_GT(qwen.shared_expert_params, 0);
+  PlanWorkload overlapped;
+  overlapped.shared_expert_overlap = true;
+  SpeedEstimate plain = estimate_speed(qwen, h200(8), PlanWorkload{}, layout_of(1, 1, 8), {});
+  SpeedEstimate hidden = estimate_speed(qwen, h200(8), overlapped, layout_of(1, 1, 8), {});
+  EXPECT_GT(term(plain, "EP communication"), 0);
+  EXPECT_LT(term(hidden, "EP communication"), term(plain, "EP communication"));
+  EXPECT_GT(hidden.tokens_per_s_per_gpu, plain.tokens_per_s_per_gpu);
+  // gpt-oss has no shared expert: the switch changes nothing.
+  SpeedEstimate no_shared = estimate_speed(gpt_oss(), h200(8), overlapped, layout_of(1, 1, 8), {});
+  EXPECT_DOUBLE_EQ(
+      no_shared.step_time_s,
+      estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, layout_of(1, 1, 8), {}).step_time_s);
+}
+
 TEST(SpeedModel, Fp8SpeedsGemmsNotAttention) {
   PlanWorkload fp8;
   fp8.precision = Precision::kFp8;
