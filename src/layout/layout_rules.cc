@@ -109,6 +109,19 @@ bool expert_rules(const ModelShape& m, const ClusterShape& c, const Layout& l, R
       })) {
     return false;
   }
+  // ETP splits each expert's FFN over its ranks as TP splits a dense MLP: Megatron-Core's
+  // column-parallel expert linear divides the FFN width by the ETP size and asserts that it
+  // divides (divide() in megatron/core/utils.py, used by TEColumnParallelGroupedLinear).
+  if (m.experts > 0 && l.etp > 1 && m.expert_ffn_hidden_size % l.etp != 0 &&
+      !report(LayoutRule::kExperts, [&] {
+        return Details{"layout.etp",
+                       fmt::format("ETP must divide {}'s expert FFN width of {}", m.name,
+                                   m.expert_ffn_hidden_size),
+                       fmt::format("a divisor of {}", m.expert_ffn_hidden_size),
+                       fmt::format("{}", l.etp)};
+      })) {
+    return false;
+  }
   if (implied_expert_data_parallel(c, l) == 0 && !report(LayoutRule::kExpertMesh, [&] {
         return Details{"layout.ep",
                        "PP x EP x ETP must divide the GPU count (expert DP = W / (PP x EP x ETP))",
@@ -357,7 +370,7 @@ std::string layout_rule_text(LayoutRule rule) {
     case LayoutRule::kSequenceParallel:
       return "sequence parallelism is on when TP > 1";
     case LayoutRule::kExperts:
-      return "EP divides the experts (EP = ETP = 1 when dense)";
+      return "EP divides the experts and ETP their FFN width (EP = ETP = 1 when dense)";
     case LayoutRule::kExpertMesh:
       return "PP x EP x ETP divides the GPU count";
     case LayoutRule::kPlacementExclusive:

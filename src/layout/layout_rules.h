@@ -23,7 +23,8 @@ enum class LayoutRule {
   kTpHeads,           ///< mesh.tp_heads: TP divides the KV, linear-attention and Mamba-2 heads
   kTpNode,            ///< mesh.tp_node: TP and ETP divide the GPUs per node
   kSequenceParallel,  ///< mesh.sp: sequence parallelism whenever TP > 1
-  kExperts,           ///< mesh.ep: EP divides the experts; EP = ETP = 1 for a dense model
+  kExperts,           ///< mesh.ep: EP divides the experts, ETP their FFN width; EP = ETP = 1
+                      ///< for a dense model
   kExpertMesh,        ///< mesh.expert_dp: PP x EP x ETP divides the GPU count (expert DP integral)
   kPlacementExclusive,  ///< mesh.placement_exclusive: a pipeline_layout alone; layer_split not
                         ///< with the account-for flags

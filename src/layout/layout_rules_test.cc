@@ -96,6 +96,22 @@ TEST(LayoutRules, ExpertParallelDividesTheExperts) {
   EXPECT_EQ(first_broken_rule(dense, h200(8), PlanWorkload{}, layout("TP2")), std::nullopt);
 }
 
+TEST(LayoutRules, ExpertTensorParallelDividesTheExpertFfn) {
+  // gpt-oss-20b's experts are 2,880 wide: ETP 2, 4 and 8 divide it; ETP 2 with a width of 2,881
+  // does not, and the problem names layout.etp and the width.
+  EXPECT_EQ(broken(kGptOss, 8, "EP4 ETP2"), "");
+  EXPECT_EQ(broken(kGptOss, 8, "EP1 ETP8"), "");
+  ModelShape odd = shape(kGptOss);
+  odd.expert_ffn_hidden_size = 2881;
+  std::vector<LayoutViolation> v = check_layout(odd, h200(8), PlanWorkload{}, layout("EP4 ETP2"));
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v.front().rule, LayoutRule::kExperts);
+  EXPECT_EQ(v.front().field, "layout.etp");
+  EXPECT_EQ(v.front().expected, "a divisor of 2881");
+  EXPECT_EQ(v.front().found, "2");
+  EXPECT_EQ(first_broken_rule(odd, h200(8), PlanWorkload{}, layout("EP4")), std::nullopt);
+}
+
 TEST(LayoutRules, ExpertMeshMustBeWhole) {
   EXPECT_EQ(broken(kGptOss, 8, "PP2 EP4"), "");                // expert DP 1
   EXPECT_EQ(broken(kGptOss, 8, "PP2 EP8"), "mesh.expert_dp");  // 16 expert ranks on 8 GPUs
