@@ -8,6 +8,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+
+#include "base/utf8.h"
 
 namespace openrecipes {
 namespace {
@@ -104,24 +109,58 @@ std::optional<Positioned> unroll_characters(const Positioned& in, ParseFailure& 
   return out;
 }
 
-// Why `c` at `position` cannot be read as a layer.
-ParseFailure bad_character(char c, int position) {
+// The character of `text` that starts at byte `at` (0-based), whole when it is UTF-8 of several
+// bytes, and its code point as "U+00E9"; a byte that starts no valid character as "byte 0xC3".
+std::pair<std::string, std::string> character_at(const std::string& text, std::size_t at) {
+  const unsigned char lead = static_cast<unsigned char>(text[at]);
+  const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  std::string_view piece = std::string_view(text).substr(at, length);
+  if (lead < 0x80 || lead >= 0xF8 || piece.size() != length || first_invalid_utf8(piece))
+    return {"", fmt::format("byte 0x{:02X}", lead)};
+  std::uint32_t code = lead & (0x7F >> length);
+  for (std::size_t k = 1; k < length; ++k)
+    code = (code << 6) | (static_cast<unsigned char>(piece[k]) & 0x3F);
+  return {std::string(piece), fmt::format("U+{:04X}", code)};
+}
+
+// Why the character at 1-based byte `position` of `original` cannot be read as a layer: an
+// unclosed or unopened parenthesis, a misplaced '*' or count, or a character that is no layer
+// (a non-ASCII one named by its code point, never cut in half).
+ParseFailure bad_character(const std::string& original, int position) {
+  const std::size_t at = static_cast<std::size_t>(position - 1);
+  const char c = original[at];
+  const std::string expected = "E (embedding), t (decoder layer), m (MTP layer), L (loss) or |";
   std::string message = fmt::format("'{}' is not a layer", c);
-  if (c == '(' || c == ')') message = "a group must be '(...)*N', not nested";
-  if (c == '*') message = "'*' must follow a layer or a group and precede a count";
-  if (std::isdigit(static_cast<unsigned char>(c))) message = "a count must follow '*'";
-  return {position, message, "E (embedding), t (decoder layer), m (MTP layer), L (loss) or |",
-          std::string(1, c)};
+  std::string found(1, c);
+  if (static_cast<unsigned char>(c) >= 0x80) {
+    auto [character, code] = character_at(original, at);
+    message = character.empty() ? fmt::format("{} is not UTF-8 text", code)
+                                : fmt::format("'{}' ({}) is not a layer", character, code);
+    found = character.empty() ? code : fmt::format("'{}' ({})", character, code);
+  } else if (c == '(' && original.find(')', at + 1) == std::string::npos) {
+    message = "'(' is never closed: a group is '(...)*N'";
+    return {position, message, "')' then '*N'", "the end of the layout"};
+  } else if (c == ')' && original.rfind('(', at) == std::string::npos) {
+    message = "')' closes no group: a group is '(...)*N'";
+  } else if (c == '(' || c == ')') {
+    message = "a group must be '(...)*N', not nested and followed by its count";
+  } else if (c == '*') {
+    message = "'*' must follow a layer or a group and precede a count";
+  } else if (std::isdigit(static_cast<unsigned char>(c))) {
+    message = "a count must follow '*'";
+  }
+  return {position, message, expected, found};
 }
 
 // The unrolled characters as chunks, checked for the order Megatron-LM requires
 // (validate_layer_layout): E first and once, L last and once, no decoder layer after an MTP layer.
 std::optional<std::vector<PipelineChunk>> read_chunks(const Positioned& text,
+                                                      const std::string& original,
                                                       ParseFailure& failure) {
   const std::string kLayers = "ELtm|";
   for (std::size_t i = 0; i < text.chars.size(); ++i) {
     if (kLayers.find(text.chars[i]) == std::string::npos) {
-      failure = bad_character(text.chars[i], text.positions[i]);
+      failure = bad_character(original, text.positions[i]);
       return std::nullopt;
     }
   }
@@ -216,7 +255,7 @@ std::optional<std::vector<PipelineChunk>> parse_pipeline_layout(const std::strin
   std::optional<Positioned> unrolled =
       groups ? unroll_characters(*groups, failure) : std::optional<Positioned>{};
   std::optional<std::vector<PipelineChunk>> chunks =
-      unrolled ? read_chunks(*unrolled, failure) : std::nullopt;
+      unrolled ? read_chunks(*unrolled, text, failure) : std::nullopt;
   if (chunks) return chunks;
   std::string where = failure.position > 0
                           ? fmt::format("at position {} of '{}'", failure.position, text)

@@ -102,6 +102,33 @@ TEST(PipelineLayout, RefusesWhatMegatronRefusesNamingThePosition) {
   EXPECT_NE(refusal("E(t|)*999999999L").find("too many"), std::string::npos);
 }
 
+// A parenthesis left open or never opened says so, and a non-ASCII character is named whole, by
+// its code point, never cut into bytes.
+TEST(PipelineLayout, NamesUnclosedGroupsAndNonAsciiCharacters) {
+  Problems problems;
+  EXPECT_FALSE(parse_pipeline_layout("Et*12|(t*12L", "--pipeline-layout", problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].message.find("at position 7"), std::string::npos) << problems[0].message;
+  EXPECT_NE(problems[0].message.find("'(' is never closed"), std::string::npos)
+      << problems[0].message;
+  EXPECT_EQ(problems[0].found, "the end of the layout");
+  EXPECT_NE(refusal("Et*12|t)*2L").find("')' closes no group"), std::string::npos);
+  EXPECT_NE(refusal("E((t)*2)*2|L").find("not nested"), std::string::npos);
+
+  problems.clear();
+  EXPECT_FALSE(parse_pipeline_layout("Et*12|t*12\xC3\xA9L", "--pipeline-layout", problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].message.find("'\xC3\xA9' (U+00E9) is not a layer"), std::string::npos)
+      << problems[0].message;
+  EXPECT_EQ(problems[0].found, "'\xC3\xA9' (U+00E9)");
+  // A lone continuation byte or a cut character is not UTF-8: named as a byte.
+  problems.clear();
+  EXPECT_FALSE(parse_pipeline_layout("Et\xA9L", "--pipeline-layout", problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].found, "byte 0xA9");
+  EXPECT_NE(refusal("Et\xE2\x82").find("byte 0xE2"), std::string::npos);
+}
+
 TEST(PipelineLayout, PrintsWhatItParses) {
   for (const char* text :
        {"Ettt|(tt|)*29,m|L", "E|(tt|)*2,(t|)*4,mL", "Et|L", "EtL", "(E|)*1tL", "E||tL"}) {
@@ -226,6 +253,8 @@ TEST(PipelinePlacement, FormsThatCannotBeCombined) {
   l.pipeline_layout = "Et*15|t*16|t*16|t*14L";
   EXPECT_FALSE(place_layers(model(61), l, &error));
   EXPECT_EQ(error.rule, PlacementRule::kExclusive);
+  // Short enough that `plan --layout`'s one-line refusal (capped at 240 characters) keeps it whole.
+  EXPECT_LT(error.message.size(), 100u) << error.message;
   l.account_for_loss_in_pipeline_split = false;
   EXPECT_TRUE(place_layers(model(61), l));
   EXPECT_TRUE(has_placement(l));

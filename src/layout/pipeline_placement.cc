@@ -263,8 +263,7 @@ bool placement_is_legal(const ModelShape& model, const Layout& layout, Placement
       fail(error, PlacementRule::kExclusive, [&] {
         return Words{
             "layout.pipeline_layout",
-            "a pipeline_layout cannot be combined with another placement (Megatron-LM: "
-            "pipeline_model_parallel_layout cannot be set with other pipeline layout arguments)",
+            "a pipeline_layout stands alone (Megatron-LM refuses it with other placement flags)",
             "pipeline_layout alone", fmt::format("pipeline_layout with {}", flags_text(layout))};
       });
       return false;
