@@ -6,6 +6,7 @@
 // TransformerConfig fields (megatron/core/transformer/transformer_config.py).
 #include <fmt/format.h>
 
+#include "layout/pipeline_layout.h"
 #include "validate/run_checks.h"
 
 namespace openrecipes {
@@ -37,12 +38,25 @@ std::optional<RunSetting> stated(const RunView& run,
   return setting;
 }
 
+// Whether two layout strings place the same layers on the same chunks: Megatron-LM reads
+// `Et*3|(tt|)*29,m|L` and `Ettt|tt|...` alike (commas, groups and counts are spelling), so they
+// are compared unrolled. A string that does not parse compares as text (mesh.pipeline_layout
+// reports it).
+bool same_placement(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  if (a.empty() || b.empty()) return false;
+  Problems ignored;
+  std::optional<std::vector<PipelineChunk>> x = parse_pipeline_layout(a, "", ignored);
+  std::optional<std::vector<PipelineChunk>> y = parse_pipeline_layout(b, "", ignored);
+  return x && y && *x == *y;
+}
+
 void check_layout_string(const RunView& run, const Layout& l) {
   std::initializer_list<std::string_view> names = {"--pipeline-model-parallel-layout",
                                                    "model.pipeline_model_parallel_layout"};
   std::optional<RunSetting> setting = stated(run, names);
   std::string value = setting ? unquoted(setting->value) : "";
-  if (value == l.pipeline_layout) return;
+  if (same_placement(value, l.pipeline_layout)) return;
   std::string message = !setting ? "the run command does not set --pipeline-model-parallel-layout"
                         : l.pipeline_layout.empty()
                             ? "the run command sets --pipeline-model-parallel-layout, the layout "

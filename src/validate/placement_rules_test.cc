@@ -81,6 +81,12 @@ const std::vector<PlacementCase> kCases = {
      {layout_string(kEven), command_layout_string(kEven)},
      "run.placement",
      false},
+    // The same placement spelled otherwise: groups, counts and commas are spelling.
+    {"LayoutStringSpelledOtherwiseInCommandPasses",
+     kQwenRc2,
+     {layout_string(kEven), command_layout_string("E,t*12|(t*12|)*2,t*6t*6,L")},
+     "run.placement",
+     false},
     {"LayoutStringOnlyInRecipeFails", kQwenRc2, {layout_string(kEven)}, "run.placement", true},
     {"LayoutStringOnlyInCommandFails",
      kQwenRc2,
