@@ -12,7 +12,9 @@ namespace openrecipes {
 
 /// Every verified recipe of `recipes` whose model and GPU type the catalog knows, as a
 /// MeasuredLayout (name = its catalog path, cluster = its GPU type, count and node size, workload
-/// = its row tokens, global batch and precision, layout with dispatcher, the measured score).
+/// = its row tokens, global batch and precision, and the TP and shared-expert overlaps its `run`
+/// command switches on (--tp-comm-overlap, --moe-shared-expert-overlap), layout with dispatcher,
+/// the measured score).
 /// Unverified recipes are left out, as rank_recipes leaves them out.
 std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog,
                                              const std::vector<CatalogRecipe>& recipes);
