@@ -937,6 +937,21 @@ TEST(Cli, VersionNamesTheReleaseAndTheCommit) {
   EXPECT_TRUE(std::regex_match(
       result.output, std::regex(R"(openrecipes \d+\.\d+\.\d+ \(git ([0-9a-f]{4,40}|unknown)\)\n)")))
       << result.output;
+  // The commit is the one built: in a git checkout, HEAD's (the build reconfigures after a
+  // commit; run ctest after building).
+  std::string head;
+  if (FILE* git = popen(
+          ("git -C '" + testing::source_dir() + "' rev-parse --short HEAD 2>/dev/null").c_str(),
+          "r")) {
+    char buffer[64] = {};
+    if (fgets(buffer, sizeof buffer, git)) head = buffer;
+    pclose(git);
+  }
+  if (!head.empty() && head.back() == '\n') head.pop_back();
+  if (!head.empty()) {
+    EXPECT_NE(result.output.find("(git " + head + ")"), std::string::npos)
+        << result.output << " is not HEAD " << head;
+  }
   // Every JSON result carries the same version.
   std::string version = result.output.substr(12, result.output.find(' ', 12) - 12);
   for (const char* command : {"active-params --format json gpt-oss-20b",
