@@ -12,6 +12,7 @@
 #include "base/json_depth.h"
 #include "base/json_syntax.h"
 #include "rows/duckdb_stream.h"
+#include "rows/parquet_footer.h"
 
 namespace openrecipes {
 namespace {
@@ -97,6 +98,8 @@ ParquetLayout check_parquet_layout(const std::string& path, DuckDbSession& duckd
   ParquetLayout layout;
   bool has_messages = false;
   std::string found_columns;
+  if (std::optional<std::string> unsafe = parquet_footer_problem(path))
+    fault(path, "not a readable Parquet file (" + *unsafe + ")");
   try {
     DuckDbStream columns =
         stream_query(duckdb, "SELECT * FROM read_parquet(" + sql_string(path) + ") LIMIT 0");

@@ -9,6 +9,7 @@
 
 #include "base/error.h"
 #include "rows/duckdb_stream.h"
+#include "rows/parquet_footer.h"
 #include "rows/remove_on_signal.h"
 #include "rows/rows_hash.h"
 #include "text/sha256.h"
@@ -417,6 +418,8 @@ std::optional<RowsFileSummary> read_rows_file(const std::string& path, DuckDbSes
   }
   RowsReader reader(path, summary);
   try {
+    if (std::optional<std::string> unsafe = parquet_footer_problem(path))
+      fault(path, "footer", "not a readable rows file (" + *unsafe + ")");
     check_layout(path, duckdb);
     summary.build = read_build_metadata(path, duckdb);
     DuckDbStream rows =
