@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <kainjow/mustache.hpp>
+#include <mutex>
 #include <sstream>
 
 #include "base/error.h"
@@ -40,6 +42,29 @@ mustache::data to_data(const nlohmann::json& value) {
       return mustache::data{value.dump()};  // numbers: already the text to show
   }
 }
+
+// A `{{> name}}` tag in a template's text: where it starts, its length and the name.
+struct PartialTag {
+  std::size_t at = std::string::npos;
+  std::size_t length = 0;
+  std::string name;
+};
+
+// The first partial tag of `text` at or after `from`; `at` is npos when there is none.
+PartialTag next_partial_tag(const std::string& text, std::size_t from) {
+  PartialTag tag;
+  tag.at = text.find("{{>", from);
+  if (tag.at == std::string::npos) return tag;
+  std::size_t close = text.find("}}", tag.at);
+  tag.name = text.substr(tag.at + 3, close == std::string::npos ? 0 : close - tag.at - 3);
+  tag.name.erase(0, tag.name.find_first_not_of(' '));
+  tag.name.erase(tag.name.find_last_not_of(' ') + 1);
+  tag.length = close == std::string::npos ? 3 : close + 2 - tag.at;
+  return tag;
+}
+
+// Deeper than any chain of partials a site needs; past it, partials include each other.
+constexpr int kMaxPartialDepth = 16;
 
 // The templates' paths in `folder`, sorted.
 std::vector<std::filesystem::path> template_paths(const std::filesystem::path& folder) {
@@ -81,6 +106,29 @@ std::optional<std::string> read_template(const std::filesystem::path& path, Prob
 
 }  // namespace
 
+struct TemplateRenderer::ParsedPool {
+  // A parsed `name` not in use, or a new one parsed from `text`.
+  std::unique_ptr<mustache::mustache> take(const std::string& name, const std::string& text) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      std::vector<std::unique_ptr<mustache::mustache>>& views = free[name];
+      if (!views.empty()) {
+        std::unique_ptr<mustache::mustache> view = std::move(views.back());
+        views.pop_back();
+        return view;
+      }
+    }
+    return std::make_unique<mustache::mustache>(text);
+  }
+  void give(const std::string& name, std::unique_ptr<mustache::mustache> view) {
+    std::lock_guard<std::mutex> lock(mutex);
+    free[name].push_back(std::move(view));
+  }
+
+  std::mutex mutex;
+  std::map<std::string, std::vector<std::unique_ptr<mustache::mustache>>> free;
+};
+
 std::optional<TemplateRenderer> TemplateRenderer::load(const std::filesystem::path& folder,
                                                        Problems& problems) {
   std::error_code ec;
@@ -98,7 +146,9 @@ std::optional<TemplateRenderer> TemplateRenderer::load(const std::filesystem::pa
   }
   if (problems.size() == before) renderer.check_required(problems);
   renderer.check_partials(problems);
+  if (problems.size() == before) renderer.expand_partials(problems);
   if (problems.size() != before) return std::nullopt;
+  renderer.parsed_ = std::make_shared<ParsedPool>();
   return renderer;
 }
 
@@ -119,20 +169,48 @@ void TemplateRenderer::check_required(Problems& problems) const {
 void TemplateRenderer::check_partials(Problems& problems) const {
   // kainjow renders an unknown {{> partial}} as nothing.
   for (const auto& [name, text] : templates_) {
-    for (std::size_t at = text.find("{{>"); at != std::string::npos;
-         at = text.find("{{>", at + 3)) {
-      std::size_t close = text.find("}}", at);
-      std::string partial = text.substr(at + 3, close == std::string::npos ? 0 : close - at - 3);
-      partial.erase(0, partial.find_first_not_of(' '));
-      partial.erase(partial.find_last_not_of(' ') + 1);
-      if (!templates_.count(partial) || partial.rfind('_', 0) != 0) {
+    for (PartialTag tag = next_partial_tag(text, 0); tag.at != std::string::npos;
+         tag = next_partial_tag(text, tag.at + 3)) {
+      if (!templates_.count(tag.name) || tag.name.rfind('_', 0) != 0) {
         problems.push_back(
-            {(folder_ / (name + ".mustache")).string(), SourceText(text).position(at), "",
+            {(folder_ / (name + ".mustache")).string(), SourceText(text).position(tag.at), "",
              "templates",
              fmt::format("includes '{}', which is not a partial template (_name.mustache) here",
-                         partial),
+                         tag.name),
              "", ""});
       }
+    }
+  }
+}
+
+void TemplateRenderer::expand_partials(Problems& problems) {
+  // Mustache renders a partial with the context at its tag, so writing its text in place renders
+  // the same page (the site test compares every page with the committed site/).
+  std::function<std::optional<std::string>(const std::string&, int)> expand =
+      [&](const std::string& text, int depth) -> std::optional<std::string> {
+    if (depth > kMaxPartialDepth) return std::nullopt;
+    std::string out;
+    std::size_t done = 0;
+    for (PartialTag tag = next_partial_tag(text, 0); tag.at != std::string::npos;
+         tag = next_partial_tag(text, tag.at + tag.length)) {
+      std::optional<std::string> partial = expand(templates_.at(tag.name), depth + 1);
+      if (!partial) return std::nullopt;
+      out.append(text, done, tag.at - done);
+      out += *partial;
+      done = tag.at + tag.length;
+    }
+    out.append(text, done);
+    return out;
+  };
+  for (const auto& [name, text] : templates_) {
+    if (std::optional<std::string> expanded = expand(text, 0)) {
+      expanded_[name] = std::move(*expanded);
+    } else {
+      problems.push_back({(folder_ / (name + ".mustache")).string(), SourceText(text).position(0),
+                          "", "templates",
+                          fmt::format("its partials include each other more than {} deep (a loop?)",
+                                      kMaxPartialDepth),
+                          "", ""});
     }
   }
 }
@@ -140,27 +218,22 @@ void TemplateRenderer::check_partials(Problems& problems) const {
 std::optional<std::string> TemplateRenderer::render(const std::string& name,
                                                     const nlohmann::json& context,
                                                     Problems& problems) const {
-  auto it = templates_.find(name);
-  if (it == templates_.end())
+  auto it = expanded_.find(name);
+  if (it == expanded_.end())
     throw BugError("no template " + name + ".mustache (load checks the site's templates)");
-  mustache::data data = to_data(context);
-  for (const auto& [partial_name, text] : templates_) {
-    if (partial_name.rfind('_', 0) != 0) continue;  // only _name templates are partials
-    std::string partial_text = text;
-    data.set(partial_name, mustache::partial{[partial_text] { return partial_text; }});
-  }
-  mustache::mustache view{it->second};
-  std::string out = view.render(data);
-  if (!view.is_valid()) {
+  std::unique_ptr<mustache::mustache> view = parsed_->take(name, it->second);
+  std::string out = view->render(to_data(context));
+  if (!view->is_valid()) {
     problems.push_back({(folder_ / (name + ".mustache")).string(),
                         {0, 0},
                         "",
                         "templates",
-                        "the template does not render: " + view.error_message(),
+                        "the template does not render: " + view->error_message(),
                         "",
                         ""});
-    return std::nullopt;
+    return std::nullopt;  // the view holds the error: it is dropped, not given back
   }
+  parsed_->give(name, std::move(view));
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -18,10 +19,11 @@ inline constexpr std::array<const char*, 12> kSiteTemplates = {
     "_head", "_foot",  "_line_chart", "_bar_chart", "_published", "index",
     "pair",  "recipe", "unmeasured",  "fields",     "running",    "submit"};
 
-/// The templates of one folder, loaded once. `{{> _name}}` includes `_name.mustache` from the same
-/// folder (partials start with '_', so they never shadow a value of the context). Values are
-/// HTML-escaped unless a template uses triple braces, which ours never do for anything that comes
-/// from a recipe.
+/// The templates of one folder, loaded and parsed once. `{{> _name}}` includes `_name.mustache`
+/// from the same folder (partials start with '_', so they never shadow a value of the context);
+/// the partials are written into their includers' text at load, so a page is parsed once, not
+/// once per included chart. Values are HTML-escaped unless a template uses triple braces, which
+/// ours never do for anything that comes from a recipe. render may be called from many threads.
 class TemplateRenderer {
  public:
   /// Loads every `*.mustache` file in `folder`. Returns nullopt with problems when the folder is
@@ -41,9 +43,17 @@ class TemplateRenderer {
   void check_required(Problems& problems) const;
   // Every {{> partial}} names a _name template of the folder.
   void check_partials(Problems& problems) const;
+  // Each template's text with its partials written in, into expanded_; a problem for partials
+  // that include each other without end.
+  void expand_partials(Problems& problems);
 
   std::filesystem::path folder_;
   std::map<std::string, std::string> templates_;
+  std::map<std::string, std::string> expanded_;
+  // Parsed templates not in use, by name (template_renderer.cc): kainjow's render is not const,
+  // so each thread takes one of its own and gives it back.
+  struct ParsedPool;
+  std::shared_ptr<ParsedPool> parsed_;
 };
 
 }  // namespace openrecipes

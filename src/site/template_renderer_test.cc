@@ -5,7 +5,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
+#include "base/parallel_for.h"
 #include "test_support.h"
 
 namespace openrecipes {
@@ -51,6 +54,37 @@ TEST(TemplateRenderer, AnUnknownPartialIsAProblem) {
   EXPECT_FALSE(TemplateRenderer::load(folder, problems));
   ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
   EXPECT_NE(problems[0].message.find("includes '_missing'"), std::string::npos)
+      << problems[0].message;
+}
+
+TEST(TemplateRenderer, PartialsRenderWithTheContextAtTheirTagOnEveryThread) {
+  fs::path folder = templates_folder("templates_partials", "<p>ok</p>");
+  std::ofstream(folder / "_head.mustache") << "<h1>{{title}}</h1>";
+  std::ofstream(folder / "_line_chart.mustache") << "[{{label}}{{> _foot}}]";
+  std::ofstream(folder / "_foot.mustache") << "!";
+  std::ofstream(folder / "pair.mustache") << "{{> _head}}{{#charts}}{{> _line_chart}}{{/charts}}";
+  Problems problems;
+  std::optional<TemplateRenderer> renderer = TemplateRenderer::load(folder, problems);
+  ASSERT_TRUE(renderer) << testing::describe(problems);
+  nlohmann::json context = {{"title", "T&"}, {"charts", {{{"label", "a"}}, {{"label", "b"}}}}};
+  // Rendered again and again from two threads, as the site's pages are: the parsed templates
+  // are shared, each render gives the same page.
+  std::vector<std::string> pages(200);
+  parallel_for(pages.size(), [&](std::size_t i) {
+    Problems mine;
+    pages[i] = renderer->render("pair", context, mine).value_or("failed");
+  });
+  for (const std::string& page : pages) EXPECT_EQ(page, "<h1>T&amp;</h1>[a!][b!]");
+}
+
+TEST(TemplateRenderer, PartialsThatIncludeEachOtherAreAProblem) {
+  fs::path folder = templates_folder("templates_partial_loop", "<p>ok</p>");
+  std::ofstream(folder / "_head.mustache") << "{{> _foot}}";
+  std::ofstream(folder / "_foot.mustache") << "{{> _head}}";
+  Problems problems;
+  EXPECT_FALSE(TemplateRenderer::load(folder, problems));
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems[0].message.find("include each other more than 16 deep"), std::string::npos)
       << problems[0].message;
 }
 
