@@ -1,13 +1,11 @@
 #include "cli/export_command.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
+#include "base/atomic_write.h"
 #include "cli/planner_context.h"
 #include "cli/problem_output.h"
 #include "cli/recipe_file.h"
@@ -32,44 +30,14 @@ struct ExportOptions {
   std::string format = "text";
 };
 
-// Writes `text` to `path` through a temporary sibling and a rename, or to stdout. False, with
-// the problem appended (file `path`, field `-o`), when it cannot.
+// Writes `text` to `path` atomically (base/atomic_write.h), or to stdout for "" and "-". False,
+// with the problem appended (file `path`, field `-o`), when it cannot.
 bool write_output(const std::string& path, const std::string& text, Problems& problems) {
   if (path.empty() || path == "-") {
     fmt::print("{}", text);
     return true;
   }
-  auto fail = [&](std::string message, std::string expected, std::string found) {
-    problems.push_back(
-        {path, {}, "-o", "io", std::move(message), std::move(expected), std::move(found)});
-    return false;
-  };
-  // The rename would replace whatever is at `path`: a device, a FIFO, a folder or a link is not
-  // a draft's place (rows build refuses the same).
-  std::error_code status_ec;
-  fs::file_status status = fs::symlink_status(path, status_ec);
-  if (fs::exists(status) && !fs::is_regular_file(status)) {
-    return fail("exists and is not a regular file", "a file to write or replace",
-                fs::is_symlink(status)     ? "a symbolic link"
-                : fs::is_directory(status) ? "a folder"
-                                           : "a device, FIFO or socket");
-  }
-  std::string staging = fmt::format("{}.tmp-{}", path, ::getpid());
-  {
-    std::ofstream out(staging, std::ios::binary);
-    out << text;
-    if (!out.flush()) {
-      std::remove(staging.c_str());
-      return fail("cannot write the file", "", "");
-    }
-  }
-  std::error_code ec;
-  fs::rename(staging, path, ec);
-  if (ec) {
-    std::remove(staging.c_str());
-    return fail("cannot write the file", "", ec.message());
-  }
-  return true;
+  return write_text_atomically(path, text, "-o", problems);
 }
 
 // The planned draft of --layout, or nullopt with the problems (the checks plan makes).
