@@ -161,6 +161,16 @@ void read_settings(const std::string& run, const ArgumentRules& rules, ExportSou
       source.other_arguments.push_back(std::move(argument));
     }
   }
+  // slime's --loss-mask-type follows the measured run: its value when the run states it, and
+  // none when the run trains without it (pre-tokenized rows carry their own masks), so that a
+  // draft classes as the same configuration as its recipe (openrecipes classify).
+  if (source.run_is_slime) {
+    source.loss_mask.clear();
+    for (const CommandArgument& argument : source.slime_only_arguments) {
+      if (canonical_name(rules, argument.flag) == "loss_mask_type" && !argument.values.empty())
+        source.loss_mask = argument.values.front();
+    }
+  }
 }
 
 // The settings the recipe's model_script says its undefined array holds (schema/recipe.schema.yaml,

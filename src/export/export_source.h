@@ -29,7 +29,8 @@ struct ExportSource {
   std::string model_name;  ///< as models.yaml spells it (or the config's model_type)
   std::string model_slug;  ///< recipes/<slug>/; empty for a bare config
   std::string hf_repo;     ///< Hugging Face repository; empty for a bare config
-  std::string loss_mask;   ///< slime --loss-mask-type (models.yaml); empty when unknown
+  std::string
+      loss_mask;  ///< slime --loss-mask-type: a slime run's own, else models.yaml's; empty: none
   ModelShape shape;
 
   ClusterShape cluster;   ///< GPU type (with gpus.yaml's rate and instance), GPUs, per node

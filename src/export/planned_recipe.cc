@@ -94,7 +94,7 @@ std::string draft_head_yaml(const ExportSource& source) {
       "gpu:\n  type: {}\n  memory_gb: {}\n  count: {}\n  per_node: {}\n  instance: {}\n",
       scalar(gpu.type), gpu.memory_gb, source.cluster.gpus, source.cluster.per_node,
       scalar(gpu.instance.empty() ? "not stated" : gpu.instance));
-  out += "author:\n  github: your-handle\n";
+  out += fmt::format("author:\n  github: {}\n", kPlaceholderHandle);
   out += "status: planned\n";
   out += "stack:\n";
   for (const char* part :
@@ -116,8 +116,7 @@ std::string draft_layout_yaml(const ExportSource& source) {
   std::string out;
   out += "layout:\n";
   out += fmt::format("  label: {}\n  summary: {}\n  highlights: {}\n", scalar(l.label),
-                     scalar(layout_summary(source)),
-                     scalar("planned by openrecipes plan; not measured"));
+                     scalar(layout_summary(source)), scalar(kPlannedHighlights));
   out += fmt::format("  tp: {}\n  pp: {}\n  vpp: {}\n  cp: {}\n  ep: {}\n  etp: {}\n  dp: {}\n",
                      l.tp, l.pp, l.vpp, l.cp, l.ep, l.etp, l.dp);
   out +=

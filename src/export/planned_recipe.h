@@ -20,6 +20,12 @@ namespace openrecipes {
 std::string planned_recipe_yaml(const ExportSource& source, const LayoutPrediction& prediction,
                                 const std::string& run);
 
+/// The draft's `layout.highlights` (what a planned draft says instead of its settings), and the
+/// GitHub handle it leaves for the author: `openrecipes finalize` replaces the one and refuses the
+/// other.
+inline constexpr const char* kPlannedHighlights = "planned by openrecipes plan; not measured";
+inline constexpr const char* kPlaceholderHandle = "your-handle";
+
 /// The layout in words, as recipes write `layout.summary` (TP 1, PP 2 (12/12), CP 1, ...).
 std::string layout_summary(const ExportSource& source);
 

@@ -58,7 +58,6 @@ python3 -m <slime entry module> --async \
   --rollout-batch-size 128 \
   --global-batch-size 128 \
   --loss-type sft_loss \
-  --loss-mask-type gpt_oss \
   --disable-compute-advantages-and-returns \
   --debug-train-only \
   --tensor-model-parallel-size 1 \
