@@ -15,6 +15,7 @@
 #include "cli/cli_options.h"
 #include "cli/converge_command.h"
 #include "cli/export_command.h"
+#include "cli/finalize_command.h"
 #include "cli/help_format.h"
 #include "cli/measure_command.h"
 #include "cli/plan_command.h"
@@ -113,6 +114,7 @@ int main(int argc, char** argv) {
   add_plan_command(app, global, exit_code);
   add_recommend_command(app, global, exit_code);
   add_export_command(app, global, exit_code);
+  add_finalize_command(app, global, exit_code);
   add_help_examples(app);
   if (!names_known_commands(app, argc, argv)) return kExitUsage;
   try {
