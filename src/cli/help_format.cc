@@ -144,6 +144,10 @@ void add_help_examples(CLI::App& app) {
        {"openrecipes export recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml --to slime",
         "openrecipes export --model gpt-oss-20b --gpu H200 --gpus 8 --layout \"TP1 PP2 EP4\" "
         "--to megatron-lm -o recipe.yaml"}},
+      {"tune propose",
+       {"openrecipes tune propose --model gpt-oss-20b --gpu H200 --gpus 8",
+        "openrecipes tune propose --model gpt-oss-20b --gpu H200 --gpus 8 --session tune.jsonl "
+        "--format json"}},
       {"finalize",
        {"openrecipes finalize DRAFT.yaml --candidate-log RUN.log --reference "
         "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml --reference-log REFERENCE_RUN.log"}},

@@ -26,6 +26,7 @@
 #include "cli/score_command.h"
 #include "cli/serve_command.h"
 #include "cli/tokenize_command.h"
+#include "cli/tune_command.h"
 #include "cli/validate_command.h"
 #include "cli/version.h"
 
@@ -115,6 +116,7 @@ int main(int argc, char** argv) {
   add_recommend_command(app, global, exit_code);
   add_export_command(app, global, exit_code);
   add_finalize_command(app, global, exit_code);
+  add_tune_command(app, global, exit_code);
   add_help_examples(app);
   if (!names_known_commands(app, argc, argv)) return kExitUsage;
   try {
