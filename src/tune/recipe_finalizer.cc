@@ -148,6 +148,15 @@ std::string mfu_note_line(const ResultBlock& block) {
   return "  mfu_note: gpus.yaml gives no BF16 dense peak for the GPU type, or models.yaml no N\n";
 }
 
+// The column of the `dataset:` key under `workload` (1 when there is none).
+int dataset_key_column(const YamlDocument& document) {
+  const YamlNode* workload = document.root.find("workload");
+  if (!workload || workload->kind != YamlNode::Kind::kMapping) return 1;
+  for (const YamlEntry& entry : workload->entries)
+    if (entry.key == "dataset") return entry.key_position.column;
+  return 1;
+}
+
 // The reference's `workload.dataset` entry, re-indented to sit where the draft's does.
 std::optional<std::string> dataset_lines(const FinalizeRequest& request, const RecipeFile& draft,
                                          const RecipeFile& reference, Problems& problems) {
@@ -163,8 +172,7 @@ std::optional<std::string> dataset_lines(const FinalizeRequest& request, const R
         "a measured reference recipe", "no dataset"));
     return std::nullopt;
   }
-  int shift = draft.document.position_of("workload.dataset").column -
-              reference.document.position_of("workload.dataset").column;
+  int shift = dataset_key_column(draft.document) - dataset_key_column(reference.document);
   std::string out;
   std::size_t at = 0;
   std::string text = reference.document.text;

@@ -73,6 +73,25 @@ TEST(RecipeFinalizer, AMeasuredDraftBecomesAVerifiedRecipeThatValidatesAtItsPath
   EXPECT_EQ(text.substr(text.find("\nenv:\n")), draft.substr(draft.find("\nenv:\n")));
 }
 
+TEST(RecipeFinalizer, TheReferencesRowsFillANullDatasetAtTheDraftsIndentation) {
+  // The draft written by hand: `workload` indented by 4, its dataset null.
+  std::string draft = completed_draft();
+  std::size_t workload = draft.find("\nworkload:\n") + 1;
+  std::size_t layout = draft.find("\nlayout:\n") + 1;
+  std::string block =
+      "workload:\n    row_tokens: 8192\n    rows: SFT conversations\n"
+      "    global_batch: 128\n    precision: bf16\n    dataset: null\n";
+  draft.replace(workload, layout - workload, block);
+  Problems problems;
+  std::optional<FinalizedRecipe> recipe = finalize_recipe(request_for("indented", draft), problems);
+  ASSERT_TRUE(recipe) << testing::describe(problems);
+  EXPECT_NE(
+      recipe->text.find("    precision: bf16\n    dataset:\n      name: Tulu 3 SFT mixture\n"),
+      std::string::npos)
+      << recipe->text.substr(0, 2000);
+  EXPECT_EQ(recipe->status, "verified");
+}
+
 TEST(RecipeFinalizer, LossesThatDivergeGiveAnUnverifiedRecipeThatSaysWhy) {
   // The reference arm's per-step losses, each 10% higher: past validate_convergence's 5% tolerance.
   std::string dir = testing::fresh_dir("finalize_diverged_losses");
