@@ -148,12 +148,13 @@ std::string mfu_note_line(const ResultBlock& block) {
   return "  mfu_note: gpus.yaml gives no BF16 dense peak for the GPU type, or models.yaml no N\n";
 }
 
-// The column of the `dataset:` key under `workload` (1 when there is none).
-int dataset_key_column(const YamlDocument& document) {
-  const YamlNode* workload = document.root.find("workload");
-  if (!workload || workload->kind != YamlNode::Kind::kMapping) return 1;
-  for (const YamlEntry& entry : workload->entries)
-    if (entry.key == "dataset") return entry.key_position.column;
+// The column of key `key` of the top-level mapping `parent` (`workload`, `dataset`); 1 when
+// there is none.
+int key_column(const YamlDocument& document, const char* parent, const char* key) {
+  const YamlNode* mapping = document.root.find(parent);
+  if (!mapping || mapping->kind != YamlNode::Kind::kMapping) return 1;
+  for (const YamlEntry& entry : mapping->entries)
+    if (entry.key == key) return entry.key_position.column;
   return 1;
 }
 
@@ -172,7 +173,8 @@ std::optional<std::string> dataset_lines(const FinalizeRequest& request, const R
         "a measured reference recipe", "no dataset"));
     return std::nullopt;
   }
-  int shift = dataset_key_column(draft.document) - dataset_key_column(reference.document);
+  int shift = key_column(draft.document, "workload", "dataset") -
+              key_column(reference.document, "workload", "dataset");
   std::string out;
   std::size_t at = 0;
   std::string text = reference.document.text;
@@ -267,11 +269,17 @@ std::vector<NamedEdit> edits_for(const FinalizeRequest& request, const RecipeFil
   add("status", filled.status, "the correctness check");
   add("workload.dataset", filled.dataset, request.reference);
   add("prediction", "", "");  // a measured recipe has no prediction (schema: prediction)
-  if (draft.recipe.layout.highlights == kPlannedHighlights)
-    add("layout.highlights", "  highlights: the planner's layout, measured under the protocol\n",
-        "finalize");
+  if (draft.recipe.layout.highlights == kPlannedHighlights) {
+    std::string indent(key_column(document, "layout", "highlights") - 1, ' ');
+    add("layout.highlights",
+        indent + "highlights: the planner's layout, measured under the protocol\n", "finalize");
+  }
   add("result", filled.result, request.candidate_log);
   add("correctness", filled.correctness, request.candidate_log + " and " + request.reference_log);
+  // In file order: to_draft walks them top down.
+  std::sort(edits.begin(), edits.end(), [](const NamedEdit& a, const NamedEdit& b) {
+    return a.edit.range.first < b.edit.range.first;
+  });
   return edits;
 }
 

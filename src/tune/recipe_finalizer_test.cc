@@ -130,6 +130,27 @@ TEST(RecipeFinalizer, WhatExportLeavesForTheAuthorIsAProblemAtTheDraftsLine) {
   }
 }
 
+TEST(RecipeFinalizer, AProblemWithTheDraftsOwnLinesIsReportedAtTheDraftsLine) {
+  // A patch that does not exist, below the blocks finalize fills (whose lengths differ from the
+  // draft's): the problem is at the line of the draft, not of the composed recipe.
+  std::string draft = testing::replace_all(completed_draft(), "- patches/attune_gpt_oss_yarn.py",
+                                           "- patches/missing.py");
+  FinalizeRequest request = request_for("draft_line", draft);
+  Problems problems;
+  EXPECT_FALSE(finalize_recipe(request, problems));
+  ASSERT_TRUE(testing::has_rule(problems, "patches")) << testing::describe(problems);
+  int line = 1;
+  for (std::size_t at = 0; (at = draft.find('\n', at)) < draft.find("- patches/missing.py"); ++at)
+    ++line;
+  for (const Problem& problem : problems) {
+    EXPECT_EQ(problem.file, request.draft);
+    if (problem.rule == "patches") {
+      EXPECT_EQ(problem.position.line, line);
+    }
+  }
+  EXPECT_FALSE(fs::exists(request.root / "recipes/gpt-oss-20b/h200/tester-tp1-pp2-ep4.yaml"));
+}
+
 TEST(RecipeFinalizer, ALogOfAnotherRunOrAPlannedReferenceIsRefused) {
   FinalizeRequest other_run = request_for("other_run", completed_draft());
   // A 32-GPU run's log, whose argument dump says so, for a draft of 8 GPUs.
