@@ -20,15 +20,20 @@ namespace {
 
 namespace mustache = kainjow::mustache;
 
-// A value of `value`'s kind, without children: a string, a boolean, or an empty object or list.
-mustache::data shell_of(const nlohmann::json& value) {
+mustache::data to_data(const nlohmann::json& value) {
   switch (value.type()) {
-    case nlohmann::json::value_t::object:
-      return mustache::data{mustache::data::type::object};
-    case nlohmann::json::value_t::array:
-      return mustache::data{mustache::data::type::list};
+    case nlohmann::json::value_t::object: {
+      mustache::data object{mustache::data::type::object};
+      for (const auto& [key, child] : value.items()) object.set(key, to_data(child));
+      return object;
+    }
+    case nlohmann::json::value_t::array: {
+      mustache::data list{mustache::data::type::list};
+      for (const auto& child : value) list.push_back(to_data(child));
+      return list;
+    }
     case nlohmann::json::value_t::string:
-      return mustache::data{value.get_ref<const std::string&>()};
+      return mustache::data{value.get<std::string>()};
     case nlohmann::json::value_t::boolean:
       return mustache::data{value.get<bool>()};
     case nlohmann::json::value_t::null:
@@ -36,31 +41,6 @@ mustache::data shell_of(const nlohmann::json& value) {
     default:
       return mustache::data{value.dump()};  // numbers: already the text to show
   }
-}
-
-// Fills `out` (shell_of(value)) with `value`'s children, top down. kainjow's set and push_back
-// take a child by const reference and copy it, so building bottom up would copy every subtree
-// once per level above it; here each child is added empty and filled where it lies (the
-// container hands it back as const, but it is no const object: the cast is sound).
-void fill_data(mustache::data& out, const nlohmann::json& value) {
-  if (value.is_object()) {
-    for (const auto& [key, child] : value.items()) {
-      out.set(key, shell_of(child));
-      if (child.is_structured()) fill_data(const_cast<mustache::data&>(*out.get(key)), child);
-    }
-  } else if (value.is_array()) {
-    for (const nlohmann::json& child : value) {
-      out.push_back(shell_of(child));
-      if (child.is_structured())
-        fill_data(const_cast<mustache::data&>(out.list_value().back()), child);
-    }
-  }
-}
-
-mustache::data to_data(const nlohmann::json& value) {
-  mustache::data out = shell_of(value);
-  fill_data(out, value);
-  return out;
 }
 
 // A `{{> name}}` tag in a template's text: where it starts, its length and the name.
