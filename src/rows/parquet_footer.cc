@@ -33,6 +33,13 @@ enum CompactType : int {
 // Statistics is five) and Apache Thrift's own default recursion limit.
 constexpr int kMaxDepth = 64;
 
+// Structs in lists (row groups, their column chunks, schema elements, key-value pairs) a footer
+// may hold in all. DuckDB holds each decoded struct in hundreds of bytes (a ColumnChunk about 790:
+// a footer of one million one-byte empty ones took 787 MB), so a count the bytes allow can still
+// be a memory bomb. Rows files hold a few dozen (6 columns x a few row groups) and conversation
+// Parquet files a few hundred; a table of 1,000 columns in 100 row groups would still pass.
+constexpr std::uint64_t kMaxListedStructs = 100000;
+
 struct FooterFault {
   std::string message;
 };
@@ -136,6 +143,16 @@ class CompactWalker {
     }
   }
 
+  // Counts `count` more structs in lists; a fault past kMaxListedStructs.
+  void count_structs(std::uint64_t count) {
+    listed_structs_ += count;
+    if (listed_structs_ > kMaxListedStructs)
+      throw FooterFault{fmt::format(
+          "holds more than {} structs in lists by byte {} (columns x row groups; DuckDB would "
+          "hold each in hundreds of bytes)",
+          kMaxListedStructs, at_)};
+  }
+
   void skip_list(int depth, const char* what) {
     enter(depth);
     std::uint8_t header = next_byte("a list header");
@@ -143,6 +160,7 @@ class CompactWalker {
     if (count == 15) count = varint("a list size");  // long form: the size follows as a varint
     int element = header & 0x0f;
     check_count(count, min_element_bytes(element), what);
+    if (element == kStruct) count_structs(count);
     for (std::uint64_t i = 0; i < count; ++i) skip_value(element, depth + 1, true);
   }
 
@@ -153,6 +171,7 @@ class CompactWalker {
     std::uint8_t types = next_byte("a map's types");
     int key = types >> 4, value = types & 0x0f;
     check_count(count, min_element_bytes(key) + min_element_bytes(value), "map");
+    if (key == kStruct || value == kStruct) count_structs(count);
     for (std::uint64_t i = 0; i < count; ++i) {
       skip_value(key, depth + 1, true);
       skip_value(value, depth + 1, true);
@@ -161,6 +180,7 @@ class CompactWalker {
 
   std::string_view bytes_;
   std::size_t at_ = 0;
+  std::uint64_t listed_structs_ = 0;
 };
 
 std::uint32_t little_endian_u32(const char* bytes) {

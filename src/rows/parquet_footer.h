@@ -17,8 +17,10 @@ namespace openrecipes {
 
 /// Walks `bytes`, one Thrift compact-protocol struct from its first byte, without building it.
 /// Returns what makes the struct unsafe to decode: a list, set or map declaring more elements than
-/// the bytes after its header can hold (each element takes at least one byte), a string longer than
-/// the bytes left, nesting deeper than 64 structs and containers, an unknown type code, a varint
+/// the bytes after its header can hold (each element takes at least one byte), more than 100,000
+/// structs in lists in all (each costs DuckDB hundreds of bytes, however few bytes it takes here),
+/// a string longer than the bytes left, nesting deeper than 64 structs and containers, an unknown
+/// type code, a varint
 /// over 10 bytes, or an end before the struct's stop byte. Returns nullopt when the struct is
 /// whole; bytes after it are not read.
 std::optional<std::string> thrift_compact_struct_problem(std::string_view bytes);

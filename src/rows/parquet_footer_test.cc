@@ -57,6 +57,23 @@ TEST(ThriftCompactStruct, AMapOrAStringLongerThanTheBytesLeftIsRefused) {
             std::string::npos);
 }
 
+TEST(ThriftCompactStruct, ManyTinyStructsInListsAreRefusedThoughTheBytesHoldThem) {
+  // field 1: a list of N empty structs (one stop byte each), as a row group's column chunks.
+  auto footer_of = [](std::uint32_t structs) {
+    std::string footer = bytes({0x19, 0xfc});
+    for (std::uint32_t n = structs;; n >>= 7) {  // the size as a varint
+      footer.push_back(static_cast<char>((n & 0x7f) | (n >= 0x80 ? 0x80 : 0)));
+      if (n < 0x80) break;
+    }
+    footer.append(structs, '\0');
+    footer.push_back('\0');
+    return footer;
+  };
+  EXPECT_EQ(problem_of(footer_of(100000)), "");
+  std::string problem = problem_of(footer_of(100001));
+  EXPECT_NE(problem.find("more than 100000 structs in lists"), std::string::npos) << problem;
+}
+
 TEST(ThriftCompactStruct, TruncatedDeepOrUnknownInputIsRefused) {
   EXPECT_NE(problem_of(bytes({0x15})).find("ends at byte 1 inside an integer"), std::string::npos);
   EXPECT_NE(problem_of(bytes({0x15, 0x01})).find("inside a field header"), std::string::npos);
