@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -32,8 +34,9 @@ bool write_text_atomically(const std::string& path, const std::string& text,
     std::ofstream out(staging, std::ios::binary);
     out << text;
     if (!out.flush()) {
+      std::string why = std::strerror(errno);
       std::remove(staging.c_str());
-      return fail("cannot write the file", "", "");
+      return fail("cannot write the file", "", why);
     }
   }
   std::error_code ec;

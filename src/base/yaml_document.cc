@@ -379,6 +379,11 @@ std::optional<std::string> read_text_file(const std::string& path, std::size_t m
   if (ec && ec != std::errc::no_such_file_or_directory) return fail(ec.message());
   if (!fs::exists(status)) return fail("no such file");
   if (!fs::is_regular_file(status)) return fail("not a regular file");
+  // A file the size already shows too large is refused before a byte is read (a 3 GiB log
+  // would otherwise be read up to the limit first); the read below still stops one byte past the
+  // limit for files whose size the system does not know (procfs reports 0).
+  if (std::uintmax_t size = fs::file_size(path, ec); !ec && size > max_bytes)
+    return fail(fmt::format("file is {} bytes; it may be at most {} bytes", size, max_bytes));
   std::ifstream in(path, std::ios::binary);
   if (!in) return fail(fmt::format("cannot open: {}", std::strerror(errno)));
   // Read in chunks until the end or one byte past the limit, instead of trusting the size
