@@ -52,7 +52,8 @@ TEST(MeasureResult, SchedulerTimesBelowTheWindowsOwnAreFloored) {
       completed_job(60), source("tests/fixtures/logs/megatron_lm_gpt_oss_20b_8xh200.log"),
       ScoreSetup{8, 128, 8192, 5, 19}, 20);
   std::string yaml = result_block_yaml(block);
-  EXPECT_NE(yaml.find("gpu_hours_note: the window's own GPU time"), std::string::npos) << yaml;
+  // Quoted: the note holds ": ".
+  EXPECT_NE(yaml.find("gpu_hours_note: \"the window's own GPU time"), std::string::npos) << yaml;
 }
 
 TEST(MeasureResult, AJobThatDidNotCompleteGivesNoResult) {

@@ -125,7 +125,7 @@ std::string result_block_yaml(const ResultBlock& b) {
   if (auto hours = gpu_hours(b)) {
     // Rounded up: a stated figure may not fall below the window's own GPU time.
     out += fmt::format("  gpu_hours: {:.2f}\n", std::ceil(hours->first * 100 - 1e-9) / 100);
-    out += fmt::format("  gpu_hours_note: {}\n", hours->second);
+    out += fmt::format("  gpu_hours_note: {}\n", yaml_scalar(hours->second));
   } else {
     out += "  # gpu_hours: the log has no timestamps; GPUs x (scheduler admission to finish)\n";
   }
