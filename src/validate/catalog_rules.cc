@@ -31,6 +31,13 @@ void check_path(const RuleContext& c) {
   const Gpu* gpu = c.catalog.find_gpu(c.recipe.gpu.type);
   std::string handle =
       author_handle(c.recipe.author.github, c.recipe.author.name, c.catalog.authors);
+  if (handle.empty()) {
+    // A name of no letters or digits (`!!!`) would name the file `-tp1-...yaml`.
+    c.report("path", c.recipe.author.github.empty() ? "author.name" : "author.github",
+             "the author gives no handle for the file name", "a name with a letter or digit",
+             c.recipe.author.github.empty() ? c.recipe.author.name : c.recipe.author.github);
+    return;
+  }
   std::string stem = handle + "-" + layout_slug(c.recipe.layout);
   std::string expected =
       fmt::format("recipes/{}/{}/{}[-<variant>].yaml", model ? model->slug : "<model slug>",

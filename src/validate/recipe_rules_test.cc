@@ -91,6 +91,12 @@ const std::vector<RuleCase> kCases = {
      "path",
      false,
      "recipes/gpt-oss-20b/h200/jane-doe-tp1-pp2-ep4.yaml"},
+    {"AnAuthorNameWithoutLettersOrDigitsFails",
+     kGptOss,
+     {{"  name: ATTUNE\n", "  name: '!!!'\n"}},
+     "path",
+     true,
+     "recipes/gpt-oss-20b/h200/-tp1-pp2-ep4.yaml"},
     // catalog references
     {"UnknownModelFails",
      kGptOss,
