@@ -77,6 +77,16 @@ TEST(FinalizeCli, MissingOrUnreadableEvidenceIsNamed) {
   testing::ShellRun no_flags = testing::run_binary("finalize draft.yaml", root.string(), "2>&1");
   EXPECT_EQ(no_flags.exit_code, 2);
   EXPECT_NE(no_flags.output.find("--candidate-log"), std::string::npos) << no_flags.output;
+  for (const char* hours : {"nan", "0", "-1", "1e12", "abc", "3x"}) {
+    testing::ShellRun bad_hours = testing::run_binary(
+        std::string("finalize d.yaml --candidate-log c --reference r --reference-log l "
+                    "--gpu-hours ") +
+            hours,
+        root.string(), "2>&1");
+    EXPECT_EQ(bad_hours.exit_code, 2) << hours << ": " << bad_hours.output;
+    EXPECT_NE(bad_hours.output.find("expected GPU-hours above 0"), std::string::npos)
+        << bad_hours.output;
+  }
   testing::ShellRun missing = testing::run_binary(
       "finalize missing.yaml --candidate-log none.log --reference "
       "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml --reference-log none.log",

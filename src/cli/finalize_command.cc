@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "cli/json_output.h"
@@ -40,7 +42,8 @@ void print_json_result(const FinalizedRecipe& recipe, bool written) {
                              {"status", recipe.status},
                              {"summary", recipe.check.summary()},
                              {"parts", parts},
-                             {"tokens_per_s_per_gpu", recipe.result.score.tokens_per_s_per_gpu}});
+                             {"tokens_per_s_per_gpu", recipe.result.score.tokens_per_s_per_gpu},
+                             {"text", recipe.text}});
 }
 
 int run_finalize(const GlobalOptions& global, FinalizeOptions& options) {
@@ -89,7 +92,16 @@ void add_finalize_command(CLI::App& app, const GlobalOptions& global, int& exit_
       ->add_option("--gpu-hours", request.scheduler_gpu_hours,
                    "GPUs x (scheduler admission to finish) in hours, when Slurm gave it "
                    "(otherwise from the log's timestamps)")
-      ->check(CLI::Range(0.0, 1e9));
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            char* end = nullptr;
+            double value = std::strtod(text.c_str(), &end);
+            bool whole = end && *end == '\0' && !text.empty();
+            return whole && std::isfinite(value) && value > 0 && value <= 1e9
+                       ? ""
+                       : "expected GPU-hours above 0 and at most 1e9, found " + text;
+          },
+          "HOURS > 0"));
   command->add_flag("--replace", options->replace, "Overwrite a recipe already at the path");
   command->add_flag("--dry-run", options->dry_run,
                     "Compose and validate, print the recipe, write nothing");

@@ -184,9 +184,7 @@ std::string draft_tail_yaml(const ExportSource& source, const std::string& run) 
   }
   out += "run: |\n" + block(run);
   out += "notes: |\n";
-  out += block(
-      fmt::format("Planned by openrecipes plan from the layout alone; not measured. Settings: {}.",
-                  source.settings_source));
+  out += block(fmt::format("{} Settings: {}.", kPlannedNotesLead, source.settings_source));
   return out;
 }
 

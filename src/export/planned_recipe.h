@@ -25,6 +25,9 @@ std::string planned_recipe_yaml(const ExportSource& source, const LayoutPredicti
 /// other.
 inline constexpr const char* kPlannedHighlights = "planned by openrecipes plan; not measured";
 inline constexpr const char* kPlaceholderHandle = "your-handle";
+/// The first sentence of a planned draft's `notes`, which finalize rewrites once it is measured.
+inline constexpr const char* kPlannedNotesLead =
+    "Planned by openrecipes plan from the layout alone; not measured.";
 
 /// The layout in words, as recipes write `layout.summary` (TP 1, PP 2 (12/12), CP 1, ...).
 std::string layout_summary(const ExportSource& source);

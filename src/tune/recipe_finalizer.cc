@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <regex>
 #include <vector>
 
 #include "base/atomic_write.h"
@@ -126,8 +125,16 @@ std::optional<Evidence> gather_evidence(const FinalizeRequest& request, const Re
     candidate_run = read_run(request.draft, draft, *rules, problems);
     reference_run = read_run(request.reference, reference, *rules, problems);
   }
-  std::optional<LossSeries> candidate_losses = read_loss_series(request.candidate_log, problems);
-  std::optional<LossSeries> reference_losses = read_loss_series(request.reference_log, problems);
+  // The candidate log is read twice (steps, then losses): a problem with it is said once.
+  Problems losses;
+  std::optional<LossSeries> candidate_losses = read_loss_series(request.candidate_log, losses);
+  std::optional<LossSeries> reference_losses = read_loss_series(request.reference_log, losses);
+  for (const Problem& problem : losses) {
+    bool said = std::any_of(
+        problems.begin() + static_cast<std::ptrdiff_t>(before), problems.end(),
+        [&](const Problem& p) { return p.file == problem.file && p.message == problem.message; });
+    if (!said) problems.push_back(problem);
+  }
   if (problems.size() != before) return std::nullopt;
   return Evidence{*result,
                   classify_commands(*candidate_run, *reference_run, *rules,
@@ -146,6 +153,20 @@ std::string active_params_lines(const Model& model) {
 std::string mfu_note_line(const ResultBlock& block) {
   if (block.peak_flop_per_s && block.active_params) return "  mfu_note: null\n";
   return "  mfu_note: gpus.yaml gives no BF16 dense peak for the GPU type, or models.yaml no N\n";
+}
+
+// The lines of `range` in `text`.
+std::string entry_text(const std::string& text, const LineRange& range) {
+  std::string out;
+  std::size_t at = 0;
+  for (int line = 1; at < text.size() && line < range.end; ++line) {
+    std::size_t end = text.find('\n', at);
+    end = end == std::string::npos ? text.size() : end + 1;
+    if (line >= range.first) out.append(text, at, end - at);
+    at = end;
+  }
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  return out;
 }
 
 // The column of key `key` of the top-level mapping `parent` (`workload`, `dataset`); 1 when
@@ -176,22 +197,34 @@ std::optional<std::string> dataset_lines(const FinalizeRequest& request, const R
   int shift = key_column(draft.document, "workload", "dataset") -
               key_column(reference.document, "workload", "dataset");
   std::string out;
-  std::size_t at = 0;
-  std::string text = reference.document.text;
-  for (int line = 1; at < text.size() && line < range->end; ++line) {
-    std::size_t end = text.find('\n', at);
-    end = end == std::string::npos ? text.size() : end + 1;
-    if (line >= range->first) {
-      std::string piece = text.substr(at, end - at);
-      if (shift > 0) piece.insert(0, static_cast<std::size_t>(shift), ' ');
-      if (shift < 0)
-        piece.erase(0, std::min(piece.find_first_not_of(' '), static_cast<std::size_t>(-shift)));
-      out += piece;
-    }
+  std::string lines = entry_text(reference.document.text, *range);
+  for (std::size_t at = 0; at < lines.size();) {
+    std::size_t end = lines.find('\n', at) + 1;  // entry_text ends every line with '\n'
+    std::string piece = lines.substr(at, end - at);
+    if (shift > 0) piece.insert(0, static_cast<std::size_t>(shift), ' ');
+    if (shift < 0)
+      piece.erase(0, std::min(piece.find_first_not_of(' '), static_cast<std::size_t>(-shift)));
+    out += piece;
     at = end;
   }
   if (!out.empty() && out.back() != '\n') out += '\n';
   return out;
+}
+
+// Longest `--variant`: a file name stays far below the 255 bytes file systems allow.
+constexpr std::size_t kMaxVariantChars = 64;
+
+// Whether `text` is a variant the `path` rule accepts: [a-z0-9]+(-[a-z0-9]+)*, checked by hand
+// (std::regex recurses per character and overflows the stack on long input).
+bool is_variant(const std::string& text) {
+  if (text.empty() || text.size() > kMaxVariantChars || text.front() == '-' || text.back() == '-')
+    return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    bool word = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (!word && !(c == '-' && text[i - 1] != '-')) return false;
+  }
+  return true;
 }
 
 // recipes/<model slug>/<gpu slug>/<handle>-<layout slug>[-<variant>].yaml (the `path` rule).
@@ -208,11 +241,12 @@ std::optional<std::string> catalog_path_of(const FinalizeRequest& request, const
                    model ? "the GPU type is not in gpus.yaml" : "the model is not in models.yaml"));
     return std::nullopt;
   }
-  static const std::regex kVariant("[a-z0-9]+(-[a-z0-9]+)*");
-  if (!request.variant.empty() && !std::regex_match(request.variant, kVariant)) {
-    problems.push_back(problem_at("", {}, "--variant", "finalize.variant",
-                                  "not a file-name variant", "lowercase words joined by '-'",
-                                  request.variant));
+  if (!request.variant.empty() && !is_variant(request.variant)) {
+    problems.push_back(problem_at(
+        "", {}, "--variant", "finalize.variant", "not a file-name variant",
+        fmt::format("at most {} lowercase letters and digits, in words joined by '-'",
+                    kMaxVariantChars),
+        request.variant.size() > 80 ? request.variant.substr(0, 80) + "..." : request.variant));
     return std::nullopt;
   }
   std::string stem = author_handle(r.author.github, r.author.name, catalog.authors) + "-" +
@@ -274,6 +308,18 @@ std::vector<NamedEdit> edits_for(const FinalizeRequest& request, const RecipeFil
     add("layout.highlights",
         indent + "highlights: the planner's layout, measured under the protocol\n", "finalize");
   }
+  if (draft.recipe.notes.rfind(kPlannedNotesLead, 0) == 0) {
+    if (std::optional<LineRange> range = yaml_entry_lines(document, "notes")) {
+      std::string lines = entry_text(document.text, *range);
+      std::size_t at = lines.find(kPlannedNotesLead);
+      if (at != std::string::npos) {
+        lines.replace(at, std::string(kPlannedNotesLead).size(),
+                      "Planned by openrecipes plan, then measured under the protocol and filled "
+                      "by openrecipes finalize.");
+        edits.push_back({{*range, lines}, "notes", "finalize"});
+      }
+    }
+  }
   add("result", filled.result, request.candidate_log);
   add("correctness", filled.correctness, request.candidate_log + " and " + request.reference_log);
   // In file order: to_draft walks them top down.
@@ -333,6 +379,14 @@ std::optional<FinalizedRecipe> finalize_recipe(const FinalizeRequest& request, P
                                   "a verified catalog recipe", "planned"));
     return std::nullopt;
   }
+  if (reference->recipe.model != draft->recipe.model) {
+    problems.push_back(problem_at(request.reference, reference->document.position_of("model"),
+                                  "model", "finalize.reference",
+                                  "the reference trains another model: its rows and command are "
+                                  "not the draft's reference",
+                                  draft->recipe.model, reference->recipe.model));
+    return std::nullopt;
+  }
   bool filled_by_author = draft_is_filled(request, *draft, problems);
   std::optional<std::string> catalog_path = catalog_path_of(request, *draft, problems);
   std::optional<std::string> dataset = dataset_lines(request, *draft, *reference, problems);
@@ -388,7 +442,17 @@ std::optional<FinalizedRecipe> finalize_recipe(const FinalizeRequest& request, P
 
 bool write_finalized_recipe(const FinalizedRecipe& recipe, bool replace, Problems& problems) {
   std::error_code ec;
-  if (!replace && std::filesystem::exists(recipe.path, ec)) {
+  std::filesystem::file_status status = std::filesystem::symlink_status(recipe.path, ec);
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    problems.push_back(problem_at(
+        recipe.path.string(), {}, "", "finalize.exists",
+        "something other than a recipe is at the draft's catalog path", "a recipe file or nothing",
+        std::filesystem::is_symlink(status)     ? "a symbolic link"
+        : std::filesystem::is_directory(status) ? "a folder"
+                                                : "a device, FIFO or socket"));
+    return false;
+  }
+  if (!replace && std::filesystem::exists(status)) {
     problems.push_back(problem_at(recipe.path.string(), {}, "", "finalize.exists",
                                   "a recipe is already at the draft's catalog path (give "
                                   "--replace to overwrite it, or --variant for another name)"));

@@ -68,9 +68,16 @@ TEST(RecipeFinalizer, AMeasuredDraftBecomesAVerifiedRecipeThatValidatesAtItsPath
   // A measured recipe has no prediction, and the draft's header no longer calls it planned.
   EXPECT_EQ(text.find("prediction:"), std::string::npos);
   EXPECT_EQ(text.find("planned"), std::string::npos);
-  // Every line the draft's author wrote from `env:` to the end is kept byte for byte.
+  // Every line the draft's author wrote from `env:` to `notes:` is kept byte for byte; the notes
+  // no longer say the recipe is not measured.
   std::string draft = completed_draft();
-  EXPECT_EQ(text.substr(text.find("\nenv:\n")), draft.substr(draft.find("\nenv:\n")));
+  auto between = [](const std::string& t) {
+    std::size_t from = t.find("\nenv:\n");
+    return t.substr(from, t.find("\nnotes:") - from);
+  };
+  EXPECT_EQ(between(text), between(draft));
+  EXPECT_NE(text.find("notes: |\n  Planned by openrecipes plan, then measured under the protocol"),
+            std::string::npos);
 }
 
 TEST(RecipeFinalizer, TheReferencesRowsFillANullDatasetAtTheDraftsIndentation) {
@@ -166,11 +173,38 @@ TEST(RecipeFinalizer, ALogOfAnotherRunOrAPlannedReferenceIsRefused) {
   EXPECT_FALSE(finalize_recipe(planned_reference, problems));
   EXPECT_TRUE(testing::has_rule(problems, "finalize.reference")) << testing::describe(problems);
 
-  FinalizeRequest bad_variant = request_for("bad_variant", completed_draft());
-  bad_variant.variant = "Not A Variant";
+  FinalizeRequest other_model = request_for("other_model", completed_draft());
+  other_model.reference =
+      testing::source_dir() + "/recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml";
   problems.clear();
-  EXPECT_FALSE(finalize_recipe(bad_variant, problems));
-  EXPECT_TRUE(testing::has_rule(problems, "finalize.variant")) << testing::describe(problems);
+  EXPECT_FALSE(finalize_recipe(other_model, problems));
+  EXPECT_TRUE(testing::has_rule(problems, "finalize.reference")) << testing::describe(problems);
+
+  // A variant std::regex would have recursed on until the stack ran out, and others.
+  for (std::string variant : {std::string("Not A Variant"), std::string(30000, 'a'),
+                              std::string("a-"), std::string("a--b"), std::string("../x")}) {
+    FinalizeRequest bad_variant = request_for("bad_variant", completed_draft());
+    bad_variant.variant = variant;
+    problems.clear();
+    EXPECT_FALSE(finalize_recipe(bad_variant, problems));
+    EXPECT_TRUE(testing::has_rule(problems, "finalize.variant")) << variant.substr(0, 20);
+  }
+  FinalizeRequest good_variant = request_for("good_variant", completed_draft());
+  good_variant.variant = "rerun-2";
+  problems.clear();
+  std::optional<FinalizedRecipe> rerun = finalize_recipe(good_variant, problems);
+  ASSERT_TRUE(rerun) << testing::describe(problems);
+  EXPECT_EQ(rerun->catalog_path, "recipes/gpt-oss-20b/h200/tester-tp1-pp2-ep4-rerun-2.yaml");
+}
+
+TEST(RecipeFinalizer, SchedulerGpuHoursBelowTheWindowsOwnStillGiveValidYaml) {
+  // The block then states the window's own GPU time, with a note holding ": " (quoted).
+  FinalizeRequest request = request_for("tiny_gpu_hours", completed_draft());
+  request.scheduler_gpu_hours = 1e-9;
+  Problems problems;
+  std::optional<FinalizedRecipe> recipe = finalize_recipe(request, problems);
+  ASSERT_TRUE(recipe) << testing::describe(problems);
+  EXPECT_NE(recipe->text.find("  gpu_hours_note: \""), std::string::npos);
 }
 
 TEST(RecipeFinalizer, WritingRefusesARecipeAlreadyThereUnlessReplaced) {
@@ -187,6 +221,13 @@ TEST(RecipeFinalizer, WritingRefusesARecipeAlreadyThereUnlessReplaced) {
   EXPECT_TRUE(write_finalized_recipe(recipe, true, problems));
   EXPECT_EQ(testing::read_file(recipe.path), "second\n");
   EXPECT_EQ(std::distance(fs::directory_iterator(recipe.path.parent_path()), {}), 1);
+  // Not even --replace puts a recipe where a folder is.
+  recipe.path = recipe.path.parent_path() / "folder.yaml";
+  fs::create_directory(recipe.path);
+  problems.clear();
+  EXPECT_FALSE(write_finalized_recipe(recipe, true, problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].found, "a folder");
 }
 
 }  // namespace
