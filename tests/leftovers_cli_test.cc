@@ -144,7 +144,7 @@ TEST(Leftovers, TokenizeBoundsStandardInputAsFiles) {
   BoundedRun refused = run_bounded("tokenize --tokenizer '" + tokenizer + "' -", over.string());
   EXPECT_EQ(refused.exit_code, 1) << refused.output;
   EXPECT_EQ(refused.output,
-            fmt::format("standard input:0:0: too long to tokenize at once; split the text "
+            fmt::format("standard input: too long to tokenize at once; split the text "
                         "(expected at most {0} bytes, found more than {0} bytes)\n",
                         kMaxCatalogFileBytes));
   fs::path short_text = dir / "short.txt";

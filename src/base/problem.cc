@@ -32,11 +32,15 @@ std::string printable(const std::string& full) {
 }  // namespace
 
 std::string format_problem_line(const Problem& problem) {
-  // A problem with no file (a command-line flag's value) has no position to print.
-  std::string out = problem.file.empty()
-                        ? std::string()
-                        : fmt::format("{}:{}:{}: ", printable(problem.file), problem.position.line,
-                                      problem.position.column);
+  // A problem with no file (a command-line flag's value) has no position to print, and one about
+  // a whole file (line 0: missing, unreadable, not Parquet) names the file alone, as compilers do.
+  std::string out;
+  if (!problem.file.empty() && problem.position.line > 0) {
+    out = fmt::format("{}:{}:{}: ", printable(problem.file), problem.position.line,
+                      problem.position.column);
+  } else if (!problem.file.empty()) {
+    out = printable(problem.file) + ": ";
+  }
   if (!problem.field.empty()) out += printable(problem.field) + ": ";
   out += printable(problem.message);
   std::string expected = printable(problem.expected), found = printable(problem.found);

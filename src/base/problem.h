@@ -28,7 +28,8 @@ struct Problem {
 
 using Problems = std::vector<Problem>;
 
-/// Formats one problem as a single line: `file:line:col: field: message (expected X, found Y)`.
+/// Formats one problem as a single line: `file:line:col: field: message (expected X, found Y)`;
+/// `file: ...` for a problem with no line (about the file as a whole), `field: ...` with no file.
 std::string format_problem_line(const Problem& problem);
 
 /// The problem as a JSON object: file, line, column, field, rule, message, expected, found.

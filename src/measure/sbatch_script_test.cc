@@ -117,7 +117,7 @@ TEST(SbatchScript, RefusesWhatItCannotRun) {
   Recipe partial_node = two_node_recipe();
   partial_node.gpu.count = 12;
   EXPECT_EQ(refusal(partial_node, options()),
-            "two-node.yaml:0:0: gpu: count 12 is not a whole number of nodes of per_node 8 GPUs");
+            "two-node.yaml: gpu: count 12 is not a whole number of nodes of per_node 8 GPUs");
   SbatchOptions bad_env = options();
   bad_env.env = {{"1BAD", "x"}};
   EXPECT_EQ(refusal(two_node_recipe(), bad_env), "--env 1BAD=x: 1BAD is not a shell variable name");
@@ -129,11 +129,11 @@ TEST(SbatchScript, RefusesWhatItCannotRun) {
   Recipe hides_end = two_node_recipe();
   hides_end.run += "OPENRECIPES_RUN_END\n";
   EXPECT_EQ(refusal(hides_end, options()),
-            "two-node.yaml:0:0: run: holds the line OPENRECIPES_RUN_END, which the script uses to "
+            "two-node.yaml: run: holds the line OPENRECIPES_RUN_END, which the script uses to "
             "end it");
   Recipe no_steps = two_node_recipe();
   no_steps.run = "torchrun pretrain_gpt.py\n";
-  EXPECT_NE(refusal(no_steps, options()).find("two-node.yaml:0:0: run: no step count to set"),
+  EXPECT_NE(refusal(no_steps, options()).find("two-node.yaml: run: no step count to set"),
             std::string::npos);
 }
 
