@@ -20,6 +20,7 @@
 #include "runs/settings_check.h"
 #include "runs/training_command.h"
 #include "runs/training_log.h"
+#include "validate/recipe_rules.h"
 #include "validate/recipe_validator.h"
 
 namespace openrecipes {
@@ -214,19 +215,6 @@ std::optional<std::string> dataset_lines(const FinalizeRequest& request, const R
 // Longest `--variant`: a file name stays far below the 255 bytes file systems allow.
 constexpr std::size_t kMaxVariantChars = 64;
 
-// Whether `text` is a variant the `path` rule accepts: [a-z0-9]+(-[a-z0-9]+)*, checked by hand
-// (std::regex recurses per character and overflows the stack on long input).
-bool is_variant(const std::string& text) {
-  if (text.empty() || text.size() > kMaxVariantChars || text.front() == '-' || text.back() == '-')
-    return false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    bool word = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-    if (!word && !(c == '-' && text[i - 1] != '-')) return false;
-  }
-  return true;
-}
-
 // recipes/<model slug>/<gpu slug>/<handle>-<layout slug>[-<variant>].yaml (the `path` rule).
 std::optional<std::string> catalog_path_of(const FinalizeRequest& request, const RecipeFile& draft,
                                            Problems& problems) {
@@ -241,7 +229,8 @@ std::optional<std::string> catalog_path_of(const FinalizeRequest& request, const
                    model ? "the GPU type is not in gpus.yaml" : "the model is not in models.yaml"));
     return std::nullopt;
   }
-  if (!request.variant.empty() && !is_variant(request.variant)) {
+  if (!request.variant.empty() &&
+      (request.variant.size() > kMaxVariantChars || !is_recipe_variant(request.variant))) {
     problems.push_back(problem_at(
         "", {}, "--variant", "finalize.variant", "not a file-name variant",
         fmt::format("at most {} lowercase letters and digits, in words joined by '-'",

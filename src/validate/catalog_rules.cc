@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <regex>
 
 #include "catalog/author.h"
 #include "figures/layout_label.h"
@@ -25,6 +24,21 @@ std::string names_of_gpus(const Catalog& catalog) {
   for (const Gpu& gpu : catalog.gpus) names.push_back(gpu.type);
   return fmt::format("one of {}", fmt::join(names, ", "));
 }
+
+}  // namespace
+
+bool is_recipe_variant(std::string_view text) {
+  // By hand: std::regex recurses per character and overflows the stack on long input.
+  if (text.empty() || text.front() == '-' || text.back() == '-') return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    bool word = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (!word && !(c == '-' && text[i - 1] != '-')) return false;
+  }
+  return true;
+}
+
+namespace {
 
 void check_path(const RuleContext& c) {
   const Model* model = c.catalog.find_model(c.recipe.model);
@@ -73,13 +87,13 @@ void check_path(const RuleContext& c) {
   }
   if (model && parts[1] != model->slug) return mismatch("model", "model");
   if (gpu && parts[2] != gpu->slug) return mismatch("gpu.type", "GPU type");
-  static const std::regex kVariant(R"(-[a-z0-9]+(-[a-z0-9]+)*)");
   const std::string& name = parts[3];
   if (name.size() < 5 || name.substr(name.size() - 5) != ".yaml") return mismatch("", "content");
   std::string found_stem = name.substr(0, name.size() - 5);
   if (found_stem.rfind(handle + "-", 0) != 0) return mismatch("author", "author");
-  if (found_stem != stem && !(found_stem.rfind(stem, 0) == 0 &&
-                              std::regex_match(found_stem.substr(stem.size()), kVariant))) {
+  if (found_stem != stem &&
+      !(found_stem.rfind(stem, 0) == 0 && found_stem[stem.size()] == '-' &&
+        is_recipe_variant(std::string_view(found_stem).substr(stem.size() + 1)))) {
     mismatch("layout", "layout");
   }
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "base/problem.h"
 #include "base/yaml_document.h"
@@ -43,6 +44,10 @@ class RuleContext {
  private:
   Problems& problems_;
 };
+
+/// Whether `text` is a file name's variant as the `path` rule takes it after `<handle>-<layout>-`:
+/// lowercase letters and digits in words joined by single '-' ([a-z0-9]+(-[a-z0-9]+)*).
+bool is_recipe_variant(std::string_view text);
 
 /// path, catalog.model, catalog.gpu, catalog.active_params, patches, status, dates.
 void check_catalog_rules(const RuleContext& context);
