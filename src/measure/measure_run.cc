@@ -114,9 +114,9 @@ ResultBlock score_job(const Recipe& recipe, const Catalog& catalog, const JobRec
 }
 
 // Step 6: the stack's versions the job's first step wrote beside the log.
-NamedValues read_stack(const SbatchOptions& sbatch, std::int64_t job_id,
-                       TrainingFramework framework, MeasureObserver& observer) {
-  std::string versions_path = job_versions_path(sbatch.out_dir, job_id);
+NamedValues read_stack(const std::string& out_dir, std::int64_t job_id, TrainingFramework framework,
+                       MeasureObserver& observer) {
+  std::string versions_path = job_versions_path(out_dir, job_id);
   std::string versions = read_small_file(versions_path);
   if (versions.empty()) {
     observer.note(
@@ -216,9 +216,11 @@ RedactionTerms measure_redaction_terms(const MeasureRequest& request, const JobR
   return terms;
 }
 
-std::optional<MeasuredRun> measure_recipe(const Recipe& recipe, const Catalog& catalog,
-                                          const MeasureRequest& request, const SlurmApi& slurm,
-                                          MeasureObserver& observer, Problems& problems) {
+std::optional<SubmittedMeasurement> submit_measurement(const Recipe& recipe,
+                                                       const MeasureRequest& request,
+                                                       const SlurmApi& slurm,
+                                                       MeasureObserver& observer,
+                                                       Problems& problems) {
   SbatchOptions sbatch = sbatch_options_for(request);
   std::optional<SbatchScript> script = measure_script(recipe, request, problems);
   if (!script) return std::nullopt;
@@ -233,28 +235,72 @@ std::optional<MeasuredRun> measure_recipe(const Recipe& recipe, const Catalog& c
   for (const std::string& note : script->notes) observer.note(note);
   if (stop_requested(observer)) return std::nullopt;
 
-  std::string cluster;
-  MeasuredRun run;
-  run.job_id = slurm.submit(script_path, &cluster);
-  std::string log_path = job_log_path(sbatch.out_dir, run.job_id);
-  observer.note(
-      fmt::format("submitted job {} ({} node(s)); log: {}", run.job_id, script->nodes, log_path));
-  std::optional<FollowOutcome> outcome =
-      follow_to_end(run.job_id, log_path, request, slurm, observer);
-  if (!outcome) return std::nullopt;
-  JobRecord job = final_record(run.job_id, log_path, *outcome, slurm, observer);
+  SubmittedMeasurement submitted;
+  submitted.job_id = slurm.submit(script_path, &submitted.cluster);
+  submitted.nodes = script->nodes;
+  submitted.out_dir = sbatch.out_dir;
+  submitted.log_path = job_log_path(sbatch.out_dir, submitted.job_id);
+  submitted.steps = sbatch.steps;
+  submitted.framework = script->step_count.framework;
+  observer.note(fmt::format("submitted job {} ({} node(s)); log: {}", submitted.job_id,
+                            submitted.nodes, submitted.log_path));
+  return submitted;
+}
 
-  run.block = score_job(recipe, catalog, job, log_path, sbatch.steps);
-  run.nodes = script->nodes;
+std::optional<SubmittedMeasurement> attach_measurement(const Recipe& recipe,
+                                                       const MeasureRequest& request,
+                                                       std::int64_t job_id, Problems& problems) {
+  SbatchOptions sbatch = sbatch_options_for(request);
+  std::optional<SbatchScript> script = measure_script(recipe, request, problems);
+  if (!script) return std::nullopt;
+  SubmittedMeasurement submitted;
+  submitted.job_id = job_id;
+  submitted.nodes = script->nodes;
+  submitted.out_dir = sbatch.out_dir;
+  submitted.log_path = job_log_path(sbatch.out_dir, job_id);
+  submitted.steps = sbatch.steps;
+  submitted.framework = script->step_count.framework;
+  return submitted;
+}
+
+JobRecord finished_job_record(const SubmittedMeasurement& submitted,
+                              const std::optional<JobRecord>& last_seen, const SlurmApi& slurm,
+                              MeasureObserver& observer) {
+  FollowOutcome outcome;
+  outcome.job = last_seen;
+  return final_record(submitted.job_id, submitted.log_path, outcome, slurm, observer);
+}
+
+MeasuredRun score_measurement(const Recipe& recipe, const Catalog& catalog,
+                              const MeasureRequest& request, const SubmittedMeasurement& submitted,
+                              const JobRecord& job, const SlurmApi& slurm,
+                              MeasureObserver& observer) {
+  MeasuredRun run;
+  run.job_id = submitted.job_id;
+  run.block = score_job(recipe, catalog, job, submitted.log_path, submitted.steps);
+  run.nodes = submitted.nodes;
   run.gpus_per_node = recipe.gpu.per_node;
   run.start_time_s = *job.start_time_s;  // measured_result refuses a job without both times
   run.end_time_s = *job.end_time_s;
-  run.stack = read_stack(sbatch, run.job_id, script->step_count.framework, observer);
-  if (cluster.empty()) cluster = slurm.cluster_name();
+  run.stack = read_stack(submitted.out_dir, run.job_id, submitted.framework, observer);
+  std::string cluster = submitted.cluster.empty() ? slurm.cluster_name() : submitted.cluster;
   RedactionTerms terms = measure_redaction_terms(request, job, cluster);
   for (auto& [name, value] : run.stack) value = redact(value, terms);
   run.text = measured_text(run, terms);
   return run;
+}
+
+std::optional<MeasuredRun> measure_recipe(const Recipe& recipe, const Catalog& catalog,
+                                          const MeasureRequest& request, const SlurmApi& slurm,
+                                          MeasureObserver& observer, Problems& problems) {
+  std::optional<SubmittedMeasurement> submitted =
+      submit_measurement(recipe, request, slurm, observer, problems);
+  if (!submitted) return std::nullopt;
+  std::optional<FollowOutcome> outcome =
+      follow_to_end(submitted->job_id, submitted->log_path, request, slurm, observer);
+  if (!outcome) return std::nullopt;
+  JobRecord job = final_record(submitted->job_id, submitted->log_path, *outcome, slurm, observer);
+  return score_measurement(recipe, catalog, request, *submitted, job, slurm, observer);
 }
 
 nlohmann::ordered_json measured_run_json(const MeasuredRun& run) {

@@ -22,6 +22,7 @@
 #include "measure/redaction.h"
 #include "measure/sbatch_script.h"
 #include "measure/slurm_client.h"
+#include "measure/step_count.h"
 #include "runs/result_block.h"
 
 namespace openrecipes {
@@ -64,6 +65,49 @@ SbatchOptions sbatch_options_for(const MeasureRequest& request);
 /// IoError only when a rows file that exists cannot be read.
 std::optional<SbatchScript> measure_script(const Recipe& recipe, const MeasureRequest& request,
                                            Problems& problems);
+
+/// A job `measure` submitted: what following and scoring it needs, also in a later process
+/// (attach_measurement), so a tuner can run several at once and re-attach after a restart.
+struct SubmittedMeasurement {
+  std::int64_t job_id = 0;
+  int nodes = 0;
+  std::string out_dir;   ///< absolute: the script, the log and the versions
+  std::string log_path;  ///< job_log_path(out_dir, job_id)
+  std::string cluster;   ///< as sbatch named it; empty when it did not
+  int steps = 0;         ///< the protocol's steps the script forces
+  TrainingFramework framework = TrainingFramework::kMegatronLm;  ///< for the stack's versions
+};
+
+/// Steps 1-2 of the workflow: the pre-flight and the script (measure_script), the script written
+/// to the out folder and submitted. nullopt with problems for bad input (nothing written or
+/// submitted), nullopt without problems when the observer's stop flag was set before submission.
+/// Throws IoError as measure_recipe does.
+std::optional<SubmittedMeasurement> submit_measurement(const Recipe& recipe,
+                                                       const MeasureRequest& request,
+                                                       const SlurmApi& slurm,
+                                                       MeasureObserver& observer,
+                                                       Problems& problems);
+
+/// The SubmittedMeasurement of job `job_id`, which an earlier process submitted for `recipe` with
+/// `request`: the script is recomputed to learn its nodes and steps, and neither written nor
+/// submitted. nullopt with problems when the recipe no longer passes the pre-flight.
+std::optional<SubmittedMeasurement> attach_measurement(const Recipe& recipe,
+                                                       const MeasureRequest& request,
+                                                       std::int64_t job_id, Problems& problems);
+
+/// The final record of a job whose state is final: accounting's (finished_job) where it has it,
+/// else `last_seen`. Throws IoError naming the job and its log when Slurm has neither.
+JobRecord finished_job_record(const SubmittedMeasurement& submitted,
+                              const std::optional<JobRecord>& last_seen, const SlurmApi& slurm,
+                              MeasureObserver& observer);
+
+/// Steps 5-7: the finished `job` scored under the protocol (with the catalog's price, peak and N),
+/// its stack read and redacted, the text made. Throws IoError (naming the job and its log) when
+/// the job did not complete or its log gives no score (measure_result.h).
+MeasuredRun score_measurement(const Recipe& recipe, const Catalog& catalog,
+                              const MeasureRequest& request, const SubmittedMeasurement& submitted,
+                              const JobRecord& job, const SlurmApi& slurm,
+                              MeasureObserver& observer);
 
 /// The whole workflow on `slurm`, telling `observer` as it goes. Returns the measured run;
 /// nullopt with problems for bad input (measure_script refused it: nothing written or submitted),
