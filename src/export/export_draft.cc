@@ -43,15 +43,21 @@ const CatalogRecipe* best_verified_recipe(const std::vector<CatalogRecipe>& reci
 LayoutDraft export_layout_draft(const PlanRequest& request, const Catalog& catalog,
                                 const std::vector<CatalogRecipe>& recipes,
                                 const SpeedParameters& speed, const ArgumentRules& rules,
-                                ExportTarget target) {
+                                ExportTarget target, const DraftSettings& settings_override) {
   const Model* model = request.model.in_catalog ? catalog.find_model(request.model.name) : nullptr;
-  const CatalogRecipe* settings = model ? best_verified_recipe(recipes, model->name) : nullptr;
+  const CatalogRecipe* best = model ? best_verified_recipe(recipes, model->name) : nullptr;
+  const Recipe* settings = settings_override.recipe ? settings_override.recipe
+                           : best                   ? &best->recipe
+                                                    : nullptr;
+  std::string settings_path = settings_override.recipe ? settings_override.path
+                              : best                   ? best->catalog_path
+                                                       : "";
   LayoutDraft draft;
   draft.prediction = predict_layout(request.model.shape, request.cluster, request.workload,
                                     *request.layout, speed, request.memory);
-  ExportSource source = export_source_from_layout(
-      request.model.shape, model, request.cluster, request.workload, *request.layout,
-      settings ? &settings->recipe : nullptr, settings ? settings->catalog_path : "", rules);
+  ExportSource source =
+      export_source_from_layout(request.model.shape, model, request.cluster, request.workload,
+                                *request.layout, settings, settings_path, rules);
   switch (target) {
     case ExportTarget::kSlime:
       draft.text = planned_recipe_yaml(source, draft.prediction, slime_command(source));

@@ -38,13 +38,22 @@ struct LayoutDraft {
   LayoutPrediction prediction;  ///< memory.fits false: the draft says so
 };
 
-/// The planned draft of `request` (its layout set and legal) for `target`: the settings of the
-/// model's best verified recipe in `recipes` when the model is in `catalog`, the layout predicted
+/// A recipe whose settings (optimizer, schedule, env, rows, command) a planned draft takes in place
+/// of the model's best verified recipe: `openrecipes tune` writes every candidate from its
+/// reference, so that the two differ only in the layout.
+struct DraftSettings {
+  const Recipe* recipe = nullptr;  ///< null: the model's best verified recipe
+  std::string path;                ///< the recipe's path, for the draft's comments
+};
+
+/// The planned draft of `request` (its layout set and legal) for `target`: the settings of
+/// `settings.recipe` when given, else of the model's best verified recipe in `recipes` when the
+/// model is in `catalog`, the layout predicted
 /// under the calibrated `speed` parameters, written by planned_recipe_yaml (slime, Megatron-LM)
 /// or megatron_bridge_recipe.
 LayoutDraft export_layout_draft(const PlanRequest& request, const Catalog& catalog,
                                 const std::vector<CatalogRecipe>& recipes,
                                 const SpeedParameters& speed, const ArgumentRules& rules,
-                                ExportTarget target);
+                                ExportTarget target, const DraftSettings& settings = {});
 
 }  // namespace openrecipes
