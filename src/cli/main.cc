@@ -70,6 +70,8 @@ bool names_known_commands(const CLI::App& app, int argc, char** argv) {
     if (word.rfind("-", 0) == 0) continue;
     auto named = level->get_subcommands(
         [&](const CLI::App* command) { return command->get_name() == word; });
+    // A command whose subcommand is optional (`tune`) reads this word as an option's value.
+    if (named.empty() && level != &app && level->get_require_subcommand_min() == 0) break;
     if (named.empty()) {
       std::string names;
       for (const CLI::App* command : level->get_subcommands([](const CLI::App*) { return true; })) {
