@@ -14,23 +14,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A copy of the bundled catalog (its recipes included) that finalize may write into.
-fs::path catalog_copy(const std::string& name) {
-  fs::path root = testing::fresh_dir(name);
-  fs::path source = testing::source_dir();
-  for (const char* file : {"models.yaml", "gpus.yaml", "authors.yaml", "site.yaml"})
-    fs::copy_file(source / file, root / file);
-  for (const char* folder : {"schema", "patches", "templates", "models", "rules", "recipes"})
-    fs::copy(source / folder, root / folder, fs::copy_options::recursive);
-  return root;
-}
-
 std::string logs(const std::string& name) {
   return testing::source_dir() + "/tests/fixtures/logs/" + name;
 }
 
 TEST(FinalizeCli, AnExportedDraftBecomesARecipeTheCatalogValidates) {
-  fs::path root = catalog_copy("finalize_cli");
+  fs::path root = testing::catalog_copy("finalize_cli");
   testing::ShellRun exported = testing::run_binary(
       "export --model gpt-oss-20b --gpu H200 --gpus 8 --layout 'TP1 PP2 EP4' --to slime "
       "-o draft.yaml",
@@ -73,7 +62,7 @@ TEST(FinalizeCli, AnExportedDraftBecomesARecipeTheCatalogValidates) {
 }
 
 TEST(FinalizeCli, MissingOrUnreadableEvidenceIsNamed) {
-  fs::path root = catalog_copy("finalize_cli_bad");
+  fs::path root = testing::catalog_copy("finalize_cli_bad");
   testing::ShellRun no_flags = testing::run_binary("finalize draft.yaml", root.string(), "2>&1");
   EXPECT_EQ(no_flags.exit_code, 2);
   EXPECT_NE(no_flags.output.find("--candidate-log"), std::string::npos) << no_flags.output;

@@ -30,6 +30,17 @@ std::string fresh_dir(const std::string& name) {
   return dir.string();
 }
 
+std::filesystem::path catalog_copy(const std::string& name) {
+  std::filesystem::path root = fresh_dir(name);
+  std::filesystem::path source = source_dir();
+  for (const char* file : {"models.yaml", "gpus.yaml", "authors.yaml", "site.yaml"})
+    std::filesystem::copy_file(source / file, root / file);
+  for (const char* folder : {"schema", "patches", "templates", "models", "rules", "recipes"})
+    std::filesystem::copy(source / folder, root / folder,
+                          std::filesystem::copy_options::recursive);
+  return root;
+}
+
 long exited_child_pid() {
   pid_t child = ::fork();
   if (child == 0) ::_exit(0);

@@ -28,6 +28,10 @@ std::string test_temp_dir();
 /// An empty folder `name` in test_temp_dir() (removed and made anew).
 std::string fresh_dir(const std::string& name);
 
+/// A fresh copy of the bundled catalog (shared files, schema, rules, templates, models, patches
+/// and recipes) in the test folder `name`, that a test may write recipes into; its path.
+std::filesystem::path catalog_copy(const std::string& name);
+
 /// The PID of a child process that has exited and been reaped: one no process has now (until the
 /// kernel reuses it), for the stale-temporary-file tests.
 long exited_child_pid();

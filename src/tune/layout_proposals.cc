@@ -227,8 +227,14 @@ std::optional<std::vector<SessionRun>> read_session_runs(const std::string& path
       problems.push_back({path, {line, 1}, "", "tune.session", "nested too deep", "", ""});
       continue;
     }
-    std::optional<SessionRun> run =
-        session_run_from_json(nlohmann::json::parse(row), row_tokens, path, line, problems);
+    nlohmann::json value = nlohmann::json::parse(row);
+    // A tune state folder's log (tune_log.h): its measured and failed events are runs, its other
+    // events are not.
+    if (value.is_object() && value.contains("event")) {
+      const nlohmann::json& event = value["event"];
+      if (!event.is_string() || (event != "measured" && event != "failed")) continue;
+    }
+    std::optional<SessionRun> run = session_run_from_json(value, row_tokens, path, line, problems);
     if (run) runs.push_back(std::move(*run));
   }
   if (problems.size() != before) return std::nullopt;

@@ -70,8 +70,10 @@ std::optional<SessionRun> session_run_from_json(const nlohmann::json& value,
                                                 std::int64_t row_tokens, const std::string& file,
                                                 int line, Problems& problems);
 
-/// Reads a JSON Lines file of session runs (one object a line; blank lines skipped). Returns
-/// nullopt with Problems naming the file and line for a line that is not JSON or not a run.
+/// Reads a JSON Lines file of session runs (one object a line; blank lines skipped). A line with
+/// an "event" is a tune state folder's log (tune_log.h): its `measured` and `failed` events are
+/// read as runs and its other events skipped, so `tune propose --session STATE/tune.jsonl` works.
+/// Returns nullopt with Problems naming the file and line for a line that is not JSON or not a run.
 std::optional<std::vector<SessionRun>> read_session_runs(const std::string& path,
                                                          std::int64_t row_tokens,
                                                          Problems& problems);

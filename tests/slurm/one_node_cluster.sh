@@ -100,3 +100,21 @@ stop_cluster() {
   done
   cluster_pids=()
 }
+
+# finish_cluster_test NAME SUMMARY: the end of a cluster test. Stops the cluster, fails (through
+# the test's `fail`) for a daemon of started_pids still running, then exits 1 with the cluster's
+# logs when the test's $failures is not 0, else prints "NAME: all checks passed (SUMMARY)".
+# shellcheck disable=SC2154 # started_pids, failures and work are the sourcing test's
+finish_cluster_test() {
+  stop_cluster
+  local pid
+  for pid in "${started_pids[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then fail "daemon $pid still running after stop_cluster"; fi
+  done
+  if [ "$failures" -gt 0 ]; then
+    echo "$failures check(s) failed; cluster logs were under $work/cluster/log" >&2
+    tail -n 30 "$work"/cluster/log/*.log >&2 || true
+    exit 1
+  fi
+  echo "$1: all checks passed ($2)"
+}

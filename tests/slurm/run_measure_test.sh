@@ -192,14 +192,4 @@ done
 scontrol show job -o "$cancelled" | grep -q "JobState=CANCELLED" || fail "cancel: job $cancelled is not CANCELLED"
 
 # 4. The daemons it started are gone.
-stop_cluster
-for pid in "${started_pids[@]}"; do
-  if kill -0 "$pid" 2>/dev/null; then fail "daemon $pid still running after stop_cluster"; fi
-done
-
-if [ "$failures" -gt 0 ]; then
-  echo "$failures check(s) failed; cluster logs were under $work/cluster/log" >&2
-  tail -n 30 "$work"/cluster/log/*.log >&2 || true
-  exit 1
-fi
-echo "slurm measure test: all checks passed (job $job: score $score, CV $cv, gpu_hours $expected_hours over $seconds s)"
+finish_cluster_test "slurm measure test" "job $job: score $score, CV $cv, gpu_hours $expected_hours over $seconds s"

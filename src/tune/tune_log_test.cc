@@ -1,0 +1,74 @@
+#include "tune/tune_log.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_support.h"
+
+namespace openrecipes {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(TuneLog, EventsAreAppendedAndReplayedIntoRunsAndJobsInFlight) {
+  std::string dir = testing::fresh_dir("tune_log_replay") + "/state";
+  Problems problems;
+  {
+    std::optional<TuneLog> log = TuneLog::open(dir, problems);
+    ASSERT_TRUE(log) << testing::describe(problems);
+    EXPECT_TRUE(log->empty());
+    log->append({{"event", "start"}, {"model", "gpt-oss-20b"}});
+    log->append({{"event", "proposal"}, {"run", 1}, {"layout", "TP1 PP1 VPP1 CP1 EP8 ETP1 MBS1"}});
+    log->append({{"event", "submitted"}, {"run", 1}, {"job", 41}, {"dir", dir + "/runs/001"}});
+    log->append({{"event", "proposal"}, {"run", 2}, {"layout", "TP1 PP2 VPP1 CP1 EP4 ETP1 MBS1"}});
+    log->append({{"event", "submitted"}, {"run", 2}, {"job", 42}, {"dir", dir + "/runs/002"}});
+    log->append({{"event", "failed"}, {"run", 1}, {"job", 41}, {"failure", "oom"}});
+  }
+  std::optional<TuneLog> again = TuneLog::open(dir, problems);
+  ASSERT_TRUE(again) << testing::describe(problems);
+  const TuneLogState& state = again->state();
+  ASSERT_TRUE(state.start);
+  EXPECT_EQ((*state.start)["model"], "gpt-oss-20b");
+  ASSERT_EQ(state.runs.size(), 2u);
+  EXPECT_EQ(state.runs[0].outcome, "failed");
+  EXPECT_EQ(state.runs[0].result["failure"], "oom");
+  ASSERT_EQ(state.in_flight().size(), 1u);
+  EXPECT_EQ(state.in_flight()[0]->job, 42);
+  EXPECT_EQ(state.in_flight()[0]->proposal["layout"], "TP1 PP2 VPP1 CP1 EP4 ETP1 MBS1");
+  // Each line carries the time it was written.
+  std::ifstream in(again->path());
+  std::string first;
+  std::getline(in, first);
+  EXPECT_NE(first.find("\"time\":\""), std::string::npos) << first;
+}
+
+TEST(TuneLog, ATornLastLineIsDroppedAndABrokenLineIsAProblemWithItsLine) {
+  std::string dir = testing::fresh_dir("tune_log_broken");
+  std::ofstream(dir + "/tune.jsonl")
+      << "{\"event\":\"start\"}\n{\"event\":\"submitted\",\"run\":1,\"jo";
+  Problems problems;
+  std::optional<TuneLog> torn = TuneLog::open(dir, problems);
+  ASSERT_TRUE(torn) << testing::describe(problems);
+  EXPECT_TRUE(torn->state().runs.empty());
+
+  std::ofstream(dir + "/tune.jsonl") << "{\"event\":\"start\"}\n{\"event\":\"launched\"}\n";
+  EXPECT_FALSE(TuneLog::open(dir, problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].position.line, 2);
+  EXPECT_EQ(problems[0].rule, "tune.state");
+  EXPECT_EQ(problems[0].found, "{\"event\":\"launched\"}");
+}
+
+TEST(TuneLog, AStateFolderThatIsAFileIsAProblem) {
+  std::string dir = testing::fresh_dir("tune_log_file");
+  std::ofstream(dir + "/not-a-folder") << "x";
+  Problems problems;
+  EXPECT_FALSE(TuneLog::open(dir + "/not-a-folder", problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].field, "--state");
+}
+
+}  // namespace
+}  // namespace openrecipes
