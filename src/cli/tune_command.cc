@@ -176,7 +176,7 @@ int run_loop(const GlobalOptions& global, const LoopOptions& options) {
   if (!outcome) return print_problems(problems, format);
   if (format == OutputFormat::kJson) {
     nlohmann::ordered_json out = outcome->summary;
-    if (!outcome->problems.empty() || !problems.empty()) {
+    if (!problems.empty()) {
       nlohmann::ordered_json list = nlohmann::ordered_json::array();
       for (const Problem& problem : problems) list.push_back(format_problem_line(problem));
       out["problems"] = list;

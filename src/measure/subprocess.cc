@@ -5,7 +5,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -20,7 +24,7 @@ void close_both(int fds[2]) {
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv) {
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s) {
   ProcessResult result;
   if (argv.empty()) {
     result.error = "no program given";
@@ -56,8 +60,22 @@ ProcessResult run_process(const std::vector<std::string>& argv) {
   std::string* sinks[2] = {&result.out, &result.err};
   int open_count = 2;
   char buffer[65536];
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (open_count > 0) {
-    if (::poll(fds, 2, -1) < 0) {
+    int wait_ms = -1;
+    if (timeout_s > 0) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        // Killed, and its pipes left behind: a child it started may still hold them open.
+        ::kill(pid, SIGKILL);
+        result.timed_out = true;
+        break;
+      }
+      wait_ms = static_cast<int>(std::min<std::int64_t>(left.count() + 1, 1 << 30));
+    }
+    int ready = ::poll(fds, 2, wait_ms);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       break;
     }

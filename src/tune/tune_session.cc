@@ -44,6 +44,8 @@ using Json = nlohmann::ordered_json;
 constexpr int kRankedForProposals = 200;
 // Slurm not knowing a job this long means it lost it (job_follow.h's default).
 constexpr double kLostAfterS = 300;
+// Seconds a --proposer may think before the session gives up on it (docs/tune.md).
+constexpr double kProposerTimeoutS = 600;
 // Bytes of a failed job's log read to classify it: the fatal error is printed last.
 constexpr std::size_t kLogTailBytes = 16 * 1024;
 
@@ -469,7 +471,11 @@ ProposalRound Session::external_round(int room, Problems& problems, bool& failed
     failed = true;
     return {};
   }
-  ProcessResult result = run_process({options_.proposer, input_path});
+  ProcessResult result = run_process({options_.proposer, input_path}, kProposerTimeoutS);
+  if (result.timed_out)
+    throw IoError(options_.proposer,
+                  fmt::format("--proposer {} gave no answer in {:.0f} s and was stopped",
+                              options_.proposer, kProposerTimeoutS));
   if (!result.started)
     throw IoError(options_.proposer,
                   fmt::format("--proposer {}: cannot run it: {}", options_.proposer, result.error));

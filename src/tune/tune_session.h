@@ -72,11 +72,12 @@ struct TuneOutcome {
   /// runs [{run, layout, recompute, label, job, predicted_tokens_per_s_per_gpu, band,
   /// tokens_per_s_per_gpu, error, failure, detail, gpu_hours}], best, reference, recipe.
   nlohmann::ordered_json summary;
-  Problems problems;  ///< finalize's, when it refused the recipe
 };
 
 /// Runs (or resumes, from options.state_dir's log) the session on `slurm`, telling `observer` as
 /// it goes; the observer's stop flag cancels the jobs it submitted (and only those) and ends it.
+/// An outcome may come with problems too: finalize's, when it refused the winner's recipe
+/// (ending kNoRecipe).
 /// Returns nullopt with problems for bad input found before anything is submitted: the reference
 /// recipe (not readable, another model, no rows), a state folder of another session (other model,
 /// GPU, count or reference) or a broken log, a draft the pre-flight refuses (measure's problems,
