@@ -36,8 +36,7 @@ std::filesystem::path catalog_copy(const std::string& name) {
   for (const char* file : {"models.yaml", "gpus.yaml", "authors.yaml", "site.yaml"})
     std::filesystem::copy_file(source / file, root / file);
   for (const char* folder : {"schema", "patches", "templates", "models", "rules", "recipes"})
-    std::filesystem::copy(source / folder, root / folder,
-                          std::filesystem::copy_options::recursive);
+    std::filesystem::copy(source / folder, root / folder, std::filesystem::copy_options::recursive);
   return root;
 }
 
