@@ -16,6 +16,7 @@
 #include "plan/plan_report.h"
 #include "tune/layout_proposals.h"
 #include "tune/tune_session.h"
+#include "tune/tune_summary.h"
 
 namespace openrecipes::cli {
 namespace {

@@ -25,10 +25,10 @@
 #include "measure/measure_result.h"
 #include "measure/stack_versions.h"
 #include "measure/step_count.h"
-#include "measure/subprocess.h"
 #include "plan/layout_plan.h"
 #include "plan/layout_search.h"
 #include "plan/prediction_band.h"
+#include "tune/external_proposer.h"
 #include "tune/layout_proposals.h"
 #include "tune/recipe_finalizer.h"
 #include "tune/session_learning.h"
@@ -44,8 +44,6 @@ using Json = nlohmann::ordered_json;
 constexpr int kRankedForProposals = 200;
 // Slurm not knowing a job this long means it lost it (job_follow.h's default).
 constexpr double kLostAfterS = 300;
-// Seconds a --proposer may think before the session gives up on it (docs/tune.md).
-constexpr double kProposerTimeoutS = 600;
 // Bytes of a failed job's log read to classify it: the fatal error is printed last.
 constexpr std::size_t kLogTailBytes = 16 * 1024;
 
@@ -451,96 +449,31 @@ int Session::submitted_runs() const {
   return count;
 }
 
-// The proposal step of options_.proposer: it reads what the built-in step would offer (every
-// open layout, best optimistic figure first) and the session's runs, and answers with the layouts
-// to run, each of which must be one the planner ranks (legal, fitting).
+// The proposal step of options_.proposer (external_proposer.h).
 ProposalRound Session::external_round(int room, Problems& problems, bool& failed) {
   ProposalRound offered = propose_layouts(learned_->plan, session_runs(true), kRankedForProposals);
   Json runs = Json::array();
   for (const LoggedRun& run : log_.state().runs)
     if (!run.outcome.empty()) runs.push_back(run.result);
-  Json input = {{"openrecipes_tune_proposer", 1},
+  ProposerCall call;
+  call.program = options_.proposer;
+  call.input_path = (fs::path(log_.dir()) / "proposer-input.json").string();
+  call.input = {{"openrecipes_tune_proposer", 1},
                 {"model", inputs_.request.model.name},
                 {"gpu", inputs_.request.cluster.gpu.type},
                 {"gpus", gpus()},
                 {"room", room},
                 {"round", proposal_round_to_json(offered, learned_->plan, inputs_.model_text)},
                 {"runs", runs}};
-  std::string input_path = (fs::path(log_.dir()) / "proposer-input.json").string();
-  if (!write_text_atomically(input_path, input.dump(2) + "\n", "--proposer", problems)) {
+  call.room = room;
+  call.row_tokens = row_tokens();
+  std::optional<ProposalRound> round =
+      run_external_proposer(call, learned_->plan, session_runs(true), problems);
+  if (!round) {
     failed = true;
     return {};
   }
-  ProcessResult result = run_process({options_.proposer, input_path}, kProposerTimeoutS);
-  if (result.timed_out)
-    throw IoError(options_.proposer,
-                  fmt::format("--proposer {} gave no answer in {:.0f} s and was stopped",
-                              options_.proposer, kProposerTimeoutS));
-  if (!result.started)
-    throw IoError(options_.proposer,
-                  fmt::format("--proposer {}: cannot run it: {}", options_.proposer, result.error));
-  if (result.exit_code != 0)
-    throw IoError(options_.proposer, fmt::format("--proposer {} exited {}: {}", options_.proposer,
-                                                 result.exit_code, result.err.substr(0, 300)));
-  auto refuse = [&](const std::string& field, const std::string& message,
-                    const std::string& expected, const std::string& found) {
-    problems.push_back({options_.proposer, {}, field, "tune.proposer", message, expected, found});
-    failed = true;
-    return ProposalRound{};
-  };
-  nlohmann::json answer = nlohmann::json::parse(result.out, nullptr, false);
-  if (answer.is_discarded() || !answer.is_object())
-    return refuse("", "the proposer's answer is not a JSON object",
-                  "{\"proposals\": [...]} or {\"stop\": true, \"stop_reason\": \"...\"}",
-                  result.out.substr(0, 80));
-  ProposalRound round;
-  if (answer.value("stop", false) == true) {
-    round.stop = true;
-    round.stop_reason = "the proposer stopped: " + answer.value("stop_reason", std::string());
-    return round;
-  }
-  if (!answer.contains("proposals") || !answer["proposals"].is_array())
-    return refuse("proposals", "missing or not a list", "a list of layouts",
-                  answer.dump().substr(0, 80));
-  for (std::size_t i = 0; i < answer["proposals"].size(); ++i) {
-    nlohmann::json entry = answer["proposals"][i];
-    std::string field = fmt::format("proposals[{}]", i);
-    if (!entry.is_object()) return refuse(field, "not an object", "a layout object", entry.dump());
-    entry.erase("tokens_per_s_per_gpu");
-    entry["failure"] = "crash";  // session_run_from_json wants an outcome; only the layout is used
-    Problems parse;
-    std::optional<SessionRun> run =
-        session_run_from_json(entry, row_tokens(), options_.proposer, 0, parse);
-    if (!run)
-      return refuse(field, parse.empty() ? "not a layout" : parse.front().message,
-                    "a proposal's layout fields (docs/tune.md)", entry.dump().substr(0, 80));
-    const std::vector<LayoutPrediction>& ranked = learned_->plan.search.ranked;
-    auto found = std::find_if(ranked.begin(), ranked.end(), [&](const LayoutPrediction& p) {
-      return same_layout(p.layout, run->layout);
-    });
-    if (found == ranked.end())
-      return refuse(field, "not a layout the planner ranks (legal and fitting, its best 200)",
-                    "a layout of the round's proposals or of openrecipes plan",
-                    entry.value("layout", std::string()));
-    std::vector<SessionRun> done = session_runs(true);
-    if (std::any_of(done.begin(), done.end(),
-                    [&](const SessionRun& r) { return same_layout(r.layout, run->layout); }))
-      return refuse(field, "a layout this session already ran or is running",
-                    "a layout not in the input's runs", entry.value("layout", std::string()));
-    std::size_t index = static_cast<std::size_t>(found - ranked.begin());
-    LayoutProposal proposal{*found, {}, 0, 0};
-    if (index < learned_->plan.ranked_bands.size())
-      proposal.band = learned_->plan.ranked_bands[index];
-    proposal.band_used = proposal.band.relative_error;
-    proposal.optimistic_tokens_per_s_per_gpu =
-        found->speed.tokens_per_s_per_gpu * (1 + proposal.band_used);
-    if (static_cast<int>(round.proposals.size()) < room) round.proposals.push_back(proposal);
-  }
-  if (round.proposals.empty()) {
-    round.stop = true;
-    round.stop_reason = "the proposer proposed nothing";
-  }
-  return round;
+  return *round;
 }
 
 // Decides whether the search stops, or submits runs up to `parallel`.
@@ -886,53 +819,6 @@ std::optional<TuneOutcome> run_tune_session(const TuneInputs& inputs, const Tune
   }
   Session session(inputs, options, slurm, observer, *log, *reference, target_for(steps->framework));
   return session.run(resumed, problems);
-}
-
-std::string tune_summary_text(const Json& summary) {
-  std::string out =
-      fmt::format("tune: {} on {} x {}, state {}\n", summary["model"].get<std::string>(),
-                  summary["gpus"].get<int>(), summary["gpu"].get<std::string>(),
-                  summary["state"].get<std::string>());
-  out += fmt::format("{:>3}  {:<46} {:>8} {:>10} {:>10} {:>7}  {}\n", "run", "layout", "job",
-                     "predicted", "measured", "error", "result");
-  for (const Json& run : summary["runs"]) {
-    std::string layout = run["label"].get<std::string>();
-    std::string recompute = run["recompute"].get<std::string>();
-    if (!recompute.empty() && recompute != "none") layout += ", recompute " + recompute;
-    std::string measured = run["tokens_per_s_per_gpu"].is_number()
-                               ? fmt::format("{:.0f}", run["tokens_per_s_per_gpu"].get<double>())
-                               : "-";
-    std::string error =
-        run["error"].is_number() ? fmt::format("{:+.1f}%", 100 * run["error"].get<double>()) : "-";
-    std::string result = run["outcome"].get<std::string>();
-    if (run["failure"].is_string())
-      result = run["failure"].get<std::string>() + ": " + run["detail"].get<std::string>();
-    out +=
-        fmt::format("{:>3}  {:<46} {:>8} {:>10.0f} {:>10} {:>7}  {}\n", run["run"].get<int>(),
-                    layout, run["job"].get<std::int64_t>(),
-                    run["predicted_tokens_per_s_per_gpu"].get<double>(), measured, error, result);
-  }
-  out += fmt::format("GPU-hours spent by the search: {:.4f}\n", summary["gpu_hours"].get<double>());
-  if (summary["stop"].is_object())
-    out += fmt::format("stopped ({}): {}\n", summary["stop"]["reason"].get<std::string>(),
-                       summary["stop"]["detail"].get<std::string>());
-  if (summary["best"].is_object())
-    out +=
-        fmt::format("best: run {}, {} at {:.0f} tokens/s per GPU\n",
-                    summary["best"]["run"].get<int>(), summary["best"]["label"].get<std::string>(),
-                    summary["best"]["tokens_per_s_per_gpu"].get<double>());
-  if (summary["best_measured_before"].is_object())
-    out += fmt::format("best measured before this session: {:.0f} tokens/s per GPU ({})\n",
-                       summary["best_measured_before"]["tokens_per_s_per_gpu"].get<double>(),
-                       summary["best_measured_before"]["name"].get<std::string>());
-  if (summary["reference"].is_object())
-    out +=
-        fmt::format("reference arm: job {}, {}\n", summary["reference"]["job"].get<std::int64_t>(),
-                    summary["reference"]["event"] == "reference_measured" ? "measured" : "failed");
-  if (summary["recipe"].is_object())
-    out += fmt::format("wrote {}: {}\n", summary["recipe"]["path"].get<std::string>(),
-                       summary["recipe"]["status"].get<std::string>());
-  return out;
 }
 
 }  // namespace openrecipes

@@ -88,8 +88,4 @@ std::optional<TuneOutcome> run_tune_session(const TuneInputs& inputs, const Tune
                                             const SlurmApi& slurm, MeasureObserver& observer,
                                             Problems& problems);
 
-/// The summary as text: one line per run (layout, job, predicted, measured, error, result), the
-/// stop, the best run, the reference arm and the recipe written.
-std::string tune_summary_text(const nlohmann::ordered_json& summary);
-
 }  // namespace openrecipes

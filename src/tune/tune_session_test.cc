@@ -14,6 +14,7 @@
 #include "plan/layout_request.h"
 #include "test_support.h"
 #include "tune/tune_log.h"
+#include "tune/tune_summary.h"
 
 // The loop on a fake Slurm that "runs" each job at once: it reads the layout from the script the
 // loop wrote and writes the log Megatron-LM would, at a speed the test decides (the real cluster

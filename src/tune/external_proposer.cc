@@ -1,0 +1,88 @@
+#include "tune/external_proposer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "base/atomic_write.h"
+#include "base/error.h"
+#include "measure/subprocess.h"
+#include "plan/layout_search.h"
+
+namespace openrecipes {
+
+std::optional<ProposalRound> run_external_proposer(const ProposerCall& call, const LayoutPlan& plan,
+                                                   const std::vector<SessionRun>& done,
+                                                   Problems& problems) {
+  if (!write_text_atomically(call.input_path, call.input.dump(2) + "\n", "--proposer", problems))
+    return std::nullopt;
+  ProcessResult result = run_process({call.program, call.input_path}, kProposerTimeoutS);
+  if (result.timed_out)
+    throw IoError(call.program,
+                  fmt::format("--proposer {} gave no answer in {:.0f} s and was stopped",
+                              call.program, kProposerTimeoutS));
+  if (!result.started)
+    throw IoError(call.program,
+                  fmt::format("--proposer {}: cannot run it: {}", call.program, result.error));
+  if (result.exit_code != 0)
+    throw IoError(call.program, fmt::format("--proposer {} exited {}: {}", call.program,
+                                            result.exit_code, result.err.substr(0, 300)));
+  auto refuse = [&](const std::string& field, const std::string& message,
+                    const std::string& expected, const std::string& found) {
+    problems.push_back({call.program, {}, field, "tune.proposer", message, expected, found});
+    return std::nullopt;
+  };
+  nlohmann::json answer = nlohmann::json::parse(result.out, nullptr, false);
+  if (answer.is_discarded() || !answer.is_object())
+    return refuse("", "the proposer's answer is not a JSON object",
+                  "{\"proposals\": [...]} or {\"stop\": true, \"stop_reason\": \"...\"}",
+                  result.out.substr(0, 80));
+  ProposalRound round;
+  if (answer.value("stop", false) == true) {
+    round.stop = true;
+    round.stop_reason = "the proposer stopped: " + answer.value("stop_reason", std::string());
+    return round;
+  }
+  if (!answer.contains("proposals") || !answer["proposals"].is_array())
+    return refuse("proposals", "missing or not a list", "a list of layouts",
+                  answer.dump().substr(0, 80));
+  for (std::size_t i = 0; i < answer["proposals"].size(); ++i) {
+    nlohmann::json entry = answer["proposals"][i];
+    std::string field = fmt::format("proposals[{}]", i);
+    if (!entry.is_object()) return refuse(field, "not an object", "a layout object", entry.dump());
+    entry.erase("tokens_per_s_per_gpu");
+    entry["failure"] = "crash";  // session_run_from_json wants an outcome; only the layout is used
+    Problems parse;
+    std::optional<SessionRun> run =
+        session_run_from_json(entry, call.row_tokens, call.program, 0, parse);
+    if (!run)
+      return refuse(field, parse.empty() ? "not a layout" : parse.front().message,
+                    "a proposal's layout fields (docs/tune.md)", entry.dump().substr(0, 80));
+    const std::vector<LayoutPrediction>& ranked = plan.search.ranked;
+    auto found = std::find_if(ranked.begin(), ranked.end(), [&](const LayoutPrediction& p) {
+      return same_layout(p.layout, run->layout);
+    });
+    if (found == ranked.end())
+      return refuse(field, "not a layout the planner ranks (legal and fitting, its best 200)",
+                    "a layout of the round's proposals or of openrecipes plan",
+                    entry.value("layout", std::string()));
+    if (std::any_of(done.begin(), done.end(),
+                    [&](const SessionRun& r) { return same_layout(r.layout, run->layout); }))
+      return refuse(field, "a layout this session already ran or is running",
+                    "a layout not in the input's runs", entry.value("layout", std::string()));
+    std::size_t index = static_cast<std::size_t>(found - ranked.begin());
+    LayoutProposal proposal{*found, {}, 0, 0};
+    if (index < plan.ranked_bands.size()) proposal.band = plan.ranked_bands[index];
+    proposal.band_used = proposal.band.relative_error;
+    proposal.optimistic_tokens_per_s_per_gpu =
+        found->speed.tokens_per_s_per_gpu * (1 + proposal.band_used);
+    if (static_cast<int>(round.proposals.size()) < call.room) round.proposals.push_back(proposal);
+  }
+  if (round.proposals.empty()) {
+    round.stop = true;
+    round.stop_reason = "the proposer proposed nothing";
+  }
+  return round;
+}
+
+}  // namespace openrecipes
