@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -110,6 +111,24 @@ std::optional<TuneLog> TuneLog::open(const std::string& state_dir, Problems& pro
                         ec ? ec.message() : "not a folder"});
     return std::nullopt;
   }
+  std::string lock_path = (fs::path(state_dir) / "tune.lock").string();
+  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    std::string why = fd < 0 ? std::strerror(errno) : "another openrecipes tune holds its lock";
+    if (fd >= 0) ::close(fd);
+    problems.push_back({state_dir,
+                        {},
+                        "--state",
+                        "tune.state",
+                        "the state folder is in use or cannot be locked",
+                        "a folder no other tune is running in",
+                        why});
+    return std::nullopt;
+  }
+  log.lock_ = std::shared_ptr<int>(new int(fd), [](int* held) {
+    ::close(*held);
+    delete held;
+  });
   if (!fs::exists(log.path_)) return log;
   std::ifstream in(log.path_, std::ios::binary);
   std::stringstream buffer;

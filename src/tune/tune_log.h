@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -43,10 +44,12 @@ struct TuneLogState {
 /// The log file of a state folder, open for appending.
 class TuneLog {
  public:
-  /// Opens (creating the folder and the file) `state_dir/tune.jsonl` and replays what it holds.
-  /// A last line without its newline (the process died while writing it) is dropped. Returns
-  /// nullopt with a Problem naming the file and line (rule `tune.state`) for a line that is not a
-  /// JSON object with a known "event", or the folder or file cannot be made.
+  /// Opens (creating the folder and the file) `state_dir/tune.jsonl` and replays what it holds,
+  /// holding an exclusive lock (flock(2) on `state_dir/tune.lock`) while the TuneLog lives, so
+  /// that two sessions never write one folder. A last line without its newline (the process died
+  /// while writing it) is dropped. Returns nullopt with a Problem (rule `tune.state`) naming the
+  /// file and line for a line that is not a JSON object with a known "event", or naming the folder
+  /// when it cannot be made or another process holds its lock.
   static std::optional<TuneLog> open(const std::string& state_dir, Problems& problems);
 
   /// Appends `event` (a JSON object with "event") as one line, with "time" (UTC, ISO 8601) added,
@@ -62,6 +65,7 @@ class TuneLog {
  private:
   void apply(const nlohmann::ordered_json& event);
   std::string dir_, path_;
+  std::shared_ptr<int> lock_;  ///< the lock file's descriptor, closed (unlocked) with the last copy
   TuneLogState state_;
   int events_ = 0;
 };

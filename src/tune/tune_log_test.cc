@@ -52,6 +52,7 @@ TEST(TuneLog, ATornLastLineIsDroppedAndABrokenLineIsAProblemWithItsLine) {
   std::optional<TuneLog> torn = TuneLog::open(dir, problems);
   ASSERT_TRUE(torn) << testing::describe(problems);
   EXPECT_TRUE(torn->state().runs.empty());
+  torn.reset();  // its lock with it
 
   std::ofstream(dir + "/tune.jsonl") << "{\"event\":\"start\"}\n{\"event\":\"launched\"}\n";
   EXPECT_FALSE(TuneLog::open(dir, problems));
@@ -68,6 +69,20 @@ TEST(TuneLog, AStateFolderThatIsAFileIsAProblem) {
   EXPECT_FALSE(TuneLog::open(dir + "/not-a-folder", problems));
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].field, "--state");
+}
+
+TEST(TuneLog, TwoSessionsNeverOpenOneStateFolder) {
+  std::string dir = testing::fresh_dir("tune_log_lock");
+  Problems problems;
+  std::optional<TuneLog> first = TuneLog::open(dir, problems);
+  ASSERT_TRUE(first) << testing::describe(problems);
+  EXPECT_FALSE(TuneLog::open(dir, problems));
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].rule, "tune.state");
+  EXPECT_EQ(problems[0].found, "another openrecipes tune holds its lock");
+  first.reset();  // the lock goes with the log
+  problems.clear();
+  EXPECT_TRUE(TuneLog::open(dir, problems)) << testing::describe(problems);
 }
 
 }  // namespace
