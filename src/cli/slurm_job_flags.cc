@@ -94,6 +94,12 @@ void add_run_options(CLI::App& command, SlurmJobFlags& options) {
 std::optional<MeasureRequest> measure_request_from(const SlurmJobFlags& options,
                                                    const char* command, OutputFormat format) {
   MeasureRequest request;
+  // CLI11's range check lets NaN through (every comparison with it is false).
+  if (!(options.poll_s >= 0.1 && options.poll_s <= 3600)) {
+    print_usage_error(
+        command, fmt::format("--poll-seconds {}: expected 0.1 to 3600", options.poll_s), format);
+    return std::nullopt;
+  }
   if (!named_values(command, "--env", options.env, request.env, format) ||
       !named_values(command, "--set", options.set, request.set, format))
     return std::nullopt;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 #include <memory>
 
@@ -130,6 +131,11 @@ int run_loop(const GlobalOptions& global, const LoopOptions& options) {
   }
   if (!options.slurm)
     return print_usage_error(kTune, "give --slurm (Slurm is the scheduler tune runs on)", format);
+  if (!std::isfinite(options.budget_gpu_hours))  // CLI11's PositiveNumber lets NaN through
+    return print_usage_error(
+        kTune,
+        fmt::format("--budget-gpu-hours {}: expected a number above 0", options.budget_gpu_hours),
+        format);
   std::optional<std::filesystem::path> root = resolve_root(global);
   if (!root) return kExitUsage;
   std::optional<MeasureRequest> measure = measure_request_from(options.job, kTune, format);

@@ -24,7 +24,8 @@ void close_both(int fds[2]) {
 
 }  // namespace
 
-ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s) {
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s,
+                          const volatile std::sig_atomic_t* stop) {
   ProcessResult result;
   if (argv.empty()) {
     result.error = "no program given";
@@ -73,6 +74,14 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
         break;
       }
       wait_ms = static_cast<int>(std::min<std::int64_t>(left.count() + 1, 1 << 30));
+    }
+    if (stop) {
+      if (*stop != 0) {
+        ::kill(pid, SIGKILL);
+        result.stopped = true;
+        break;
+      }
+      wait_ms = wait_ms < 0 ? 100 : std::min(wait_ms, 100);
     }
     int ready = ::poll(fds, 2, wait_ms);
     if (ready < 0) {

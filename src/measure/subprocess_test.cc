@@ -21,6 +21,13 @@ TEST(Subprocess, AProgramPastItsTimeLimitIsKilled) {
   EXPECT_EQ(result.out, "started\n");
 }
 
+TEST(Subprocess, AStopFlagKillsTheProgram) {
+  volatile std::sig_atomic_t stop = 1;  // as a Ctrl-C that came before the program answered
+  ProcessResult result = run_process({"sleep", "60"}, 0, &stop);
+  EXPECT_TRUE(result.stopped);
+  EXPECT_FALSE(result.timed_out);
+}
+
 TEST(Subprocess, AMissingProgramDoesNotStart) {
   ProcessResult result = run_process({"/nonexistent/program"});
   EXPECT_FALSE(result.started);

@@ -16,7 +16,8 @@ std::optional<ProposalRound> run_external_proposer(const ProposerCall& call, con
                                                    Problems& problems) {
   if (!write_text_atomically(call.input_path, call.input.dump(2) + "\n", "--proposer", problems))
     return std::nullopt;
-  ProcessResult result = run_process({call.program, call.input_path}, kProposerTimeoutS);
+  ProcessResult result = run_process({call.program, call.input_path}, kProposerTimeoutS, call.stop);
+  if (result.stopped) return ProposalRound{};  // Ctrl-C: the caller sees its stop flag
   if (result.timed_out)
     throw IoError(call.program,
                   fmt::format("--proposer {} gave no answer in {:.0f} s and was stopped",
@@ -38,7 +39,11 @@ std::optional<ProposalRound> run_external_proposer(const ProposerCall& call, con
                   "{\"proposals\": [...]} or {\"stop\": true, \"stop_reason\": \"...\"}",
                   result.out.substr(0, 80));
   ProposalRound round;
-  if (answer.value("stop", false) == true) {
+  if (answer.contains("stop") && !answer["stop"].is_boolean())
+    return refuse("stop", "not true or false", "true or false", answer["stop"].dump());
+  if (answer.contains("stop_reason") && !answer["stop_reason"].is_string())
+    return refuse("stop_reason", "not a string", "a string", answer["stop_reason"].dump());
+  if (answer.value("stop", false)) {
     round.stop = true;
     round.stop_reason = "the proposer stopped: " + answer.value("stop_reason", std::string());
     return round;
@@ -70,6 +75,11 @@ std::optional<ProposalRound> run_external_proposer(const ProposerCall& call, con
                     [&](const SessionRun& r) { return same_layout(r.layout, run->layout); }))
       return refuse(field, "a layout this session already ran or is running",
                     "a layout not in the input's runs", entry.value("layout", std::string()));
+    if (std::any_of(round.proposals.begin(), round.proposals.end(), [&](const LayoutProposal& p) {
+          return same_layout(p.prediction.layout, run->layout);
+        }))
+      return refuse(field, "the same layout as an earlier proposal of this answer",
+                    "each layout once", entry.value("layout", std::string()));
     std::size_t index = static_cast<std::size_t>(found - ranked.begin());
     LayoutProposal proposal{*found, {}, 0, 0};
     if (index < plan.ranked_bands.size()) proposal.band = plan.ranked_bands[index];

@@ -3,6 +3,7 @@
 // the layouts to run, or stop. The loop still measures, learns and verifies.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -25,6 +26,8 @@ struct ProposerCall {
   nlohmann::ordered_json input;  ///< the input document (docs/tune.md)
   int room = 1;                  ///< at most this many of its proposals are taken
   std::int64_t row_tokens = 0;   ///< completes the layouts it names (layout/layout_text.h)
+  /// Non-zero (Ctrl-C): the program is killed and an empty round returned; may be null.
+  const volatile std::sig_atomic_t* stop = nullptr;
 };
 
 /// Writes `call.input` at `call.input_path` (atomically), runs the program (at most
@@ -32,7 +35,8 @@ struct ProposerCall {
 /// layout fields, as session_run_from_json reads them, naming one of `plan`'s ranked layouts that
 /// is not one of `done`, the session's runs so far) or {"stop": true, "stop_reason": "..."}.
 /// Returns the round (its proposals with their predictions and bands from `plan`, at most
-/// `call.room`; stop when it said so or proposed nothing). Returns nullopt with one Problem (file
+/// `call.room`, each layout once; stop when it said so or proposed nothing; empty, not stop,
+/// when `call.stop` ended the program). Returns nullopt with one Problem (file
 /// the program, field `proposals[i]`, rule `tune.proposer`) for an answer that is not that, and
 /// when the input cannot be written. Throws IoError when the program cannot run, exits non-zero
 /// or gives no answer in time (it is then killed).

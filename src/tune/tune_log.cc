@@ -10,8 +10,9 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <set>
+#include <map>
 #include <sstream>
+#include <vector>
 
 #include "base/error.h"
 
@@ -20,22 +21,71 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::set<std::string>& known_events() {
-  static const std::set<std::string> events = {"start",
-                                               "resume",
-                                               "calibration",
-                                               "proposal",
-                                               "submitted",
-                                               "measured",
-                                               "failed",
-                                               "cancelled",
-                                               "stop",
-                                               "reference_submitted",
-                                               "reference_measured",
-                                               "reference_failed",
-                                               "recipe",
-                                               "note"};
-  return events;
+// The fields each event must have, and their JSON types: `s` string, `i` integer, `n` number,
+// `o` an object of strings. A
+// log edited by hand or written by another program is refused at the line, never half-read.
+const std::map<std::string, std::vector<std::pair<const char*, char>>>& event_fields() {
+  static const std::map<std::string, std::vector<std::pair<const char*, char>>> fields = {
+      {"start", {{"model", 's'}, {"gpu", 's'}, {"gpus", 'i'}, {"reference", 's'}}},
+      {"resume", {}},
+      {"calibration", {}},
+      {"note", {}},
+      {"proposal",
+       {{"run", 'i'},
+        {"layout", 's'},
+        {"recompute", 's'},
+        {"label", 's'},
+        {"predicted_tokens_per_s_per_gpu", 'n'},
+        {"band_used", 'n'}}},
+      {"submitted", {{"run", 'i'}, {"job", 'i'}, {"dir", 's'}}},
+      {"measured",
+       {{"run", 'i'},
+        {"job", 'i'},
+        {"layout", 's'},
+        {"tokens_per_s_per_gpu", 'n'},
+        {"gpu_hours", 'n'},
+        {"predicted_tokens_per_s_per_gpu", 'n'},
+        {"log", 's'},
+        {"stack", 'o'}}},
+      {"failed",
+       {{"run", 'i'},
+        {"job", 'i'},
+        {"layout", 's'},
+        {"failure", 's'},
+        {"detail", 's'},
+        {"gpu_hours", 'n'}}},
+      {"cancelled", {{"run", 'i'}, {"job", 'i'}}},
+      {"stop", {{"reason", 's'}, {"detail", 's'}}},
+      {"reference_submitted", {{"job", 'i'}, {"dir", 's'}}},
+      {"reference_cancelled", {{"job", 'i'}}},
+      {"reference_measured", {{"job", 'i'}, {"log", 's'}}},
+      {"reference_failed", {{"job", 'i'}}},
+      {"recipe", {{"path", 's'}, {"status", 's'}, {"summary", 's'}}}};
+  return fields;
+}
+
+// Why `event` is not a well-formed event ("" when it is): the missing or mistyped field, or a run
+// number out of range.
+std::string event_problem(const nlohmann::ordered_json& event) {
+  if (!event.is_object() || !event.contains("event") || !event["event"].is_string())
+    return "not a JSON object with an \"event\"";
+  auto kind = event_fields().find(event["event"].get<std::string>());
+  if (kind == event_fields().end()) return "an event openrecipes tune does not write";
+  for (const auto& [key, type] : kind->second) {
+    auto it = event.find(key);
+    bool ok = it != event.end() && (type == 's'   ? it->is_string()
+                                    : type == 'i' ? it->is_number_integer()
+                                    : type == 'o' ? it->is_object()
+                                                  : it->is_number());
+    if (ok && type == 'o')  // a stack: its values are the recipe's strings
+      for (const auto& [name, value] : it->items()) ok = ok && value.is_string();
+    if (!ok) return fmt::format("its field \"{}\" is missing or of the wrong type", key);
+  }
+  if (event.contains("run") &&
+      (!event["run"].is_number_integer() || event["run"].get<std::int64_t>() < 1 ||
+       event["run"].get<std::int64_t>() > kMaxLoggedRuns))
+    return fmt::format("its run is not a number from 1 to {}", kMaxLoggedRuns);
+  return "";
 }
 
 LoggedRun* run_of(TuneLogState& state, const nlohmann::ordered_json& event) {
@@ -82,6 +132,10 @@ void TuneLog::apply(const nlohmann::ordered_json& event) {
     state_.reference_result.reset();
   }
   if (kind == "reference_measured" || kind == "reference_failed") state_.reference_result = event;
+  if (kind == "reference_cancelled") {  // Ctrl-C: the arm runs again on resume
+    state_.reference_job = 0;
+    state_.reference_dir.clear();
+  }
   LoggedRun* run = run_of(state_, event);
   if (!run) return;
   if (kind == "proposal") run->proposal = event;
@@ -130,6 +184,16 @@ std::optional<TuneLog> TuneLog::open(const std::string& state_dir, Problems& pro
     delete held;
   });
   if (!fs::exists(log.path_)) return log;
+  if (!fs::is_regular_file(log.path_)) {
+    problems.push_back({log.path_,
+                        {},
+                        "",
+                        "tune.state",
+                        "not a regular file",
+                        "the log openrecipes tune writes",
+                        "a folder, FIFO, socket or device"});
+    return std::nullopt;
+  }
   std::ifstream in(log.path_, std::ios::binary);
   std::stringstream buffer;
   buffer << in.rdbuf();
@@ -139,20 +203,36 @@ std::optional<TuneLog> TuneLog::open(const std::string& state_dir, Problems& pro
   while (at < text.size()) {
     ++line;
     std::size_t end = text.find('\n', at);
-    if (end == std::string::npos) break;  // torn last line: the process died writing it
+    if (end == std::string::npos) {
+      // A torn last line (the process died writing it) is cut off, so the next event starts a
+      // line of its own.
+      std::error_code cut;
+      fs::resize_file(log.path_, at, cut);
+      if (cut) {
+        problems.push_back({log.path_,
+                            {line, 1},
+                            "",
+                            "tune.state",
+                            "cannot cut off the half-written last line",
+                            "a writable log",
+                            cut.message()});
+        return std::nullopt;
+      }
+      break;
+    }
     std::string_view content(text.data() + at, end - at);
     at = end + 1;
     if (content.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     nlohmann::ordered_json event =
         nlohmann::ordered_json::parse(content.begin(), content.end(), nullptr, false);
-    if (event.is_discarded() || !event.is_object() || !event.contains("event") ||
-        !event["event"].is_string() || !known_events().count(event["event"].get<std::string>())) {
+    std::string why = event.is_discarded() ? "not JSON" : event_problem(event);
+    if (!why.empty()) {
       problems.push_back({log.path_,
                           {line, 1},
                           "event",
                           "tune.state",
-                          "not an event of openrecipes tune",
-                          "a JSON object with a known \"event\"",
+                          "not an event of openrecipes tune: " + why,
+                          "an event as docs/tune.md lists them",
                           std::string(content.substr(0, 80))});
       return std::nullopt;
     }

@@ -17,6 +17,10 @@
 
 namespace openrecipes {
 
+/// The most runs a log may name (its `run` numbers): far more than any budget allows, few enough
+/// that a log's numbers never size an allocation beyond a few megabytes.
+inline constexpr int kMaxLoggedRuns = 10000;
+
 /// One run of the session as the log tells it.
 struct LoggedRun {
   int run = 0;                      ///< 1-based, in proposal order
@@ -47,9 +51,10 @@ class TuneLog {
   /// Opens (creating the folder and the file) `state_dir/tune.jsonl` and replays what it holds,
   /// holding an exclusive lock (flock(2) on `state_dir/tune.lock`) while the TuneLog lives, so
   /// that two sessions never write one folder. A last line without its newline (the process died
-  /// while writing it) is dropped. Returns nullopt with a Problem (rule `tune.state`) naming the
-  /// file and line for a line that is not a JSON object with a known "event", or naming the folder
-  /// when it cannot be made or another process holds its lock.
+  /// while writing it) is cut off the file. Returns nullopt with a Problem (rule `tune.state`)
+  /// naming the file and line for a line that is not an event with the fields and types its kind
+  /// needs (a `run` from 1 to kMaxLoggedRuns), naming the log when it is not a regular file, or
+  /// naming the folder when it cannot be made or another process holds its lock.
   static std::optional<TuneLog> open(const std::string& state_dir, Problems& problems);
 
   /// Appends `event` (a JSON object with "event") as one line, with "time" (UTC, ISO 8601) added,

@@ -467,6 +467,7 @@ ProposalRound Session::external_round(int room, Problems& problems, bool& failed
                 {"runs", runs}};
   call.room = room;
   call.row_tokens = row_tokens();
+  call.stop = observer_.stop_flag();
   std::optional<ProposalRound> round =
       run_external_proposer(call, learned_->plan, session_runs(true), problems);
   if (!round) {
@@ -566,7 +567,9 @@ std::optional<std::string> Session::reference_log(Problems& problems, bool& inte
   std::optional<std::string> out;
   while (!jobs.empty()) {
     if (stop_requested(observer_)) {
+      std::int64_t job_id = jobs.front().submitted.job_id;
       cancel_all(jobs);
+      log_.append({{"event", "reference_cancelled"}, {"job", job_id}});
       interrupted = true;
       return std::nullopt;
     }
@@ -769,6 +772,12 @@ std::optional<TuneOutcome> run_tune_session(const TuneInputs& inputs, const Tune
                         "the reference is a recipe of another model",
                         inputs.request.model.name,
                         reference->recipe.model});
+  }
+  if (reference->recipe.status == "planned") {
+    problems.push_back({options.reference, reference->document.position_of("status"), "status",
+                        "tune.reference",
+                        "the reference is a planned draft: its arm would verify nothing",
+                        "a measured recipe (verified or unverified)", "planned"});
   }
   const YamlNode* workload = reference->document.root.find("workload");
   const YamlNode* dataset = workload ? workload->find("dataset") : nullptr;

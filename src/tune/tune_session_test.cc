@@ -358,6 +358,21 @@ TEST_F(TuneSession, AProposerProgramReplacesTheProposalStep) {
   EXPECT_FALSE(run_tune_session(inputs_, options_, idle, observer_, problems));
   EXPECT_TRUE(testing::has_rule(problems, "tune.proposer")) << testing::describe(problems);
   EXPECT_TRUE(idle.submitted.empty());
+
+  // A stop that is not a boolean, and one layout twice in one answer, are refused too.
+  options_.parallel = 2;
+  for (const char* answer :
+       {R"({"stop": "yes"})",
+        R"({"proposals": [{"layout": "TP1 PP1 VPP1 CP1 EP4 ETP1 MBS1", "recompute": "none"},
+                          {"layout": "TP1 PP1 VPP1 CP1 EP4 ETP1 MBS1", "recompute": "none"}]})"}) {
+    options_.state_dir = (options_.root / "state3").string();
+    fs::remove_all(options_.state_dir);
+    std::ofstream(options_.proposer) << "#!/bin/sh\ncat <<'EOF'\n" << answer << "\nEOF\n";
+    problems.clear();
+    EXPECT_FALSE(run_tune_session(inputs_, options_, idle, observer_, problems)) << answer;
+    EXPECT_TRUE(testing::has_rule(problems, "tune.proposer")) << testing::describe(problems);
+    EXPECT_TRUE(idle.submitted.empty());
+  }
 }
 
 TEST_F(TuneSession, AStateFolderOfAnotherSessionIsRefused) {
@@ -383,6 +398,14 @@ TEST_F(TuneSession, AReferenceOfAnotherModelIsRefusedBeforeAnythingRuns) {
   EXPECT_TRUE(testing::has_rule(problems_, "tune.reference")) << testing::describe(problems_);
   EXPECT_TRUE(slurm.submitted.empty());
   EXPECT_FALSE(fs::exists(options_.state_dir));
+
+  // A planned draft has no measured arm to verify against.
+  options_.reference =
+      testing::source_dir() + "/tests/fixtures/drafts/gpt-oss-20b-h200-tp1-pp2-ep4.yaml";
+  problems_.clear();
+  EXPECT_FALSE(run_tune_session(inputs_, options_, slurm, observer_, problems_));
+  EXPECT_TRUE(testing::has_rule(problems_, "tune.reference")) << testing::describe(problems_);
+  EXPECT_TRUE(slurm.submitted.empty());
 }
 
 }  // namespace
