@@ -55,28 +55,26 @@ std::optional<ProposalRound> run_external_proposer(const ProposerCall& call, con
     nlohmann::json entry = answer["proposals"][i];
     std::string field = fmt::format("proposals[{}]", i);
     if (!entry.is_object()) return refuse(field, "not an object", "a layout object", entry.dump());
-    entry.erase("tokens_per_s_per_gpu");
-    entry["failure"] = "crash";  // session_run_from_json wants an outcome; only the layout is used
     Problems parse;
-    std::optional<SessionRun> run =
-        session_run_from_json(entry, call.row_tokens, call.program, 0, parse);
-    if (!run)
+    std::optional<Layout> layout =
+        proposal_layout_from_json(entry, call.row_tokens, call.program, 0, parse);
+    if (!layout)
       return refuse(field, parse.empty() ? "not a layout" : parse.front().message,
                     "a proposal's layout fields (docs/tune.md)", entry.dump().substr(0, 80));
     const std::vector<LayoutPrediction>& ranked = plan.search.ranked;
     auto found = std::find_if(ranked.begin(), ranked.end(), [&](const LayoutPrediction& p) {
-      return same_layout(p.layout, run->layout);
+      return same_layout(p.layout, *layout);
     });
     if (found == ranked.end())
       return refuse(field, "not a layout the planner ranks (legal and fitting, its best 200)",
                     "a layout of the round's proposals or of openrecipes plan",
                     entry.value("layout", std::string()));
     if (std::any_of(done.begin(), done.end(),
-                    [&](const SessionRun& r) { return same_layout(r.layout, run->layout); }))
+                    [&](const SessionRun& r) { return same_layout(r.layout, *layout); }))
       return refuse(field, "a layout this session already ran or is running",
                     "a layout not in the input's runs", entry.value("layout", std::string()));
     if (std::any_of(round.proposals.begin(), round.proposals.end(), [&](const LayoutProposal& p) {
-          return same_layout(p.prediction.layout, run->layout);
+          return same_layout(p.prediction.layout, *layout);
         }))
       return refuse(field, "the same layout as an earlier proposal of this answer",
                     "each layout once", entry.value("layout", std::string()));

@@ -203,6 +203,21 @@ std::optional<SessionRun> session_run_from_json(const nlohmann::json& value,
   return run;
 }
 
+std::optional<Layout> proposal_layout_from_json(const nlohmann::json& value,
+                                                std::int64_t row_tokens, const std::string& file,
+                                                int line, Problems& problems) {
+  if (!value.is_object()) {  // refused there, with its message
+    session_run_from_json(value, row_tokens, file, line, problems);
+    return std::nullopt;
+  }
+  nlohmann::json run = value;
+  run.erase("tokens_per_s_per_gpu");
+  run["failure"] = "crash";  // an outcome session_run_from_json accepts; only the layout is kept
+  std::optional<SessionRun> parsed = session_run_from_json(run, row_tokens, file, line, problems);
+  if (!parsed) return std::nullopt;
+  return parsed->layout;
+}
+
 std::optional<std::vector<SessionRun>> read_session_runs(const std::string& path,
                                                          std::int64_t row_tokens,
                                                          Problems& problems) {

@@ -70,6 +70,13 @@ std::optional<SessionRun> session_run_from_json(const nlohmann::json& value,
                                                 std::int64_t row_tokens, const std::string& file,
                                                 int line, Problems& problems);
 
+/// The layout a proposal's JSON names: its layout, recompute, placement and dispatcher fields as
+/// session_run_from_json reads them, whatever outcome fields it has or lacks. nullopt with that
+/// function's Problems for anything else.
+std::optional<Layout> proposal_layout_from_json(const nlohmann::json& value,
+                                                std::int64_t row_tokens, const std::string& file,
+                                                int line, Problems& problems);
+
 /// Reads a JSON Lines file of session runs (one object a line; blank lines skipped). A line with
 /// an "event" is a tune state folder's log (tune_log.h): its `measured` and `failed` events are
 /// read as runs and its other events skipped, so `tune propose --session STATE/tune.jsonl` works.

@@ -108,6 +108,17 @@ std::vector<const LoggedRun*> TuneLogState::in_flight() const {
   return out;
 }
 
+const LoggedRun* TuneLogState::best_measured() const {
+  const LoggedRun* best = nullptr;
+  for (const LoggedRun& run : runs) {
+    if (run.outcome != "measured") continue;
+    if (!best || run.result.value("tokens_per_s_per_gpu", 0.0) >
+                     best->result.value("tokens_per_s_per_gpu", 0.0))
+      best = &run;
+  }
+  return best;
+}
+
 std::string utc_time_now() {
   std::time_t now = std::time(nullptr);
   std::tm tm{};

@@ -43,6 +43,8 @@ struct TuneLogState {
   std::optional<nlohmann::ordered_json> recipe;            ///< the `recipe` event
   /// The runs submitted whose job has not ended in the log.
   std::vector<const LoggedRun*> in_flight() const;
+  /// The measured run with the most tokens/s per GPU (the first of equals), or null.
+  const LoggedRun* best_measured() const;
 };
 
 /// The log file of a state folder, open for appending.

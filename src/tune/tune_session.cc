@@ -98,13 +98,9 @@ Json layout_fields(const Json& proposal) {
 
 // The layout a logged proposal names.
 std::optional<Layout> logged_layout(const Json& proposal, std::int64_t row_tokens) {
-  Json run = layout_fields(proposal);
-  run["failure"] = "crash";  // session_run_from_json wants an outcome; only the layout is used
   Problems ignored;
-  std::optional<SessionRun> parsed =
-      session_run_from_json(nlohmann::json::parse(run.dump()), row_tokens, "", 0, ignored);
-  if (!parsed) return std::nullopt;
-  return parsed->layout;
+  return proposal_layout_from_json(nlohmann::json::parse(layout_fields(proposal).dump()),
+                                   row_tokens, "", 0, ignored);
 }
 
 // One job of the session being followed.
@@ -617,13 +613,7 @@ std::string candidate_draft(const std::string& draft_text, const std::string& fi
 }
 
 TuneOutcome Session::verify(Problems& problems) {
-  const LoggedRun* best = nullptr;
-  for (const LoggedRun& run : log_.state().runs) {
-    if (run.outcome != "measured") continue;
-    if (!best || run.result.value("tokens_per_s_per_gpu", 0.0) >
-                     best->result.value("tokens_per_s_per_gpu", 0.0))
-      best = &run;
-  }
+  const LoggedRun* best = log_.state().best_measured();
   if (!best) {
     observer_.note("no run was measured, so there is no recipe to write");
     return outcome(TuneEnding::kNoRecipe);
@@ -676,7 +666,6 @@ TuneOutcome Session::outcome(TuneEnding ending) const {
   TuneOutcome out;
   out.ending = ending;
   Json runs = Json::array();
-  const LoggedRun* best = nullptr;
   for (const LoggedRun& run : state.runs) {
     if (run.job == 0) continue;
     const Json& p = run.proposal;
@@ -696,10 +685,8 @@ TuneOutcome Session::outcome(TuneEnding ending) const {
                 {"detail", r.contains("detail") ? r["detail"] : Json(nullptr)},
                 {"gpu_hours", r.value("gpu_hours", 0.0)}};
     runs.push_back(row);
-    if (run.outcome == "measured" && (!best || r.value("tokens_per_s_per_gpu", 0.0) >
-                                                   best->result.value("tokens_per_s_per_gpu", 0.0)))
-      best = &run;
   }
+  const LoggedRun* best = state.best_measured();
   Json best_json = nullptr;
   if (best)
     best_json = {{"run", best->run},
