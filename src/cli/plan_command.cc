@@ -131,6 +131,15 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, int& exit_code
                  "With --layout: count the loss as a layer of the last stage");
   plan->add_option("--dispatcher", options->arguments.layout.dispatcher,
                    "With --layout: alltoall (default), flex or allgather");
+  plan->add_option("--moe-flex-dispatcher-backend", options->arguments.settings.flex_backend,
+                   "The flex dispatcher's backend: deepep (default) or hybridep");
+  plan->add_flag("--tp-comm-overlap", options->arguments.settings.tp_comm_overlap,
+                 "Runs overlap TP communication with GEMMs (default off, as in Megatron-LM)");
+  plan->add_flag("--moe-shared-expert-overlap", options->arguments.settings.shared_expert_overlap,
+                 "Runs compute the shared expert during the EP all-to-all (default off)");
+  plan->add_flag("--overlap-moe-expert-parallel-comm", options->arguments.settings.ep_a2a_overlap,
+                 "Runs overlap one micro-batch's EP all-to-all with another's compute (A2A/1F1B; "
+                 "needs EP > 1, no full recompute, VPP when PP > 1; default off)");
   plan->add_option(
           "--headroom", options->arguments.headroom,
           "Fraction of GPU memory kept free for what the memory model leaves out (default 0.10)")

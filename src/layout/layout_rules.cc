@@ -260,6 +260,32 @@ bool batch_rules(const ModelShape& m, const PlanWorkload& w, const Layout& l, in
   return true;
 }
 
+// The A2A/1F1B overlap's preconditions, as Megatron-LM's validate_args asserts them for
+// --overlap-moe-expert-parallel-comm (megatron/training/arguments.py): expert parallelism, the
+// alltoall or flex dispatcher, no full recompute, and the interleaved schedule when pipelined.
+template <class Report>
+bool ep_a2a_overlap_rule(const PlanWorkload& w, const Layout& l, Report& report) {
+  if (!w.ep_a2a_overlap) return true;
+  auto broken = [&](std::string field, std::string expected, std::string found) {
+    return !report(LayoutRule::kEpA2aOverlap, [&] {
+      return Details{std::move(field),
+                     "the EP all-to-all overlap (--overlap-moe-expert-parallel-comm) needs EP > 1, "
+                     "the alltoall or flex dispatcher, no full recompute and VPP > 1 when PP > 1",
+                     std::move(expected), std::move(found)};
+    });
+  };
+  if (l.ep <= 1 && broken("layout.ep", "ep > 1", std::to_string(l.ep))) return false;
+  if (l.dispatcher == "allgather" && broken("layout.dispatcher", "alltoall or flex", l.dispatcher))
+    return false;
+  if (l.recompute && l.recompute->granularity == "full" &&
+      broken("layout.recompute", "none or selective", "full"))
+    return false;
+  if (l.pp > 1 && l.vpp <= 1 &&
+      broken("layout.vpp", fmt::format("vpp > 1 with pp {}", l.pp), std::to_string(l.vpp)))
+    return false;
+  return true;
+}
+
 // Checks that a row split over CP fits in max_tokens_per_gpu, then that the micro-batch's rows
 // do: a micro-batch of rows_per_microbatch rows spread over CP holds rows x row_tokens / CP tokens
 // per GPU, which max_tokens_per_gpu bounds (slime packs up to max_tokens_per_gpu x CP tokens per
@@ -300,6 +326,7 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
   if (!expert_rules(m, c, l, report)) return;
   if (!placement_rules(m, l, report)) return;
   if (!batch_rules(m, w, l, dp, report)) return;
+  if (!ep_a2a_overlap_rule(w, l, report)) return;
   row_fits_rule(w, l, report);
 }
 
@@ -307,12 +334,24 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
 
 const std::vector<LayoutRule>& all_layout_rules() {
   static const std::vector<LayoutRule> kRules = {
-      LayoutRule::kSizes,          LayoutRule::kDenseMesh,          LayoutRule::kTpHeads,
-      LayoutRule::kTpNode,         LayoutRule::kSequenceParallel,   LayoutRule::kExperts,
-      LayoutRule::kExpertMesh,     LayoutRule::kPlacementExclusive, LayoutRule::kPipelineLayout,
-      LayoutRule::kPipelineLayers, LayoutRule::kVirtualPipeline,    LayoutRule::kContextParallel,
-      LayoutRule::kCpLayers,       LayoutRule::kGlobalBatch,        LayoutRule::kRecompute,
-      LayoutRule::kRowFits,        LayoutRule::kMicrobatchFits,
+      LayoutRule::kSizes,
+      LayoutRule::kDenseMesh,
+      LayoutRule::kTpHeads,
+      LayoutRule::kTpNode,
+      LayoutRule::kSequenceParallel,
+      LayoutRule::kExperts,
+      LayoutRule::kExpertMesh,
+      LayoutRule::kPlacementExclusive,
+      LayoutRule::kPipelineLayout,
+      LayoutRule::kPipelineLayers,
+      LayoutRule::kVirtualPipeline,
+      LayoutRule::kContextParallel,
+      LayoutRule::kCpLayers,
+      LayoutRule::kGlobalBatch,
+      LayoutRule::kRecompute,
+      LayoutRule::kEpA2aOverlap,
+      LayoutRule::kRowFits,
+      LayoutRule::kMicrobatchFits,
   };
   return kRules;
 }
@@ -353,6 +392,8 @@ std::string layout_rule_id(LayoutRule rule) {
       return "mesh.microbatch";
     case LayoutRule::kRecompute:
       return "mesh.recompute";
+    case LayoutRule::kEpA2aOverlap:
+      return "mesh.ep_a2a_overlap";
   }
   return "layout";
 }
@@ -393,6 +434,10 @@ std::string layout_rule_text(LayoutRule rule) {
       return "the micro-batch's rows fit (rows x row tokens <= max_tokens_per_gpu x CP)";
     case LayoutRule::kRecompute:
       return "full recompute's num_layers fits in a stage's virtual chunk";
+    case LayoutRule::kEpA2aOverlap:
+      return "the EP all-to-all overlap needs EP > 1, alltoall or flex, no full recompute, VPP "
+             "when "
+             "pipelined";
   }
   return "";
 }

@@ -42,6 +42,10 @@ enum class LayoutRule {
   kMicrobatchFits,  ///< mesh.microbatch: rows_per_microbatch x row tokens <= max_tokens_per_gpu x
                     ///< CP (the micro-batch's rows fit the GPUs' token budget)
   kRecompute,       ///< mesh.recompute: full recompute's num_layers fits in a stage's virtual chunk
+  /// mesh.ep_a2a_overlap: the A2A/1F1B overlap (--overlap-moe-expert-parallel-comm) needs EP > 1,
+  /// the alltoall or flex dispatcher, no full recompute and VPP > 1 when PP > 1 (Megatron-LM's
+  /// validate_args)
+  kEpA2aOverlap,
 };
 
 /// Every rule, in the order they are checked.

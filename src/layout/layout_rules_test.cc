@@ -341,6 +341,39 @@ TEST(LayoutRules, FullRecomputeLayersFitInAStageChunk) {
   EXPECT_EQ(first_broken_rule(shape(kQwen), h200(32), PlanWorkload{}, l), std::nullopt);
 }
 
+TEST(LayoutRules, EpAllToAllOverlapNeedsEpAFitDispatcherNoFullRecomputeAndVpp) {
+  // Megatron-LM's validate_args for --overlap-moe-expert-parallel-comm.
+  PlanWorkload overlap;
+  overlap.ep_a2a_overlap = true;
+  auto rule = [&](const Layout& l) {
+    return first_broken_rule(shape(kQwen), h200(32), overlap, l);
+  };
+  EXPECT_EQ(rule(layout("PP1 EP8")), std::nullopt);  // PP 1: the combined 1F1B needs no VPP
+  EXPECT_EQ(rule(layout("PP4 VPP2 EP8")), std::nullopt);
+  EXPECT_EQ(rule(layout("PP4 EP8")), LayoutRule::kEpA2aOverlap);  // pipelined without VPP
+  EXPECT_EQ(rule(layout("PP1 EP1")), LayoutRule::kEpA2aOverlap);  // no expert parallelism
+  Layout allgather = layout("PP1 EP8");
+  allgather.dispatcher = "allgather";
+  EXPECT_EQ(rule(allgather), LayoutRule::kEpA2aOverlap);
+  Layout flex = layout("PP1 EP8");
+  flex.dispatcher = "flex";
+  EXPECT_EQ(rule(flex), std::nullopt);
+  Layout full = layout("PP4 VPP2 EP8");
+  full.recompute = Recompute{"full", "uniform", 1};
+  EXPECT_EQ(rule(full), LayoutRule::kEpA2aOverlap);
+  full.recompute = Recompute{"selective", "", {}};
+  EXPECT_EQ(rule(full), std::nullopt);
+  // Without the overlap none of this is a rule.
+  EXPECT_EQ(first_broken_rule(shape(kQwen), h200(32), PlanWorkload{}, layout("PP4 EP8")),
+            std::nullopt);
+  // The violation names the field and what was found.
+  std::vector<LayoutViolation> v = check_layout(shape(kQwen), h200(32), overlap, layout("PP4 EP8"));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(layout_rule_id(v[0].rule), "mesh.ep_a2a_overlap");
+  EXPECT_EQ(v[0].field, "layout.vpp");
+  EXPECT_EQ(v[0].found, "1");
+}
+
 TEST(LayoutRules, CheckLayoutReportsEveryBrokenRule) {
   Layout l = layout("TP2 PP5 EP3");
   l.sequence_parallel = false;

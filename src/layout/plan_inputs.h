@@ -39,6 +39,18 @@ struct PlanWorkload {
   /// The shared expert computed while the routed tokens' all-to-all is in flight
   /// (Megatron-Core --moe-shared-expert-overlap; off by default, as in Megatron-LM's arguments).
   bool shared_expert_overlap = false;
+  /// EP's all-to-all of one micro-batch overlapped with another micro-batch's compute (Megatron-LM
+  /// --overlap-moe-expert-parallel-comm, the combined 1F1B schedule; off by default). Legal only
+  /// with EP > 1, the alltoall or flex dispatcher, no full recompute and VPP when PP > 1
+  /// (LayoutRule::kEpA2aOverlap).
+  bool ep_a2a_overlap = false;
+  /// The flex dispatcher's backend (Megatron-LM --moe-flex-dispatcher-backend): false for DeepEP,
+  /// the default; true for HybridEP, NVIDIA's EP kernels for NVLink domains (NVL72 racks too).
+  bool hybridep = false;
+  /// The routed experts' first grouped GEMM, their activation (SwiGLU) and its quantization run
+  /// as one fused kernel on Blackwell (Megatron-Bridge's cutedsl_fused_grouped_mlp: Transformer
+  /// Engine's fused grouped MLP over cuDNN's grouped_gemm_swiglu kernels).
+  bool fused_expert_mlp = false;
 };
 
 /// "bf16", "fp8", "mxfp8" or "nvfp4".

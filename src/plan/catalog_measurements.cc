@@ -36,6 +36,9 @@ std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog,
     };
     m.workload.tp_comm_overlap = on("--tp-comm-overlap");
     m.workload.shared_expert_overlap = on("--moe-shared-expert-overlap");
+    m.workload.ep_a2a_overlap = on("--overlap-moe-expert-parallel-comm");
+    const TrainingArgument* backend = command.find_spelling({"--moe-flex-dispatcher-backend"});
+    m.workload.hybridep = backend && backend->value == "hybridep";
     if (m.layout.ep > 1 && m.layout.dispatcher.empty()) m.layout.dispatcher = "alltoall";
     m.tokens_per_s_per_gpu = r.result.tokens_per_s_per_gpu;
     measured.push_back(std::move(m));

@@ -192,6 +192,15 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
     add_block(experts, tot.t.tokens_per_expert, h, d(model.expert_params),
               model.expert_ffn_hidden_size, etp, local_experts, true);
     add_linears(tot, experts, moe_layers, true, r);
+    // Fused (fc1 + activation + quantization in one kernel, forward and backward): the
+    // activation's input and output never reach HBM, nor does the second GEMM's input cast
+    // forward or the first GEMM's output-gradient cast backward.
+    const double expert_activation =
+        w.fused_expert_mlp ? 0 : activation_bytes(model) * model.expert_ffn_hidden_size / etp;
+    if (w.fused_expert_mlp && experts.size() == 2) {
+      tot.cast_fwd_bytes -= moe_layers * linear_time(experts[1], r, true).cast_fwd_bytes;
+      tot.cast_bwd_bytes -= moe_layers * linear_time(experts[0], r, true).cast_bwd_bytes;
+    }
     std::vector<Linear> router = {{{sp_tokens, d(model.experts), h, 1}, false}};
     add_linears(tot, router, moe_layers, false, r);
     // The shared expert alone: what its overlap can hide the all-to-all under.
@@ -203,7 +212,7 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
     tot.t.shared_expert_fwd_s = tot.t.dense_gemm_fwd_s - before;
     bytes_fwd +=
         moe_layers * (10 * h * sp_tokens + 8.0 * model.experts * sp_tokens + 8 * h * routed / etp +
-                      activation_bytes(model) * model.expert_ffn_hidden_size / etp * routed +
+                      expert_activation * routed +
                       activation_bytes(model) * model.shared_expert_ffn_hidden_size / tp * m);
     tot.t.kernels_fwd += moe_layers * kMoeKernels;
   }

@@ -60,6 +60,9 @@ struct StageWork {
   int tp = 1, cp = 1, ep = 1, etp = 1;
   /// Tokens the most loaded GPU's experts receive over the mean (1: balanced routing).
   double routing_imbalance = 1;
+  /// The routed experts' first GEMM, activation and quantization run as one kernel (see
+  /// PlanWorkload::fused_expert_mlp): no activation bytes, no cast of the second GEMM's input.
+  bool fused_expert_mlp = false;
 };
 
 /// Seconds of one micro-batch's compute on one GPU, forward (one pass) and backward, by kind.

@@ -189,6 +189,11 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
     add_problem(problems, "--headroom", "arguments.headroom", "not a fraction of GPU memory",
                 "a fraction from 0 to 0.9", fmt::format("{}", arguments.headroom));
   }
+  const std::string& backend = arguments.settings.flex_backend;
+  if (!backend.empty() && backend != "deepep" && backend != "hybridep") {
+    add_problem(problems, "--moe-flex-dispatcher-backend", "arguments.flex_backend",
+                "not a flex dispatcher backend", "deepep or hybridep", backend);
+  }
   if (problems.size() != before) return std::nullopt;
   if (!check_precision_on_gpu(*precision, *gpu, problems)) return std::nullopt;
   std::optional<ClusterShape> cluster =
@@ -200,6 +205,10 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
                       {arguments.seq_length, arguments.global_batch, *precision},
                       MemoryOptions{arguments.headroom},
                       std::nullopt};
+  request.workload.tp_comm_overlap = arguments.settings.tp_comm_overlap;
+  request.workload.shared_expert_overlap = arguments.settings.shared_expert_overlap;
+  request.workload.ep_a2a_overlap = arguments.settings.ep_a2a_overlap;
+  request.workload.hybridep = backend == "hybridep";
   if (!arguments.layout.layout.empty()) {
     request.layout = resolve_layout(arguments.layout, model->shape, *cluster, request.workload,
                                     problems, &request.placement_chosen);

@@ -76,6 +76,15 @@ std::optional<Layout> resolve_layout(const LayoutArguments& arguments, const Mod
                                      const ClusterShape& cluster, const PlanWorkload& workload,
                                      Problems& problems, bool* placement_chosen = nullptr);
 
+/// The run's communication settings, as Megatron-LM spells them; all off by default, as in
+/// Megatron-LM's arguments (PlanWorkload says what each changes).
+struct RunSettingArguments {
+  bool tp_comm_overlap = false;        ///< --tp-comm-overlap
+  bool shared_expert_overlap = false;  ///< --moe-shared-expert-overlap
+  bool ep_a2a_overlap = false;         ///< --overlap-moe-expert-parallel-comm
+  std::string flex_backend;            ///< --moe-flex-dispatcher-backend: deepep or hybridep
+};
+
 /// Everything the user's flags say, before it is resolved.
 struct PlanArguments {
   std::string model;
@@ -87,6 +96,7 @@ struct PlanArguments {
   std::string precision = "bf16";
   double headroom = 0.10;  ///< fraction of GPU memory kept free, 0 to 0.9
   LayoutArguments layout;  ///< layout.layout empty: no layout given
+  RunSettingArguments settings;
 };
 
 /// The flags resolved and checked.
@@ -102,8 +112,11 @@ struct PlanRequest {
   bool placement_chosen = false;
 };
 
-/// Resolves and checks `arguments` in the order model, GPU, precision, headroom, whole nodes,
-/// layout. Returns nullopt with every problem found (stopping after the first stage that fails).
+/// Resolves and checks `arguments` in the order model, GPU, precision, headroom and the flex
+/// backend (deepep or hybridep, field `--moe-flex-dispatcher-backend`), whole nodes, layout; the
+/// run settings go into the workload, so every layout rule (mesh.ep_a2a_overlap too) and the
+/// speed model see them. Returns nullopt with every problem found (stopping after the first stage
+/// that fails).
 std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
                                                 const PlanArguments& arguments, Problems& problems);
 

@@ -58,6 +58,31 @@ TEST(LayoutRequest, RefusesAnUnknownDispatcherAndAWrongDp) {
   EXPECT_EQ(problems[0].expected, "DP8 or no DP");
 }
 
+TEST(LayoutRequest, RunSettingsReachTheWorkloadAndItsRules) {
+  PlanArguments arguments = gpt_oss(16, "TP1 PP2 VPP2 EP8");
+  arguments.settings = {true, true, true, "hybridep"};
+  Problems problems;
+  std::optional<PlanRequest> request =
+      resolve_plan_request(testing::bundled_catalog().catalog, arguments, problems);
+  ASSERT_TRUE(request) << testing::describe(problems);
+  EXPECT_TRUE(request->workload.tp_comm_overlap);
+  EXPECT_TRUE(request->workload.shared_expert_overlap);
+  EXPECT_TRUE(request->workload.ep_a2a_overlap);
+  EXPECT_TRUE(request->workload.hybridep);
+  // The A2A/1F1B overlap needs VPP when pipelined: one problem, under its rule.
+  arguments.layout.layout = "TP1 PP2 EP8";
+  EXPECT_FALSE(resolve_plan_request(testing::bundled_catalog().catalog, arguments, problems));
+  ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
+  EXPECT_EQ(problems[0].rule, "mesh.ep_a2a_overlap");
+  // An unknown backend is named.
+  problems.clear();
+  arguments.settings.flex_backend = "nccl";
+  EXPECT_FALSE(resolve_plan_request(testing::bundled_catalog().catalog, arguments, problems));
+  ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
+  EXPECT_EQ(problems[0].field, "--moe-flex-dispatcher-backend");
+  EXPECT_EQ(problems[0].found, "nccl");
+}
+
 TEST(LayoutRequest, EachBrokenRuleIsOneProblem) {
   Problems problems;
   EXPECT_FALSE(resolve_plan_request(testing::bundled_catalog().catalog, gpt_oss(16, "TP3 PP2 EP5"),

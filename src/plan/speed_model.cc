@@ -57,8 +57,30 @@ const std::vector<SpeedParameterBound>& speed_parameter_bounds() {
        "fixed seconds per full-recompute unit per micro-batch"},
       {"flex_dispatcher_factor", &SpeedParameters::flex_dispatcher_factor, 0.3, 1.5, true,
        "flex (DeepEP) all-to-all time / alltoall's"},
+      // HybridEP and DeepEP are different kernels (HybridEP drives NVLink domains of up to 72
+      // GPUs through TMA), so each backend has its own factor.
+      {"hybridep_dispatcher_factor", &SpeedParameters::hybridep_dispatcher_factor, 0.3, 1.5, true,
+       "flex (HybridEP) all-to-all time / alltoall's"},
+      // Sustained clocks below the datasheet's boost clock: at most 1 (the datasheet), at least
+      // 0.6 (a GPU that throttled further would be broken, not power-capped).
+      {"sustained_clock_b200", &SpeedParameters::sustained_clock_b200, 0.6, 1.0, true,
+       "B200 sustained tensor throughput / datasheet peak, relative to Hopper's"},
+      {"sustained_clock_b300", &SpeedParameters::sustained_clock_b300, 0.6, 1.0, true,
+       "B300 sustained tensor throughput / datasheet peak, relative to Hopper's"},
+      {"sustained_clock_gb200", &SpeedParameters::sustained_clock_gb200, 0.6, 1.0, true,
+       "GB200 sustained tensor throughput / datasheet peak, relative to Hopper's"},
+      {"sustained_clock_gb300", &SpeedParameters::sustained_clock_gb300, 0.6, 1.0, true,
+       "GB300 sustained tensor throughput / datasheet peak, relative to Hopper's"},
   };
   return bounds;
+}
+
+double sustained_clock(const SpeedParameters& p, const std::string& gpu_type) {
+  if (gpu_type == "B200") return p.sustained_clock_b200;
+  if (gpu_type == "B300") return p.sustained_clock_b300;
+  if (gpu_type == "GB200") return p.sustained_clock_gb200;
+  if (gpu_type == "GB300") return p.sustained_clock_gb300;
+  return 1.0;
 }
 
 ForwardFlops forward_flops_per_token(const ModelShape& m, std::int64_t row_tokens) {
@@ -201,7 +223,13 @@ RecomputeCost recompute_cost(const Layout& layout, int stage_layers, int vpp) {
 // The achieved rates of `cluster`'s GPU for `workload`'s precision under `p`.
 ComputeRates rates_of(const ClusterShape& cluster, const PlanWorkload& workload,
                       const SpeedParameters& p) {
-  const Gpu& gpu = cluster.gpu;
+  // The tensor cores and the special-function units run at the sustained clock; HBM does not.
+  Gpu gpu = cluster.gpu;
+  const double clock = sustained_clock(p, gpu.type);
+  for (double* peak :
+       {&gpu.peak_bf16_dense_flop_per_s, &gpu.peak_fp8_dense_flop_per_s,
+        &gpu.peak_mxfp8_dense_flop_per_s, &gpu.peak_nvfp4_dense_flop_per_s, &gpu.exp_per_s})
+    *peak *= clock;
   const bool blackwell = gpu.peak_mxfp8_dense_flop_per_s > 0;
   const double hbm = gpu.hbm_gb_per_s * 1e9 * p.hbm_efficiency;
   ComputeRates r;
@@ -268,6 +296,7 @@ void add_compute(StepBreakdown& b, const ModelShape& model, const PlanWorkload& 
   w.rows = b.sh.rows_per_mb, w.row_tokens = b.sh.s;
   w.tp = b.sh.tp, w.cp = b.sh.cp, w.ep = b.sh.ep, w.etp = b.sh.etp;
   w.routing_imbalance = workload.forced_balanced_routing ? 1.0 : p.routing_imbalance;
+  w.fused_expert_mlp = workload.fused_expert_mlp;
   const ComputeTime& c = b.compute = micro_batch_compute(model, w, b.rates);
   b.gemm_s = c.dense_gemm_fwd_s + c.expert_gemm_fwd_s + c.output_fwd_s + c.dense_gemm_bwd_s +
              c.expert_gemm_bwd_s + c.output_bwd_s;
@@ -280,6 +309,23 @@ void add_compute(StepBreakdown& b, const ModelShape& model, const PlanWorkload& 
   double layers_fwd = c.forward_s(b.rates) - c.output_fwd_s;
   b.recompute_s = b.recompute.share * layers_fwd + b.recompute.selective_share * c.attention_fwd_s +
                   b.recompute.units * p.recompute_unit_overhead_s;
+}
+
+// EP all-to-all under --overlap-moe-expert-parallel-comm: Megatron-Core's combined 1F1B pairs
+// one micro-batch's forward with another's backward and runs each one's dispatch and combine
+// while the other computes (DeepSeek-AI 2024, arXiv:2412.19437, sec. 3.2.2, the overlap Megatron-LM
+// implements in megatron/core/pipeline_parallel/combined_1f1b.py), so a paired micro-batch
+// exposes only what exceeds the other's compute. The warm-up forwards and cool-down backwards
+// have no partner: about 1 + 2 (PP - 1) + (VPP - 1) PP of the m x VPP chunk passes of a stage
+// (Megatron-LM's interleaved schedule's warm-up count, plus the one extra micro-batch the overlap
+// adds), where the whole all-to-all shows. Returns the exposed seconds per micro-batch.
+double a2a_overlapped_s(const StepBreakdown& b, const ComputeTime& c) {
+  const StepShape& sh = b.sh;
+  double unpaired_passes = 1 + 2.0 * (sh.pp - 1) + (sh.vpp - 1.0) * sh.pp;
+  double unpaired = std::min(1.0, unpaired_passes / (sh.m * sh.vpp));
+  double compute_s = c.forward_s(b.rates) + c.backward_s(b.rates);
+  double paired_s = std::max(0.0, b.ep.raw_s - compute_s);
+  return unpaired * b.ep.raw_s + (1 - unpaired) * paired_s;
 }
 
 // Communication of one micro-batch: TP (with SP), CP's K/V ring, EP all-to-all, ETP, PP.
@@ -352,12 +398,15 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
   if (sh.ep > 1 && model.is_moe()) {
     double imbalance = workload.forced_balanced_routing ? 1.0 : p.routing_imbalance;
     double bytes = tokens / sh.tp * model.experts_per_token * h * kBf16Bytes * imbalance;
-    double factor = layout.dispatcher == "flex" ? p.flex_dispatcher_factor : 1.0;
+    double factor = layout.dispatcher != "flex" ? 1.0
+                    : workload.hybridep         ? p.hybridep_dispatcher_factor
+                                                : p.flex_dispatcher_factor;
     double moe_layers = d(model.moe_layers) * b.stage.layer_share;
     b.ep.raw_s =
         moe_layers * 2 * (passes + 1) * factor * all_to_all_s(bytes, sh.ep, sh.ep * sh.etp, fabric);
     double shared_s = workload.shared_expert_overlap ? c.shared_expert_fwd_s * (passes + 2) : 0;
     b.ep.s = std::max(0.0, b.ep.raw_s - shared_s);
+    if (workload.ep_a2a_overlap) b.ep.s = a2a_overlapped_s(b, c);
   }
   // ETP: the routed copies gathered over the ETP ranks before the expert MLP and reduce-scattered
   // after it, as TP does around a dense MLP.
@@ -488,9 +537,15 @@ std::vector<StepTimeTerm> step_time_terms(const StepBreakdown& b, const ModelSha
       {"EP communication", m * b.ep.s,
        fmt::format("EP {}: all-to-all {:.3g} s per micro-batch over {}, dispatcher {}{}", sh.ep,
                    b.ep.raw_s, link(sh.ep * sh.etp),
-                   layout.dispatcher.empty() ? "alltoall" : layout.dispatcher,
-                   workload.shared_expert_overlap ? ", less the shared experts' time (overlapped)"
-                                                  : ", not overlapped")},
+                   layout.dispatcher.empty()                          ? "alltoall"
+                   : layout.dispatcher == "flex" && workload.hybridep ? "flex (HybridEP)"
+                   : layout.dispatcher == "flex"                      ? "flex (DeepEP)"
+                                                                      : layout.dispatcher,
+                   workload.ep_a2a_overlap
+                       ? ", overlapped with another micro-batch's compute (A2A/1F1B overlap) "
+                         "except in warm-up and cool-down"
+                   : workload.shared_expert_overlap ? ", less the shared experts' time (overlapped)"
+                                                    : ", not overlapped")},
       {"ETP communication", m * b.etp_s,
        fmt::format("ETP {}: all-gather + reduce-scatter of routed tokens over {}", sh.etp,
                    link(sh.etp))},

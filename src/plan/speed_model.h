@@ -35,7 +35,23 @@ struct SpeedParameters {
   /// all-to-all time of the flex (DeepEP / HybridEP) dispatcher / the alltoall dispatcher's; the
   /// prior 1 says "no faster until measured" (both move the same bytes inside one NVLink domain)
   double flex_dispatcher_factor = 1.0;
+  /// the same for the flex dispatcher's HybridEP backend (--moe-flex-dispatcher-backend hybridep)
+  double hybridep_dispatcher_factor = 1.0;
+  /// Each Blackwell type's sustained tensor-core and special-function throughput / its datasheet
+  /// peak, relative to Hopper's (H100 and H200 are the reference: the efficiencies above are
+  /// theirs). Under the power cap a GPU's clocks settle below the boost clock its datasheet peak
+  /// assumes, by how much depends on the board's power (B200 1,000 W, B300 1,100 W, GB200
+  /// 1,200 W, GB300 1,400 W), which the datasheets do not translate into clocks. A GPU type not
+  /// named here runs at 1.
+  double sustained_clock_b200 = 1.0;
+  double sustained_clock_b300 = 1.0;
+  double sustained_clock_gb200 = 1.0;
+  double sustained_clock_gb300 = 1.0;
 };
+
+/// `p`'s sustained-clock factor for the GPU type `gpu_type` (gpus.yaml's `type`): the fitted one
+/// for B200, B300, GB200 and GB300, 1 for any other type.
+double sustained_clock(const SpeedParameters& p, const std::string& gpu_type);
 
 /// One free parameter: its name (as the calibration report prints it), field and bounds.
 struct SpeedParameterBound {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "test_support.h"
@@ -199,6 +200,114 @@ TEST(SpeedModel, SharedExpertOverlapHidesAllToAllOnlyWhenSwitchedOn) {
   EXPECT_DOUBLE_EQ(
       no_shared.step_time_s,
       estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, layout_of(1, 1, 8), {}).step_time_s);
+}
+
+TEST(SpeedModel, EpAllToAllOverlapHidesUnderTheOtherMicroBatchExceptUnpairedOnes) {
+  // gpt-oss-20b, EP 8 on 8 H200, PP 1: m = 128 / 8 = 16 micro-batches, of which the first
+  // forward and the last backward have no partner: unpaired share 1 / 16. A paired micro-batch
+  // exposes what its all-to-all exceeds one micro-batch's compute by (GEMMs, attention,
+  // memory-bound work and kernel costs, forward and backward).
+  PlanWorkload overlapped;
+  overlapped.ep_a2a_overlap = true;
+  Layout l = layout_of(1, 1, 8);
+  SpeedEstimate plain = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, l, {}, true);
+  SpeedEstimate hidden = estimate_speed(gpt_oss(), h200(8), overlapped, l, {}, true);
+  const double m = 16, unpaired = 1 / m;
+  double raw = term(plain, "EP communication") / m;
+  double compute = (term(plain, "GEMMs") + term(plain, "attention kernels") +
+                    term(plain, "memory-bound kernels") + term(plain, "kernel overhead")) /
+                   m;
+  ASSERT_GT(raw, 0);
+  double exposed = unpaired * raw + (1 - unpaired) * std::max(0.0, raw - compute);
+  EXPECT_NEAR(term(hidden, "EP communication"), m * exposed, 1e-9 * m * raw);
+  EXPECT_LT(term(hidden, "EP communication"), term(plain, "EP communication"));
+  EXPECT_GT(hidden.tokens_per_s_per_gpu, plain.tokens_per_s_per_gpu);
+  // Everything else is the same step.
+  EXPECT_DOUBLE_EQ(term(hidden, "GEMMs"), term(plain, "GEMMs"));
+  // Pipelined with VPP, the warm-up and cool-down leave more micro-batches unpaired:
+  // 1 + 2 (PP - 1) + (VPP - 1) PP = 5 of m x VPP = 32 x 2 chunk passes (m = 128 / DP 4).
+  Layout piped = layout_of(1, 2, 8);
+  piped.vpp = 2;
+  SpeedEstimate piped_plain = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, piped, {}, true);
+  SpeedEstimate piped_hidden = estimate_speed(gpt_oss(), h200(8), overlapped, piped, {}, true);
+  const double piped_m = 128.0 / 4, piped_unpaired = 5 / (piped_m * 2);
+  double piped_raw = term(piped_plain, "EP communication") / piped_m;
+  double piped_compute =
+      (term(piped_plain, "GEMMs") + term(piped_plain, "attention kernels") +
+       term(piped_plain, "memory-bound kernels") + term(piped_plain, "kernel overhead")) /
+      piped_m;
+  EXPECT_NEAR(term(piped_hidden, "EP communication"),
+              piped_m * (piped_unpaired * piped_raw +
+                         (1 - piped_unpaired) * std::max(0.0, piped_raw - piped_compute)),
+              1e-9 * piped_m * piped_raw);
+}
+
+TEST(SpeedModel, EachFlexBackendHasItsOwnFactor) {
+  // The EP all-to-all scales by the DeepEP factor under flex, by the HybridEP factor under flex
+  // with that backend, and by neither under alltoall.
+  SpeedParameters p;
+  p.flex_dispatcher_factor = 0.5;
+  p.hybridep_dispatcher_factor = 0.25;
+  Layout alltoall = layout_of(1, 1, 8);
+  Layout flex = alltoall;
+  flex.dispatcher = "flex";
+  PlanWorkload hybridep;
+  hybridep.hybridep = true;
+  double base = term(estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, alltoall, p, true),
+                     "EP communication");
+  ASSERT_GT(base, 0);
+  EXPECT_NEAR(
+      term(estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, flex, p, true), "EP communication"),
+      0.5 * base, 1e-9 * base);
+  EXPECT_NEAR(term(estimate_speed(gpt_oss(), h200(8), hybridep, flex, p, true), "EP communication"),
+              0.25 * base, 1e-9 * base);
+  EXPECT_NEAR(
+      term(estimate_speed(gpt_oss(), h200(8), hybridep, alltoall, p, true), "EP communication"),
+      base, 1e-9 * base);
+}
+
+TEST(SpeedModel, ASustainedClockSlowsTheTensorCoresNotHbm) {
+  // GB200 at half its datasheet clock: attention's matmuls and exponentials take twice as long,
+  // the memory-bound kernels the same; an H200 ignores GB200's factor.
+  ClusterShape gb200 = h200(8);
+  gb200.gpu = *testing::bundled_catalog().catalog.find_gpu("GB200");
+  gb200.per_node = 4;
+  SpeedParameters half;
+  half.sustained_clock_gb200 = 0.5;
+  Layout l = layout_of(1, 1, 8);
+  SpeedEstimate full = estimate_speed(gpt_oss(), gb200, PlanWorkload{}, l, {}, true);
+  SpeedEstimate slow = estimate_speed(gpt_oss(), gb200, PlanWorkload{}, l, half, true);
+  EXPECT_NEAR(term(slow, "attention kernels"), 2 * term(full, "attention kernels"),
+              1e-9 * term(full, "attention kernels"));
+  EXPECT_DOUBLE_EQ(term(slow, "memory-bound kernels"), term(full, "memory-bound kernels"));
+  EXPECT_GT(term(slow, "GEMMs"), term(full, "GEMMs"));
+  EXPECT_DOUBLE_EQ(sustained_clock(half, "GB200"), 0.5);
+  EXPECT_DOUBLE_EQ(sustained_clock(half, "H200"), 1.0);
+  EXPECT_DOUBLE_EQ(sustained_clock(half, "VR200"), 1.0);  // a type without a factor
+  EXPECT_DOUBLE_EQ(estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, l, half).step_time_s,
+                   estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, l, {}).step_time_s);
+}
+
+TEST(SpeedModel, AFusedExpertMlpSavesItsActivationAndCastBytes) {
+  // gpt-oss-20b in FP8 on 8 H200, EP 8: fusing the experts' first GEMM, SwiGLU and its
+  // quantization removes their memory-bound bytes and nothing else.
+  PlanWorkload fp8;
+  fp8.precision = Precision::kFp8;
+  PlanWorkload fused = fp8;
+  fused.fused_expert_mlp = true;
+  Layout l = layout_of(1, 1, 8);
+  SpeedEstimate plain = estimate_speed(gpt_oss(), h200(8), fp8, l, {}, true);
+  SpeedEstimate faster = estimate_speed(gpt_oss(), h200(8), fused, l, {}, true);
+  // By hand: each GPU's experts receive 8,192 tokens x top-4 x the default natural-routing
+  // imbalance 1.3 = 42,598.4 routed copies per micro-batch and layer; per copy the fusion saves
+  // SwiGLU's 6 x 2,880 bytes forward and twice that backward, the second GEMM's input cast
+  // (3 x 2,880) forward and the first GEMM's output-gradient cast (3 x 5,760) backward:
+  // 77,760 bytes. 24 MoE layers, 16 micro-batches, at 4,800 GB/s x 0.8.
+  double saved = 16 * 24 * 42'598.4 * 77'760 / (4800e9 * 0.8);
+  EXPECT_NEAR(term(plain, "memory-bound kernels") - term(faster, "memory-bound kernels"), saved,
+              1e-6 * saved);
+  EXPECT_DOUBLE_EQ(term(faster, "GEMMs"), term(plain, "GEMMs"));
+  EXPECT_GT(faster.tokens_per_s_per_gpu, plain.tokens_per_s_per_gpu);
 }
 
 TEST(SpeedModel, Fp8SpeedsGemmsNotAttention) {

@@ -124,6 +124,14 @@ const std::vector<PlacementCase> kCases = {
      "run.placement",
      true},
     {"VppWithoutTheLayoutStringStillNeedsItsFlag", kQwenRc2, {kVpp2Layout}, "run.layout", true},
+    // --overlap-moe-expert-parallel-comm (rule mesh.ep_a2a_overlap, checked with the run's
+    // layout terms): the recipe's full recompute rules the overlap out.
+    {"EpAllToAllOverlapWithFullRecomputeFails",
+     kQwenRc2,
+     {command_arguments("--overlap-moe-expert-parallel-comm")},
+     "mesh.ep_a2a_overlap",
+     true},
+    {"WithoutTheEpAllToAllOverlapItsRuleIsSilent", kQwenRc2, {}, "mesh.ep_a2a_overlap", false},
     // --account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split
     {"AccountForEmbeddingInBothPasses",
      kQwenRc2,

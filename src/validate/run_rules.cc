@@ -4,6 +4,7 @@
 // Hydra-style overrides.
 #include <fmt/format.h>
 
+#include "layout/layout_rules.h"
 #include "validate/recipe_rules.h"
 #include "validate/run_checks.h"
 
@@ -163,6 +164,27 @@ void check_dispatcher(const RunView& run, const Layout& l, bool moe) {
   }
 }
 
+// mesh.ep_a2a_overlap: a run that switches on the A2A/1F1B overlap meets its preconditions
+// (layout/layout_rules.h), reported at the switch's line.
+void check_ep_a2a_overlap(const RunView& run, const Recipe& r, const Model* model) {
+  std::initializer_list<std::string_view> names = {"--overlap-moe-expert-parallel-comm",
+                                                   "comm_overlap.overlap_moe_expert_parallel_comm"};
+  if (!model || !run.switch_on(names)) return;
+  ClusterShape cluster;
+  if (const Gpu* gpu = run.context().catalog.find_gpu(r.gpu.type)) cluster.gpu = *gpu;
+  cluster.gpus = r.gpu.count;
+  cluster.per_node = r.gpu.per_node;
+  PlanWorkload workload;
+  workload.row_tokens = r.workload.row_tokens;
+  workload.global_batch = r.workload.global_batch;
+  workload.ep_a2a_overlap = true;
+  for (const LayoutViolation& v : check_layout(model->shape, cluster, workload, r.layout)) {
+    if (v.rule != LayoutRule::kEpA2aOverlap) continue;
+    run.report(layout_rule_id(v.rule), run.effective(names), v.field, v.message, v.expected,
+               v.found);
+  }
+}
+
 }  // namespace
 
 bool run_is_readable(const RunView& run) {
@@ -209,6 +231,7 @@ void check_run_layout(const RunView& run) {
   check.recompute(l);
   const Model* model = run.context().catalog.find_model(r.model);
   check_dispatcher(run, l, model && model->shape.is_moe());
+  check_ep_a2a_overlap(run, r, model);
   check.gpu_count(r.gpu);
 }
 
