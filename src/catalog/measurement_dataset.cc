@@ -71,6 +71,30 @@ PublishedMeasurement row_from_yaml(const YamlNode& item, std::size_t index) {
   return m;
 }
 
+PublishedRunSettings run_settings_from_yaml(const YamlNode& item) {
+  PublishedRunSettings s;
+  s.gpus = field_string_list(item, "gpus");
+  s.precisions = field_string_list(item, "precisions");
+  if (std::optional<double> gbs = field_optional_number(item, "gbs"))
+    s.gbs = static_cast<std::int64_t>(*gbs);
+  s.mbs = optional_int(item, "mbs");
+  s.tp = optional_int(item, "tp");
+  s.pp = optional_int(item, "pp");
+  s.vpp = optional_int(item, "vpp");
+  s.ep = optional_int(item, "ep");
+  s.dispatcher = field_string(item, "dispatcher");
+  s.flex_backend = field_string(item, "flex_backend");
+  s.shared_expert_overlap = field_bool(item, "shared_expert_overlap");
+  s.ep_a2a_overlap = field_bool(item, "ep_a2a_overlap");
+  s.fused_expert_mlp = field_bool(item, "fused_expert_mlp");
+  if (const YamlNode* source = field_mapping(item, "source")) {
+    s.source_file = field_string(*source, "file");
+    s.source_commit = field_string(*source, "commit");
+    s.source_configs = field_string_list(*source, "configs");
+  }
+  return s;
+}
+
 MeasurementModel model_from_yaml(const YamlNode& item) {
   MeasurementModel m;
   m.slug = field_string(item, "slug");
@@ -79,6 +103,10 @@ MeasurementModel model_from_yaml(const YamlNode& item) {
   m.hf_repo = field_string(item, "hf_repo");
   m.config = field_optional_string(item, "config");
   m.config_reason = field_string(item, "config_reason");
+  if (const YamlNode* list = item.find("run_settings")) {
+    for (const YamlNode& entry : list->items)
+      m.run_settings.push_back(run_settings_from_yaml(entry));
+  }
   return m;
 }
 
@@ -228,7 +256,7 @@ void check_rows(const YamlDocument& document, const MeasurementDataset& dataset,
 }
 
 void check_models(const fs::path& root, const YamlDocument& document,
-                  const std::vector<MeasurementModel>& models,
+                  const std::vector<MeasurementModel>& models, const std::vector<Gpu>& gpus,
                   const std::vector<Model>* catalog_models, Problems& problems) {
   std::set<std::string> slugs;
   for (std::size_t i = 0; i < models.size(); ++i) {
@@ -241,6 +269,26 @@ void check_models(const fs::path& root, const YamlDocument& document,
     };
     if (!slugs.insert(m.slug).second) {
       fail("slug", "measurements.unique", "appears twice", "a unique slug", m.slug);
+    }
+    for (std::size_t k = 0; k < m.run_settings.size(); ++k) {
+      const PublishedRunSettings& settings = m.run_settings[k];
+      for (std::size_t g = 0; g < settings.gpus.size(); ++g) {
+        if (std::none_of(gpus.begin(), gpus.end(),
+                         [&](const Gpu& gpu) { return gpu.type == settings.gpus[g]; })) {
+          fail(fmt::format("run_settings[{}].gpus[{}]", k, g), "measurements.run_settings",
+               "not a GPU type of gpus.yaml", "a type of gpus.yaml", settings.gpus[g]);
+        }
+      }
+      if ((settings.dispatcher == "flex") != !settings.flex_backend.empty()) {
+        fail(fmt::format("run_settings[{}].flex_backend", k), "measurements.run_settings",
+             "the flex dispatcher names its backend, and only it",
+             settings.dispatcher == "flex" ? "deepep or hybridep" : "no flex_backend",
+             settings.flex_backend.empty() ? "none" : settings.flex_backend);
+      }
+      if (m.kind != "moe") {
+        fail(fmt::format("run_settings[{}]", k), "measurements.run_settings",
+             "run settings are MoE settings (dispatcher and overlaps)", "kind moe", m.kind);
+      }
     }
     if (!m.config) {
       if (m.config_reason.empty()) {
@@ -270,6 +318,22 @@ void check_models(const fs::path& root, const YamlDocument& document,
 
 }  // namespace
 
+bool PublishedRunSettings::matches(const PublishedMeasurement& row) const {
+  auto listed = [](const std::vector<std::string>& list, const std::string& value) {
+    return list.empty() || std::find(list.begin(), list.end(), value) != list.end();
+  };
+  return listed(gpus, row.gpu) && listed(precisions, row.precision) && (!gbs || *gbs == row.gbs) &&
+         (!mbs || *mbs == row.mbs) && (!tp || *tp == row.tp) && (!pp || *pp == row.pp) &&
+         (!vpp || *vpp == row.vpp.value_or(1)) && (!ep || *ep == row.ep.value_or(1));
+}
+
+const PublishedRunSettings* MeasurementModel::settings_for(const PublishedMeasurement& row) const {
+  for (const PublishedRunSettings& s : run_settings) {
+    if (s.matches(row)) return &s;
+  }
+  return nullptr;
+}
+
 const MeasurementModel* MeasurementDataset::find_model(const std::string& slug) const {
   for (const MeasurementModel& m : models) {
     if (m.slug == slug) return &m;
@@ -295,7 +359,7 @@ std::optional<MeasurementDataset> load_measurement_dataset(
       models->root, "models",
       [](const YamlNode& item, std::size_t) { return model_from_yaml(item); });
   std::size_t before = problems.size();
-  check_models(root, *models, dataset.models, catalog_models, problems);
+  check_models(root, *models, dataset.models, gpus, catalog_models, problems);
   check_rows(*rows, dataset, gpus, problems);
   if (problems.size() != before) return std::nullopt;
   return dataset;

@@ -57,6 +57,27 @@ struct PublishedMeasurement {
   std::size_t index = 0;    ///< position in `rows`, for field paths (rows[i])
 };
 
+/// Settings the tables do not state, as Megatron-Bridge's performance scripts set them for a
+/// model's runs (models.yaml's `run_settings`): they apply to a row whose GPU type, precision,
+/// GBS, MBS and layout match every key the entry states.
+struct PublishedRunSettings {
+  std::vector<std::string> gpus;        ///< GPU types; empty: any
+  std::vector<std::string> precisions;  ///< as rows write them; empty: any
+  std::optional<std::int64_t> gbs;      ///< rows per step
+  std::optional<int> mbs, tp, pp, vpp, ep;
+  std::string dispatcher;              ///< alltoall or flex
+  std::string flex_backend;            ///< deepep or hybridep with flex; empty otherwise
+  bool shared_expert_overlap = false;  ///< moe_shared_expert_overlap
+  bool ep_a2a_overlap = false;         ///< moe_a2a_overlap (--overlap-moe-expert-parallel-comm)
+  bool fused_expert_mlp = false;       ///< cutedsl_fused_grouped_mlp
+  std::string source_file;             ///< path in NVIDIA-NeMo/Megatron-Bridge
+  std::string source_commit;           ///< the commit read
+  std::vector<std::string> source_configs;  ///< the config names that set them
+
+  /// Whether `row` matches every key stated here (a row without VPP matches vpp 1).
+  bool matches(const PublishedMeasurement& row) const;
+};
+
 /// One model of data/measurements/models.yaml.
 struct MeasurementModel {
   std::string slug;
@@ -67,6 +88,11 @@ struct MeasurementModel {
   /// models.yaml lists the model with too
   std::optional<std::string> config;
   std::string config_reason;  ///< why there is no config (config nullopt)
+  /// First match wins; empty: every row keeps the defaults (data/measurements/README.md).
+  std::vector<PublishedRunSettings> run_settings;
+
+  /// The first run_settings entry `row` matches, or nullptr.
+  const PublishedRunSettings* settings_for(const PublishedMeasurement& row) const;
 };
 
 /// The dataset as loaded.

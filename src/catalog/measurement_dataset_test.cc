@@ -174,6 +174,68 @@ TEST(MeasurementDataset, AListedConfigMustExistWithItsSource) {
   EXPECT_TRUE(has_rule(elsewhere, "measurements.config")) << describe(elsewhere);
 }
 
+// run_settings: a row takes the first entry every stated key of which it matches (GPU type,
+// precision, GBS, MBS and layout); the committed ones are read with their sources.
+TEST(MeasurementDataset, RunSettingsApplyToTheRowsTheyMatch) {
+  Problems problems;
+  std::optional<MeasurementDataset> dataset = load_measurement_dataset(
+      testing::source_dir(), testing::bundled_catalog().catalog.gpus, problems);
+  ASSERT_TRUE(dataset) << describe(problems);
+  const MeasurementModel* deepseek = dataset->find_model("deepseek-v3");
+  ASSERT_NE(deepseek, nullptr);
+  ASSERT_FALSE(deepseek->run_settings.empty());
+  EXPECT_EQ(deepseek->run_settings[0].source_commit, "042641823051ce167c52b0ae289941a227c11535");
+  // The first row: DeepSeek-V3 26.08 on 256 GB300, MXFP8, MBS 1, TP1 PP2 VPP8 EP32, which
+  // DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_V2 runs with HybridEP and the A2A/1F1B overlap.
+  PublishedMeasurement row = dataset->rows.front();
+  const PublishedRunSettings* settings = deepseek->settings_for(row);
+  ASSERT_NE(settings, nullptr);
+  EXPECT_EQ(settings->dispatcher, "flex");
+  EXPECT_TRUE(settings->ep_a2a_overlap);
+  EXPECT_FALSE(settings->shared_expert_overlap);
+  // MBS 2 on the same layout is the FP8 (current scaling) config's: no overlap.
+  row.mbs = 2;
+  settings = deepseek->settings_for(row);
+  ASSERT_NE(settings, nullptr);
+  EXPECT_FALSE(settings->ep_a2a_overlap);
+  // A layout no config of that commit runs keeps the defaults.
+  row.pp = 16, row.vpp = std::nullopt;
+  EXPECT_EQ(deepseek->settings_for(row), nullptr);
+  // A dense model has no run settings.
+  EXPECT_TRUE(dataset->find_model("llama3-70b")->run_settings.empty());
+}
+
+TEST(MeasurementDataset, RunSettingsNameKnownGpuTypesOfMoeModels) {
+  Problems unknown_gpu = load_problems(
+      bundled_rows(),
+      replace_first(bundled_models(), "      - gpus: [GB300]\n", "      - gpus: [GB301]\n"));
+  ASSERT_TRUE(has_rule(unknown_gpu, "measurements.run_settings")) << describe(unknown_gpu);
+  EXPECT_EQ(unknown_gpu[0].field, "models[3].run_settings[0].gpus[0]");
+  EXPECT_EQ(unknown_gpu[0].found, "GB301");
+  Problems dense = load_problems(
+      bundled_rows(),
+      replace_first(bundled_models(), "    config: models/llama3-8b/config.json\n",
+                    "    config: models/llama3-8b/config.json\n    run_settings:\n"
+                    "      - dispatcher: flex\n        shared_expert_overlap: false\n"
+                    "        ep_a2a_overlap: false\n        source: {file: f.py, commit: "
+                    "\"042641823051ce167c52b0ae289941a227c11535\", configs: [X]}\n"));
+  EXPECT_TRUE(has_rule(dense, "measurements.run_settings")) << describe(dense);
+  Problems bad_dispatcher =
+      load_problems(bundled_rows(), replace_first(bundled_models(), "        dispatcher: flex\n",
+                                                  "        dispatcher: deepep\n"));
+  EXPECT_TRUE(has_rule(bad_dispatcher, "schema")) << describe(bad_dispatcher);
+  // The flex dispatcher names its backend; alltoall names none.
+  Problems no_backend = load_problems(
+      bundled_rows(), replace_first(bundled_models(), "        flex_backend: hybridep\n", ""));
+  ASSERT_TRUE(has_rule(no_backend, "measurements.run_settings")) << describe(no_backend);
+  EXPECT_EQ(no_backend[0].field, "models[3].run_settings[0].flex_backend");
+  Problems stray_backend =
+      load_problems(bundled_rows(),
+                    replace_first(bundled_models(), "        dispatcher: alltoall\n",
+                                  "        dispatcher: alltoall\n        flex_backend: deepep\n"));
+  EXPECT_TRUE(has_rule(stray_backend, "measurements.run_settings")) << describe(stray_backend);
+}
+
 TEST(MeasurementDataset, TheSchemaRejectsAnUnknownField) {
   Problems problems =
       load_problems(replace_first(bundled_rows(), "    tp: 1\n", "    tp: 1\n    dp: 4\n"));

@@ -45,7 +45,7 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
   }
   if (std::filesystem::exists(*root / "data" / "measurements")) {
     std::optional<PublishedLayouts> published =
-        published_measurements(*root, context.catalog().gpus, problems);
+        published_measurements(*root, context.catalog().gpus, problems, &context.catalog().models);
     if (!published) return std::nullopt;
     context.measured.insert(context.measured.end(), published->layouts.begin(),
                             published->layouts.end());
@@ -59,10 +59,11 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
 
 std::optional<PublishedLayouts> published_measurements(const std::filesystem::path& root,
                                                        const std::vector<Gpu>& gpus,
-                                                       Problems& problems) {
+                                                       Problems& problems,
+                                                       const std::vector<Model>* catalog_models) {
   std::optional<MeasurementDataset> dataset = load_measurement_dataset(root, gpus, problems);
   if (!dataset) return std::nullopt;
-  return published_layouts(root, *dataset, gpus);
+  return published_layouts(root, *dataset, gpus, catalog_models);
 }
 
 }  // namespace openrecipes::cli

@@ -46,9 +46,10 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
 /// The published measurements of the catalog at `root` (data/measurements/, checked against
 /// `gpus`) as the planner can use them: the usable rows as MeasuredLayouts and every other row
 /// with its reason (published_layouts). Returns nullopt, adding the dataset's problems, when it
-/// is missing or breaks a rule (catalog/measurement_dataset.h).
-std::optional<PublishedLayouts> published_measurements(const std::filesystem::path& root,
-                                                       const std::vector<Gpu>& gpus,
-                                                       Problems& problems);
+/// is missing or breaks a rule (catalog/measurement_dataset.h). With `catalog_models`, each row's
+/// model carries the catalog's name for its slug.
+std::optional<PublishedLayouts> published_measurements(
+    const std::filesystem::path& root, const std::vector<Gpu>& gpus, Problems& problems,
+    const std::vector<Model>* catalog_models = nullptr);
 
 }  // namespace openrecipes::cli

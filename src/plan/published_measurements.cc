@@ -14,6 +14,11 @@
 namespace openrecipes {
 namespace {
 
+// How far a published run's predicted memory may exceed its GPU's and still be taken as the
+// memory model's error: the planner's default headroom (MemoryOptions::headroom_fraction), the
+// share the model is known to leave out.
+constexpr double kMemoryModelTolerance = 0.10;
+
 /// A model's shape, or why it has none.
 struct ShapeOrReason {
   std::optional<ModelShape> shape;
@@ -62,8 +67,8 @@ Layout layout_of(const PublishedMeasurement& row) {
   return layout;
 }
 
-MeasuredLayout measured_of(const PublishedMeasurement& row, const ModelShape& shape,
-                           const Gpu& gpu) {
+MeasuredLayout measured_of(const PublishedMeasurement& row, const MeasurementModel* model,
+                           const ModelShape& shape, const Gpu& gpu) {
   MeasuredLayout m;
   m.name = fmt::format("{} {} {} x{} {}", row.model_as_written, row.release, row.system, row.gpus,
                        row.precision_as_written.value_or(row.precision));
@@ -80,6 +85,15 @@ MeasuredLayout measured_of(const PublishedMeasurement& row, const ModelShape& sh
   m.workload.tp_comm_overlap = row.tp > 1 && row.precision != "nvfp4";
   m.workload.shared_expert_overlap = true;
   m.layout = layout_of(row);
+  // What Megatron-Bridge's performance scripts set for the model's runs, where models.yaml
+  // transcribes it (run_settings, with its source): the dispatcher and the two EP overlaps.
+  if (const PublishedRunSettings* settings = model ? model->settings_for(row) : nullptr) {
+    if (m.layout.ep > 1) m.layout.dispatcher = settings->dispatcher;
+    m.workload.hybridep = settings->flex_backend == "hybridep";
+    m.workload.shared_expert_overlap = settings->shared_expert_overlap;
+    m.workload.ep_a2a_overlap = settings->ep_a2a_overlap && m.layout.ep > 1;
+    m.workload.fused_expert_mlp = settings->fused_expert_mlp;
+  }
   m.tokens_per_s_per_gpu = row.tokens_per_s_per_gpu;
   m.source = published_source(row);
   m.published = true;
@@ -105,24 +119,38 @@ void place_unstated_layers(MeasuredLayout& m) {
 }
 
 // The table does not state recompute: the least of none, selective and full (one layer per unit)
-// the memory model predicts to fit, as a run that fits would have used. Returns the memory of the
-// last try when none fits (bytes), else nullopt.
+// that is legal (the EP all-to-all overlap rules out full) and that the memory model predicts to
+// fit in the whole of the GPU's memory, without the planner's headroom: the run did fit, so the
+// headroom, kept for what the model leaves out, would only push the choice towards more
+// recompute than the run used. When no legal choice fits, the last legal one is kept if it
+// misses by no more than that headroom (kMemoryModelTolerance): the memory model's own error, not
+// a setting the table leaves out. Returns the memory of the last try when none is kept (bytes),
+// else nullopt.
 std::optional<double> choose_unstated_recompute(MeasuredLayout& m) {
   const std::vector<std::optional<Recompute>> choices = {
       std::nullopt, Recompute{"selective", "", std::nullopt}, Recompute{"full", "uniform", 1}};
-  double bytes = 0;
+  MemoryOptions whole_gpu;
+  whole_gpu.headroom_fraction = 0;
+  std::optional<MemoryEstimate> last;
+  std::optional<Recompute> last_choice;
   for (const std::optional<Recompute>& r : choices) {
     Layout l = m.layout;
     l.recompute = r;
     if (first_broken_rule(m.model, m.cluster, m.workload, l)) continue;
-    MemoryEstimate memory = estimate_memory(m.model, m.cluster, m.workload, l, MemoryOptions{});
+    MemoryEstimate memory = estimate_memory(m.model, m.cluster, m.workload, l, whole_gpu);
     if (memory.fits) {
       m.layout.recompute = r;
       return std::nullopt;
     }
-    bytes = memory.memory_bytes;
+    last = memory, last_choice = r;
   }
-  return bytes;
+  if (!last) return 0.0;
+  double capacity = m.cluster.gpu.memory_gb * 1e9;
+  if (last->memory_bytes <= capacity * (1 + kMemoryModelTolerance)) {
+    m.layout.recompute = last_choice;
+    return std::nullopt;
+  }
+  return last->memory_bytes;
 }
 
 }  // namespace
@@ -133,8 +161,8 @@ std::string published_source(const PublishedMeasurement& row) {
 }
 
 PublishedLayouts published_layouts(const std::filesystem::path& root,
-                                   const MeasurementDataset& dataset,
-                                   const std::vector<Gpu>& gpus) {
+                                   const MeasurementDataset& dataset, const std::vector<Gpu>& gpus,
+                                   const std::vector<Model>* catalog_models) {
   PublishedLayouts out;
   std::map<std::string, ShapeOrReason> shapes;
   for (std::size_t i = 0; i < dataset.rows.size(); ++i) {
@@ -159,6 +187,10 @@ PublishedLayouts published_layouts(const std::filesystem::path& root,
     if (it == shapes.end()) {
       it = shapes.emplace(row.model, load_shape(root, dataset.find_model(row.model), row.model))
                .first;
+      if (it->second.shape && catalog_models) {
+        for (const Model& model : *catalog_models)
+          if (model.slug == row.model) it->second.shape->name = model.name;
+      }
     }
     if (!it->second.shape) {
       exclude(it->second.rule, it->second.reason);
@@ -169,7 +201,7 @@ PublishedLayouts published_layouts(const std::filesystem::path& root,
       exclude("published.gpu", row.gpu + " is not in gpus.yaml");
       continue;
     }
-    MeasuredLayout m = measured_of(row, *it->second.shape, *gpu);
+    MeasuredLayout m = measured_of(row, dataset.find_model(row.model), *it->second.shape, *gpu);
     place_unstated_layers(m);
     std::vector<LayoutViolation> broken = check_layout(m.model, m.cluster, m.workload, m.layout);
     if (!broken.empty()) {
@@ -180,9 +212,9 @@ PublishedLayouts published_layouts(const std::filesystem::path& root,
     }
     if (std::optional<double> bytes = choose_unstated_recompute(m)) {
       exclude("published.memory",
-              fmt::format("predicted to need {:.0f} GB per GPU even with full recompute, more than "
-                          "{} GB holds: the table may leave out a setting the run used (FSDP, "
-                          "offloading)",
+              fmt::format("predicted to need {:.0f} GB per GPU even with the most recompute its "
+                          "settings allow, more than {} GB holds: the table may leave out a "
+                          "setting the run used (FSDP, offloading)",
                           *bytes / 1e9, m.cluster.gpu.memory_gb));
       continue;
     }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include "layout/layout_rules.h"
 #include "plan/layout_plan.h"
@@ -39,17 +40,53 @@ TEST(PublishedLayouts, EveryBundledRowConvertsOrIsLeftOutWithAReason) {
   EXPECT_EQ(by_rule["mesh.expert_dp"], 1);
   // 26.02.01's Llama 3 70B on 64 GB300 with TP1 PP1 and no FSDP: 70B weights with their
   // gradients and optimizer state cannot fit 288 GB; the table's FSDP column says 0.
-  EXPECT_EQ(by_rule["published.memory"], 1);
-  EXPECT_EQ(published.layouts.size(), 198u);
+  // 26.04.01's DeepSeek-V3 on 256 B200 at PP8 VPP2 EP32 with the A2A/1F1B overlap (no full
+  // recompute then): 212 GB predicted against 180 GB, beyond the memory model's tolerance.
+  EXPECT_EQ(by_rule["published.memory"], 2);
+  EXPECT_EQ(published.layouts.size(), 197u);
   // Every row the planner uses is a layout Megatron-LM can run (its placement chosen when the
-  // table's PP x VPP does not divide the layers) and one the memory model predicts to fit.
+  // table's PP x VPP does not divide the layers) and one the memory model predicts to fit in the
+  // GPU's whole memory, or to miss it by at most the planner's 10% headroom (the run did fit: the
+  // model's own error). The rows that need that tolerance are counted, to see them change.
+  MemoryOptions whole_gpu;
+  whole_gpu.headroom_fraction = 0;
+  std::vector<std::string> within_tolerance;
   for (const MeasuredLayout& m : published.layouts) {
     EXPECT_TRUE(check_layout(m.model, m.cluster, m.workload, m.layout).empty()) << m.source;
-    EXPECT_TRUE(estimate_memory(m.model, m.cluster, m.workload, m.layout, {}).fits) << m.source;
+    MemoryEstimate memory = estimate_memory(m.model, m.cluster, m.workload, m.layout, whole_gpu);
+    EXPECT_LE(memory.memory_bytes, 1.1 * m.cluster.gpu.memory_gb * 1e9) << m.source;
+    if (!memory.fits) within_tolerance.push_back(m.name);
   }
+  // DeepSeek-V3 on 256 GB200 in MXFP8 (seven releases): the config recomputes MLA's
+  // up-projections (recompute_modules ["mla_up_proj"]), which the memory model's selective
+  // recompute (core attention only) does not free, and the A2A/1F1B overlap rules out full.
+  EXPECT_EQ(within_tolerance.size(), 7u) << ::testing::PrintToString(within_tolerance);
+  for (const std::string& name : within_tolerance)
+    EXPECT_EQ(name.rfind("DeepSeekV3 ", 0), 0u) << name;
   EXPECT_EQ(published.layouts.front().source,
             "docs/performance-summary.md@067f987df03b8355b03192d88d70f1709fedf51a 26.08 NeMo "
             "Container / Pre-Training Performance / Model: DeepSeekV3 row 1");
+}
+
+// With the catalog's models, a published row's model carries the catalog's name for its slug,
+// so the calibration, the bands and the gap to the best measured see one model, not two.
+TEST(PublishedLayouts, RowsTakeTheCatalogsModelName) {
+  Problems problems;
+  std::optional<MeasurementDataset> dataset =
+      load_measurement_dataset(testing::source_dir(), bundled_gpus(), problems);
+  ASSERT_TRUE(dataset) << describe(problems);
+  const Catalog& catalog = testing::bundled_catalog().catalog;
+  PublishedLayouts named =
+      published_layouts(testing::source_dir(), *dataset, bundled_gpus(), &catalog.models);
+  PublishedLayouts by_slug = published_layouts(testing::source_dir(), *dataset, bundled_gpus());
+  ASSERT_EQ(named.layouts.size(), by_slug.layouts.size());
+  std::set<std::string> names;
+  for (const MeasuredLayout& m : named.layouts) names.insert(m.model.name);
+  EXPECT_TRUE(names.count("Llama-3-70B"));
+  EXPECT_TRUE(names.count("DeepSeek-V3"));
+  EXPECT_FALSE(names.count("llama3-70b"));
+  for (const std::string& name : names) EXPECT_NE(catalog.find_model(name), nullptr) << name;
+  EXPECT_EQ(by_slug.layouts.front().model.name, "deepseek-v3");
 }
 
 // A row of a made-up table for the model `slug` on 8 H200s (gpt-oss-20b at CP2 x EP4 needs more
@@ -100,8 +137,9 @@ MeasurementDataset gpt_oss_dataset(std::vector<PublishedMeasurement> rows) {
                             "moe",
                             "openai/gpt-oss-20b",
                             "models/gpt-oss-20b/config.json",
-                            ""});
-  dataset.models.push_back({"no-config", {"X"}, "dense", "", std::nullopt, "none was found"});
+                            "",
+                            {}});
+  dataset.models.push_back({"no-config", {"X"}, "dense", "", std::nullopt, "none was found", {}});
   dataset.rows = std::move(rows);
   return dataset;
 }

@@ -165,7 +165,8 @@ SitePredictions predict_unmeasured_pairs(const CatalogCheck& check) {
     return out;
   }
   if (check.measurements) {
-    PublishedLayouts published = published_layouts(catalog.root, *check.measurements, catalog.gpus);
+    PublishedLayouts published =
+        published_layouts(catalog.root, *check.measurements, catalog.gpus, &catalog.models);
     measured.insert(measured.end(), published.layouts.begin(), published.layouts.end());
   }
   SpeedCalibration calibration = calibrate_speed_model(measured);

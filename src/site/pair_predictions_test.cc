@@ -68,7 +68,8 @@ TEST(PairPredictions, AreWhatPlanRanksForTheSameRequest) {
   ASSERT_NE(site, nullptr);
   ASSERT_EQ(site->gpus, 8);  // one node of H100 holds an 8B model
   std::vector<MeasuredLayout> measured = measured_layouts(catalog, check.recipes);
-  PublishedLayouts published = published_layouts(catalog.root, *check.measurements, catalog.gpus);
+  PublishedLayouts published =
+      published_layouts(catalog.root, *check.measurements, catalog.gpus, &catalog.models);
   measured.insert(measured.end(), published.layouts.begin(), published.layouts.end());
   SpeedCalibration calibration = calibrate_speed_model(measured);
   PlanArguments arguments;

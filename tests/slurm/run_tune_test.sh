@@ -6,17 +6,17 @@
 # (tune/layout_stand_in.sh). The stand-in's speed per layout is a hidden table built here from the
 # planner's own first 200 proposals (`tune propose`, deterministic), each keyed by tune/layout_key.sh
 # on the Megatron-LM arguments `openrecipes export` writes for it:
-#   proposal #0 and every proposal needing at least its memory: out of memory; #1: a crash;
-#   #2 (the first the session can measure): the best, 1.3 x the fastest other; the others: 1.6 x
-#   the planner's prediction (so the session must recalibrate); any other layout: half the
-#   slowest. (The planner ranks many layouts within a few percent of each other, CP k with k rows
+#   proposal #0 and every proposal needing at least its memory: out of memory; C, the first
+#   proposal after it that needs less: a crash; B, the next such (the first the session can
+#   measure): the best, 1.3 x the fastest other; the others: 1.6 x the planner's prediction (so the
+#   session must recalibrate); any other layout: half the slowest. (The planner ranks many layouts within a few percent of each other, CP k with k rows
 #   per micro-batch alike, so a hidden best further down its order is found only by measuring
 #   every near-tie before it: a test of patience, not of the loop.)
 # Checks:
 #   1. a full run (--max-runs 12 --parallel 1): exit 0; a `failed` event with failure oom for #0's
-#      layout and one with crash for #1's; no layout ran twice (the crashed one included), the
+#      layout and one with crash for C's; no layout ran twice (the crashed one included), the
 #      reference arm's excepted; the recipe of the `recipe` event exists under the catalog copy,
-#      says `status: verified` and has #2's layout (tp, pp, cp, ep, etp, rows_per_microbatch,
+#      says `status: verified` and has B's layout (tp, pp, cp, ep, etp, rows_per_microbatch,
 #      recompute); `validate` of the copy exits 0; recalibration: |error| of the first `measured`
 #      event > |error| of the last, and every `calibration` event with runs >= 2 has a session_mape
 #      below the first |error|; the summary names the recipe's path;
@@ -175,28 +175,33 @@ if [ "$(cut -f2 "$work/keys.tsv" | sort | uniq -d | wc -l)" -ne 0 ]; then
   cut -f2 "$work/keys.tsv" | sort | uniq -d >&2
   exit 1
 fi
-awk -F'\t' 'NR == 1 { limit = $3 } { key[NR - 1] = $2; memory[NR - 1] = $3; predicted[NR - 1] = $4; n = NR }
+# C and B: the first two proposals after #0 that need less memory than #0 ran out at (the others
+# before them the session skips as needing at least that memory).
+awk -F'\t' -v out="$work/crash_best.txt" 'NR == 1 { limit = $3 } { key[NR - 1] = $2; memory[NR - 1] = $3; predicted[NR - 1] = $4; n = NR }
   END {
-    # The scenario needs #1 and #2 to fit below the memory #0 ran out at.
-    if (memory[1] >= limit || memory[2] >= limit) { print "FAIL: proposal #1 or #2 needs #0'"'"'s memory" > "/dev/stderr"; exit 1 }
+    c = -1; b = -1
+    for (j = 1; j < n && b < 0; j++) if (memory[j] < limit) { if (c < 0) c = j; else b = j }
+    if (b < 0) { print "FAIL: fewer than two proposals need less than #0'"'"'s memory" > "/dev/stderr"; exit 1 }
     for (j = 0; j < n; j++) {
-      if (j == 0 || (j != 1 && j != 2 && memory[j] >= limit)) value[j] = "oom"
-      else if (j == 1) value[j] = "crash"
-      else if (j != 2) {
+      if (j == 0 || (j != c && j != b && memory[j] >= limit)) value[j] = "oom"
+      else if (j == c) value[j] = "crash"
+      else if (j != b) {
         speed = 1.6 * predicted[j]; value[j] = sprintf("%.2f", speed)
         if (speed > top) top = speed
         if (!low || speed < low) low = speed
       }
     }
-    value[2] = sprintf("%.2f", 1.3 * top)
+    value[b] = sprintf("%.2f", 1.3 * top)
     for (j = 0; j < n; j++) printf "%s\t%s\n", key[j], value[j]
     printf "default\t%.2f\n", 0.5 * low
+    printf "%d %d\n", c, b > out
   }' "$work/keys.tsv" >"$work/hidden.tsv"
+read -r crash_index best_index <"$work/crash_best.txt"
 echo "--- the hidden table:"
 cat "$work/hidden.tsv"
 proposal() { sed -n "$(($1 + 1))p" "$work/proposals.tsv" | cut -f"$2"; }
 reference_key=$(run_key "$here/fixtures/tune-reference.yaml")
-crash_key=$(sed -n 2p "$work/keys.tsv" | cut -f2)
+crash_key=$(sed -n "$((crash_index + 1))p" "$work/keys.tsv" | cut -f2)
 
 common=(--model gpt-oss-20b --gpu H200 --gpus 8 --reference "$here/fixtures/tune-reference.yaml" --author tester
   --slurm --no-gpu-request --poll-seconds 0.5 --partition debugq --account acme-research
@@ -246,7 +251,7 @@ else:
 recipes = of("recipe")
 if len(recipes) != 1 or recipes[0].get("status") != "verified":
     problems.append(f"expected one recipe event with status verified, found {recipes}")
-' "$(proposal 0 4)" "$(proposal 0 5)" "$(proposal 1 4)" "$(proposal 1 5)"
+' "$(proposal 0 4)" "$(proposal 0 5)" "$(proposal "$crash_index" 4)" "$(proposal "$crash_index" 5)"
 # No layout ran twice (the crashed one included); the reference arm may run more than once.
 repeated=$(grep -vxF "$reference_key" "$work/full.ran" 2>/dev/null | sort | uniq -d || true)
 [ -z "$repeated" ] || fail "full: layouts ran twice: $repeated"
@@ -258,7 +263,7 @@ if [ -z "$path" ] || [ "${recipe#"$root"/}" = "$recipe" ] || [ ! -f "$recipe" ];
   fail "full: the recipe '$path' is not a file under the catalog copy"
 else
   grep -qx 'status: verified' "$recipe" || fail "full: $path does not say status: verified"
-  expected=$(layout_fields "$work/drafts/2.yaml")
+  expected=$(layout_fields "$work/drafts/$best_index.yaml")
   [ "$(layout_fields "$recipe")" = "$expected" ] ||
     fail "full: $path has the layout '$(layout_fields "$recipe")', expected the hidden best's '$expected'"
   grep -qF "$path" "$work/full.out" || fail "full: the summary does not name $path"
