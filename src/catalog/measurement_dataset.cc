@@ -87,6 +87,8 @@ PublishedRunSettings run_settings_from_yaml(const YamlNode& item) {
   s.shared_expert_overlap = field_bool(item, "shared_expert_overlap");
   s.ep_a2a_overlap = field_bool(item, "ep_a2a_overlap");
   s.fused_expert_mlp = field_bool(item, "fused_expert_mlp");
+  if (item.find("recompute_modules"))
+    s.recompute_modules = field_string_list(item, "recompute_modules");
   if (const YamlNode* source = field_mapping(item, "source")) {
     s.source_file = field_string(*source, "file");
     s.source_commit = field_string(*source, "commit");

@@ -70,8 +70,10 @@ struct PublishedRunSettings {
   bool shared_expert_overlap = false;  ///< moe_shared_expert_overlap
   bool ep_a2a_overlap = false;         ///< moe_a2a_overlap (--overlap-moe-expert-parallel-comm)
   bool fused_expert_mlp = false;       ///< cutedsl_fused_grouped_mlp
-  std::string source_file;             ///< path in NVIDIA-NeMo/Megatron-Bridge
-  std::string source_commit;           ///< the commit read
+  /// recompute_modules (selective recompute; empty: none); nullopt: the config does not say
+  std::optional<std::vector<std::string>> recompute_modules;
+  std::string source_file;                  ///< path in NVIDIA-NeMo/Megatron-Bridge
+  std::string source_commit;                ///< the commit read
   std::vector<std::string> source_configs;  ///< the config names that set them
 
   /// Whether `row` matches every key stated here (a row without VPP matches vpp 1).

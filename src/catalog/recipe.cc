@@ -43,6 +43,7 @@ Layout layout_from_yaml(const YamlNode& n) {
     if (r->find("num_layers") && field_optional_number(*r, "num_layers")) {
       recompute.num_layers = field_int32(*r, "num_layers");
     }
+    recompute.modules = field_string_list(*r, "modules");
     l.recompute = recompute;
   }
   if (const YamlNode* o = field_mapping(n, "offload")) {
@@ -164,6 +165,14 @@ Recipe recipe_from_yaml(const YamlNode& root) {
                                       field_string_map(*script, "sets")};
   }
   return recipe;
+}
+
+bool Recompute::recomputes_module(std::string_view module) const {
+  if (granularity != "selective") return false;
+  if (modules.empty()) return module == "core_attn";
+  for (const std::string& m : modules)
+    if (m == module) return true;
+  return false;
 }
 
 }  // namespace openrecipes

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -76,7 +77,21 @@ struct Recompute {
   std::string granularity;  ///< full or selective
   std::string method;       ///< uniform or block; empty when null
   std::optional<int> num_layers;
+  /// With selective recompute, the modules recomputed (Megatron-LM --recompute-modules, a list of
+  /// kRecomputeModules names); empty: Megatron-Core's default, core_attn alone.
+  std::vector<std::string> modules = {};
+
+  /// Whether this recompute covers `module` (a kRecomputeModules name): selective with the module
+  /// listed (core_attn when the list is empty). Full recompute covers whole layers, not modules.
+  bool recomputes_module(std::string_view module) const;
 };
+
+/// The modules selective recompute can name, as Megatron-Core's TransformerConfig lists them
+/// (recompute_modules, megatron/core/transformer/transformer_config.py): core attention, the MoE
+/// experts' activation, the two norms, MLA's up-projections with RoPE, the dense MLP, the whole
+/// MoE layer, the shared experts.
+inline constexpr std::string_view kRecomputeModules[] = {
+    "core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts"};
 
 /// `layout.offload`: CPU offload of optimizer state.
 struct Offload {

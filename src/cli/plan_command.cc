@@ -117,7 +117,9 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, int& exit_code
                    "are 1; DP implied)");
   plan->add_option(
       "--recompute", options->arguments.layout.recompute,
-      "With --layout: none (default), selective, full, full:uniform:N or full:block:N");
+      "With --layout: none (default), selective (core_attn), selective:MODULE,... (core_attn, "
+      "moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts), full, full:uniform:N or "
+      "full:block:N");
   plan->add_option("--layer-split", options->arguments.layout.layer_split,
                    "With --layout: FIRST,LAST layers on the first/last stage");
   plan->add_option("--pipeline-layout", options->arguments.layout.pipeline_layout,

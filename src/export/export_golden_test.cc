@@ -219,6 +219,40 @@ TEST(PlannedRecipe, PlacementDraftsValidateWithTheirCommands) {
   }
 }
 
+// Selective recompute with its modules: Megatron-LM's and slime's --recompute-modules, Bridge's
+// recompute_modules, and a planned draft that states them and validates with its command.
+TEST(ExportRecompute, ModulesAreWrittenForEveryFramework) {
+  ExportSource source = recipe_source(testing::kBundledRecipes[0]);
+  source.layout.recompute = Recompute{"selective", "", std::nullopt, {"moe_act", "layernorm"}};
+  source.run_text.clear();
+  for (const std::string& text : {megatron_lm_command(source), slime_command(source)}) {
+    TrainingCommand command = read_training_command(text, rules());
+    ASSERT_TRUE(command.problems.empty()) << command.problems.front().message;
+    const TrainingArgument* modules = command.find("recompute_modules");
+    ASSERT_NE(modules, nullptr) << text;
+    EXPECT_EQ(modules->value, "moe_act layernorm");
+  }
+  std::string bridge = megatron_bridge_recipe(source, rules());
+  EXPECT_NE(bridge.find("cfg.model.recompute_modules = [\"moe_act\", \"layernorm\"]\n"),
+            std::string::npos)
+      << bridge;
+  EXPECT_EQ(py_compile("recompute_modules", bridge), 0) << bridge;
+  // Bare selective states Megatron-Core's default, so a base recipe's list does not carry over.
+  source.layout.recompute->modules.clear();
+  EXPECT_NE(megatron_bridge_recipe(source, rules())
+                .find("cfg.model.recompute_modules = [\"core_attn\"]\n"),
+            std::string::npos);
+  source.layout.recompute->modules = {"moe_act"};
+  LayoutPrediction prediction = fixed_prediction(source);
+  for (const std::string& run : {slime_command(source), megatron_lm_command(source)}) {
+    std::string text = planned_recipe_yaml(source, prediction, run);
+    RecipeReport report = validate_recipe_text(bundled_catalog(), "draft.yaml", "", text);
+    EXPECT_TRUE(report.problems.empty()) << testing::describe(report.problems) << text;
+    ASSERT_TRUE(report.recipe && report.recipe->layout.recompute);
+    EXPECT_EQ(report.recipe->layout.recompute->modules, std::vector<std::string>{"moe_act"});
+  }
+}
+
 TEST(ExportBridge, EveryRecipeModuleIsValidPython) {
   for (const std::string& path : testing::kBundledRecipes) {
     SCOPED_TRACE(path);

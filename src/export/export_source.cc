@@ -33,6 +33,7 @@ const std::set<std::string>& layout_names() {
                                                "recompute_granularity",
                                                "recompute_method",
                                                "recompute_num_layers",
+                                               "recompute_modules",
                                                "moe_token_dispatcher_type",
                                                "global_batch_size",
                                                "seq_length",
@@ -478,6 +479,8 @@ std::vector<CommandArgument> layout_arguments(const ExportSource& source) {
     if (!l.recompute->method.empty()) add(list, "--recompute-method", l.recompute->method);
     if (l.recompute->num_layers)
       add(list, "--recompute-num-layers", number(*l.recompute->num_layers));
+    if (!l.recompute->modules.empty())
+      list.push_back(CommandArgument{"--recompute-modules", l.recompute->modules});
   }
   if (l.offload) {
     add(list, "--optimizer-cpu-offload");

@@ -132,6 +132,13 @@ std::string parallelism_section(const ExportSource& source) {
       "    cfg.model.recompute_num_layers = {}\n",
       optional_int(l.recompute && l.recompute->num_layers,
                    l.recompute && l.recompute->num_layers ? *l.recompute->num_layers : 0));
+  // Stated whenever selective recompute is on, so a base recipe's list does not carry over.
+  if (l.recompute && l.recompute->granularity == "selective") {
+    std::vector<std::string> modules = l.recompute->modules;
+    if (modules.empty()) modules.push_back("core_attn");
+    for (std::string& m : modules) m = python_value(m);
+    out += fmt::format("    cfg.model.recompute_modules = [{}]\n", fmt::join(modules, ", "));
+  }
   if (source.shape.is_moe()) {
     out += fmt::format("    cfg.model.moe_token_dispatcher_type = {}\n",
                        l.dispatcher.empty() ? "None" : python_value(l.dispatcher));

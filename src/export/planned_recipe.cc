@@ -1,6 +1,7 @@
 #include "export/planned_recipe.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <sstream>
 
@@ -48,6 +49,8 @@ std::string recompute_words(const Layout& l) {
   if (l.recompute->num_layers)
     out += fmt::format(", {} layer(s) per unit", *l.recompute->num_layers);
   if (!l.recompute->method.empty()) out += ")";
+  if (!l.recompute->modules.empty())
+    out += fmt::format(" of {}", fmt::join(l.recompute->modules, ", "));
   return out;
 }
 
@@ -137,6 +140,8 @@ std::string draft_layout_yaml(const ExportSource& source) {
                     scalar(l.recompute->granularity),
                     l.recompute->method.empty() ? "null" : scalar(l.recompute->method),
                     l.recompute->num_layers ? fmt::format("{}", *l.recompute->num_layers) : "null");
+    if (!l.recompute->modules.empty())
+      out += fmt::format("    modules: [{}]\n", fmt::join(l.recompute->modules, ", "));
   } else {
     out += "  recompute: null\n";
   }

@@ -257,6 +257,17 @@ bool batch_rules(const ModelShape& m, const PlanWorkload& w, const Layout& l, in
       return false;
     }
   }
+  // Megatron-Core reads recompute_modules only with selective granularity
+  // (TransformerConfig.__post_init__, megatron/core/transformer/transformer_config.py).
+  if (l.recompute && l.recompute->granularity != "selective" && !l.recompute->modules.empty() &&
+      !report(LayoutRule::kRecompute, [&] {
+        return Details{"layout.recompute.modules",
+                       "recompute modules name what selective recompute recomputes",
+                       "no modules with " + l.recompute->granularity + " recompute",
+                       fmt::format("{} module(s)", l.recompute->modules.size())};
+      })) {
+    return false;
+  }
   return true;
 }
 

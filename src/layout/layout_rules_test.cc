@@ -341,6 +341,18 @@ TEST(LayoutRules, FullRecomputeLayersFitInAStageChunk) {
   EXPECT_EQ(first_broken_rule(shape(kQwen), h200(32), PlanWorkload{}, l), std::nullopt);
 }
 
+TEST(LayoutRules, RecomputeModulesOnlyWithSelectiveRecompute) {
+  Layout l = layout("PP4 EP8");
+  l.recompute = Recompute{"selective", "", std::nullopt, {"moe_act", "layernorm"}};
+  EXPECT_EQ(first_broken_rule(shape(kQwen), h200(32), PlanWorkload{}, l), std::nullopt);
+  l.recompute = Recompute{"full", "uniform", 1, {"moe_act"}};
+  std::vector<LayoutViolation> v = check_layout(shape(kQwen), h200(32), PlanWorkload{}, l);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(layout_rule_id(v[0].rule), "mesh.recompute");
+  EXPECT_EQ(v[0].field, "layout.recompute.modules");
+  EXPECT_EQ(v[0].found, "1 module(s)");
+}
+
 TEST(LayoutRules, EpAllToAllOverlapNeedsEpAFitDispatcherNoFullRecomputeAndVpp) {
   // Megatron-LM's validate_args for --overlap-moe-expert-parallel-comm.
   PlanWorkload overlap;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <map>
@@ -111,7 +112,8 @@ std::optional<Layout> parse_layout_text(const std::string& text, std::int64_t ro
 std::optional<std::optional<Recompute>> parse_recompute_text(const std::string& text,
                                                              Problems& problems) {
   std::vector<std::string> parts = split(text, ':');
-  const std::string expected = "none, selective, full, full:uniform:N or full:block:N";
+  const std::string expected =
+      "none, selective, selective:MODULE,..., full, full:uniform:N or full:block:N";
   if (parts.empty()) {
     add_problem(problems, "--recompute", "an empty recompute setting", expected, "''");
     return std::nullopt;
@@ -119,6 +121,25 @@ std::optional<std::optional<Recompute>> parse_recompute_text(const std::string& 
   if (parts.size() == 1 && parts[0] == "none") return std::optional<Recompute>{};
   if (parts.size() == 1 && parts[0] == "selective")
     return std::optional<Recompute>{Recompute{"selective", "", {}}};
+  if (parts.size() == 2 && parts[0] == "selective") {
+    Recompute recompute{"selective", "", {}};
+    std::vector<std::string> modules = split(parts[1], ',');
+    if (modules.empty()) modules.push_back("");
+    for (const std::string& module : modules) {
+      bool known = false;
+      for (std::string_view name : kRecomputeModules) known = known || module == name;
+      if (!known) {
+        add_problem(problems, "--recompute", fmt::format("recompute module '{}'", module),
+                    "core_attn, moe_act, layernorm, mla_up_proj, mlp, moe or shared_experts",
+                    module);
+        return std::nullopt;
+      }
+      if (std::find(recompute.modules.begin(), recompute.modules.end(), module) ==
+          recompute.modules.end())
+        recompute.modules.push_back(module);
+    }
+    return std::optional<Recompute>{recompute};
+  }
   if (parts[0] == "full" && parts.size() <= 3) {
     Recompute recompute{"full", "uniform", 1};
     if (parts.size() >= 2) {
@@ -187,7 +208,12 @@ std::string placement_flags_text(const Layout& l) {
 
 std::string recompute_text(const std::optional<Recompute>& recompute) {
   if (!recompute) return "none";
-  if (recompute->granularity != "full") return recompute->granularity;
+  if (recompute->granularity != "full") {
+    std::string out = recompute->granularity;
+    for (std::size_t i = 0; i < recompute->modules.size(); ++i)
+      out += (i == 0 ? ":" : ",") + recompute->modules[i];
+    return out;
+  }
   return fmt::format("full:{}:{}", recompute->method.empty() ? "uniform" : recompute->method,
                      recompute->num_layers.value_or(1));
 }

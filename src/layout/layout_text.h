@@ -21,9 +21,11 @@ namespace openrecipes {
 std::optional<Layout> parse_layout_text(const std::string& text, std::int64_t row_tokens,
                                         Problems& problems);
 
-/// Parses a recompute setting: `none`, `selective`, `full` (uniform, 1 layer), `full:uniform:N`
-/// or `full:block:N` (N >= 1). Returns nullopt inside the optional for `none`; nullopt overall
-/// with a Problem (field `--recompute`) for anything else.
+/// Parses a recompute setting: `none`, `selective` (core_attn), `selective:MODULE,...` (names of
+/// kRecomputeModules, Megatron-LM's --recompute-modules; a repeat is dropped), `full` (uniform, 1
+/// layer), `full:uniform:N` or `full:block:N` (N >= 1). Returns nullopt inside the optional for
+/// `none`; nullopt overall with a Problem (field `--recompute`) for anything else, an unknown
+/// module included.
 std::optional<std::optional<Recompute>> parse_recompute_text(const std::string& text,
                                                              Problems& problems);
 
@@ -45,7 +47,7 @@ std::string placement_text(const Layout& layout);
 std::string placement_flags_text(const Layout& layout);
 
 /// The recompute setting in the form parse_recompute_text reads (`none`, `selective`,
-/// `full:uniform:1`).
+/// `selective:mla_up_proj,mlp`, `full:uniform:1`).
 std::string recompute_text(const std::optional<Recompute>& recompute);
 
 }  // namespace openrecipes

@@ -69,6 +69,26 @@ TEST(LayoutText, ReadsRecomputeSettings) {
   EXPECT_FALSE(parse_recompute_text("", error));
 }
 
+TEST(LayoutText, ReadsSelectiveRecomputeModules) {
+  Problems error;
+  auto modules = parse_recompute_text("selective:mla_up_proj,mlp,mlp", error);
+  ASSERT_TRUE(modules && *modules) << text_of(error);
+  EXPECT_EQ((*modules)->granularity, "selective");
+  EXPECT_EQ((*modules)->modules, (std::vector<std::string>{"mla_up_proj", "mlp"}));
+  EXPECT_TRUE((*modules)->recomputes_module("mlp"));
+  EXPECT_FALSE((*modules)->recomputes_module("core_attn"));  // listed modules replace the default
+  EXPECT_EQ(recompute_text(*modules), "selective:mla_up_proj,mlp");
+  EXPECT_TRUE((*parse_recompute_text("selective", error))->recomputes_module("core_attn"));
+  EXPECT_TRUE(error.empty());
+  EXPECT_FALSE(parse_recompute_text("selective:attention", error));
+  ASSERT_EQ(error.size(), 1u);
+  EXPECT_EQ(error[0].field, "--recompute");
+  EXPECT_EQ(error[0].found, "attention");
+  EXPECT_FALSE(parse_recompute_text("selective:", error));
+  EXPECT_FALSE(parse_recompute_text("selective:mlp,", error));
+  EXPECT_FALSE(parse_recompute_text("full:mlp", error));
+}
+
 TEST(LayoutText, ReadsLayerSplits) {
   Problems error;
   std::optional<LayerSplit> split = parse_layer_split_text("11,10", error);

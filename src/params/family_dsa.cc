@@ -173,12 +173,7 @@ std::optional<FamilyModel> read_sparse_attention_model(const HfConfig& c, Proble
   model.shape = shape_base(model.count, s, c.boolean_or("tie_word_embeddings", false));
   ModelShape& shape = model.shape;
   shape.mtp_layers = static_cast<int>(mtp);
-  // MLA: every head has its own (decompressed) key and value; the query/key width is the no-rope
-  // plus rope parts (as model_shape.cc reads DeepSeek-V3).
-  shape.attention_heads = static_cast<int>(c.integer("num_attention_heads", 1, 4096));
-  shape.kv_heads = shape.attention_heads;
-  shape.head_dim = static_cast<int>(c.integer("qk_nope_head_dim", 1, 4096) +
-                                    c.integer("qk_rope_head_dim", 1, 4096));
+  read_mla_attention(c, shape);
   shape.attention_layers = shape.layers;
   shape.attention_params = attention.first;
   const auto indexer_layers = std::count(kinds->indexer.begin(), kinds->indexer.end(), true);

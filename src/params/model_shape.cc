@@ -48,6 +48,17 @@ double ModelShape::expert_params_per_layer() const {
   return static_cast<double>(moe_layers) * experts * static_cast<double>(expert_params) / layers;
 }
 
+void read_mla_attention(const HfConfig& c, ModelShape& s) {
+  s.attention_heads = static_cast<int>(c.integer("num_attention_heads", 1, 4096));
+  s.kv_heads = s.attention_heads;
+  const std::int64_t rope = c.integer("qk_rope_head_dim", 1, 4096);
+  s.head_dim = static_cast<int>(c.integer("qk_nope_head_dim", 1, 4096) + rope);
+  s.mla_rope_head_dim = static_cast<int>(rope);
+  s.mla_v_head_dim = static_cast<int>(c.integer("v_head_dim", 1, 4096));
+  s.mla_q_lora_rank = static_cast<int>(c.integer_or("q_lora_rank", 0, 0, 1 << 20));
+  s.mla_kv_lora_rank = static_cast<int>(c.integer("kv_lora_rank", 1, 1 << 20));
+}
+
 std::optional<ModelShape> model_shape_from_config(const HfConfig& c, const std::string& name,
                                                   Problems& problems) {
   if (FamilyReader reader = family_reader(c.model_type_if_valid())) {
@@ -73,11 +84,7 @@ std::optional<ModelShape> model_shape_from_config(const HfConfig& c, const std::
 
   s.attention_heads = as_int(c.integer("num_attention_heads", 1, 4096));
   if (deepseek) {
-    // MLA: every head has its own (decompressed) key and value; the query/key width is the
-    // no-rope plus rope parts.
-    s.kv_heads = s.attention_heads;
-    s.head_dim =
-        as_int(c.integer("qk_nope_head_dim", 1, 4096) + c.integer("qk_rope_head_dim", 1, 4096));
+    read_mla_attention(c, s);
   } else {
     s.kv_heads = as_int(c.integer_or("num_key_value_heads", s.attention_heads, 1, 4096));
     s.head_dim = as_int(c.has("head_dim") ? c.integer("head_dim", 1, 4096)

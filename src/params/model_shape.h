@@ -32,6 +32,16 @@ struct ModelShape {
   int sliding_window_layers = 0;  ///< of those, layers with a sliding window
   int sliding_window = 0;         ///< tokens; 0 when none
 
+  // Multi-head latent attention (DeepSeek-V2/V3, Kimi K2, GLM-5; DeepSeek-AI 2024,
+  // arXiv:2405.04434, sec. 2.1): the low-rank query and key/value latents and the per-head widths
+  // of the up-projections; zero for other attention. head_dim is the query/key width (nope + rope).
+  int mla_q_lora_rank = 0;    ///< query latent width; 0 when the query is not compressed
+  int mla_kv_lora_rank = 0;   ///< key/value latent width
+  int mla_v_head_dim = 0;     ///< value width per head
+  int mla_rope_head_dim = 0;  ///< of head_dim, the rotary part (shared by the heads' keys)
+  /// True for multi-head latent attention.
+  bool has_mla() const { return mla_kv_lora_rank > 0; }
+
   // Gated DeltaNet (linear attention) layers; zero when the model has none.
   int linear_attention_layers = 0;
   int linear_key_heads = 0, linear_value_heads = 0;
@@ -95,6 +105,12 @@ struct ModelShape {
   /// layers).
   double expert_params_per_layer() const;
 };
+
+/// Sets `shape`'s attention for multi-head latent attention from `config` (num_attention_heads,
+/// q_lora_rank (0 or absent: none), kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim):
+/// every head has its own decompressed key and value, so kv_heads = heads, and head_dim is the
+/// nope plus rope parts. Raises HfConfigError (via HfConfig) on a missing or out-of-range field.
+void read_mla_attention(const HfConfig& config, ModelShape& shape);
 
 /// Reads the shape from a parsed config. Returns nullopt with problems (file, line, field) when
 /// the counter rejects the config (see count_active_params) or a size the planner needs is missing.

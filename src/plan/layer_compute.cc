@@ -105,6 +105,13 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   const double moe_layers = d(model.moe_layers) * share;
   const double mamba_layers = d(model.mamba_layers) * share;
   double bytes_fwd = 0;  // memory-bound bytes of one forward pass
+  // Selective recompute: the GEMM and kernel seconds and the memory-bound bytes of the modules'
+  // second forward (the whole MoE layer covers its activation and shared experts).
+  const Recompute& rc = w.recompute;
+  const bool recompute_moe = rc.recomputes_module("moe");
+  double recompute_s = 0, recompute_bytes = 0;
+  // A norm reads its input and writes its output, 2 bytes each per element.
+  const double norm_bytes = rc.recomputes_module("layernorm") ? 4 * h * sp_tokens : 0;
 
   // Softmax attention: projections, the kernel, norm + residual (10 h bytes per token), rotary.
   if (attn_layers > 0) {
@@ -125,6 +132,21 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
         attn_layers * (10 * h * sp_tokens +
                        4.0 * (model.attention_heads + model.kv_heads) * model.head_dim / tp * m);
     tot.t.kernels_fwd += attn_layers * kAttentionKernels;
+    if (rc.recomputes_module("core_attn")) recompute_s += tot.t.attention_fwd_s;
+    recompute_bytes += attn_layers * norm_bytes;
+  }
+  // MLA's up-projections of the query and key/value latents, and RoPE on the query's and the
+  // shared key's rotary parts (read and write), again under mla_up_proj.
+  if (attn_layers > 0 && model.has_mla() && rc.recomputes_module("mla_up_proj")) {
+    const double a = model.attention_heads, rope = model.mla_rope_head_dim;
+    std::vector<Linear> up;
+    if (model.mla_q_lora_rank > 0)
+      up.push_back({{m, a * model.head_dim / tp, d(model.mla_q_lora_rank), 1}, true});
+    up.push_back(
+        {{m, a * (model.head_dim - rope + model.mla_v_head_dim) / tp, d(model.mla_kv_lora_rank), 1},
+         true});
+    for (const Linear& l : up) recompute_s += attn_layers * linear_time(l, r).fwd_s;
+    recompute_bytes += attn_layers * 4 * (a / tp + 1) * rope * m;
   }
   // The sparse-attention indexer of every softmax-attention layer: duplicated on each TP rank,
   // so its GEMM and scoring run on all m tokens with every indexer head.
@@ -178,16 +200,23 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   if (mlp_layers > 0) {
     std::vector<Linear> lin;
     add_block(lin, m, h, d(model.dense_mlp_params), model.dense_ffn_hidden_size, tp, 1, true);
+    const double gemm_before = tot.t.dense_gemm_fwd_s;
     add_linears(tot, lin, mlp_layers, false, r);
-    bytes_fwd += mlp_layers * (10 * h * sp_tokens +
-                               activation_bytes(model) * model.dense_ffn_hidden_size / tp * m);
+    const double activation = activation_bytes(model) * model.dense_ffn_hidden_size / tp * m;
+    bytes_fwd += mlp_layers * (10 * h * sp_tokens + activation);
     tot.t.kernels_fwd += mlp_layers * kDenseMlpKernels;
+    if (rc.recomputes_module("mlp")) {
+      recompute_s += tot.t.dense_gemm_fwd_s - gemm_before;
+      recompute_bytes += mlp_layers * activation;
+    }
+    recompute_bytes += mlp_layers * norm_bytes;
   }
   // MoE: router, routed experts as one grouped GEMM, shared expert, permute and unpermute.
   if (moe_layers > 0 && model.experts > 0) {
     double local_experts = std::max(1.0, d(model.experts) / w.ep);
     double routed = sp_tokens * model.experts_per_token * etp * w.routing_imbalance;
     tot.t.tokens_per_expert = routed / local_experts;
+    const double expert_before = tot.t.expert_gemm_fwd_s, dense_before = tot.t.dense_gemm_fwd_s;
     std::vector<Linear> experts;
     add_block(experts, tot.t.tokens_per_expert, h, d(model.expert_params),
               model.expert_ffn_hidden_size, etp, local_experts, true);
@@ -210,11 +239,22 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
               1, true);
     add_linears(tot, shared, moe_layers, false, r);
     tot.t.shared_expert_fwd_s = tot.t.dense_gemm_fwd_s - before;
-    bytes_fwd +=
+    const double moe_bytes =
         moe_layers * (10 * h * sp_tokens + 8.0 * model.experts * sp_tokens + 8 * h * routed / etp +
                       expert_activation * routed +
                       activation_bytes(model) * model.shared_expert_ffn_hidden_size / tp * m);
+    bytes_fwd += moe_bytes;
     tot.t.kernels_fwd += moe_layers * kMoeKernels;
+    if (recompute_moe) {
+      recompute_s +=
+          tot.t.expert_gemm_fwd_s - expert_before + tot.t.dense_gemm_fwd_s - dense_before;
+      recompute_bytes += moe_bytes;
+    } else {
+      if (rc.recomputes_module("moe_act"))
+        recompute_bytes += moe_layers * expert_activation * routed;
+      if (rc.recomputes_module("shared_experts")) recompute_s += tot.t.shared_expert_fwd_s;
+    }
+    recompute_bytes += moe_layers * norm_bytes;
   }
   // The output layer (BF16) and the loss on the last stage: logits written and read in FP32.
   if (w.has_output) {
@@ -231,6 +271,7 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   double bw = r.hbm_bytes_per_s;
   tot.t.memory_bound_fwd_s = bw > 0 ? (bytes_fwd + tot.cast_fwd_bytes) / bw : 0;
   tot.t.memory_bound_bwd_s = bw > 0 ? (2 * bytes_fwd + tot.cast_bwd_bytes) / bw : 0;
+  tot.t.selective_recompute_fwd_s = recompute_s + (bw > 0 ? recompute_bytes / bw : 0);
   return tot.t;
 }
 

@@ -63,6 +63,9 @@ struct StageWork {
   /// The routed experts' first GEMM, activation and quantization run as one kernel (see
   /// PlanWorkload::fused_expert_mlp): no activation bytes, no cast of the second GEMM's input.
   bool fused_expert_mlp = false;
+  /// The layout's recompute when selective: its modules' forward runs again in backward
+  /// (ComputeTime::selective_recompute_fwd_s); anything else recomputes no module.
+  Recompute recompute = {};
 };
 
 /// Seconds of one micro-batch's compute on one GPU, forward (one pass) and backward, by kind.
@@ -79,6 +82,9 @@ struct ComputeTime {
   double kernels_fwd = 0;          ///< kernel launches of one forward pass of the stage
   double shared_expert_fwd_s = 0;  ///< of dense_gemm_fwd_s: the shared experts (EP overlap)
   double tokens_per_expert = 0;    ///< rows the most loaded local expert's GEMMs have (M)
+  /// Seconds the selective recompute's modules add, one more forward of each (StageWork::recompute;
+  /// layer_compute.cc says what each module reruns). Not part of forward_s or backward_s.
+  double selective_recompute_fwd_s = 0;
   /// Forward seconds (one pass) with the fixed kernel costs.
   double forward_s(const ComputeRates& r) const {
     return dense_gemm_fwd_s + expert_gemm_fwd_s + output_fwd_s + attention_fwd_s + gdn_fwd_s +

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "params/model_shape.h"
 #include "test_support.h"
 
 namespace openrecipes {
@@ -266,6 +267,56 @@ TEST(LayerCompute, SparseAttentionByHand) {
   EXPECT_DOUBLE_EQ(split.attention_fwd_s, t.attention_fwd_s / 2);
   // 8 attention + 8 indexer kernels per layer.
   EXPECT_DOUBLE_EQ(t.kernels_fwd, 2 * (8 + 8));
+}
+
+TEST(LayerCompute, SelectiveRecomputeRerunsItsModulesForward) {
+  // gpt-oss-20b, one 8,192-token row, TP 1, EP 4: 24 layers, each attention and MoE; h = 2,880,
+  // expert FFN 2,880 (SwiGLU: read 2f, write f, 6 bytes per element), top-4: 32,768 routed copies.
+  StageWork w = whole_model();
+  w.ep = 4;
+  const ComputeRates r = hopper_rates();
+  auto rerun = [&](std::vector<std::string> modules) {
+    w.recompute = Recompute{"selective", "", std::nullopt, std::move(modules)};
+    return micro_batch_compute(gpt_oss_20b(), w, r);
+  };
+  w.recompute = Recompute{"full", "uniform", 1};  // full recompute is counted per layer elsewhere
+  EXPECT_EQ(micro_batch_compute(gpt_oss_20b(), w, r).selective_recompute_fwd_s, 0);
+  const ComputeTime core = rerun({});  // core_attn, Megatron-Core's default
+  EXPECT_DOUBLE_EQ(core.selective_recompute_fwd_s, core.attention_fwd_s);
+  // moe_act: the activation's bytes again, 24 x 6 x 2,880 x 32,768 over HBM.
+  EXPECT_NEAR(rerun({"moe_act"}).selective_recompute_fwd_s,
+              24 * 6.0 * 2880 * 32768 / r.hbm_bytes_per_s, 1e-12);
+  // layernorm: both norms of each layer read and write 2 h bytes per token.
+  EXPECT_NEAR(rerun({"layernorm"}).selective_recompute_fwd_s,
+              24 * 2 * 4.0 * 2880 * 8192 / r.hbm_bytes_per_s, 1e-12);
+  // moe: the whole layer (grouped GEMMs, router, its memory-bound work) covers moe_act.
+  const ComputeTime moe = rerun({"moe"});
+  EXPECT_GT(moe.selective_recompute_fwd_s, moe.expert_gemm_fwd_s);
+  EXPECT_DOUBLE_EQ(rerun({"moe", "moe_act"}).selective_recompute_fwd_s,
+                   moe.selective_recompute_fwd_s);
+  // mla_up_proj and mlp find no MLA and no dense MLP in gpt-oss.
+  EXPECT_EQ(rerun({"mla_up_proj", "mlp"}).selective_recompute_fwd_s, 0);
+}
+
+TEST(LayerCompute, MlaUpProjectionRecomputeByHand) {
+  // DeepSeek-V3 (its bundled config): 61 MLA layers, 128 heads of query/key 128 + 64 rotary and
+  // value 128, query latent 1,536, key/value latent 512. mla_up_proj reruns, per layer, the
+  // query's up-projection (8,192 tokens x 1,536 -> 128 x 192) and the key/value's (x 512 ->
+  // 128 x 256), and RoPE on the query's 128 x 64 and the key's 64 rotary channels (read and write,
+  // 2 bytes each).
+  Problems problems;
+  std::optional<ModelShape> m = model_shape_from_file(
+      testing::source_dir() + "/models/deepseek-v3/config.json", "DeepSeek-V3", problems);
+  ASSERT_TRUE(m);
+  ASSERT_TRUE(m->has_mla());
+  StageWork w = whole_model();
+  w.ep = 8;
+  w.recompute = Recompute{"selective", "", std::nullopt, {"mla_up_proj"}};
+  const ComputeRates r = hopper_rates();
+  GemmShape q{8192, 128 * 192, 1536, 1}, kv{8192, 128 * 256, 512, 1};
+  const double expected = 61 * (gemm_time_s(q, r.linear) + gemm_time_s(kv, r.linear)) +
+                          61 * 4.0 * (128 + 1) * 64 * 8192 / r.hbm_bytes_per_s;
+  EXPECT_NEAR(micro_batch_compute(*m, w, r).selective_recompute_fwd_s, expected, 1e-12);
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
 #include "plan/memory_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
+#include <string_view>
 
 #include "layout/layout_rules.h"
 #include "layout/pipeline_stages.h"
@@ -17,33 +20,58 @@ constexpr double kFp32Bytes = 4;
 /// distributed optimizer).
 constexpr double kOptimizerBytesPerParam = 3 * kFp32Bytes;
 
-/// Stored activation bytes per token of one layer kind, split by how the mesh shards them.
-/// Sources: Korthikanti et al. 2022 (arXiv:2205.05198), sec. 4.1, eq. 1-2: per layer
-/// s*b*h*(34 + 5*a*s/h) bytes, of which 10*s*b*h (LayerNorm inputs, the inputs of the first
-/// linear of each block, dropout masks) stay replicated across TP without sequence parallelism.
-/// Here: flash attention (no 5*a*s^2*b softmax term), dropout 0 (no masks), GQA, SwiGLU, explicit
-/// head widths; plus the MoE terms Korthikanti does not have (see moe_block).
-struct TokenBytes {
+/// Activation bytes per token, split by how the mesh shards them.
+struct ByteSplit {
   double sequence =
       0;              ///< per token; divided by TP only with SP (norm inputs, block inputs, router)
   double tensor = 0;  ///< per token; divided by TP (head- or ffn-sharded)
   double replicated = 0;  ///< per token; on every TP rank whole (the duplicated indexer's tensors)
   double per_copy = 0;    ///< per routed token copy on an expert rank (widths already / ETP)
-  double selective_tensor = 0;  ///< the part of `tensor` selective recompute drops
-  double selective_copy = 0;    ///< the part of `per_copy` selective recompute drops
 
-  TokenBytes& operator+=(const TokenBytes& o) {
+  ByteSplit& operator+=(const ByteSplit& o) {
     sequence += o.sequence;
     tensor += o.tensor;
     replicated += o.replicated;
     per_copy += o.per_copy;
-    selective_tensor += o.selective_tensor;
-    selective_copy += o.selective_copy;
+    return *this;
+  }
+  ByteSplit scaled(double f) const {
+    return {sequence * f, tensor * f, replicated * f, per_copy * f};
+  }
+};
+
+constexpr std::size_t kModuleCount = std::size(kRecomputeModules);
+
+/// The index of `module` in kRecomputeModules.
+constexpr std::size_t module_index(std::string_view module) {
+  for (std::size_t i = 0; i < kModuleCount; ++i)
+    if (kRecomputeModules[i] == module) return i;
+  return kModuleCount;
+}
+
+/// Stored activation bytes per token of one layer kind, and what each selective-recompute module
+/// drops of them (Megatron-Core frees a checkpointed module's outputs after their consumer saved
+/// them and recomputes them in backward: CheckpointWithoutOutput, megatron/core/tensor_parallel/
+/// random.py). Sources: Korthikanti et al. 2022 (arXiv:2205.05198), sec. 4.1, eq. 1-2: per layer
+/// s*b*h*(34 + 5*a*s/h) bytes, of which 10*s*b*h (LayerNorm inputs, the inputs of the first
+/// linear of each block, dropout masks) stay replicated across TP without sequence parallelism.
+/// Here: flash attention (no 5*a*s^2*b softmax term), dropout 0 (no masks), GQA, SwiGLU, explicit
+/// head widths; plus the MoE terms Korthikanti does not have (see moe_block).
+struct TokenBytes {
+  ByteSplit stored;
+  std::array<ByteSplit, kModuleCount> dropped = {};  ///< indexed as kRecomputeModules
+
+  ByteSplit& drops(std::string_view module) { return dropped[module_index(module)]; }
+  TokenBytes& operator+=(const TokenBytes& o) {
+    stored += o.stored;
+    for (std::size_t i = 0; i < kModuleCount; ++i) dropped[i] += o.dropped[i];
     return *this;
   }
   TokenBytes scaled(double f) const {
-    return {sequence * f, tensor * f,           replicated * f,
-            per_copy * f, selective_tensor * f, selective_copy * f};
+    TokenBytes t;
+    t.stored = stored.scaled(f);
+    for (std::size_t i = 0; i < kModuleCount; ++i) t.dropped[i] = dropped[i].scaled(f);
+    return t;
   }
 };
 
@@ -63,18 +91,26 @@ double indexer_bytes(const ModelShape& m) {
 
 /// Softmax attention block. Korthikanti's attention block is 11*s*b*h (+5*a*s^2*b): QKV input
 /// 2h, Q and K 4h, V 2h, output-projection input 2h, dropout mask h. With flash attention and GQA:
-///   sequence: norm input 2h + QKV input 2h
-///   tensor:   Q, K, V kept by flash attention 2*(a*d + 2*g*d) + its output (the output
-///             projection's input) 2*a*d + softmax log-sum-exp FP32 4*a (dropped by selective
-///             recompute of core attention).
-/// For MHA with d = h/a this is 4h + 8h + 4a against Korthikanti's 2h (norm) + 11h.
+///   sequence: norm input 2h + QKV input (the norm's output) 2h
+///   tensor:   Q, K, V kept by flash attention 2*(a*d + g*d + g*dv) (dv = d, or MLA's value
+///             width) + its output (the output projection's input) 2*a*dv + softmax log-sum-exp
+///             FP32 4*a.
+/// For MHA with d = h/a this is 4h + 8h + 4a against Korthikanti's 2h (norm) + 11h. Recompute
+/// modules: core_attn drops the log-sum-exp (the checkpoint keeps Q, K, V as its inputs and the
+/// output projection keeps the output); layernorm the norm's output; mla_up_proj the
+/// up-projections' Q, K and V (Megatron-Core MLASelfAttention, recompute_up_proj,
+/// megatron/core/transformer/multi_latent_attention.py).
 TokenBytes attention_block(const ModelShape& m) {
   const double h = m.hidden_size, a = m.attention_heads, g = m.kv_heads, d = m.head_dim;
+  const double dv = m.has_mla() ? m.mla_v_head_dim : d;
+  const double qkv = kBf16Bytes * (a * d + g * d + g * dv);
   TokenBytes t;
-  t.sequence = 2 * kBf16Bytes * h;
-  t.tensor = kBf16Bytes * (a * d + 2 * g * d) + kBf16Bytes * a * d + kFp32Bytes * a;
-  t.selective_tensor = kFp32Bytes * a;
-  if (has_sparse_attention(m)) t.replicated = indexer_bytes(m);
+  t.stored.sequence = 2 * kBf16Bytes * h;
+  t.stored.tensor = qkv + kBf16Bytes * a * dv + kFp32Bytes * a;
+  t.drops("core_attn").tensor = kFp32Bytes * a;
+  t.drops("layernorm").sequence = kBf16Bytes * h;
+  if (m.has_mla()) t.drops("mla_up_proj").tensor = qkv;
+  if (has_sparse_attention(m)) t.stored.replicated = indexer_bytes(m);
   return t;
 }
 
@@ -91,8 +127,8 @@ TokenBytes linear_attention_block(const ModelShape& m) {
   const double kk = static_cast<double>(m.linear_key_heads) * m.linear_key_head_dim;
   const double vv = static_cast<double>(m.linear_value_heads) * m.linear_value_head_dim;
   TokenBytes t;
-  t.sequence = 2 * kBf16Bytes * h;
-  t.tensor =
+  t.stored.sequence = 2 * kBf16Bytes * h;
+  t.stored.tensor =
       2 * kBf16Bytes * (2 * kk + vv) + 3 * kBf16Bytes * vv + 2 * kBf16Bytes * m.linear_value_heads;
   return t;
 }
@@ -105,29 +141,29 @@ TokenBytes linear_attention_block(const ModelShape& m) {
 ///   sequence: norm input 2h + in_proj input 2h
 ///   tensor:   in_proj output 2 x (2d + 2 x groups x d_state + heads) + scan output 2d + gated
 ///             output (the norm's input) 2d + norm output (out_proj input) 2d.
-/// Selective recompute (core attention only) keeps all of it.
+/// No recompute module applies to it (Megatron-Core's MambaLayer checkpoints none).
 TokenBytes mamba_block(const ModelShape& m) {
   TokenBytes t;
-  t.sequence = 2 * kBf16Bytes * m.hidden_size;
-  t.tensor = kBf16Bytes * mamba_in_proj_outputs(m) + 3 * kBf16Bytes * mamba_inner(m);
+  t.stored.sequence = 2 * kBf16Bytes * m.hidden_size;
+  t.stored.tensor = kBf16Bytes * mamba_in_proj_outputs(m) + 3 * kBf16Bytes * mamba_inner(m);
   return t;
 }
 
-/// MLP of width f. Korthikanti's MLP is 19*s*b*h for f = 4h (fc1 input 2h, GeLU input 8h, fc2
-/// input 8h, mask h); gated (SwiGLU): fc1 output 2*2f (the activation's input) and the activation
-/// output (fc2 input) 2f = 6f; ungated (squared ReLU, Nemotron-H): fc1 output 2f and the
-/// activation output 2f = 4f. Selective recompute drops the activation output.
-TokenBytes mlp_tensor(double ffn, bool gated) {
-  TokenBytes t;
-  t.tensor = (gated ? 3 : 2) * kBf16Bytes * ffn;
-  t.selective_tensor = kBf16Bytes * ffn;
-  return t;
-}
+/// MLP of width f, per token, divided by TP. Korthikanti's MLP is 19*s*b*h for f = 4h (fc1 input
+/// 2h, GeLU input 8h, fc2 input 8h, mask h); gated (SwiGLU): fc1 output 2*2f (the activation's
+/// input) and the activation output (fc2 input) 2f = 6f; ungated (squared ReLU, Nemotron-H): fc1
+/// output 2f and the activation output 2f = 4f.
+double mlp_tensor(double ffn, bool gated) { return (gated ? 3 : 2) * kBf16Bytes * ffn; }
 
-/// Dense MLP block: norm input 2h + fc1 input 2h (sequence) + mlp_tensor.
+/// Dense MLP block: norm input 2h + fc1 input (the norm's output) 2h (sequence) + mlp_tensor.
+/// Recompute modules: mlp drops mlp_tensor (the checkpoint keeps its input), layernorm the norm's
+/// output.
 TokenBytes dense_mlp_block(const ModelShape& m) {
-  TokenBytes t = mlp_tensor(m.dense_ffn_hidden_size, m.gated_mlp);
-  t.sequence = 2 * kBf16Bytes * m.hidden_size;
+  TokenBytes t;
+  t.stored.tensor = mlp_tensor(m.dense_ffn_hidden_size, m.gated_mlp);
+  t.stored.sequence = 2 * kBf16Bytes * m.hidden_size;
+  t.drops("mlp").tensor = t.stored.tensor;
+  t.drops("layernorm").sequence = kBf16Bytes * m.hidden_size;
   return t;
 }
 
@@ -138,12 +174,20 @@ TokenBytes dense_mlp_block(const ModelShape& m) {
 ///   per routed copy (k per token): the dispatched copy of the hidden state (the grouped fc1
 ///             input) 2h + fc1 output 2*2*fe/ETP (2*fe/ETP ungated) + activation output 2*fe/ETP +
 ///             its routing probability FP32 4 (applied in the activation).
+/// Recompute modules (Megatron-Core MoELayer and its experts, megatron/core/transformer/moe/):
+/// moe_act drops the activation output; shared_experts the shared expert's tensors; moe all but
+/// the norm's input and output (the checkpoint's input), so it covers the other two; layernorm
+/// the norm's output.
 TokenBytes moe_block(const ModelShape& m, int etp) {
   const double h = m.hidden_size, fe = m.expert_ffn_hidden_size;
-  TokenBytes t = mlp_tensor(m.shared_expert_ffn_hidden_size, m.gated_mlp);
-  t.sequence = 2 * kBf16Bytes * h + kFp32Bytes * m.experts;
-  t.per_copy = kBf16Bytes * h + (m.gated_mlp ? 3 : 2) * kBf16Bytes * fe / etp + kFp32Bytes;
-  t.selective_copy = kBf16Bytes * fe / etp;
+  TokenBytes t;
+  t.stored.tensor = mlp_tensor(m.shared_expert_ffn_hidden_size, m.gated_mlp);
+  t.stored.sequence = 2 * kBf16Bytes * h + kFp32Bytes * m.experts;
+  t.stored.per_copy = kBf16Bytes * h + (m.gated_mlp ? 3 : 2) * kBf16Bytes * fe / etp + kFp32Bytes;
+  t.drops("moe_act").per_copy = kBf16Bytes * fe / etp;
+  t.drops("shared_experts").tensor = t.stored.tensor;
+  t.drops("moe") = {kFp32Bytes * m.experts, t.stored.tensor, 0, t.stored.per_copy};
+  t.drops("layernorm").sequence = kBf16Bytes * h;
   return t;
 }
 
@@ -159,7 +203,7 @@ TokenBytes average_layer(const ModelShape& m, int etp) {
     t += linear_attention_block(m).scaled(m.linear_attention_layers / layers);
   if (m.mamba_layers > 0) t += mamba_block(m).scaled(m.mamba_layers / layers);
   if (const double shared = parallel_mixer_layers(m); shared > 0)
-    t.sequence -= 2 * kBf16Bytes * m.hidden_size * shared / layers;
+    t.stored.sequence -= 2 * kBf16Bytes * m.hidden_size * shared / layers;
   if (m.dense_mlp_layers > 0) t += dense_mlp_block(m).scaled(m.dense_mlp_layers / layers);
   if (m.moe_layers > 0) t += moe_block(m, etp).scaled(m.moe_layers / layers);
   return t;
@@ -167,28 +211,39 @@ TokenBytes average_layer(const ModelShape& m, int etp) {
 
 /// Bytes one average layer stores per micro-batch on one GPU.
 struct LayerBytes {
-  double full = 0;  ///< every activation stored (no recompute)
-  double selective =
-      0;             ///< selective recompute: core attention and the activation functions dropped
-  double input = 0;  ///< full recompute: only the layer's input hidden state
+  double full = 0;       ///< every activation stored (no recompute)
+  double selective = 0;  ///< selective recompute: what its modules drop taken off `full`
+  double input = 0;      ///< full recompute: only the layer's input hidden state
 };
 
 /// `tokens` = tokens of the micro-batch on this CP rank. Sequence terms on tokens / TP with SP
 /// (tokens without); tensor terms on tokens / TP; routed copies: k x tokens x ETP / TP per expert
 /// rank on average (the stage's tokens x k copies, each on ETP ranks, spread over the stage's
 /// DP x CP x TP ranks; Megatron-Core's alltoall dispatcher gathers over the expert-TP group).
+/// The whole-MoE module (moe) covers moe_act and shared_experts, which are not taken off twice.
 LayerBytes layer_bytes(const ModelShape& m, const Layout& l, double tokens) {
   const double tp = std::max(l.tp, 1);
   const int etp = std::max(l.etp, 1);
   const double sequence_tokens = l.sequence_parallel ? tokens / tp : tokens;
   const double copies = m.experts_per_token * tokens * etp / tp;
   const TokenBytes t = average_layer(m, etp);
-  LayerBytes b;
-  b.full = sequence_tokens * t.sequence + tokens / tp * t.tensor + copies * t.per_copy;
-  if (t.replicated > 0) b.full += tokens * t.replicated;
-  b.selective = b.full - tokens / tp * t.selective_tensor - copies * t.selective_copy;
-  b.input = sequence_tokens * kBf16Bytes * m.hidden_size;
-  return b;
+  auto bytes = [&](const ByteSplit& b) {
+    return sequence_tokens * b.sequence + tokens / tp * b.tensor + tokens * b.replicated +
+           copies * b.per_copy;
+  };
+  LayerBytes out;
+  out.full = bytes(t.stored);
+  out.selective = out.full;
+  if (l.recompute) {
+    const bool whole_moe = l.recompute->recomputes_module("moe");
+    for (std::size_t i = 0; i < kModuleCount; ++i) {
+      const std::string_view module = kRecomputeModules[i];
+      if (whole_moe && (module == "moe_act" || module == "shared_experts")) continue;
+      if (l.recompute->recomputes_module(module)) out.selective -= bytes(t.dropped[i]);
+    }
+  }
+  out.input = sequence_tokens * kBf16Bytes * m.hidden_size;
+  return out;
 }
 
 /// Activations one stage holds at its peak. Per micro-batch, for each of the VPP chunks of

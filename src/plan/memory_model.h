@@ -48,8 +48,9 @@ struct MemoryEstimate {
 /// weights and over expert DP for experts). Activations: Korthikanti et al. 2022 (arXiv:2205.05198)
 /// with flash attention (no s^2 term), SP and CP dividing the sequence, and the MoE terms those
 /// formulas miss (the top-k routed copies of each token and the expert MLP activations, sharded by
-/// ETP), times the stage's in-flight micro-batches; recompute keeps only the inputs of the
-/// recomputed layers plus one recompute unit's activations.
+/// ETP), times the stage's in-flight micro-batches; full recompute keeps only the inputs of the
+/// recomputed layers plus one recompute unit's activations; selective recompute drops what its
+/// modules (Recompute::modules, Megatron-Core's recompute_modules) would otherwise keep.
 MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& cluster,
                                const PlanWorkload& workload, const Layout& layout,
                                const MemoryOptions& options = {});

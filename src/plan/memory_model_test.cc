@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "catalog/catalog.h"
 #include "catalog/catalog_loader.h"
@@ -155,8 +157,17 @@ TEST(MemoryModel, RecomputeLowersActivations) {
   const double none = estimate_memory(m, c, PlanWorkload{}, l).peak.activations_bytes;
   l.recompute = recompute("selective", "", std::nullopt);
   const double selective = estimate_memory(m, c, PlanWorkload{}, l).peak.activations_bytes;
-  // Selective drops the log-sum-exp (32 B) and the SwiGLU output (8,192 B) per token and layer.
-  EXPECT_DOUBLE_EQ(selective, (40'992.0 - 32 - 8'192) * kTokens * 4);
+  // Selective recompute of core attention alone (Megatron-Core's default module) drops the
+  // log-sum-exp, 32 B per token and layer.
+  EXPECT_DOUBLE_EQ(selective, (40'992.0 - 32) * kTokens * 4);
+  // mlp drops the whole MLP's tensors (fc1 output 16,384 + SwiGLU output 8,192); layernorm the two
+  // norms' outputs (2 x 2h = 4,096); core_attn is then not recomputed unless listed.
+  l.recompute = Recompute{"selective", "", std::nullopt, {"core_attn", "mlp"}};
+  EXPECT_DOUBLE_EQ(estimate_memory(m, c, PlanWorkload{}, l).peak.activations_bytes,
+                   (40'992.0 - 32 - 24'576) * kTokens * 4);
+  l.recompute = Recompute{"selective", "", std::nullopt, {"layernorm"}};
+  EXPECT_DOUBLE_EQ(estimate_memory(m, c, PlanWorkload{}, l).peak.activations_bytes,
+                   (40'992.0 - 4'096) * kTokens * 4);
   l.recompute = recompute("full", "uniform", 1);
   const double uniform = estimate_memory(m, c, PlanWorkload{}, l).peak.activations_bytes;
   // Four 2h inputs plus one layer recomputed during its backward.
@@ -171,6 +182,50 @@ TEST(MemoryModel, RecomputeLowersActivations) {
   EXPECT_LT(selective, none);
   EXPECT_LT(uniform, selective);
   EXPECT_LT(uniform, block);
+}
+
+TEST(MemoryModel, MoeRecomputeModulesByHand) {
+  // tiny_moe on 8 GPUs, TP1 EP8: 4 MoE layers; k = 2 routed copies per token on average per GPU.
+  // Per routed copy: dispatched hidden state 2h = 2,048 + fc1 output 2 x 2 x 512 = 2,048 +
+  // SwiGLU output 2 x 512 = 1,024 + probability 4 = 5,124 B; router scores 4 x 8 = 32 B per token.
+  const ModelShape m = tiny_moe();
+  const ClusterShape c = cluster(8);
+  Layout l = layout(1, 1, 8);
+  l.dispatcher = "alltoall";
+  ASSERT_TRUE(check_layout(m, c, PlanWorkload{}, l).empty());
+  auto activations = [&](std::vector<std::string> modules) {
+    l.recompute = Recompute{"selective", "", std::nullopt, std::move(modules)};
+    return estimate_memory(m, c, PlanWorkload{}, l).peak.activations_bytes;
+  };
+  const double core = activations({"core_attn"});
+  // moe_act: the SwiGLU output of each copy.
+  EXPECT_DOUBLE_EQ(core - activations({"core_attn", "moe_act"}), 2 * 1'024.0 * kTokens * 4);
+  // moe: everything of the copies and the router scores; it covers moe_act, not taken twice.
+  const double whole = (32 + 2 * 5'124.0) * kTokens * 4;
+  EXPECT_DOUBLE_EQ(core - activations({"core_attn", "moe"}), whole);
+  EXPECT_DOUBLE_EQ(core - activations({"core_attn", "moe", "moe_act"}), whole);
+}
+
+TEST(MemoryModel, MlaUpProjectionRecomputeByHand) {
+  // tiny_dense with MLA attention: 8 heads, query/key 128 + 64 rotary = 192, value 128, key/value
+  // latent 512. Per token and layer: Q, K, V 2 x (8 x 192 + 8 x 192 + 8 x 128) = 8,192 B and the
+  // output 2 x 8 x 128 = 2,048 B (against 6,144 and 2,048 for the MHA), which mla_up_proj drops.
+  ModelShape m = tiny_dense();
+  m.head_dim = 192;
+  m.mla_rope_head_dim = 64;
+  m.mla_v_head_dim = 128;
+  m.mla_kv_lora_rank = 512;
+  ASSERT_TRUE(m.has_mla());
+  const ClusterShape c = cluster(8);
+  Layout l = layout(1, 1);
+  const double none = estimate_memory(m, c, PlanWorkload{}, l).peak.activations_bytes;
+  EXPECT_DOUBLE_EQ(none, (40'992.0 + 8'192 - 6'144) * kTokens * 4);
+  l.recompute = Recompute{"selective", "", std::nullopt, {"mla_up_proj"}};
+  EXPECT_DOUBLE_EQ(estimate_memory(m, c, PlanWorkload{}, l).peak.activations_bytes,
+                   (40'992.0 - 6'144) * kTokens * 4);
+  // A model without MLA has nothing for mla_up_proj to drop.
+  EXPECT_DOUBLE_EQ(estimate_memory(tiny_dense(), c, PlanWorkload{}, l).peak.activations_bytes,
+                   40'992.0 * kTokens * 4);
 }
 
 TEST(MemoryModel, MorePipelineStagesRaiseTheFirstStagesInFlightCount) {
@@ -260,12 +315,15 @@ TEST(MemoryModel, SequentialHybridByHand) {
   //   MLP:       4,096; fc1 output 2 x 4,096 = 8,192; squared-ReLU output 8,192: 20,480
   //   6 layers:  2 x 28,736 + 9,248 + 3 x 20,480 = 128,160.
   EXPECT_DOUBLE_EQ(e.peak.activations_bytes, 128'160.0 * kTokens);
-  // Selective recompute drops the attention's LSE (32) and the 3 MLPs' activation outputs
-  // (3 x 8,192); Mamba-2 keeps everything.
+  // Selective recompute (core_attn) drops the attention's LSE (32); with mlp too, the 3 MLPs'
+  // tensors (3 x 16,384); Mamba-2 keeps everything.
   Layout selective = l;
   selective.recompute = recompute("selective", "", std::nullopt);
   EXPECT_DOUBLE_EQ(estimate_memory(m, c, PlanWorkload{}, selective).peak.activations_bytes,
-                   (128'160.0 - 32 - 3 * 8'192) * kTokens);
+                   (128'160.0 - 32) * kTokens);
+  selective.recompute->modules = {"core_attn", "mlp"};
+  EXPECT_DOUBLE_EQ(estimate_memory(m, c, PlanWorkload{}, selective).peak.activations_bytes,
+                   (128'160.0 - 32 - 3 * 16'384) * kTokens);
 }
 
 TEST(MemoryModel, ParallelHybridSharesTheMixersNormInput) {

@@ -6,10 +6,12 @@
 #include <optional>
 
 #include "layout/layout_rules.h"
+#include "layout/layout_text.h"
 #include "layout/pipeline_layout.h"
 #include "params/model_shape.h"
 #include "plan/catalog_measurements.h"
 #include "plan/memory_model.h"
+#include "plan/speed_model.h"
 
 namespace openrecipes {
 namespace {
@@ -93,6 +95,11 @@ MeasuredLayout measured_of(const PublishedMeasurement& row, const MeasurementMod
     m.workload.shared_expert_overlap = settings->shared_expert_overlap;
     m.workload.ep_a2a_overlap = settings->ep_a2a_overlap && m.layout.ep > 1;
     m.workload.fused_expert_mlp = settings->fused_expert_mlp;
+    if (settings->recompute_modules) {
+      m.recompute_stated = true;
+      if (!settings->recompute_modules->empty())
+        m.layout.recompute = Recompute{"selective", "", std::nullopt, *settings->recompute_modules};
+    }
   }
   m.tokens_per_s_per_gpu = row.tokens_per_s_per_gpu;
   m.source = published_source(row);
@@ -118,39 +125,67 @@ void place_unstated_layers(MeasuredLayout& m) {
     choice->apply_to(m.layout);
 }
 
-// The table does not state recompute: the least of none, selective and full (one layer per unit)
-// that is legal (the EP all-to-all overlap rules out full) and that the memory model predicts to
-// fit in the whole of the GPU's memory, without the planner's headroom: the run did fit, so the
-// headroom, kept for what the model leaves out, would only push the choice towards more
-// recompute than the run used. When no legal choice fits, the last legal one is kept if it
-// misses by no more than that headroom (kMemoryModelTolerance): the memory model's own error, not
-// a setting the table leaves out. Returns the memory of the last try when none is kept (bytes),
+// The recompute settings a published run may have used when its config does not say: none,
+// each of the module sets Megatron-Bridge's performance configs use
+// (scripts/performance/configs/*/…_workload_base_configs.py: core_attn by default, moe_act,
+// layernorm with moe_act, mla_up_proj, mlp, mla_up_proj with mlp, the whole MoE layer) and full
+// recompute one layer per unit.
+std::vector<std::optional<Recompute>> unstated_recompute_choices() {
+  auto selective = [](std::vector<std::string> modules) {
+    return Recompute{"selective", "", std::nullopt, std::move(modules)};
+  };
+  return {std::nullopt,
+          selective({}),
+          selective({"moe_act"}),
+          selective({"layernorm", "moe_act"}),
+          selective({"mla_up_proj"}),
+          selective({"mlp"}),
+          selective({"mla_up_proj", "mlp"}),
+          selective({"moe"}),
+          Recompute{"full", "uniform", 1}};
+}
+
+// The table does not state recompute: of the legal choices (the EP all-to-all overlap rules out
+// full) that the memory model predicts to fit in the whole of the GPU's memory, the one the speed
+// model with its default (unfitted) parameters predicts fastest, as the run's authors would have
+// tuned it. Without the planner's headroom: the run did fit, so the headroom, kept for what the
+// model leaves out, would only push the choice towards more recompute than the run used. When no
+// legal choice fits, the one needing the least memory is kept if it misses by no more than that
+// headroom (kMemoryModelTolerance): the memory model's own error, not a setting the table leaves
+// out. Where models.yaml's run_settings states the run's recompute modules, they are the one
+// choice, under the same tolerance. Returns the least memory tried when none is kept (bytes),
 // else nullopt.
 std::optional<double> choose_unstated_recompute(MeasuredLayout& m) {
-  const std::vector<std::optional<Recompute>> choices = {
-      std::nullopt, Recompute{"selective", "", std::nullopt}, Recompute{"full", "uniform", 1}};
+  std::vector<std::optional<Recompute>> choices = unstated_recompute_choices();
+  if (m.recompute_stated) choices = {m.layout.recompute};
   MemoryOptions whole_gpu;
   whole_gpu.headroom_fraction = 0;
-  std::optional<MemoryEstimate> last;
-  std::optional<Recompute> last_choice;
+  std::optional<double> least_bytes, best_speed;
+  std::optional<Recompute> least_choice, best_choice;
   for (const std::optional<Recompute>& r : choices) {
     Layout l = m.layout;
     l.recompute = r;
     if (first_broken_rule(m.model, m.cluster, m.workload, l)) continue;
     MemoryEstimate memory = estimate_memory(m.model, m.cluster, m.workload, l, whole_gpu);
     if (memory.fits) {
-      m.layout.recompute = r;
-      return std::nullopt;
+      double speed =
+          estimate_speed(m.model, m.cluster, m.workload, l, SpeedParameters{}).tokens_per_s_per_gpu;
+      if (!best_speed || speed > *best_speed) best_speed = speed, best_choice = r;
+    } else if (!least_bytes || memory.memory_bytes < *least_bytes) {
+      least_bytes = memory.memory_bytes, least_choice = r;
     }
-    last = memory, last_choice = r;
   }
-  if (!last) return 0.0;
-  double capacity = m.cluster.gpu.memory_gb * 1e9;
-  if (last->memory_bytes <= capacity * (1 + kMemoryModelTolerance)) {
-    m.layout.recompute = last_choice;
+  if (best_speed) {
+    m.layout.recompute = best_choice;
     return std::nullopt;
   }
-  return last->memory_bytes;
+  if (!least_bytes) return 0.0;
+  double capacity = m.cluster.gpu.memory_gb * 1e9;
+  if (*least_bytes <= capacity * (1 + kMemoryModelTolerance)) {
+    m.layout.recompute = least_choice;
+    return std::nullopt;
+  }
+  return least_bytes;
 }
 
 }  // namespace
@@ -213,9 +248,12 @@ PublishedLayouts published_layouts(const std::filesystem::path& root,
     if (std::optional<double> bytes = choose_unstated_recompute(m)) {
       exclude("published.memory",
               fmt::format("predicted to need {:.0f} GB per GPU even with the most recompute its "
-                          "settings allow, more than {} GB holds: the table may leave out a "
+                          "settings allow ({}), more than {} GB holds: the table may leave out a "
                           "setting the run used (FSDP, offloading)",
-                          *bytes / 1e9, m.cluster.gpu.memory_gb));
+                          *bytes / 1e9,
+                          m.recompute_stated ? "stated: " + recompute_text(m.layout.recompute)
+                                             : std::string("any of none, selective or full"),
+                          m.cluster.gpu.memory_gb));
       continue;
     }
     out.layouts.push_back(std::move(m));

@@ -30,6 +30,9 @@ struct MeasuredLayout {
   /// commit, release and row (data/measurements/).
   std::string source;
   bool published = false;  ///< from data/measurements/ rather than the catalog's recipes
+  /// The published run's recompute is stated (models.yaml's run_settings recompute_modules), not
+  /// chosen by the planner
+  bool recompute_stated = false;
 };
 
 /// One measured layout's row of the calibration report.

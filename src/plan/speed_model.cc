@@ -1,6 +1,7 @@
 #include "plan/speed_model.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -185,7 +186,7 @@ LoadedStage most_loaded_stage(const ModelShape& model, const Layout& layout, con
 struct RecomputeCost {
   double recomputed_layers = 0;  // layers whose forward runs twice
   double units = 0;              // checkpointed units, each a fixed overhead
-  double selective_share = 0;    // 1 when core attention alone is recomputed
+  Recompute selective;           // the layout's recompute when selective: its modules rerun
   double share = 0;              // recomputed layers / stage layers
   std::string text = "none";
 };
@@ -194,7 +195,7 @@ struct RecomputeCost {
 // Recompute (Megatron-LM --recompute-granularity/-method/-num-layers): full recomputes the
 // forward of whole layers, checkpointed in units; uniform splits every virtual chunk's layers into
 // units of num_layers, block checkpoints the first num_layers layers of each chunk one by one.
-// Selective recomputes core (softmax) attention only.
+// Selective reruns the forward of the modules it names (core attention alone by default).
 RecomputeCost recompute_cost(const Layout& layout, int stage_layers, int vpp) {
   RecomputeCost rc;
   if (layout.recompute) {
@@ -212,8 +213,10 @@ RecomputeCost recompute_cost(const Layout& layout, int stage_layers, int vpp) {
       rc.text = fmt::format("full {} of {} layers in {} units", rc.recomputed_layers, stage_layers,
                             rc.units);
     } else if (r.granularity == "selective") {
-      rc.selective_share = 1;
-      rc.text = "selective (core attention)";
+      rc.selective = r;
+      rc.text = fmt::format("selective ({})", r.modules.empty()
+                                                  ? std::string("core_attn")
+                                                  : fmt::format("{}", fmt::join(r.modules, ", ")));
     }
   }
   rc.share = stage_layers > 0 ? rc.recomputed_layers / stage_layers : 0;
@@ -297,6 +300,7 @@ void add_compute(StepBreakdown& b, const ModelShape& model, const PlanWorkload& 
   w.tp = b.sh.tp, w.cp = b.sh.cp, w.ep = b.sh.ep, w.etp = b.sh.etp;
   w.routing_imbalance = workload.forced_balanced_routing ? 1.0 : p.routing_imbalance;
   w.fused_expert_mlp = workload.fused_expert_mlp;
+  w.recompute = b.recompute.selective;
   const ComputeTime& c = b.compute = micro_batch_compute(model, w, b.rates);
   b.gemm_s = c.dense_gemm_fwd_s + c.expert_gemm_fwd_s + c.output_fwd_s + c.dense_gemm_bwd_s +
              c.expert_gemm_bwd_s + c.output_bwd_s;
@@ -305,9 +309,10 @@ void add_compute(StepBreakdown& b, const ModelShape& model, const PlanWorkload& 
   b.memory_bound_s = c.memory_bound_fwd_s + c.memory_bound_bwd_s;
   b.kernel_s = 3 * c.kernels_fwd * b.rates.kernel_overhead_s;
   // Full recompute runs the recomputed layers' forward again (the output layer is not
-  // recomputed); selective recomputes core attention only (Korthikanti et al. 2022, sec. 5).
+  // recomputed); selective reruns its modules' forward (Korthikanti et al. 2022, sec. 5, for
+  // core attention; Megatron-Core's recompute_modules for the others).
   double layers_fwd = c.forward_s(b.rates) - c.output_fwd_s;
-  b.recompute_s = b.recompute.share * layers_fwd + b.recompute.selective_share * c.attention_fwd_s +
+  b.recompute_s = b.recompute.share * layers_fwd + c.selective_recompute_fwd_s +
                   b.recompute.units * p.recompute_unit_overhead_s;
 }
 
@@ -345,6 +350,12 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
   // --tp-comm-overlap they run under the GEMMs they feed, except the first chunk of each ring.
   double tp_one = ring_collective_s(tokens * h * kBf16Bytes, sh.tp, sh.tp, fabric);
   b.tp.raw_s = b.stage.layers * (2 * blocks_per_layer(model)) * (passes + 1) * tp_one;
+  // Selective recompute of a whole dense MLP or MoE block gathers and scatters its tokens again.
+  const Recompute& selective = b.recompute.selective;
+  const bool rerun_moe = selective.recomputes_module("moe");
+  double rerun_blocks = (selective.recomputes_module("mlp") ? d(model.dense_mlp_layers) : 0) +
+                        (rerun_moe ? d(model.moe_layers) : 0);
+  b.tp.raw_s += rerun_blocks * b.stage.layer_share * 2 * tp_one;
   double dense_gemm_s = c.dense_gemm_fwd_s * passes + c.dense_gemm_bwd_s;
   b.tp.s = workload.tp_comm_overlap && sh.tp > 1
                ? std::max(b.tp.raw_s / sh.tp, b.tp.raw_s - dense_gemm_s)
@@ -402,8 +413,10 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
                     : workload.hybridep         ? p.hybridep_dispatcher_factor
                                                 : p.flex_dispatcher_factor;
     double moe_layers = d(model.moe_layers) * b.stage.layer_share;
-    b.ep.raw_s =
-        moe_layers * 2 * (passes + 1) * factor * all_to_all_s(bytes, sh.ep, sh.ep * sh.etp, fabric);
+    // Selective recompute of the whole MoE layer dispatches and combines once more.
+    double ep_passes = passes + (rerun_moe ? 1 : 0);
+    b.ep.raw_s = moe_layers * 2 * (ep_passes + 1) * factor *
+                 all_to_all_s(bytes, sh.ep, sh.ep * sh.etp, fabric);
     double shared_s = workload.shared_expert_overlap ? c.shared_expert_fwd_s * (passes + 2) : 0;
     b.ep.s = std::max(0.0, b.ep.raw_s - shared_s);
     if (workload.ep_a2a_overlap) b.ep.s = a2a_overlapped_s(b, c);
@@ -523,7 +536,7 @@ std::vector<StepTimeTerm> step_time_terms(const StepBreakdown& b, const ModelSha
        fmt::format("{:.0f} kernels per pass x 3 passes x {:.3g} s", c.kernels_fwd,
                    b.rates.kernel_overhead_s)},
       {"recompute", m * b.recompute_s,
-       fmt::format("{}: the recomputed layers' forward plus a fixed cost per unit",
+       fmt::format("{}: the recomputed layers' or modules' forward plus a fixed cost per unit",
                    b.recompute.text)},
       {"TP communication", m * b.tp.s,
        fmt::format("TP {}: {:.3g} s of all-gather + reduce-scatter over {}, {}", sh.tp, b.tp.raw_s,

@@ -58,6 +58,18 @@ TEST_P(RuleTest, ReportsExactlyWhenBroken) {
   }
 }
 
+// The edits that turn the rc2 recipe's full recompute into selective recompute of `modules` (a
+// YAML flow list's items), its run stating `run_modules` (a --recompute-modules line, or none).
+std::vector<std::pair<std::string, std::string>> selective_rc2(const std::string& modules,
+                                                               const std::string& run_modules) {
+  return {{"    granularity: full\n    method: uniform\n    num_layers: 2\n",
+           "    granularity: selective\n    method: null\n    num_layers: null\n    modules: [" +
+               modules + "]\n"},
+          {"--recompute-granularity full \\\n    --recompute-method uniform \\\n"
+           "    --recompute-num-layers 2 \\\n",
+           "--recompute-granularity selective \\\n" + run_modules}};
+}
+
 const std::vector<RuleCase> kCases = {
     // path
     {"PathWithVariantSuffixPasses",
@@ -233,6 +245,26 @@ const std::vector<RuleCase> kCases = {
      kGptOss,
      {{"--use-dynamic-batch-size", "--recompute-granularity full --use-dynamic-batch-size"}},
      "run.layout",
+     true,
+     ""},
+    {"RunWithTheLayoutsRecomputeModulesPasses", kQwenRc2,
+     selective_rc2("moe_act, layernorm", "    --recompute-modules layernorm moe_act \\\n"),
+     "run.layout", false, ""},
+    {"RunWithOtherRecomputeModulesFails", kQwenRc2,
+     selective_rc2("moe_act, layernorm", "    --recompute-modules moe_act \\\n"), "run.layout",
+     true, ""},
+    {"RunWithoutTheLayoutsRecomputeModulesFails", kQwenRc2, selective_rc2("moe_act", ""),
+     "run.layout", true, ""},
+    {"RecomputeModulesWithFullRecomputeFail",
+     kQwenRc2,
+     {{"    num_layers: 2\n", "    num_layers: 2\n    modules: [mlp]\n"}},
+     "mesh.recompute",
+     true,
+     ""},
+    {"UnknownRecomputeModuleFails",
+     kQwenRc2,
+     {{"    num_layers: 2\n", "    num_layers: 2\n    modules: [attention]\n"}},
+     "schema",
      true,
      ""},
     {"RunWithOtherDispatcherFails",

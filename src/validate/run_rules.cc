@@ -3,6 +3,10 @@
 // framework's default). Flag names are Megatron-LM's (also slime's), plus Megatron-Bridge's
 // Hydra-style overrides.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
+#include <string_view>
 
 #include "layout/layout_rules.h"
 #include "validate/recipe_rules.h"
@@ -89,6 +93,37 @@ class LayoutChecker {
     if (l.recompute->num_layers) {
       required("layout.recompute.num_layers", fmt::format("{}", *l.recompute->num_layers),
                {"--recompute-num-layers", "model.recompute_num_layers"});
+    }
+    if (l.recompute->granularity == "selective") recompute_modules(*l.recompute);
+  }
+
+  // Selective recompute's modules, as a set: --recompute-modules (its words) or
+  // model.recompute_modules (a Python list), else Megatron-Core's default, core_attn alone.
+  void recompute_modules(const Recompute& r) {
+    std::optional<RunSetting> setting =
+        run_.effective({"--recompute-modules", "model.recompute_modules"});
+    std::set<std::string> expected(r.modules.begin(), r.modules.end());
+    if (expected.empty()) expected.insert("core_attn");
+    std::set<std::string> found = {"core_attn"};
+    if (setting) {
+      found.clear();
+      std::string word;
+      for (char ch : setting->value + " ") {
+        if (std::string_view("[](),'\" ").find(ch) == std::string_view::npos) {
+          word += ch;
+        } else if (!word.empty()) {
+          found.insert(word);
+          word.clear();
+        }
+      }
+    }
+    if (found != expected) {
+      run_.report(kRule, setting, "layout.recompute.modules",
+                  setting ? "the run command recomputes other modules"
+                          : "the run command does not set --recompute-modules (so it is "
+                            "core_attn alone)",
+                  fmt::format("{}", fmt::join(expected, " ")),
+                  fmt::format("{}", fmt::join(found, " ")));
     }
   }
 

@@ -75,8 +75,29 @@ RunFramework detect_framework(const TrainingCommand& command) {
   return RunFramework::kUnknown;
 }
 
+namespace {
+
+// The rule-free reader (no_argument_rules) plus the one layout flag that takes several words,
+// --recompute-modules (Megatron-LM's nargs='*'), so that its every word is its value.
+const ArgumentRules& layout_reader_rules() {
+  static const ArgumentRules kRules(
+      "",
+      {ArgumentRule{"recompute_modules",
+                    ArgumentClass::kExecution,
+                    {"--recompute-modules", "model.recompute_modules"},
+                    {},
+                    ArgumentTakes::kValues,
+                    "",
+                    "",
+                    {}}},
+      {});
+  return kRules;
+}
+
+}  // namespace
+
 RunView::RunView(const RuleContext& c)
-    : c_(c), command_(read_training_command(c.recipe.run, no_argument_rules())) {
+    : c_(c), command_(read_training_command(c.recipe.run, layout_reader_rules())) {
   framework_ = detect_framework(command_);
   // Lines of the command map to lines of the file only in a literal block (`run: |`); folded
   // and quoted scalars rewrap, so their problems point at the `run` key instead.
