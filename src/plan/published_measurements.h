@@ -53,9 +53,11 @@ std::string published_source(const PublishedMeasurement& row);
 /// rows whose model has no config or a config the counter rejects, and rows check_layout rejects
 /// (the first broken rule), and rows the memory model predicts to need more than 110% of the
 /// GPU's memory with the most recompute their settings allow (published.memory). The table states
-/// no placement or recompute: an even split when legal, else balanced_placement; the least legal
-/// recompute (none, selective, full) predicted to fit in the whole GPU memory, else the last legal
-/// one within 10% over it. Never fails: every row lands in one of the two lists.
+/// no placement or recompute: an even split when legal, else balanced_placement; the recompute
+/// models.yaml's run_settings states (recompute_modules), else of none, the Megatron-Bridge
+/// configs' selective module sets and full, the legal choice predicted to fit in the whole GPU
+/// memory that the default speed parameters predict fastest; else the least-memory legal one
+/// within 10% over it. Never fails: every row lands in one of the two lists.
 PublishedLayouts published_layouts(const std::filesystem::path& root,
                                    const MeasurementDataset& dataset, const std::vector<Gpu>& gpus,
                                    const std::vector<Model>* catalog_models = nullptr);
