@@ -23,7 +23,7 @@ double ring_collective_s(double bytes, int group, int span, const Fabric& fabric
   return fabric.latency_s + (group - 1.0) / group * bytes / bw;
 }
 
-double all_to_all_s(double bytes, int group, int span, const Fabric& fabric) {
+double all_to_all_s(double bytes, int group, int span, const Fabric& fabric, double network_scale) {
   if (group <= 1) return 0;
   double leaving = (group - 1.0) / group * bytes;
   if (within_domain(fabric, span) || fabric.network_bytes_per_s <= 0)
@@ -36,7 +36,8 @@ double all_to_all_s(double bytes, int group, int span, const Fabric& fabric) {
   double inside = bytes * std::max(0.0, peers_inside) / group;
   double outside = leaving - inside;
   double nvlink_s = fabric.nvlink_bytes_per_s > 0 ? inside / fabric.nvlink_bytes_per_s : 0;
-  return fabric.latency_s + std::max(nvlink_s, outside / fabric.network_bytes_per_s);
+  return fabric.latency_s +
+         std::max(nvlink_s, network_scale * outside / fabric.network_bytes_per_s);
 }
 
 double point_to_point_s(double bytes, int distance, const Fabric& fabric) {

@@ -32,8 +32,11 @@ double ring_collective_s(double bytes, int group, int span, const Fabric& fabric
 /// Seconds of an all-to-all where each rank sends `bytes` in all, spread evenly over the `group`
 /// ranks spanning `span` GPUs: the (g - 1) / g that leave the GPU split into the peers inside the
 /// rank's NVLink domain (over NVLink) and outside it (over the network), the two concurrent; plus
-/// the latency. 0 for a group of one.
-double all_to_all_s(double bytes, int group, int span, const Fabric& fabric);
+/// the latency. `network_scale` multiplies the network share's time only (DeepEP's internode
+/// kernels send a token once per destination node and forward it over NVLink there; DeepSeek-AI,
+/// github.com/deepseek-ai/DeepEP, README "normal kernels"). 0 for a group of one.
+double all_to_all_s(double bytes, int group, int span, const Fabric& fabric,
+                    double network_scale = 1.0);
 
 /// Seconds of a point-to-point send of `bytes` to a rank `distance` GPUs away.
 double point_to_point_s(double bytes, int distance, const Fabric& fabric);

@@ -35,6 +35,15 @@ TEST(CollectiveTime, AllToAllSplitsPeersInsideAndOutsideTheDomain) {
   EXPECT_NEAR(all_to_all_s(0.8e9, 8, 8, fabric()), 10e-6 + 0.7e9 / 400e9, 1e-12);
 }
 
+TEST(CollectiveTime, NetworkScaleScalesOnlyTheNetworkShare) {
+  // The 16-rank case above at half the network time: 0.8 GB / 50 GB/s x 0.5 = 8 ms, still above
+  // NVLink's 1.75 ms; at 0.1 the network's 1.6 ms falls under NVLink's share, which then sets it.
+  EXPECT_NEAR(all_to_all_s(1.6e9, 16, 16, fabric(), 0.5), 10e-6 + 0.5 * 0.8e9 / 50e9, 1e-12);
+  EXPECT_NEAR(all_to_all_s(1.6e9, 16, 16, fabric(), 0.1), 10e-6 + 0.7e9 / 400e9, 1e-12);
+  // Inside one domain nothing crosses the network, so the scale changes nothing.
+  EXPECT_DOUBLE_EQ(all_to_all_s(0.8e9, 8, 8, fabric(), 0.5), all_to_all_s(0.8e9, 8, 8, fabric()));
+}
+
 TEST(CollectiveTime, PointToPointUsesTheNetworkBetweenNodes) {
   EXPECT_NEAR(point_to_point_s(1e6, 4, fabric()), 10e-6 + 1e6 / 400e9, 1e-15);
   EXPECT_NEAR(point_to_point_s(1e6, 8, fabric()), 10e-6 + 1e6 / 50e9, 1e-15);

@@ -92,6 +92,14 @@ double mamba_scan_flop_per_token(const ModelShape& m, double heads, double group
   return groups * 2 * q * n + heads * (2 * q * p + 2 * n * p + 2 * n * p / q + 2 * n * p);
 }
 
+double mamba_scan_bytes_per_token(const ModelShape& m, double heads, double groups,
+                                  double row_tokens) {
+  const double q = std::min(kMambaChunkTokens, row_tokens);
+  const double n = m.mamba_state_size, p = m.mamba_head_dim;
+  if (q <= 0) return 0;
+  return 12 * heads * p * n / q + 8 * groups * q + 6 * heads * p + 8 * groups * n;
+}
+
 ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
                                 const ComputeRates& r) {
   Totals tot;
@@ -174,8 +182,9 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
     bytes_fwd += gdn_layers * (10 * h * sp_tokens + 4 * lin.front().shape.n * m);
     tot.t.kernels_fwd += gdn_layers * kDeltaNetKernels;
   }
-  // Mamba-2: in_proj and out_proj, the SSD scan and its decay exponentials, the depthwise
-  // convolution (read and write x, B, C) and the gated norm (read y and z, write) as memory-bound.
+  // Mamba-2: in_proj and out_proj, the SSD scan and its decay exponentials; as memory-bound the
+  // scan's HBM traffic, the depthwise convolution (read and write x, B, C) and the gated norm
+  // (read y and z, write).
   if (mamba_layers > 0) {
     std::vector<Linear> lin;
     const double inner = mamba_inner(model);
@@ -187,8 +196,10 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
     double exps = mamba_layers * m * heads * std::min(kMambaChunkTokens, w.row_tokens);
     tot.t.ssm_fwd_s = flop / r.attention_flop_per_s + exps / r.exp_per_s;
     tot.t.ssm_bwd_s = 2 * tot.t.ssm_fwd_s;
-    bytes_fwd += mamba_layers * (10 * h * sp_tokens + 4 * mamba_conv_channels(model) / tp * m +
-                                 6 * inner / tp * m);
+    bytes_fwd +=
+        mamba_layers *
+        (10 * h * sp_tokens + 4 * mamba_conv_channels(model) / tp * m + 6 * inner / tp * m +
+         mamba_scan_bytes_per_token(model, heads, groups, w.row_tokens) * m);
     tot.t.kernels_fwd += mamba_layers * kMambaKernels;
   }
   // A parallel hybrid's mixers share one norm and residual add.
@@ -239,12 +250,14 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
               1, true);
     add_linears(tot, shared, moe_layers, false, r);
     tot.t.shared_expert_fwd_s = tot.t.dense_gemm_fwd_s - before;
+    // Permute and unpermute each read and write every routed copy (2 + 2 bytes per element).
+    const double permute_bytes = w.permute_in_dispatch ? 0 : 8 * h * routed / etp;
     const double moe_bytes =
-        moe_layers * (10 * h * sp_tokens + 8.0 * model.experts * sp_tokens + 8 * h * routed / etp +
+        moe_layers * (10 * h * sp_tokens + 8.0 * model.experts * sp_tokens + permute_bytes +
                       expert_activation * routed +
                       activation_bytes(model) * model.shared_expert_ffn_hidden_size / tp * m);
     bytes_fwd += moe_bytes;
-    tot.t.kernels_fwd += moe_layers * kMoeKernels;
+    tot.t.kernels_fwd += moe_layers * (kMoeKernels - (w.permute_in_dispatch ? 2 : 0));
     if (recompute_moe) {
       recompute_s +=
           tot.t.expert_gemm_fwd_s - expert_before + tot.t.dense_gemm_fwd_s - dense_before;

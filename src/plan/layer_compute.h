@@ -33,6 +33,17 @@ inline constexpr double kMambaChunkTokens = 128;
 double mamba_scan_flop_per_token(const ModelShape& model, double heads, double groups,
                                  double row_tokens);
 
+/// HBM bytes per token and layer that Mamba-2's SSD chunked scan moves forward on `heads` heads
+/// and `groups` B/C groups (per GPU), chunk Q = min(kMambaChunkTokens, row_tokens), as mamba_ssm's
+/// Triton path runs it (_mamba_chunk_scan_combined_fwd, mamba_ssm/ops/triton/ssd_combined.py,
+/// github.com/state-spaces/mamba): the chunk states, H x P x N per chunk, written in FP32 by
+/// _chunk_state_fwd, read and written back in BF16 by _state_passing_fwd, read by
+/// _chunk_scan_fwd (4 + 4 + 2 + 2 = 12 bytes per element / Q per token); C B^T, G x Q x Q per
+/// chunk in FP32, written by _bmm_chunk_fwd and read by _chunk_scan_fwd (8 G Q per token); x read
+/// twice and y written (6 H P), B and C read twice each (8 G N).
+double mamba_scan_bytes_per_token(const ModelShape& model, double heads, double groups,
+                                  double row_tokens);
+
 /// The rates one GPU gives the compute of a micro-batch, as the speed model's parameters set them.
 struct ComputeRates {
   GemmDevice bf16;                  ///< BF16 GEMMs (output layer, router, BF16 runs)
@@ -63,6 +74,11 @@ struct StageWork {
   /// The routed experts' first GEMM, activation and quantization run as one kernel (see
   /// PlanWorkload::fused_expert_mlp): no activation bytes, no cast of the second GEMM's input.
   bool fused_expert_mlp = false;
+  /// The dispatcher permutes the routed copies into expert order as it sends them and unpermutes
+  /// them as it combines (HybridEP's dispatch_with_permute / combine_with_unpermute,
+  /// github.com/deepseek-ai/DeepEP branch hybrid-ep, as Megatron-Core's fused_a2a.py calls them):
+  /// no separate permute and unpermute kernels or their bytes.
+  bool permute_in_dispatch = false;
   /// The layout's recompute when selective: its modules' forward runs again in backward
   /// (ComputeTime::selective_recompute_fwd_s); anything else recomputes no module.
   Recompute recompute = {};
@@ -114,7 +130,8 @@ struct ComputeTime {
 /// (row-parallel, K = d_inner / TP) GEMMs; the SSD scan (mamba_scan_flop_per_token on the GPU's
 /// heads / TP and groups / TP) at attention's rate plus one exponential per head and token pair
 /// of its chunk (the decay exp(segsum), mamba_ssm ssd_chunk_scan) at the special-function rate;
-/// backward twice the forward. Memory-bound work in bytes per token (docs/planner.md).
+/// backward twice the forward; its HBM traffic (mamba_scan_bytes_per_token) with the memory-bound
+/// work. Memory-bound work in bytes per token (docs/planner.md).
 ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& work,
                                 const ComputeRates& rates);
 

@@ -180,9 +180,11 @@ TEST(LayerCompute, MambaLayerByHand) {
       2 * (gemm_time_s({m, 6176, 1024, 1}, r.bf16) + gemm_time_s({m, 1024, 2048, 1}, r.bf16));
   EXPECT_DOUBLE_EQ(t.dense_gemm_fwd_s, gemms);
   // Memory-bound bytes per token and layer: norm + residual 10 x 1,024 = 10,240, convolution
-  // read + write 4 x 4,096 = 16,384, gated norm (read y and z, write) 6 x 2,048 = 12,288:
-  // 38,912.
-  EXPECT_DOUBLE_EQ(t.memory_bound_fwd_s, 2 * m * 38'912 / r.hbm_bytes_per_s);
+  // read + write 4 x 4,096 = 16,384, gated norm (read y and z, write) 6 x 2,048 = 12,288, and the
+  // scan's traffic: chunk states 12 x 32 x 64 x 128 / 128 = 24,576, C B^T 8 x 8 x 128 = 8,192,
+  // x and y 6 x 2,048 = 12,288, B and C 8 x 8 x 128 = 8,192 (53,248): 92,160.
+  EXPECT_DOUBLE_EQ(mamba_scan_bytes_per_token(mamba_only(), 32, 8, 8192), 53'248);
+  EXPECT_DOUBLE_EQ(t.memory_bound_fwd_s, 2 * m * 92'160 / r.hbm_bytes_per_s);
   EXPECT_DOUBLE_EQ(t.kernels_fwd, 2 * 12);
   // TP 2 halves the heads and groups on the GPU: the scan halves, in_proj's N halves.
   StageWork tp2 = no_output();

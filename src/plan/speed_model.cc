@@ -57,7 +57,7 @@ const std::vector<SpeedParameterBound>& speed_parameter_bounds() {
       {"recompute_unit_overhead_s", &SpeedParameters::recompute_unit_overhead_s, 1e-6, 1e-2, true,
        "fixed seconds per full-recompute unit per micro-batch"},
       {"flex_dispatcher_factor", &SpeedParameters::flex_dispatcher_factor, 0.3, 1.5, true,
-       "flex (DeepEP) all-to-all time / alltoall's"},
+       "flex (DeepEP) all-to-all network time / alltoall's"},
       // HybridEP and DeepEP are different kernels (HybridEP drives NVLink domains of up to 72
       // GPUs through TMA), so each backend has its own factor.
       {"hybridep_dispatcher_factor", &SpeedParameters::hybridep_dispatcher_factor, 0.3, 1.5, true,
@@ -292,7 +292,7 @@ struct StepBreakdown {
 
 // Compute of one micro-batch, forward, backward and recompute, split by kind.
 void add_compute(StepBreakdown& b, const ModelShape& model, const PlanWorkload& workload,
-                 const SpeedParameters& p) {
+                 const Layout& layout, const SpeedParameters& p) {
   StageWork w;
   w.layer_share = b.stage.layer_share;
   w.has_output = b.stage.has_output;
@@ -300,6 +300,7 @@ void add_compute(StepBreakdown& b, const ModelShape& model, const PlanWorkload& 
   w.tp = b.sh.tp, w.cp = b.sh.cp, w.ep = b.sh.ep, w.etp = b.sh.etp;
   w.routing_imbalance = workload.forced_balanced_routing ? 1.0 : p.routing_imbalance;
   w.fused_expert_mlp = workload.fused_expert_mlp;
+  w.permute_in_dispatch = b.sh.ep > 1 && workload.hybridep && layout.dispatcher == "flex";
   w.recompute = b.recompute.selective;
   const ComputeTime& c = b.compute = micro_batch_compute(model, w, b.rates);
   b.gemm_s = c.dense_gemm_fwd_s + c.expert_gemm_fwd_s + c.output_fwd_s + c.dense_gemm_bwd_s +
@@ -409,14 +410,18 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
   if (sh.ep > 1 && model.is_moe()) {
     double imbalance = workload.forced_balanced_routing ? 1.0 : p.routing_imbalance;
     double bytes = tokens / sh.tp * model.experts_per_token * h * kBf16Bytes * imbalance;
-    double factor = layout.dispatcher != "flex" ? 1.0
-                    : workload.hybridep         ? p.hybridep_dispatcher_factor
-                                                : p.flex_dispatcher_factor;
+    // HybridEP's kernels drive the NVLink domain itself (TMA copies), so its factor scales the
+    // whole all-to-all; DeepEP's gain is across nodes (one copy per destination node, forwarded
+    // over NVLink there), so its factor scales only the network share, and inside one domain
+    // DeepEP counts as alltoall.
+    bool flex = layout.dispatcher == "flex";
+    double factor = flex && workload.hybridep ? p.hybridep_dispatcher_factor : 1.0;
+    double network_scale = flex && !workload.hybridep ? p.flex_dispatcher_factor : 1.0;
     double moe_layers = d(model.moe_layers) * b.stage.layer_share;
     // Selective recompute of the whole MoE layer dispatches and combines once more.
     double ep_passes = passes + (rerun_moe ? 1 : 0);
     b.ep.raw_s = moe_layers * 2 * (ep_passes + 1) * factor *
-                 all_to_all_s(bytes, sh.ep, sh.ep * sh.etp, fabric);
+                 all_to_all_s(bytes, sh.ep, sh.ep * sh.etp, fabric, network_scale);
     double shared_s = workload.shared_expert_overlap ? c.shared_expert_fwd_s * (passes + 2) : 0;
     b.ep.s = std::max(0.0, b.ep.raw_s - shared_s);
     if (workload.ep_a2a_overlap) b.ep.s = a2a_overlapped_s(b, c);
@@ -480,7 +485,7 @@ StepBreakdown step_breakdown(const ModelShape& model, const ClusterShape& cluste
   b.recompute = recompute_cost(layout, b.stage.layers, b.sh.vpp);
   b.rates = rates_of(cluster, workload, p);
   const Fabric fabric = fabric_of(cluster, p.communication_efficiency, p.collective_latency_s);
-  add_compute(b, model, workload, p);
+  add_compute(b, model, workload, layout, p);
   add_communication(b, model, layout, workload, fabric, p);
   b.microbatch_s = b.gemm_s + b.attention_s + b.memory_bound_s + b.kernel_s + b.recompute_s +
                    b.tp.s + b.cp.s + b.ep.s + b.etp_s + b.pp_s;

@@ -32,10 +32,12 @@ struct SpeedParameters {
   /// fixed seconds per full-recompute unit per micro-batch (checkpoint bookkeeping, the
   /// recompute's launch and synchronisation)
   double recompute_unit_overhead_s = 1e-4;
-  /// all-to-all time of the flex (DeepEP / HybridEP) dispatcher / the alltoall dispatcher's; the
-  /// prior 1 says "no faster until measured" (both move the same bytes inside one NVLink domain)
+  /// network time of the flex dispatcher's DeepEP all-to-all / the alltoall dispatcher's (DeepEP
+  /// sends a token once per destination node and forwards it over NVLink there; inside one
+  /// NVLink domain it counts as alltoall); the prior 1 says "no faster until measured"
   double flex_dispatcher_factor = 1.0;
-  /// the same for the flex dispatcher's HybridEP backend (--moe-flex-dispatcher-backend hybridep)
+  /// whole all-to-all time of the flex dispatcher's HybridEP backend
+  /// (--moe-flex-dispatcher-backend hybridep, NVLink domains through TMA) / alltoall's
   double hybridep_dispatcher_factor = 1.0;
   /// Each Blackwell type's sustained tensor-core and special-function throughput / its datasheet
   /// peak, relative to Hopper's (H100 and H200 are the reference: the efficiencies above are

@@ -243,8 +243,9 @@ TEST(SpeedModel, EpAllToAllOverlapHidesUnderTheOtherMicroBatchExceptUnpairedOnes
 }
 
 TEST(SpeedModel, EachFlexBackendHasItsOwnFactor) {
-  // The EP all-to-all scales by the DeepEP factor under flex, by the HybridEP factor under flex
-  // with that backend, and by neither under alltoall.
+  // Under flex, HybridEP's factor scales the whole EP all-to-all; DeepEP's scales only the share
+  // that crosses the network, so inside one 8-GPU node DeepEP costs what alltoall does; alltoall
+  // takes neither factor.
   SpeedParameters p;
   p.flex_dispatcher_factor = 0.5;
   p.hybridep_dispatcher_factor = 0.25;
@@ -253,17 +254,24 @@ TEST(SpeedModel, EachFlexBackendHasItsOwnFactor) {
   flex.dispatcher = "flex";
   PlanWorkload hybridep;
   hybridep.hybridep = true;
-  double base = term(estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, alltoall, p, true),
-                     "EP communication");
+  auto ep_s = [&](int gpus, const PlanWorkload& w, const Layout& l) {
+    return term(estimate_speed(gpt_oss(), h200(gpus), w, l, p, true), "EP communication");
+  };
+  double base = ep_s(8, PlanWorkload{}, alltoall);
   ASSERT_GT(base, 0);
-  EXPECT_NEAR(
-      term(estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, flex, p, true), "EP communication"),
-      0.5 * base, 1e-9 * base);
-  EXPECT_NEAR(term(estimate_speed(gpt_oss(), h200(8), hybridep, flex, p, true), "EP communication"),
-              0.25 * base, 1e-9 * base);
-  EXPECT_NEAR(
-      term(estimate_speed(gpt_oss(), h200(8), hybridep, alltoall, p, true), "EP communication"),
-      base, 1e-9 * base);
+  EXPECT_NEAR(ep_s(8, PlanWorkload{}, flex), base, 1e-9 * base);
+  EXPECT_NEAR(ep_s(8, hybridep, flex), 0.25 * base, 1e-9 * base);
+  EXPECT_NEAR(ep_s(8, hybridep, alltoall), base, 1e-9 * base);
+  // EP 16 over two nodes: the network share (8 of 16 peers, at H200's 50 GB/s against NVLink's
+  // 450 GB/s) sets the time, so DeepEP at 0.5 takes between half and all of alltoall's.
+  Layout wide = layout_of(1, 1, 16);
+  Layout wide_flex = wide;
+  wide_flex.dispatcher = "flex";
+  double wide_base = ep_s(16, PlanWorkload{}, wide);
+  double wide_deepep = ep_s(16, PlanWorkload{}, wide_flex);
+  EXPECT_LT(wide_deepep, 0.6 * wide_base);
+  EXPECT_GT(wide_deepep, 0.5 * wide_base);
+  EXPECT_NEAR(ep_s(16, hybridep, wide_flex), 0.25 * wide_base, 1e-9 * wide_base);
 }
 
 TEST(SpeedModel, ASustainedClockSlowsTheTensorCoresNotHbm) {
@@ -308,6 +316,30 @@ TEST(SpeedModel, AFusedExpertMlpSavesItsActivationAndCastBytes) {
               1e-6 * saved);
   EXPECT_DOUBLE_EQ(term(faster, "GEMMs"), term(plain, "GEMMs"));
   EXPECT_GT(faster.tokens_per_s_per_gpu, plain.tokens_per_s_per_gpu);
+}
+
+TEST(SpeedModel, HybridEpPermutesInItsDispatch) {
+  // gpt-oss-20b on 8 H200, EP 8: HybridEP's dispatch_with_permute and combine_with_unpermute
+  // remove the permute and unpermute kernels and their bytes; DeepEP and alltoall keep them.
+  PlanWorkload hybridep;
+  hybridep.hybridep = true;
+  Layout alltoall = layout_of(1, 1, 8);
+  Layout flex = alltoall;
+  flex.dispatcher = "flex";
+  SpeedEstimate plain = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, alltoall, {}, true);
+  SpeedEstimate deepep = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, flex, {}, true);
+  SpeedEstimate fused = estimate_speed(gpt_oss(), h200(8), hybridep, flex, {}, true);
+  // By hand: 42,598.4 routed copies per micro-batch and layer (as above); permute and unpermute
+  // each read and write a copy's 2,880 BF16 values, 8 x 2,880 bytes forward and twice that
+  // backward; 24 MoE layers, 16 micro-batches, at 4,800 GB/s x 0.8. Two kernels fewer per MoE
+  // layer and pass, 3 passes, at 4 us.
+  double saved = 16 * 24 * 42'598.4 * 3 * 8 * 2'880 / (4800e9 * 0.8);
+  EXPECT_NEAR(term(plain, "memory-bound kernels") - term(fused, "memory-bound kernels"), saved,
+              1e-6 * saved);
+  EXPECT_NEAR(term(plain, "kernel overhead") - term(fused, "kernel overhead"),
+              16 * 24 * 2 * 3 * 4e-6, 1e-12);
+  EXPECT_DOUBLE_EQ(term(deepep, "memory-bound kernels"), term(plain, "memory-bound kernels"));
+  EXPECT_DOUBLE_EQ(term(fused, "GEMMs"), term(plain, "GEMMs"));
 }
 
 TEST(SpeedModel, Fp8SpeedsGemmsNotAttention) {
