@@ -105,6 +105,26 @@ TEST(PlanCli, PlanPrintsThePlacementItChoseForDeepSeekV3OnPp8Vpp2) {
                       "must start with the embedding and end with the loss");
 }
 
+TEST(PlanCli, GradReduceInBf16HalvesTheGradientsHeld) {
+  // Megatron-LM's --grad-reduce-in-bf16: each stage holds 2 bytes of gradient per parameter, not
+  // 4; weights stay as they were.
+  const std::string flags =
+      "plan --model gpt-oss-20b --gpu H200 --gpus 8 --layout 'TP1 PP2 EP4' --format json";
+  CliRun fp32 = run(flags);
+  CliRun bf16 = run(flags + " --grad-reduce-in-bf16");
+  ASSERT_EQ(fp32.exit_code, 0) << fp32.err;
+  ASSERT_EQ(bf16.exit_code, 0) << bf16.err;
+  nlohmann::json a = nlohmann::json::parse(fp32.out), b = nlohmann::json::parse(bf16.out);
+  ASSERT_EQ(a["memory_stages"].size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_DOUBLE_EQ(b["memory_stages"][i]["gradients_bytes"].get<double>(),
+                     a["memory_stages"][i]["gradients_bytes"].get<double>() / 2);
+    EXPECT_DOUBLE_EQ(b["memory_stages"][i]["weights_bytes"].get<double>(),
+                     a["memory_stages"][i]["weights_bytes"].get<double>());
+  }
+  EXPECT_LT(b["memory_bytes"].get<double>(), a["memory_bytes"].get<double>());
+}
+
 TEST(PlanCli, UnknownModelAndGpuExitOneEverywhere) {
   expect_same_refusal(run_both("--model no-such-model --gpu H200 --gpus 8 --layout TP1"),
                       "--model: no-such-model: not a catalog model and no such file");

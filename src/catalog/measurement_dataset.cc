@@ -109,6 +109,14 @@ MeasurementModel model_from_yaml(const YamlNode& item) {
     for (const YamlNode& entry : list->items)
       m.run_settings.push_back(run_settings_from_yaml(entry));
   }
+  if (const YamlNode* grad = field_mapping(item, "grad_reduce_in_fp32")) {
+    m.grad_reduce_in_fp32 = field_bool(*grad, "value", true);
+    if (const YamlNode* source = field_mapping(*grad, "source")) {
+      m.grad_reduce_source_file = field_string(*source, "file");
+      m.grad_reduce_source_commit = field_string(*source, "commit");
+      m.grad_reduce_source_configs = field_string_list(*source, "configs");
+    }
+  }
   return m;
 }
 

@@ -92,6 +92,13 @@ struct MeasurementModel {
   std::string config_reason;  ///< why there is no config (config nullopt)
   /// First match wins; empty: every row keeps the defaults (data/measurements/README.md).
   std::vector<PublishedRunSettings> run_settings;
+  /// grad_reduce_in_fp32 as the model's performance script sets it for all its runs (models.yaml's
+  /// `grad_reduce_in_fp32.value`); true where absent, as Megatron-Bridge's mixed-precision
+  /// presets set it.
+  bool grad_reduce_in_fp32 = true;
+  std::string grad_reduce_source_file;                  ///< path in NVIDIA-NeMo/Megatron-Bridge
+  std::string grad_reduce_source_commit;                ///< the commit read
+  std::vector<std::string> grad_reduce_source_configs;  ///< the function that sets it
 
   /// The first run_settings entry `row` matches, or nullptr.
   const PublishedRunSettings* settings_for(const PublishedMeasurement& row) const;

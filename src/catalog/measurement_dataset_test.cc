@@ -205,6 +205,36 @@ TEST(MeasurementDataset, RunSettingsApplyToTheRowsTheyMatch) {
   EXPECT_TRUE(dataset->find_model("llama3-70b")->run_settings.empty());
 }
 
+TEST(MeasurementDataset, EveryModelWithAConfigStatesItsGradientDtypeWithItsSource) {
+  // Each performance script sets grad_reduce_in_fp32 = False for all its runs; models.yaml says
+  // so with the file, commit and function read.
+  Problems problems;
+  std::optional<MeasurementDataset> dataset = load_measurement_dataset(
+      testing::source_dir(), testing::bundled_catalog().catalog.gpus, problems);
+  ASSERT_TRUE(dataset) << describe(problems);
+  for (const MeasurementModel& m : dataset->models) {
+    if (!m.config) continue;
+    EXPECT_FALSE(m.grad_reduce_in_fp32) << m.slug;
+    EXPECT_EQ(m.grad_reduce_source_file.rfind("scripts/performance/configs/", 0), 0u) << m.slug;
+    EXPECT_EQ(m.grad_reduce_source_commit.size(), 40u) << m.slug;
+    EXPECT_EQ(m.grad_reduce_source_configs.size(), 1u) << m.slug;
+  }
+  EXPECT_EQ(dataset->find_model("deepseek-v3")->grad_reduce_source_configs.front(),
+            "set_deepseek_v3_common_configs");
+  // Absent, the Megatron-Bridge presets' FP32 stands; a value without its source is refused.
+  MeasurementModel defaults;
+  EXPECT_TRUE(defaults.grad_reduce_in_fp32);
+  Problems unsourced = load_problems(
+      bundled_rows(),
+      replace_first(
+          bundled_models(),
+          "      source: {file: scripts/performance/configs/llama/llama3_llm_pretrain.py, "
+          "commit: \"55387ccb4669feb512953918292bc4ab9830fb66\", configs: "
+          "[\"set_llama3_common_configs\"]}\n",
+          ""));
+  EXPECT_TRUE(has_rule(unsourced, "schema")) << describe(unsourced);
+}
+
 TEST(MeasurementDataset, RunSettingsNameKnownGpuTypesOfMoeModels) {
   Problems unknown_gpu = load_problems(
       bundled_rows(),

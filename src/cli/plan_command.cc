@@ -142,6 +142,9 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, int& exit_code
   plan->add_flag("--overlap-moe-expert-parallel-comm", options->arguments.settings.ep_a2a_overlap,
                  "Runs overlap one micro-batch's EP all-to-all with another's compute (A2A/1F1B; "
                  "needs EP > 1, no full recompute, VPP when PP > 1; default off)");
+  plan->add_flag("--grad-reduce-in-bf16", options->arguments.settings.grad_reduce_in_bf16,
+                 "Runs hold and reduce-scatter gradients in BF16 (default FP32, as Megatron-LM "
+                 "does under --bf16)");
   plan->add_option(
           "--headroom", options->arguments.headroom,
           "Fraction of GPU memory kept free for what the memory model leaves out (default 0.10)")

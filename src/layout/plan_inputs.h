@@ -51,6 +51,11 @@ struct PlanWorkload {
   /// as one fused kernel on Blackwell (Megatron-Bridge's cutedsl_fused_grouped_mlp: Transformer
   /// Engine's fused grouped MLP over cuDNN's grouped_gemm_swiglu kernels).
   bool fused_expert_mlp = false;
+  /// Gradients accumulated and reduce-scattered in FP32 (Megatron-Core DDP's grad_reduce_in_fp32:
+  /// the gradient buffer's dtype). Megatron-LM turns it on for --bf16 unless --grad-reduce-in-bf16
+  /// (validate_args, megatron/training/arguments.py), as do Megatron-Bridge's mixed-precision
+  /// presets; false: BF16, 2 bytes per parameter held and reduced instead of 4.
+  bool grad_reduce_in_fp32 = true;
 };
 
 /// "bf16", "fp8", "mxfp8" or "nvfp4".

@@ -39,6 +39,9 @@ std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog,
     m.workload.ep_a2a_overlap = on("--overlap-moe-expert-parallel-comm");
     const TrainingArgument* backend = command.find_spelling({"--moe-flex-dispatcher-backend"});
     m.workload.hybridep = backend && backend->value == "hybridep";
+    // Megatron-LM keeps FP32 gradients under --bf16 unless --grad-reduce-in-bf16
+    // (validate_args, megatron/training/arguments.py).
+    m.workload.grad_reduce_in_fp32 = !on("--grad-reduce-in-bf16");
     if (m.layout.ep > 1 && m.layout.dispatcher.empty()) m.layout.dispatcher = "alltoall";
     m.tokens_per_s_per_gpu = r.result.tokens_per_s_per_gpu;
     measured.push_back(std::move(m));

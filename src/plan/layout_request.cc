@@ -209,6 +209,7 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
   request.workload.shared_expert_overlap = arguments.settings.shared_expert_overlap;
   request.workload.ep_a2a_overlap = arguments.settings.ep_a2a_overlap;
   request.workload.hybridep = backend == "hybridep";
+  request.workload.grad_reduce_in_fp32 = !arguments.settings.grad_reduce_in_bf16;
   if (!arguments.layout.layout.empty()) {
     request.layout = resolve_layout(arguments.layout, model->shape, *cluster, request.workload,
                                     problems, &request.placement_chosen);

@@ -83,6 +83,7 @@ struct RunSettingArguments {
   bool shared_expert_overlap = false;  ///< --moe-shared-expert-overlap
   bool ep_a2a_overlap = false;         ///< --overlap-moe-expert-parallel-comm
   std::string flex_backend;            ///< --moe-flex-dispatcher-backend: deepep or hybridep
+  bool grad_reduce_in_bf16 = false;    ///< --grad-reduce-in-bf16: BF16 gradients (else FP32)
 };
 
 /// Everything the user's flags say, before it is resolved.

@@ -31,6 +31,10 @@ TEST(LayoutSearch, EveryCatalogRecipeIsLegalAndPredictedToFit) {
     l.dp = implied_data_parallel(m.cluster, l);
     MemoryEstimate memory = estimate_memory(m.model, m.cluster, m.workload, l);
     EXPECT_TRUE(memory.fits) << m.name << ": " << memory.memory_bytes / 1e9 << " GB";
+    // The gradient dtype each recipe's run states: gpt-oss-20b's --grad-reduce-in-bf16, the
+    // Qwen3.5 recipes' --accumulate-allreduce-grads-in-fp32.
+    EXPECT_EQ(m.workload.grad_reduce_in_fp32, m.name.find("gpt-oss-20b") == std::string::npos)
+        << m.name;
   }
 }
 

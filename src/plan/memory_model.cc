@@ -325,10 +325,11 @@ MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& clus
     const double params_per_gpu = dense_per_gpu + expert_per_gpu;
 
     // Megatron-LM theoretical_memory_usage.py, compute_weight_and_optimizer_memory: BF16 weight
-    // 2 B + FP32 main gradient 4 B per parameter; the distributed optimizer's 12 B sharded over
+    // 2 B + FP32 main gradient 4 B per parameter (BF16, 2 B, without grad_reduce_in_fp32: the DDP
+    // gradient buffer takes the parameter's dtype); the distributed optimizer's 12 B sharded over
     // the data-parallel group with CP (dense) or the expert data-parallel group (experts).
     s.weights_bytes = kBf16Bytes * params_per_gpu;
-    s.gradients_bytes = kFp32Bytes * params_per_gpu;
+    s.gradients_bytes = (workload.grad_reduce_in_fp32 ? kFp32Bytes : kBf16Bytes) * params_per_gpu;
     s.optimizer_bytes = optimizer_on_gpu * kOptimizerBytesPerParam *
                         (dense_per_gpu / (dp * cp) + expert_per_gpu / expert_dp);
     s.activations_bytes = stage_activation_bytes(stage, layout, per_layer);

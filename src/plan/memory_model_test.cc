@@ -139,6 +139,18 @@ TEST(MemoryModel, DoublingTensorParallelHalvesShardedTerms) {
   EXPECT_DOUBLE_EQ(replicated.peak.activations_bytes, (8'192.0 + 32'800.0 / 2) * kTokens * 4);
 }
 
+TEST(MemoryModel, Bf16GradientsHoldTwoBytesPerParameter) {
+  // Without grad_reduce_in_fp32 the DDP gradient buffer takes the parameters' dtype: 2 bytes per
+  // parameter instead of 4; nothing else changes.
+  const ModelShape m = tiny_dense();
+  PlanWorkload bf16_grads;
+  bf16_grads.grad_reduce_in_fp32 = false;
+  const MemoryEstimate fp32 = estimate_memory(m, cluster(8), PlanWorkload{}, layout(1, 1));
+  const MemoryEstimate bf16 = estimate_memory(m, cluster(8), bf16_grads, layout(1, 1));
+  EXPECT_DOUBLE_EQ(bf16.peak.gradients_bytes, 2.0 * 132'644'864);
+  EXPECT_DOUBLE_EQ(fp32.peak.total_bytes - bf16.peak.total_bytes, 2.0 * 132'644'864);
+}
+
 TEST(MemoryModel, DataParallelShardsOnlyTheOptimizer) {
   const ModelShape m = tiny_dense();
   const MemoryEstimate dp8 = estimate_memory(m, cluster(8), PlanWorkload{}, layout(1, 1));

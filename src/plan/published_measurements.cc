@@ -87,6 +87,9 @@ MeasuredLayout measured_of(const PublishedMeasurement& row, const MeasurementMod
   m.workload.tp_comm_overlap = row.tp > 1 && row.precision != "nvfp4";
   m.workload.shared_expert_overlap = true;
   m.layout = layout_of(row);
+  // Megatron-Bridge's performance scripts hold and reduce gradients in BF16
+  // (grad_reduce_in_fp32 = False in each model's common configs), where models.yaml says so.
+  if (model) m.workload.grad_reduce_in_fp32 = model->grad_reduce_in_fp32;
   // What Megatron-Bridge's performance scripts set for the model's runs, where models.yaml
   // transcribes it (run_settings, with its source): the dispatcher and the two EP overlaps.
   if (const PublishedRunSettings* settings = model ? model->settings_for(row) : nullptr) {

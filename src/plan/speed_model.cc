@@ -17,8 +17,7 @@ namespace openrecipes {
 namespace {
 
 constexpr double kBf16Bytes = 2;  // activations, gathered parameters, all-to-all payloads
-constexpr double kFp32Bytes =
-    4;  // gradients reduced in FP32 (Megatron-Bridge's grad_reduce_in_fp32)
+constexpr double kFp32Bytes = 4;  // gradients reduced in FP32 (grad_reduce_in_fp32)
 // Distributed Adam step per parameter of the rank's shard: read the FP32 gradient, master weight
 // and two moments (16 B), write the three back (12 B) and the BF16 weight (2 B).
 constexpr double kOptimizerBytesPerParam = 30;
@@ -442,12 +441,14 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
   }
 }
 
-// DP with the distributed optimizer: reduce-scatter of FP32 gradients and all-gather of the
+// DP with the distributed optimizer: reduce-scatter of the gradients (FP32 with
+// grad_reduce_in_fp32, else BF16) and all-gather of the
 // parameters (BF16, or FP8 for a low-precision run: fp8_param_gather) of the stage's weights,
 // dense over DP x CP and experts over expert DP = W / (PP x EP x ETP); overlapped with the last
 // micro-batch's backward and the first one's forward, except a one-layer tail. Then the Adam step
 // over the rank's shard, memory-bound.
-void add_data_parallel(StepBreakdown& b, const ModelShape& model, const Fabric& fabric) {
+void add_data_parallel(StepBreakdown& b, const ModelShape& model, const PlanWorkload& workload,
+                       const Fabric& fabric) {
   const StepShape& sh = b.sh;
   // The indexer's weights are duplicated on every TP rank (Megatron-Core DSAIndexer).
   double duplicated = tp_duplicated_params_per_layer(model) * b.stage.layers;
@@ -460,9 +461,10 @@ void add_data_parallel(StepBreakdown& b, const ModelShape& model, const Fabric& 
   b.expert_dp = std::max(sh.world / (sh.pp * sh.ep * sh.etp), 1);
   int dense_group = sh.dp * sh.cp;
   double gather_bytes = b.rates.low_precision ? 1 : kBf16Bytes;
+  double grad_bytes = workload.grad_reduce_in_fp32 ? kFp32Bytes : kBf16Bytes;
   b.dp_rs_s =
-      ring_collective_s(dense * kFp32Bytes, dense_group, sh.tp * dense_group, fabric) +
-      ring_collective_s(expert * kFp32Bytes, b.expert_dp, sh.ep * sh.etp * b.expert_dp, fabric);
+      ring_collective_s(dense * grad_bytes, dense_group, sh.tp * dense_group, fabric) +
+      ring_collective_s(expert * grad_bytes, b.expert_dp, sh.ep * sh.etp * b.expert_dp, fabric);
   b.dp_ag_s =
       ring_collective_s(dense * gather_bytes, dense_group, sh.tp * dense_group, fabric) +
       ring_collective_s(expert * gather_bytes, b.expert_dp, sh.ep * sh.etp * b.expert_dp, fabric);
@@ -492,7 +494,7 @@ StepBreakdown step_breakdown(const ModelShape& model, const ClusterShape& cluste
   // Pipeline bubble of (interleaved) 1F1B: (PP - 1) / VPP micro-batch times (Narayanan et al.
   // 2021, arXiv:2104.04473, sec. 2.2).
   b.bubble_s = (b.sh.pp - 1.0) / b.sh.vpp * b.microbatch_s;
-  add_data_parallel(b, model, fabric);
+  add_data_parallel(b, model, workload, fabric);
   b.step_s = b.sh.m * b.microbatch_s + b.bubble_s + b.dp_s + b.optimizer_s;
   return b;
 }

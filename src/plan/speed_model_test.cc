@@ -342,6 +342,20 @@ TEST(SpeedModel, HybridEpPermutesInItsDispatch) {
   EXPECT_DOUBLE_EQ(term(fused, "GEMMs"), term(plain, "GEMMs"));
 }
 
+TEST(SpeedModel, Bf16GradientsHalveTheReduceScatter) {
+  // gpt-oss-20b on 16 H200, TP1 PP1 EP8, DP 16: the gradients' reduce-scatter crosses the network
+  // (two nodes) and is not hidden under one micro-batch's backward only in part, so halving its
+  // bytes (BF16 instead of FP32 gradients) cuts the exposed DP time; the all-gather stays.
+  PlanWorkload bf16_grads;
+  bf16_grads.grad_reduce_in_fp32 = false;
+  Layout l = layout_of(1, 1, 8);
+  SpeedEstimate fp32 = estimate_speed(gpt_oss(), h200(16), PlanWorkload{}, l, {}, true);
+  SpeedEstimate bf16 = estimate_speed(gpt_oss(), h200(16), bf16_grads, l, {}, true);
+  EXPECT_LT(term(bf16, "DP communication"), term(fp32, "DP communication"));
+  EXPECT_DOUBLE_EQ(term(bf16, "GEMMs"), term(fp32, "GEMMs"));
+  EXPECT_GT(bf16.tokens_per_s_per_gpu, fp32.tokens_per_s_per_gpu);
+}
+
 TEST(SpeedModel, Fp8SpeedsGemmsNotAttention) {
   PlanWorkload fp8;
   fp8.precision = Precision::kFp8;
