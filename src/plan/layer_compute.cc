@@ -43,9 +43,15 @@ LinearTime linear_time(Linear l, const ComputeRates& r, bool grouped = false) {
   t.fwd_s = gemm_time_s(s, dev);
   t.bwd_s = gemm_time_s(dgrad, dev) + gemm_time_s(wgrad, dev);
   if (l.low_precision && r.low_precision) {
-    // Each cast reads BF16 and writes the low-precision copy: 3 bytes per element.
-    t.cast_fwd_bytes = 3 * s.groups * s.m * s.k;
-    t.cast_bwd_bytes = 3 * s.groups * s.m * s.n;
+    // Each cast reads BF16 once and writes two low-precision copies, row-wise for this GEMM and
+    // column-wise for the backward GEMM that reduces over the other axis (Transformer Engine's
+    // quantizers with rowwise and columnwise usage: Hopper's FP8 GEMMs take only the TN layout,
+    // so the second copy is the transpose, fused as cast-transpose; MXFP8 scales 1 x 32 blocks
+    // along the reduction axis, so each axis needs its own): 4 bytes per element, scales aside.
+    // NVFP4 writes half-byte copies but its recipe (Transformer Engine's NVFP4BlockScaling) also
+    // runs a random Hadamard transform over the column-wise inputs, so 4 stays its count too.
+    t.cast_fwd_bytes = 4 * s.groups * s.m * s.k;
+    t.cast_bwd_bytes = 4 * s.groups * s.m * s.n;
   }
   return t;
 }
