@@ -357,6 +357,28 @@ TEST(SpeedModel, Bf16GradientsHalveTheReduceScatter) {
   EXPECT_GT(bf16.tokens_per_s_per_gpu, fp32.tokens_per_s_per_gpu);
 }
 
+TEST(SpeedModel, VirtualPipelineHidesEachSendUnderTheNextChunk) {
+  // gpt-oss-20b on 16 H200 at PP2 (EP8, DP8: 16 micro-batches), each stage one node, so every
+  // send crosses the network. With VPP2 a send overlaps one chunk's forward (or backward) pass:
+  // on H200's links it hides whole, leaving the call latency, 2 x VPP sends a micro-batch.
+  Layout v1 = layout_of(1, 2, 8);
+  Layout v2 = v1;
+  v2.vpp = 2;
+  const double m = 16;
+  SpeedParameters p;
+  SpeedEstimate fast = estimate_speed(gpt_oss(), h200(16), PlanWorkload{}, v2, p, true);
+  EXPECT_NEAR(term(fast, "PP communication"), m * 2 * 2 * p.collective_latency_s, 1e-12);
+  // At a thousandth of the link's rate each send outlasts its chunk: a micro-batch exposes
+  // 2 x VPP sends less the forward and backward it hides under, against 2 sends without VPP.
+  p.communication_efficiency = 0.001;
+  SpeedEstimate slow1 = estimate_speed(gpt_oss(), h200(16), PlanWorkload{}, v1, p, true);
+  SpeedEstimate slow2 = estimate_speed(gpt_oss(), h200(16), PlanWorkload{}, v2, p, true);
+  double compute = term(slow2, "GEMMs") + term(slow2, "attention kernels") +
+                   term(slow2, "memory-bound kernels") + term(slow2, "kernel overhead");
+  EXPECT_NEAR(term(slow2, "PP communication"), 2 * term(slow1, "PP communication") - compute,
+              1e-9 * term(slow1, "PP communication"));
+}
+
 TEST(SpeedModel, Fp8SpeedsGemmsNotAttention) {
   PlanWorkload fp8;
   fp8.precision = Precision::kFp8;
