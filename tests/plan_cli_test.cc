@@ -123,6 +123,19 @@ TEST(PlanCli, GradReduceInBf16HalvesTheGradientsHeld) {
                      a["memory_stages"][i]["weights_bytes"].get<double>());
   }
   EXPECT_LT(b["memory_bytes"].get<double>(), a["memory_bytes"].get<double>());
+  // Both outputs say which run settings they assume, and the catalog's recipe of this layout ran
+  // with --grad-reduce-in-bf16: its figure is shown as another run's where the settings differ.
+  EXPECT_EQ(a["run_settings"], nlohmann::json::array());
+  EXPECT_EQ(b["run_settings"], nlohmann::json::array({"--grad-reduce-in-bf16"}));
+  EXPECT_EQ(a["measured"]["run_settings"], nlohmann::json::array({"--grad-reduce-in-bf16"}));
+  const std::string text = "plan --model gpt-oss-20b --gpu H200 --gpus 8 --layout 'TP1 PP2 EP4'";
+  CliRun plain = run(text), same = run(text + " --grad-reduce-in-bf16");
+  EXPECT_NE(plain.out.find("run settings: Megatron-LM's defaults\n"), std::string::npos)
+      << plain.out;
+  EXPECT_NE(plain.out.find("run with other settings: --grad-reduce-in-bf16"), std::string::npos)
+      << plain.out;
+  EXPECT_NE(same.out.find("run settings: --grad-reduce-in-bf16\n"), std::string::npos) << same.out;
+  EXPECT_EQ(same.out.find("run with other settings"), std::string::npos) << same.out;
 }
 
 TEST(PlanCli, UnknownModelAndGpuExitOneEverywhere) {

@@ -19,8 +19,28 @@ std::string recipe_stem(const std::string& path) {
   return name.size() > 5 ? name.substr(0, name.size() - 5) : name;
 }
 
+// The run settings `workload` switches on, as Megatron-LM's flags spell them (the fused expert
+// MLP, a published run's setting with no Megatron-LM flag, as Megatron-Bridge's name).
+std::vector<std::string> run_setting_flags(const PlanWorkload& workload) {
+  std::vector<std::string> flags;
+  if (workload.tp_comm_overlap) flags.push_back("--tp-comm-overlap");
+  if (workload.shared_expert_overlap) flags.push_back("--moe-shared-expert-overlap");
+  if (workload.ep_a2a_overlap) flags.push_back("--overlap-moe-expert-parallel-comm");
+  if (workload.hybridep) flags.push_back("--moe-flex-dispatcher-backend hybridep");
+  if (workload.fused_expert_mlp) flags.push_back("cutedsl_fused_grouped_mlp");
+  if (!workload.grad_reduce_in_fp32) flags.push_back("--grad-reduce-in-bf16");
+  return flags;
+}
+
+std::string run_settings_text(const PlanWorkload& workload) {
+  std::vector<std::string> flags = run_setting_flags(workload);
+  return flags.empty() ? "Megatron-LM's defaults" : fmt::format("{}", fmt::join(flags, " "));
+}
+
 nlohmann::json measured_json(const MeasuredLayout* m) {
-  return m ? nlohmann::json{{"recipe", m->name}, {"tokens_per_s_per_gpu", m->tokens_per_s_per_gpu}}
+  return m ? nlohmann::json{{"recipe", m->name},
+                            {"tokens_per_s_per_gpu", m->tokens_per_s_per_gpu},
+                            {"run_settings", run_setting_flags(m->workload)}}
            : nlohmann::json(nullptr);
 }
 
@@ -99,6 +119,7 @@ std::string headline_text(const LayoutPlan& plan) {
       "{} on {} x {} ({} per node): rows of {} tokens, global batch {}, {}\n", plan.model_name,
       cluster.gpus, cluster.gpu.type, cluster.per_node, format_count(plan.workload.row_tokens),
       plan.workload.global_batch, precision_name(plan.workload.precision));
+  out += fmt::format("run settings: {}\n", run_settings_text(plan.workload));
   out += fmt::format(
       "searched {} layouts: {} legal, {} predicted to fit in {:.1f} GB ({:.0f}% headroom of {} "
       "GB)\n",
@@ -262,6 +283,7 @@ nlohmann::json layout_plan_to_json(const LayoutPlan& plan) {
       {"seq_length", plan.workload.row_tokens},
       {"global_batch", plan.workload.global_batch},
       {"precision", precision_name(plan.workload.precision)},
+      {"run_settings", run_setting_flags(plan.workload)},
       {"headroom_fraction", plan.memory.headroom_fraction},
       {"searched",
        {{"candidates", result.candidates}, {"legal", result.legal}, {"fitting", result.fitting}}},
@@ -285,6 +307,7 @@ std::string layout_plan_text(const LayoutPlan& plan, bool explain) {
 
 nlohmann::json one_layout_plan_to_json(const OneLayoutPlan& plan) {
   nlohmann::json j = prediction_to_json(plan.prediction, true);
+  j["run_settings"] = run_setting_flags(plan.workload);
   j["measured"] = measured_json(plan.measured);
   j["band"] = band_json(plan.band);
   j["best_measured"] = measured_json(plan.best_measured);
@@ -306,10 +329,16 @@ std::string one_layout_plan_text(const OneLayoutPlan& plan) {
                                          layout.pp, layout.vpp, placement_flags_text(layout))
                            : "");
   }
+  out += fmt::format("run settings: {}\n", run_settings_text(plan.workload));
   if (plan.measured) {
+    // The same layout measured under other run settings is that run's figure, not this one's.
+    std::string its = run_settings_text(plan.measured->workload);
     out +=
-        fmt::format("measured: {} tokens/s per GPU ({})\n",
-                    format_thousands(plan.measured->tokens_per_s_per_gpu, 2), plan.measured->name);
+        fmt::format("measured: {} tokens/s per GPU ({}){}\n",
+                    format_thousands(plan.measured->tokens_per_s_per_gpu, 2), plan.measured->name,
+                    its == run_settings_text(plan.workload)
+                        ? ""
+                        : fmt::format(", run with other settings: {}", its));
   }
   out += fmt::format("predicted: {} tokens/s per GPU, {} (nearest measured: {})\n",
                      format_thousands(plan.prediction.speed.tokens_per_s_per_gpu, 0),

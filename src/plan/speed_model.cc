@@ -24,6 +24,12 @@ constexpr double kOptimizerBytesPerParam = 30;
 
 double d(std::int64_t v) { return static_cast<double>(v); }
 
+// HybridEP permutes the routed copies inside its dispatch and combine (LayerCompute's
+// StageWork::permute_in_dispatch): the flex dispatcher with that backend, and EP > 1.
+bool hybridep_permutes(const Layout& layout, const PlanWorkload& workload, int ep) {
+  return ep > 1 && workload.hybridep && layout.dispatcher == "flex";
+}
+
 }  // namespace
 
 const std::vector<SpeedParameterBound>& speed_parameter_bounds() {
@@ -299,7 +305,7 @@ void add_compute(StepBreakdown& b, const ModelShape& model, const PlanWorkload& 
   w.tp = b.sh.tp, w.cp = b.sh.cp, w.ep = b.sh.ep, w.etp = b.sh.etp;
   w.routing_imbalance = workload.forced_balanced_routing ? 1.0 : p.routing_imbalance;
   w.fused_expert_mlp = workload.fused_expert_mlp;
-  w.permute_in_dispatch = b.sh.ep > 1 && workload.hybridep && layout.dispatcher == "flex";
+  w.permute_in_dispatch = hybridep_permutes(layout, workload, b.sh.ep);
   w.recompute = b.recompute.selective;
   const ComputeTime& c = b.compute = micro_batch_compute(model, w, b.rates);
   b.gemm_s = c.dense_gemm_fwd_s + c.expert_gemm_fwd_s + c.output_fwd_s + c.dense_gemm_bwd_s +
@@ -546,7 +552,12 @@ std::vector<StepTimeTerm> step_time_terms(const StepBreakdown& b, const ModelSha
                    c.ssm_fwd_s + c.ssm_bwd_s, c.indexer_fwd_s + c.indexer_bwd_s,
                    b.rates.attention_flop_per_s, b.rates.exp_per_s)},
       {"memory-bound kernels", m * b.memory_bound_s,
-       fmt::format("norms, residuals, rotary, activations, router, permute{} at {:.3g} B/s",
+       fmt::format("norms, residuals, rotary, activations{}{}{} at {:.3g} B/s",
+                   model.is_moe() ? ", router" : "",
+                   !model.is_moe() ? ""
+                   : hybridep_permutes(layout, workload, sh.ep)
+                       ? " (permute in the HybridEP dispatch)"
+                       : ", permute",
                    b.rates.low_precision ? ", casts" : "", b.rates.hbm_bytes_per_s)},
       {"kernel overhead", m * b.kernel_s,
        fmt::format("{:.0f} kernels per pass x 3 passes x {:.3g} s", c.kernels_fwd,
@@ -579,9 +590,12 @@ std::vector<StepTimeTerm> step_time_terms(const StepBreakdown& b, const ModelSha
        fmt::format("ETP {}: all-gather + reduce-scatter of routed tokens over {}", sh.etp,
                    link(sh.etp))},
       {"PP communication", m * b.pp_s,
-       fmt::format(
-           "PP {}: point-to-point over {}{}", sh.pp, link(sh.world / sh.pp + 1),
-           sh.vpp > 1 ? ", overlapped with the next chunk's compute (the excess exposed)" : "")},
+       sh.pp == 1
+           ? std::string("PP 1: no pipeline sends")
+           : fmt::format("PP {}: point-to-point over {}{}", sh.pp, link(sh.world / sh.pp + 1),
+                         sh.vpp > 1 ? ", overlapped with the next chunk's compute (the excess "
+                                      "exposed)"
+                                    : "")},
       {"pipeline bubble", b.bubble_s,
        fmt::format("(PP - 1) / VPP = {} / {} micro-batch times", sh.pp - 1, sh.vpp)},
       {"DP communication", b.dp_s,
