@@ -297,6 +297,19 @@ bool ep_a2a_overlap_rule(const PlanWorkload& w, const Layout& l, Report& report)
   return true;
 }
 
+// The flex dispatcher (DeepEP / HybridEP) exchanges tokens over the TP x EP group and refuses a
+// group of one: Megatron-Core's MoEFlexTokenDispatcher asserts TP x EP > 1
+// (megatron/core/transformer/moe/token_dispatcher.py).
+template <class Report>
+bool flex_dispatcher_rule(const ModelShape& m, const Layout& l, Report& report) {
+  if (!m.is_moe() || l.dispatcher != "flex" || l.tp * l.ep > 1) return true;
+  return report(LayoutRule::kFlexDispatcher, [&] {
+    return Details{"layout.dispatcher", "the flex dispatcher needs TP x EP > 1",
+                   "alltoall or allgather with TP x EP = 1",
+                   fmt::format("flex with TP {} x EP {}", l.tp, l.ep)};
+  });
+}
+
 // Checks that a row split over CP fits in max_tokens_per_gpu, then that the micro-batch's rows
 // do: a micro-batch of rows_per_microbatch rows spread over CP holds rows x row_tokens / CP tokens
 // per GPU, which max_tokens_per_gpu bounds (slime packs up to max_tokens_per_gpu x CP tokens per
@@ -338,6 +351,7 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
   if (!placement_rules(m, l, report)) return;
   if (!batch_rules(m, w, l, dp, report)) return;
   if (!ep_a2a_overlap_rule(w, l, report)) return;
+  if (!flex_dispatcher_rule(m, l, report)) return;
   row_fits_rule(w, l, report);
 }
 
@@ -345,23 +359,12 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
 
 const std::vector<LayoutRule>& all_layout_rules() {
   static const std::vector<LayoutRule> kRules = {
-      LayoutRule::kSizes,
-      LayoutRule::kDenseMesh,
-      LayoutRule::kTpHeads,
-      LayoutRule::kTpNode,
-      LayoutRule::kSequenceParallel,
-      LayoutRule::kExperts,
-      LayoutRule::kExpertMesh,
-      LayoutRule::kPlacementExclusive,
-      LayoutRule::kPipelineLayout,
-      LayoutRule::kPipelineLayers,
-      LayoutRule::kVirtualPipeline,
-      LayoutRule::kContextParallel,
-      LayoutRule::kCpLayers,
-      LayoutRule::kGlobalBatch,
-      LayoutRule::kRecompute,
-      LayoutRule::kEpA2aOverlap,
-      LayoutRule::kRowFits,
+      LayoutRule::kSizes,          LayoutRule::kDenseMesh,          LayoutRule::kTpHeads,
+      LayoutRule::kTpNode,         LayoutRule::kSequenceParallel,   LayoutRule::kExperts,
+      LayoutRule::kExpertMesh,     LayoutRule::kPlacementExclusive, LayoutRule::kPipelineLayout,
+      LayoutRule::kPipelineLayers, LayoutRule::kVirtualPipeline,    LayoutRule::kContextParallel,
+      LayoutRule::kCpLayers,       LayoutRule::kGlobalBatch,        LayoutRule::kRecompute,
+      LayoutRule::kEpA2aOverlap,   LayoutRule::kFlexDispatcher,     LayoutRule::kRowFits,
       LayoutRule::kMicrobatchFits,
   };
   return kRules;
@@ -405,6 +408,8 @@ std::string layout_rule_id(LayoutRule rule) {
       return "mesh.recompute";
     case LayoutRule::kEpA2aOverlap:
       return "mesh.ep_a2a_overlap";
+    case LayoutRule::kFlexDispatcher:
+      return "mesh.flex_dispatcher";
   }
   return "layout";
 }
@@ -449,6 +454,8 @@ std::string layout_rule_text(LayoutRule rule) {
       return "the EP all-to-all overlap needs EP > 1, alltoall or flex, no full recompute, VPP "
              "when "
              "pipelined";
+    case LayoutRule::kFlexDispatcher:
+      return "the flex dispatcher needs TP x EP > 1";
   }
   return "";
 }

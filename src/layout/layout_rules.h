@@ -46,6 +46,9 @@ enum class LayoutRule {
   /// the alltoall or flex dispatcher, no full recompute and VPP > 1 when PP > 1 (Megatron-LM's
   /// validate_args)
   kEpA2aOverlap,
+  /// mesh.flex_dispatcher: the flex dispatcher needs TP x EP > 1 (Megatron-Core's
+  /// MoEFlexTokenDispatcher asserts it, megatron/core/transformer/moe/token_dispatcher.py)
+  kFlexDispatcher,
 };
 
 /// Every rule, in the order they are checked.

@@ -353,6 +353,23 @@ TEST(LayoutRules, RecomputeModulesOnlyWithSelectiveRecompute) {
   EXPECT_EQ(v[0].found, "1 module(s)");
 }
 
+TEST(LayoutRules, FlexDispatcherNeedsTpTimesEpAboveOne) {
+  // Megatron-Core's MoEFlexTokenDispatcher asserts TP x EP > 1.
+  auto with = [&](const char* text, const char* dispatcher) {
+    Layout l = layout(text);
+    l.dispatcher = dispatcher;
+    return check_layout(shape(kQwen), h200(32), PlanWorkload{}, l);
+  };
+  std::vector<LayoutViolation> v = with("PP4 EP1", "flex");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(layout_rule_id(v[0].rule), "mesh.flex_dispatcher");
+  EXPECT_EQ(v[0].field, "layout.dispatcher");
+  EXPECT_EQ(v[0].found, "flex with TP 1 x EP 1");
+  EXPECT_TRUE(with("PP4 EP8", "flex").empty());
+  EXPECT_TRUE(with("TP2 PP4 EP1", "flex").empty());  // TP alone makes the group
+  EXPECT_TRUE(with("PP4 EP1", "alltoall").empty());
+}
+
 TEST(LayoutRules, EpAllToAllOverlapNeedsEpAFitDispatcherNoFullRecomputeAndVpp) {
   // Megatron-LM's validate_args for --overlap-moe-expert-parallel-comm.
   PlanWorkload overlap;
