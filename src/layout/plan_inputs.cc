@@ -23,4 +23,8 @@ std::optional<Precision> precision_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+double gradient_bytes_per_param(const PlanWorkload& workload) {
+  return workload.grad_reduce_in_fp32 ? 4 : 2;
+}
+
 }  // namespace openrecipes

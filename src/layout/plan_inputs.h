@@ -58,6 +58,12 @@ struct PlanWorkload {
   bool grad_reduce_in_fp32 = true;
 };
 
+/// Bytes per parameter of the gradient buffer, held and reduce-scattered: 4 with
+/// `workload.grad_reduce_in_fp32`, else 2 (the buffer takes the BF16 parameters' dtype:
+/// `grad_dtype = torch.float if grad_reduce_in_fp32 else param.dtype`, Megatron-Core's
+/// megatron/core/distributed/distributed_data_parallel.py).
+double gradient_bytes_per_param(const PlanWorkload& workload);
+
 /// "bf16", "fp8", "mxfp8" or "nvfp4".
 std::string precision_name(Precision precision);
 

@@ -329,16 +329,15 @@ std::string one_layout_plan_text(const OneLayoutPlan& plan) {
                                          layout.pp, layout.vpp, placement_flags_text(layout))
                            : "");
   }
-  out += fmt::format("run settings: {}\n", run_settings_text(plan.workload));
+  const std::string settings = run_settings_text(plan.workload);
+  out += fmt::format("run settings: {}\n", settings);
   if (plan.measured) {
     // The same layout measured under other run settings is that run's figure, not this one's.
-    std::string its = run_settings_text(plan.measured->workload);
+    const std::string its = run_settings_text(plan.measured->workload);
     out +=
         fmt::format("measured: {} tokens/s per GPU ({}){}\n",
                     format_thousands(plan.measured->tokens_per_s_per_gpu, 2), plan.measured->name,
-                    its == run_settings_text(plan.workload)
-                        ? ""
-                        : fmt::format(", run with other settings: {}", its));
+                    its == settings ? "" : fmt::format(", run with other settings: {}", its));
   }
   out += fmt::format("predicted: {} tokens/s per GPU, {} (nearest measured: {})\n",
                      format_thousands(plan.prediction.speed.tokens_per_s_per_gpu, 0),

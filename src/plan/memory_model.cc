@@ -329,7 +329,7 @@ MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& clus
     // gradient buffer takes the parameter's dtype); the distributed optimizer's 12 B sharded over
     // the data-parallel group with CP (dense) or the expert data-parallel group (experts).
     s.weights_bytes = kBf16Bytes * params_per_gpu;
-    s.gradients_bytes = (workload.grad_reduce_in_fp32 ? kFp32Bytes : kBf16Bytes) * params_per_gpu;
+    s.gradients_bytes = gradient_bytes_per_param(workload) * params_per_gpu;
     s.optimizer_bytes = optimizer_on_gpu * kOptimizerBytesPerParam *
                         (dense_per_gpu / (dp * cp) + expert_per_gpu / expert_dp);
     s.activations_bytes = stage_activation_bytes(stage, layout, per_layer);

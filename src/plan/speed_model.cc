@@ -17,7 +17,6 @@ namespace openrecipes {
 namespace {
 
 constexpr double kBf16Bytes = 2;  // activations, gathered parameters, all-to-all payloads
-constexpr double kFp32Bytes = 4;  // gradients reduced in FP32 (grad_reduce_in_fp32)
 // Distributed Adam step per parameter of the rank's shard: read the FP32 gradient, master weight
 // and two moments (16 B), write the three back (12 B) and the BF16 weight (2 B).
 constexpr double kOptimizerBytesPerParam = 30;
@@ -476,7 +475,7 @@ void add_data_parallel(StepBreakdown& b, const ModelShape& model, const PlanWork
   b.expert_dp = std::max(sh.world / (sh.pp * sh.ep * sh.etp), 1);
   int dense_group = sh.dp * sh.cp;
   double gather_bytes = b.rates.low_precision ? 1 : kBf16Bytes;
-  double grad_bytes = workload.grad_reduce_in_fp32 ? kFp32Bytes : kBf16Bytes;
+  double grad_bytes = gradient_bytes_per_param(workload);
   b.dp_rs_s =
       ring_collective_s(dense * grad_bytes, dense_group, sh.tp * dense_group, fabric) +
       ring_collective_s(expert * grad_bytes, b.expert_dp, sh.ep * sh.etp * b.expert_dp, fabric);
@@ -532,6 +531,10 @@ std::vector<StepTimeTerm> step_time_terms(const StepBreakdown& b, const ModelSha
       fmt::format("stage {} ({} layers{}), {:.0f} micro-batches of {} rows x {:.0f} tokens / CP {}",
                   b.stage.index, b.stage.layers, b.stage.has_output ? " + output layer" : "", m,
                   sh.rows_per_mb, sh.s, sh.cp);
+  const char* moe_bytes_text = !model.is_moe() ? ""
+                               : hybridep_permutes(layout, workload, sh.ep)
+                                   ? ", router (permute in the HybridEP dispatch)"
+                                   : ", router, permute";
   std::string experts =
       model.is_moe()
           ? fmt::format("; routed experts {:.3g} s fwd as grouped GEMMs of M = {:.0f} tokens",
@@ -552,12 +555,7 @@ std::vector<StepTimeTerm> step_time_terms(const StepBreakdown& b, const ModelSha
                    c.ssm_fwd_s + c.ssm_bwd_s, c.indexer_fwd_s + c.indexer_bwd_s,
                    b.rates.attention_flop_per_s, b.rates.exp_per_s)},
       {"memory-bound kernels", m * b.memory_bound_s,
-       fmt::format("norms, residuals, rotary, activations{}{}{} at {:.3g} B/s",
-                   model.is_moe() ? ", router" : "",
-                   !model.is_moe() ? ""
-                   : hybridep_permutes(layout, workload, sh.ep)
-                       ? " (permute in the HybridEP dispatch)"
-                       : ", permute",
+       fmt::format("norms, residuals, rotary, activations{}{} at {:.3g} B/s", moe_bytes_text,
                    b.rates.low_precision ? ", casts" : "", b.rates.hbm_bytes_per_s)},
       {"kernel overhead", m * b.kernel_s,
        fmt::format("{:.0f} kernels per pass x 3 passes x {:.3g} s", c.kernels_fwd,
