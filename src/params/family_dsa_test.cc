@@ -1,6 +1,6 @@
-// MLA with DeepSeek sparse attention: DeepSeek-V3.2-Exp's real config counted by hand, its total
-// rebuilt and set beside the published sizes, GLM-5's model_type on the same layer, and the bad
-// configs the reader refuses (each an edit of the real fixture).
+// MLA with DeepSeek sparse attention: the real DeepSeek-V3.2-Exp and GLM-5.1 configs counted by
+// hand, their totals rebuilt and set beside the published sizes, and the bad configs the reader
+// refuses (each an edit of the DeepSeek-V3.2-Exp fixture).
 #include "params/family_dsa.h"
 
 #include <gtest/gtest.h>
@@ -121,6 +121,49 @@ TEST(SparseAttention, GlmMoeDsaReadsTheSameLayer) {
   ASSERT_TRUE(result) << testing::describe(problems);
   EXPECT_EQ(result->model_type, "glm_moe_dsa");
   EXPECT_EQ(result->active_params, 37'476'106'240);
+}
+
+TEST(SparseAttention, Glm51CountsByHandAndRebuildsThePublishedSize) {
+  // The real zai-org/GLM-5.1 config (tests/fixtures/configs/glm-5.1, source.yaml beside it):
+  // hidden 6144, 64 heads, q_lora 2048, kv_lora 512, nope 192, rope 64, v 256, 78 layers:
+  //   MLA: q_a 6144x2048 = 12,582,912 + q_b 2048x(64 x 256) = 33,554,432 + kv_a 6144x576
+  //        = 3,538,944 + kv_b 512x(64 x 448) = 14,680,064 + o 16384x6144 = 100,663,296
+  //        = 165,019,648 (x 78)
+  //   indexer (32 heads of 128): wq_b 2048x4096 = 8,388,608 + wk 6144x128 = 786,432
+  //        + weights_proj 6144x32 = 196,608 = 9,371,648 (x 78)
+  //   dense MLP: 3 x 6144 x 12288 = 226,492,416 (x 3)
+  //   routed experts: 8 x 3 x 6144 x 2048 = 8 x 37,748,736 = 301,989,888 (x 75); shared
+  //   37,748,736 (x 75); router 6144 x 256 = 1,572,864 (x 75); output 6144 x 154880 = 951,582,720
+  // N = 78 x 174,391,296 + 3 x 226,492,416 + 75 x 341,311,488 + 951,582,720 = 40,831,942,656.
+  Problems problems;
+  const std::string path = testing::source_dir() + "/tests/fixtures/configs/glm-5.1/config.json";
+  auto result = count_active_params_of_file(path, problems);
+  ASSERT_TRUE(result) << testing::describe(problems);
+  EXPECT_EQ(result->model_type, "glm_moe_dsa");
+  EXPECT_EQ(component(*result, "attention")->per_layer, 165'019'648);
+  EXPECT_EQ(component(*result, "indexer")->per_layer, 9'371'648);
+  EXPECT_EQ(component(*result, "indexer")->layers, 78);
+  EXPECT_EQ(component(*result, "dense MLP")->layers, 3);
+  EXPECT_EQ(component(*result, "routed experts")->per_layer, 301'989'888);
+  EXPECT_EQ(component(*result, "routed experts")->layers, 75);
+  EXPECT_EQ(component(*result, "output layer")->total, 951'582'720);
+  EXPECT_EQ(result->active_params, 40'831'942'656);
+  auto shape = model_shape_from_file(path, "", problems);
+  ASSERT_TRUE(shape) << testing::describe(problems);
+  EXPECT_EQ(shape->kv_heads, 64);
+  EXPECT_EQ(shape->head_dim, 256);  // qk_nope 192 + qk_rope 64
+  EXPECT_EQ(shape->indexer_heads, 32);
+  EXPECT_EQ(shape->indexer_top_k, 2048);
+  EXPECT_EQ(shape->mtp_layers, 1);
+  // total_params: embedding and output 2 x 951,582,720 + 78 x (165,019,648 + 9,371,648)
+  // + 3 x 226,492,416 + 75 x (256 x 37,748,736 + 37,748,736 + 1,572,864) = 743,910,014,976.
+  // Added back: norms 78 x (6144 + 6144 + 2048 + 512 + indexer key LayerNorm 128) + 6144
+  // = 1,174,272; biases 78 x 128 (indexer key LayerNorm) + 75 x 256 (router correction)
+  // = 29,184: 743,911,218,432, GLM-5's published "744B" total parameters.
+  EXPECT_EQ(shape->total_params(), 743'910'014'976);
+  const std::int64_t main_model = shape->total_params() + 1'174'272 + 29'184;
+  EXPECT_EQ(main_model, 743'911'218'432);
+  EXPECT_LT(std::llabs(main_model - 744'000'000'000), 500'000'000);
 }
 
 TEST(SparseAttention, SharedIndexersAreCountedOnce) {
