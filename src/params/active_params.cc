@@ -20,6 +20,10 @@ const std::map<std::string, Family>& families() {
   static const std::map<std::string, Family> kFamilies = {
       {"llama", Family::kDense},
       {"mistral", Family::kDense},
+      // Ministral 3 (Mistral 3's and Devstral 2's text model): Mistral's decoder with an explicit
+      // head_dim (transformers models/ministral3/modeling_ministral3.py); its Llama-4-style
+      // attention temperature has no weights.
+      {"ministral3", Family::kDense},
       {"qwen2", Family::kDense},
       {"qwen3", Family::kDense},
       {"mixtral", Family::kMixtral},

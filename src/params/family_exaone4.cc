@@ -39,6 +39,8 @@ std::optional<FamilyModel> read_exaone4(const HfConfig& c, Problems& problems) {
   d.mlp_detail = fmt::format("gate+up {} and down {}", dims(d.s.hidden, 2 * d.dense_ffn),
                              dims(d.dense_ffn, d.s.hidden));
   d.left_out = {"input embedding", "norms (with the per-head q and k norms)"};
+  // EXAONE 4.5's text model (exaone4_5_text, Exaone4ForCausalLM) adds MTP layers.
+  d.mtp_layers = c.integer_or("num_nextn_predict_layers", 0, 0, 64);
   return build_gqa_decoder(c, d, before, problems);
 }
 

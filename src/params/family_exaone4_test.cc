@@ -81,6 +81,41 @@ TEST(Exaone4, OnePointTwoBMatchesThePublishedSize) {
   EXPECT_LT(with_norms, 1'075'000'000);
 }
 
+TEST(Exaone4, Exaone45TextModelCountsByHandWithItsMtpLayer) {
+  // The real LGAI-EXAONE/EXAONE-4.5-33B config (tests/fixtures/configs/exaone-4.5-33b, source.yaml
+  // beside it): an exaone4_5 wrapper whose text_config (exaone4_5_text) is EXAONE 4.0's layer.
+  // hidden 5120, 40 heads and 8 KV heads of 128, 64 layers:
+  //   attention: q 5120x5120 = 26,214,400 + k 5120x1024 = 5,242,880 + v 5,242,880
+  //              + o 26,214,400 = 62,914,560 (x 64)
+  //   MLP: 3 x 5120 x 27392 = 420,741,120 (x 64); output (untied) 5120 x 153600 = 786,432,000
+  // N = 64 x 483,655,680 + 786,432,000 = 31,740,395,520.
+  Problems problems;
+  const std::string path =
+      testing::source_dir() + "/tests/fixtures/configs/exaone-4.5-33b/config.json";
+  auto count = count_active_params_of_file(path, problems);
+  ASSERT_TRUE(count) << testing::describe(problems);
+  EXPECT_EQ(count->model_type, "exaone4_5_text");
+  EXPECT_EQ(testing::component_total(*count, "attention"), std::int64_t{64} * 62'914'560);
+  EXPECT_EQ(testing::component_total(*count, "dense MLP"), std::int64_t{64} * 420'741'120);
+  EXPECT_EQ(count->active_params, 31'740'395'520);
+  EXPECT_EQ(count->left_out.back(), "1 multi-token-prediction layer");
+  auto shape = model_shape_from_file(path, "", problems);
+  ASSERT_TRUE(shape) << testing::describe(problems);
+  EXPECT_EQ(shape->mtp_layers, 1);
+  // layer_types (the string sliding_window_pattern "LLLG" is not read beside it): 48 of 64 slide.
+  EXPECT_EQ(shape->sliding_window_layers, 48);
+  EXPECT_EQ(shape->sliding_window, 4096);
+  // total_params: embedding and output 2 x 786,432,000 + 64 x 483,655,680 = 32,526,827,520;
+  // norms 64 x (post-attention and post-feedforward 5120 each, q_norm and k_norm 128 each) + final
+  // 5120 = 676,864: 32,527,504,384 text weights, which with the 28-layer vision encoder make the
+  // "33B" of the model's name.
+  EXPECT_EQ(shape->total_params(), 32'526'827'520);
+  const std::int64_t text = shape->total_params() + 64 * (5120 + 5120 + 128 + 128) + 5120;
+  EXPECT_EQ(text, 32'527'504'384);
+  EXPECT_GE(text, 32'000'000'000);
+  EXPECT_LT(text, 33'000'000'000);
+}
+
 TEST(Exaone4, TheEditsApply) {
   std::string text = testing::read_source_file(kExaone);
   EXPECT_NE(text.find(layer_types_block()), std::string::npos);

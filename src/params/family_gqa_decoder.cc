@@ -27,6 +27,7 @@ ModelShape shape_of(const GqaDecoder& d, const ActiveParamCount& count) {
   shape.sliding_window_layers = as_int(std::count(d.sliding.begin(), d.sliding.end(), true));
   if (shape.sliding_window_layers > 0) shape.sliding_window = as_int(d.sliding_window);
   shape.gated_mlp = true;
+  shape.mtp_layers = as_int(d.mtp_layers);
   if (d.experts > 0) {
     shape.moe_layers = shape.layers;
     shape.experts = as_int(d.experts);
@@ -130,6 +131,10 @@ std::optional<FamilyModel> build_gqa_decoder(const HfConfig& c, const GqaDecoder
   if (!total) return std::nullopt;
   model.count.active_params = *total;
   model.count.left_out = d.left_out;
+  if (d.mtp_layers > 0) {
+    model.count.left_out.push_back(fmt::format("{} multi-token-prediction layer{}", d.mtp_layers,
+                                               d.mtp_layers == 1 ? "" : "s"));
+  }
   model.shape = shape_of(d, model.count);
   return model;
 }

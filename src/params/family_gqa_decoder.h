@@ -32,6 +32,9 @@ struct GqaDecoder {
   /// Mixture-of-experts models (experts > 0): routed experts, top-k and one expert's width.
   std::int64_t experts = 0, experts_per_token = 0, expert_ffn = 0;
   bool tied_embeddings = false;
+  /// Multi-token-prediction layers (left out of N, kept in the shape for memory); build_gqa_decoder
+  /// adds them to `left_out`.
+  std::int64_t mtp_layers = 0;
   std::vector<std::string> left_out;  ///< what the convention leaves out for this model
 };
 

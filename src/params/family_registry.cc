@@ -31,6 +31,7 @@ const std::map<std::string, FamilyReader>& readers() {
       {"deepseek_v32", &read_sparse_attention_model},
       {"ernie4_5_moe", &read_ernie4_5_moe},
       {"exaone4", &read_exaone4},
+      {"exaone4_5_text", &read_exaone4},
       {"exaone_moe", &read_exaone_moe},
       {"falcon_h1", &read_falcon_h1},
       {"gemma2", &read_gemma2},
