@@ -6,11 +6,16 @@ namespace openrecipes {
 
 namespace {
 
+// A value from the input (a file name, a field, what was found) is cut at this many bytes, so a
+// problem line stays readable when a value runs to thousands of characters; what the program says
+// (the message, what it expected, e.g. every supported model_type) is cut only where JSON cuts it.
+constexpr std::size_t kLongestInputValue = 240;
+constexpr std::size_t kLongestOwnText = 4096;
+
 // Control characters never reach the terminal raw: a value could otherwise move the cursor or
 // clear the screen. Shown as \xNN; other bytes (UTF-8 text) pass through.
-std::string printable(const std::string& full) {
-  // A problem line stays readable: a value of thousands of characters is cut.
-  constexpr std::size_t kLongest = 240;
+std::string printable(const std::string& full, std::size_t longest = kLongestInputValue) {
+  const std::size_t kLongest = longest;
   std::string text = full;
   if (text.size() > kLongest) {
     std::size_t cut = kLongest;
@@ -42,8 +47,9 @@ std::string format_problem_line(const Problem& problem) {
     out = printable(problem.file) + ": ";
   }
   if (!problem.field.empty()) out += printable(problem.field) + ": ";
-  out += printable(problem.message);
-  std::string expected = printable(problem.expected), found = printable(problem.found);
+  out += printable(problem.message, kLongestOwnText);
+  std::string expected = printable(problem.expected, kLongestOwnText),
+              found = printable(problem.found);
   if (!expected.empty() && !found.empty()) {
     out += fmt::format(" (expected {}, found {})", expected, found);
   } else if (!expected.empty()) {
@@ -56,8 +62,8 @@ std::string format_problem_line(const Problem& problem) {
 
 nlohmann::json problem_to_json(const Problem& problem) {
   auto cut = [](const std::string& text) {
-    return text.size() > 4096
-               ? text.substr(0, 4096) + fmt::format("... ({} bytes in all)", text.size())
+    return text.size() > kLongestOwnText
+               ? text.substr(0, kLongestOwnText) + fmt::format("... ({} bytes in all)", text.size())
                : text;
   };
   return {{"file", problem.file},

@@ -30,6 +30,9 @@ using Problems = std::vector<Problem>;
 
 /// Formats one problem as a single line: `file:line:col: field: message (expected X, found Y)`;
 /// `file: ...` for a problem with no line (about the file as a whole), `field: ...` with no file.
+/// Values from the input (file, field, found) are cut at 240 bytes, the message and what was
+/// expected at 4,096 (as in JSON), each with "... (N bytes in all)"; control characters print as
+/// \xNN.
 std::string format_problem_line(const Problem& problem);
 
 /// The problem as a JSON object: file, line, column, field, rule, message, expected, found.
