@@ -15,10 +15,9 @@ constexpr std::size_t kLongestOwnText = 4096;
 // Control characters never reach the terminal raw: a value could otherwise move the cursor or
 // clear the screen. Shown as \xNN; other bytes (UTF-8 text) pass through.
 std::string printable(const std::string& full, std::size_t longest = kLongestInputValue) {
-  const std::size_t kLongest = longest;
   std::string text = full;
-  if (text.size() > kLongest) {
-    std::size_t cut = kLongest;
+  if (text.size() > longest) {
+    std::size_t cut = longest;
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
       --cut;  // whole characters
     text = text.substr(0, cut) + fmt::format("... ({} bytes in all)", full.size());
