@@ -671,6 +671,38 @@ TEST(Cli, ValidateChecksThePublishedMeasurementsAtFileLineAndField) {
   fs::remove_all(root);
 }
 
+// models.yaml and the other shared files, and the dataset's files, are checked as what they are
+// when named, not as recipes (which listed every missing recipe field against them).
+TEST(Cli, ValidateChecksANamedCatalogDataFileAsWhatItIs) {
+  CliRun models = run("validate models.yaml gpus.yaml");
+  EXPECT_EQ(models.exit_code, 0) << models.output;
+  EXPECT_NE(models.output.find("0 recipes, 0 problems"), std::string::npos) << models.output;
+  fs::path root = copy_catalog("named_data_files");
+  fs::create_directories(root / "data" / "measurements");
+  fs::copy_file(fs::path(testing::source_dir()) / "data/measurements/models.yaml",
+                root / "data/measurements/models.yaml");
+  std::string rows = testing::read_source_file("data/measurements/megatron-bridge.yaml");
+  rows.replace(rows.find("    gbs: 4096\n"), 14, "    gbs: 4095\n");
+  std::ofstream(root / "data/measurements/megatron-bridge.yaml") << rows;
+  const std::string recipe = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+  fs::create_directories((root / recipe).parent_path());
+  fs::copy_file(fs::path(testing::source_dir()) / recipe, root / recipe);
+  if (fs::exists(fs::path(testing::source_dir()) / "rules")) {
+    fs::copy(fs::path(testing::source_dir()) / "rules", root / "rules",
+             fs::copy_options::recursive);
+  }
+  CliRun named = run("--root '" + root.string() + "' validate '" +
+                         (root / "data/measurements/megatron-bridge.yaml").string() + "' '" +
+                         (root / recipe).string() + "'",
+                     "/");
+  EXPECT_EQ(named.exit_code, 1) << named.output;
+  EXPECT_NE(named.output.find("rows[0].gbs: MBS x DP does not divide GBS"), std::string::npos)
+      << named.output;
+  EXPECT_EQ(named.output.find("missing required field"), std::string::npos) << named.output;
+  EXPECT_NE(named.output.find("1 recipe, 1 problem"), std::string::npos) << named.output;
+  fs::remove_all(root);
+}
+
 // Two runs that differ only in where the layers sit on the pipeline stages are the same
 // training on other hardware placement: execution only, like a PP size change.
 TEST(Cli, ClassifyCallsAPipelineLayoutChangeExecution) {

@@ -42,7 +42,9 @@ void add_validate_command(CLI::App& app, const GlobalOptions& global, int& exit_
       "Check recipes against schema/recipe.schema.yaml and recompute every derived figure "
       "(cost, MFU, DP size, window); prints one line per problem");
   command->add_option("FILE", options->files,
-                      "Recipe files (default: every recipe in the catalog)");
+                      "Recipe files (default: every recipe in the catalog); models.yaml, "
+                      "gpus.yaml, authors.yaml, site.yaml or a data/measurements file is checked "
+                      "as what it is");
   command->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}));
   command->callback([&global, &exit_code, options] { exit_code = run_validate(global, *options); });

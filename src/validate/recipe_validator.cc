@@ -27,6 +27,21 @@ std::string catalog_relative(const fs::path& root, const std::string& path) {
   return text;
 }
 
+// What a named file is when it is one of the catalog's own data files rather than a recipe:
+// "shared" for models.yaml, gpus.yaml, authors.yaml and site.yaml at the root (load_catalog
+// checks them), "measurements" for a file under data/measurements/, "" for anything else.
+std::string catalog_data_kind(const fs::path& root, const std::string& path) {
+  std::error_code ec;
+  fs::path file = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  fs::path base = fs::weakly_canonical(root, ec);
+  if (ec) return "";
+  for (const char* shared : {"models.yaml", "gpus.yaml", "authors.yaml", "site.yaml"}) {
+    if (file == base / shared) return "shared";
+  }
+  std::string relative = file.lexically_relative(base).generic_string();
+  return relative.rfind("data/measurements/", 0) == 0 ? "measurements" : "";
+}
+
 }  // namespace
 
 RecipeReport validate_recipe_text(const LoadedCatalog& loaded, const std::string& display_path,
@@ -70,16 +85,24 @@ CatalogCheck check_catalog(const fs::path& root, const std::vector<std::string>&
   // A file named twice (`validate a.yaml ./a.yaml`) is checked and counted once, as first named.
   std::vector<std::string> paths;
   std::set<fs::path> seen;
+  // The catalog's own data files are checked as what they are, not as recipes: load_catalog has
+  // checked the shared ones above, and a file of data/measurements/ loads the whole dataset.
+  bool measurements_named = false;
   for (const std::string& file : files) {
+    const std::string kind = catalog_data_kind(root, file);
+    if (!kind.empty()) {
+      measurements_named = measurements_named || kind == "measurements";
+      continue;
+    }
     std::error_code ec;
     fs::path canonical = fs::weakly_canonical(file, ec);
     if (seen.insert(ec ? fs::path(file) : canonical).second) paths.push_back(file);
   }
-  if (paths.empty() && fs::is_directory(root / "data" / "measurements")) {
+  if ((files.empty() || measurements_named) && fs::is_directory(root / "data" / "measurements")) {
     check.measurements = load_measurement_dataset(root, check.loaded->catalog.gpus, check.problems,
                                                   &check.loaded->catalog.models);
   }
-  if (paths.empty()) {
+  if (files.empty()) {
     for (const std::string& relative : list_recipe_files(root, check.problems)) {
       paths.push_back((root / relative).lexically_relative(display_base).generic_string());
     }

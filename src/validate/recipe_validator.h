@@ -47,8 +47,8 @@ struct CatalogCheck {
   Problems problems;                    ///< every problem of every file
   std::size_t files_checked = 0;        ///< recipe files looked at
   /// The published measurements (data/measurements/), checked with the whole catalog; absent
-  /// when the catalog has no data/measurements folder, when single files were named, or when the
-  /// dataset is broken (its problems are in `problems`).
+  /// when the catalog has no data/measurements folder, when only other files were named, or when
+  /// the dataset is broken (its problems are in `problems`).
   std::optional<MeasurementDataset> measurements;
 };
 
@@ -56,7 +56,10 @@ struct CatalogCheck {
 /// the same file as an earlier one, after `.`, `..` and symbolic links, is left out), or every
 /// recipe under `<root>/recipes` when `files` is empty (shown relative to `display_base`); with
 /// no files named, also the published-measurement dataset when `<root>/data/measurements` exists
-/// (load_measurement_dataset).
+/// (load_measurement_dataset). A named file that is one of the catalog's own data files is checked
+/// as what it is, not as a recipe: models.yaml, gpus.yaml, authors.yaml and site.yaml by the
+/// catalog's load, a file under data/measurements/ by loading the dataset; neither counts in
+/// `files_checked`.
 CatalogCheck check_catalog(const std::filesystem::path& root, const std::vector<std::string>& files,
                            const std::filesystem::path& display_base);
 
