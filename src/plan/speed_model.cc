@@ -424,8 +424,16 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
     double moe_layers = d(model.moe_layers) * b.stage.layer_share;
     // Selective recompute of the whole MoE layer dispatches and combines once more.
     double ep_passes = passes + (rerun_moe ? 1 : 0);
-    b.ep.raw_s = moe_layers * 2 * (ep_passes + 1) * factor *
-                 all_to_all_s(bytes, sh.ep, sh.ep * sh.etp, fabric, network_scale);
+    double one = factor * all_to_all_s(bytes, sh.ep, sh.ep * sh.etp, fabric, network_scale);
+    // The allgather dispatcher gathers every token of the TP x EP group to each rank (not only
+    // the routed copies) and reduce-scatters the outputs back (Megatron-Core's
+    // MoEAllGatherTokenDispatcher, megatron/core/transformer/moe/token_dispatcher.py): a ring
+    // over TP x EP ranks of the group's tokens, whatever the routing.
+    if (layout.dispatcher == "allgather") {
+      one =
+          ring_collective_s(tokens * sh.ep * h * kBf16Bytes, sh.ep * sh.tp, sh.ep * sh.tp, fabric);
+    }
+    b.ep.raw_s = moe_layers * 2 * (ep_passes + 1) * one;
     double shared_s = workload.shared_expert_overlap ? c.shared_expert_fwd_s * (passes + 2) : 0;
     b.ep.s = std::max(0.0, b.ep.raw_s - shared_s);
     if (workload.ep_a2a_overlap) b.ep.s = a2a_overlapped_s(b, c);
@@ -573,8 +581,10 @@ std::vector<StepTimeTerm> step_time_terms(const StepBreakdown& b, const ModelSha
                    "micro-batch",
                    sh.cp, b.cp.raw_s)},
       {"EP communication", m * b.ep.s,
-       fmt::format("EP {}: all-to-all {:.3g} s per micro-batch over {}, dispatcher {}{}", sh.ep,
-                   b.ep.raw_s, link(sh.ep * sh.etp),
+       fmt::format("EP {}: {} {:.3g} s per micro-batch over {}, dispatcher {}{}", sh.ep,
+                   layout.dispatcher == "allgather" ? "all-gather + reduce-scatter" : "all-to-all",
+                   b.ep.raw_s,
+                   link(layout.dispatcher == "allgather" ? sh.ep * sh.tp : sh.ep * sh.etp),
                    layout.dispatcher.empty()                          ? "alltoall"
                    : layout.dispatcher == "flex" && workload.hybridep ? "flex (HybridEP)"
                    : layout.dispatcher == "flex"                      ? "flex (DeepEP)"

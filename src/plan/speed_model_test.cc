@@ -343,6 +343,31 @@ TEST(SpeedModel, HybridEpPermutesInItsDispatch) {
   EXPECT_DOUBLE_EQ(term(fused, "GEMMs"), term(plain, "GEMMs"));
 }
 
+TEST(SpeedModel, AllgatherDispatcherGathersEveryTokenOfTheGroup) {
+  // gpt-oss-20b on 8 H200, TP1 EP8, 16 micro-batches of one 8,192-token row, 24 MoE layers. The
+  // allgather dispatcher gathers the group's 8 x 8,192 tokens of 2,880 BF16 values
+  // (377,487,360 bytes) to every rank and reduce-scatters the outputs back: a ring sending 7/8 of
+  // it over NVLink at 450 GB/s x 0.7, plus 15 us, twice per MoE layer in forward and twice in
+  // backward. The routing's imbalance does not enter: every rank receives every token.
+  Layout alltoall = layout_of(1, 1, 8);
+  Layout allgather = alltoall;
+  allgather.dispatcher = "allgather";
+  PlanWorkload balanced;
+  balanced.forced_balanced_routing = true;
+  SpeedEstimate gathered = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, allgather, {}, true);
+  SpeedEstimate gathered_balanced =
+      estimate_speed(gpt_oss(), h200(8), balanced, allgather, {}, true);
+  SpeedEstimate routed = estimate_speed(gpt_oss(), h200(8), PlanWorkload{}, alltoall, {}, true);
+  double one = 15e-6 + 7.0 / 8 * 377'487'360 / (450e9 * 0.7);
+  double expected = 16 * 24 * 2 * 2 * one;
+  EXPECT_NEAR(term(gathered, "EP communication"), expected, 1e-9 * expected);
+  EXPECT_DOUBLE_EQ(term(gathered_balanced, "EP communication"), term(gathered, "EP communication"));
+  // The all-to-all sends only the top-4 routed copies (x 1.3 imbalance): 8/(4 x 1.3) = 1.54 times
+  // fewer bytes.
+  EXPECT_LT(term(routed, "EP communication"), term(gathered, "EP communication"));
+  EXPECT_DOUBLE_EQ(term(routed, "GEMMs"), term(gathered, "GEMMs"));
+}
+
 TEST(SpeedModel, Bf16GradientsHalveTheReduceScatter) {
   // gpt-oss-20b on 16 H200, TP1 PP1 EP8, DP 16: the gradients' reduce-scatter crosses the network
   // (two nodes) and is not hidden under one micro-batch's backward only in part, so halving its
