@@ -504,7 +504,10 @@ nlohmann::json resolve_scalar(const YamlNode& node) {
   if (node.kind == YamlNode::Kind::kNull) return nullptr;
   const std::string& s = node.scalar;
   if (node.quoted) return s;
-  // YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution).
+  // YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution). Every null, boolean,
+  // integer, float and infinity of it starts with one of these characters; most scalars are words
+  // that do not, and are strings without the comparisons below.
+  if (!s.empty() && std::strchr("nNtTfF~+-.0123456789", s[0]) == nullptr) return s;
   if (s == "null" || s == "Null" || s == "NULL" || s == "~" || s.empty()) return nullptr;
   if (s == "true" || s == "True" || s == "TRUE") return true;
   if (s == "false" || s == "False" || s == "FALSE") return false;

@@ -371,8 +371,10 @@ void SchemaChecker::check_patterns(const nlohmann::json& schema_node, const Yaml
                                    Problems& problems) const {
   const nlohmann::json& schema = resolve_ref(json_, schema_node);
   if (!schema.is_object()) return;
+  // `found` is a callable giving the value as the problem shows it, built only on a mismatch
+  // (most values match, and a catalog of thousands of recipes checks every one).
   auto check = [&](const std::string& text, const std::string& pattern_source,
-                   const std::string& at_field, const std::string& what, const std::string& found) {
+                   const std::string& at_field, const std::string& what, auto&& found) {
     Pattern::Result result = patterns_.at(pattern_source).search(text);
     if (result == Pattern::Result::kMatch) return;
     Problem problem{document.file,
@@ -385,21 +387,24 @@ void SchemaChecker::check_patterns(const nlohmann::json& schema_node, const Yaml
                     expected_pattern(schema.contains("propertyNames") && what.size()
                                          ? schema.at("propertyNames")
                                          : schema),
-                    found};
+                    found()};
     problems.push_back(std::move(problem));
   };
   if (node.kind == YamlNode::Kind::kScalar && schema.contains("pattern")) {
     nlohmann::json value = resolve_scalar(node);
     if (value.is_string()) {
-      check(node.scalar, schema.at("pattern").get<std::string>(), field, "", describe_found(node));
+      check(node.scalar, schema.at("pattern").get_ref<const std::string&>(), field, "",
+            [&] { return describe_found(node); });
     }
   } else if (node.kind == YamlNode::Kind::kMapping) {
     for (const YamlEntry& entry : node.entries) {
       std::string child_field = field.empty() ? entry.key : field + "." + entry.key;
       if (schema.contains("propertyNames") && schema.at("propertyNames").contains("pattern")) {
-        std::string shown = entry.key.size() > 60 ? entry.key.substr(0, 57) + "..." : entry.key;
-        check(entry.key, schema.at("propertyNames").at("pattern").get<std::string>(), child_field,
-              " of a name", "'" + shown + "'");
+        check(entry.key, schema.at("propertyNames").at("pattern").get_ref<const std::string&>(),
+              child_field, " of a name", [&] {
+                return "'" + (entry.key.size() > 60 ? entry.key.substr(0, 57) + "..." : entry.key) +
+                       "'";
+              });
       }
       if (schema.contains("properties") && schema.at("properties").contains(entry.key)) {
         check_patterns(schema.at("properties").at(entry.key), entry.value, child_field, document,
