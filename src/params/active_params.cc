@@ -243,8 +243,7 @@ std::vector<std::string> left_out_of(Family family, std::int64_t mtp) {
   std::vector<std::string> left_out = {"input embedding", "norms", "biases"};
   if (family == Family::kGptOss) left_out.push_back("attention sinks");
   if (family == Family::kHybrid) left_out.push_back("A_log and dt_bias");
-  if (mtp > 0)
-    left_out.push_back(fmt::format("{} multi-token-prediction layer{}", mtp, mtp == 1 ? "" : "s"));
+  if (mtp > 0) left_out.push_back(mtp_layers_left_out(mtp));
   return left_out;
 }
 

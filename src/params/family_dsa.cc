@@ -98,10 +98,6 @@ Experts read_experts(const HfConfig& c, const LayerKinds& kinds) {
   return e;
 }
 
-std::string plural(std::int64_t n, const std::string& word) {
-  return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
-}
-
 }  // namespace
 
 BlockParams lightning_indexer(const HfConfig& c, const Shape& s) {
@@ -168,7 +164,7 @@ std::optional<FamilyModel> read_sparse_attention_model(const HfConfig& c, Proble
   if (!total) return std::nullopt;
   model.count.active_params = *total;
   model.count.left_out = {"input embedding", "norms", "biases"};
-  if (mtp > 0) model.count.left_out.push_back(plural(mtp, "multi-token-prediction layer"));
+  if (mtp > 0) model.count.left_out.push_back(mtp_layers_left_out(mtp));
 
   model.shape = shape_base(model.count, s, c.boolean_or("tie_word_embeddings", false));
   ModelShape& shape = model.shape;

@@ -131,10 +131,7 @@ std::optional<FamilyModel> build_gqa_decoder(const HfConfig& c, const GqaDecoder
   if (!total) return std::nullopt;
   model.count.active_params = *total;
   model.count.left_out = d.left_out;
-  if (d.mtp_layers > 0) {
-    model.count.left_out.push_back(fmt::format("{} multi-token-prediction layer{}", d.mtp_layers,
-                                               d.mtp_layers == 1 ? "" : "s"));
-  }
+  if (d.mtp_layers > 0) model.count.left_out.push_back(mtp_layers_left_out(d.mtp_layers));
   model.shape = shape_of(d, model.count);
   return model;
 }

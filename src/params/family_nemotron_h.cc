@@ -252,10 +252,7 @@ std::optional<FamilyModel> read_nemotron_h(const HfConfig& c, Problems& problems
   model.count.active_params = *n;
   model.count.left_out = {"input embedding", "norms", "biases"};
   if (mamba_layers > 0) model.count.left_out.push_back("A_log, D and dt_bias");
-  if (mtp > 0) {
-    model.count.left_out.push_back(
-        fmt::format("{} multi-token-prediction layer{}", mtp, mtp == 1 ? "" : "s"));
-  }
+  if (mtp > 0) model.count.left_out.push_back(mtp_layers_left_out(mtp));
 
   model.shape = shape_base(model.count, s, tied);
   ModelShape& shape = model.shape;

@@ -60,10 +60,7 @@ Problem inconsistent_sizes(const HfConfig& c, const std::string& field, const st
 
 std::vector<std::string> moe_decoder_left_out(std::int64_t mtp_layers) {
   std::vector<std::string> left_out = {"input embedding", "norms", "biases"};
-  if (mtp_layers > 0) {
-    left_out.push_back(
-        fmt::format("{} multi-token-prediction layer{}", mtp_layers, mtp_layers == 1 ? "" : "s"));
-  }
+  if (mtp_layers > 0) left_out.push_back(mtp_layers_left_out(mtp_layers));
   return left_out;
 }
 

@@ -107,4 +107,8 @@ std::optional<std::int64_t> sum_components(const std::vector<ParamComponent>& co
   return static_cast<std::int64_t>(total);
 }
 
+std::string mtp_layers_left_out(std::int64_t layers) {
+  return fmt::format("{} multi-token-prediction layer{}", layers, layers == 1 ? "" : "s");
+}
+
 }  // namespace openrecipes

@@ -58,6 +58,10 @@ BlockParams gated_deltanet(const HfConfig& c, const Shape& s);
 /// and output layer. The reader fills in its attention, mixer and MLP sizes.
 ModelShape shape_base(const ActiveParamCount& count, const Shape& s, bool tied);
 
+/// How a count's `left_out` names `layers` multi-token-prediction layers: "1 multi-token-prediction
+/// layer", "2 multi-token-prediction layers" (docs/active-params.md: MTP layers are left out of N).
+std::string mtp_layers_left_out(std::int64_t layers);
+
 /// A gated (SwiGLU/GeGLU) MLP: gate and up hidden x ffn, down ffn x hidden, = 3 x hidden x ffn.
 std::int64_t gated_mlp(std::int64_t hidden, std::int64_t ffn);
 

@@ -424,15 +424,14 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
     double moe_layers = d(model.moe_layers) * b.stage.layer_share;
     // Selective recompute of the whole MoE layer dispatches and combines once more.
     double ep_passes = passes + (rerun_moe ? 1 : 0);
-    double one = factor * all_to_all_s(bytes, sh.ep, sh.ep * sh.etp, fabric, network_scale);
     // The allgather dispatcher gathers every token of the TP x EP group to each rank (not only
     // the routed copies) and reduce-scatters the outputs back (Megatron-Core's
     // MoEAllGatherTokenDispatcher, megatron/core/transformer/moe/token_dispatcher.py): a ring
     // over TP x EP ranks of the group's tokens, whatever the routing.
-    if (layout.dispatcher == "allgather") {
-      one =
-          ring_collective_s(tokens * sh.ep * h * kBf16Bytes, sh.ep * sh.tp, sh.ep * sh.tp, fabric);
-    }
+    double one = layout.dispatcher == "allgather"
+                     ? ring_collective_s(tokens * sh.ep * h * kBf16Bytes, sh.ep * sh.tp,
+                                         sh.ep * sh.tp, fabric)
+                     : factor * all_to_all_s(bytes, sh.ep, sh.ep * sh.etp, fabric, network_scale);
     b.ep.raw_s = moe_layers * 2 * (ep_passes + 1) * one;
     double shared_s = workload.shared_expert_overlap ? c.shared_expert_fwd_s * (passes + 2) : 0;
     b.ep.s = std::max(0.0, b.ep.raw_s - shared_s);
