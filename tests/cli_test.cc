@@ -654,14 +654,21 @@ TEST(Cli, DuplicateGpuTypeIsReported) {
   fs::remove_all(root);
 }
 
-TEST(Cli, ValidateChecksThePublishedMeasurementsAtFileLineAndField) {
-  fs::path root = copy_catalog("broken_measurements");
+// copy_catalog with the published-measurement dataset, its first row's global batch (4096) made
+// 4095, which MBS x DP does not divide.
+fs::path catalog_with_a_broken_measurement_row(const std::string& name) {
+  fs::path root = copy_catalog(name);
   fs::create_directories(root / "data" / "measurements");
   fs::copy_file(fs::path(testing::source_dir()) / "data/measurements/models.yaml",
                 root / "data/measurements/models.yaml");
   std::string rows = testing::read_source_file("data/measurements/megatron-bridge.yaml");
   rows.replace(rows.find("    gbs: 4096\n"), 14, "    gbs: 4095\n");
   std::ofstream(root / "data/measurements/megatron-bridge.yaml") << rows;
+  return root;
+}
+
+TEST(Cli, ValidateChecksThePublishedMeasurementsAtFileLineAndField) {
+  fs::path root = catalog_with_a_broken_measurement_row("broken_measurements");
   CliRun result = run("--root '" + root.string() + "' validate", "/");
   EXPECT_EQ(result.exit_code, 1);
   int line = testing::line_containing("data/measurements/megatron-bridge.yaml", "gbs: 4096");
@@ -677,20 +684,11 @@ TEST(Cli, ValidateChecksANamedCatalogDataFileAsWhatItIs) {
   CliRun models = run("validate models.yaml gpus.yaml");
   EXPECT_EQ(models.exit_code, 0) << models.output;
   EXPECT_NE(models.output.find("0 recipes, 0 problems"), std::string::npos) << models.output;
-  fs::path root = copy_catalog("named_data_files");
-  fs::create_directories(root / "data" / "measurements");
-  fs::copy_file(fs::path(testing::source_dir()) / "data/measurements/models.yaml",
-                root / "data/measurements/models.yaml");
-  std::string rows = testing::read_source_file("data/measurements/megatron-bridge.yaml");
-  rows.replace(rows.find("    gbs: 4096\n"), 14, "    gbs: 4095\n");
-  std::ofstream(root / "data/measurements/megatron-bridge.yaml") << rows;
+  fs::path root = catalog_with_a_broken_measurement_row("named_data_files");
   const std::string recipe = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
   fs::create_directories((root / recipe).parent_path());
   fs::copy_file(fs::path(testing::source_dir()) / recipe, root / recipe);
-  if (fs::exists(fs::path(testing::source_dir()) / "rules")) {
-    fs::copy(fs::path(testing::source_dir()) / "rules", root / "rules",
-             fs::copy_options::recursive);
-  }
+  fs::copy(fs::path(testing::source_dir()) / "rules", root / "rules", fs::copy_options::recursive);
   CliRun named = run("--root '" + root.string() + "' validate '" +
                          (root / "data/measurements/megatron-bridge.yaml").string() + "' '" +
                          (root / recipe).string() + "'",
