@@ -17,14 +17,24 @@ inline constexpr const char* kSiteMarker = ".openrecipes-site";
 
 /// The tag in the name of the temporary folder a build writes beside `out`:
 /// `.<out's name>.new-<PID>-<random hex>` (the old site waits there, too, between the swap and its
-/// removal), so that a later build can tell a killed build's folder (remove_stale_temporaries).
+/// move to the spare), so that a later build can tell a killed build's folder
+/// (remove_stale_temporaries).
 inline constexpr const char* kSiteStagingTag = "new";
 
-/// Writes `files` (plus the marker) into a new temporary folder beside `out`, then swaps it in
-/// with one atomic rename (renameat2 RENAME_EXCHANGE when `out` exists) and removes the old site.
-/// On any failure the old site is left as it was and the temporary folder is removed. Refuses an
-/// existing, non-empty `out` that lacks the marker, and an `out` that is a symbolic link. Throws
-/// IoError saying what went wrong (also when the old site could not be removed).
+/// The tag of the spare beside `out`: `.<out's name>.spare`, the site the last build replaced,
+/// kept so that the next build updates it (folders and unchanged files kept, most files hard
+/// links shared with the site) instead of creating every file and folder again.
+inline constexpr const char* kSiteSpareTag = "spare";
+
+/// Writes `files` (plus the marker) into a temporary folder beside `out`, then swaps it in with
+/// one atomic rename (renameat2 RENAME_EXCHANGE when `out` exists), so that readers see the old
+/// site or the new one, never a mix. The temporary folder is the spare (kSiteSpareTag) when there
+/// is one, updated to hold exactly `files`, else a new folder; a file whose bytes the current site
+/// holds already is a hard link to it. The replaced site becomes the next spare (or is removed when
+/// a concurrent build left one). No file of either site is written in place. On any failure the
+/// old site is left as it was and the temporary folder is removed. Refuses an existing, non-empty
+/// `out` that lacks the marker, and an `out` that is a symbolic link. Throws IoError saying what
+/// went wrong (also when the old site could not be removed).
 void write_site_atomically(const std::filesystem::path& out, const SiteFiles& files);
 
 /// One way a site folder differs from what a build would write.

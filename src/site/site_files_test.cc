@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "base/error.h"
@@ -18,6 +19,15 @@ namespace fs = std::filesystem;
 fs::path fresh_folder(const std::string& name) { return testing::fresh_dir(name); }
 
 std::string read(const fs::path& path) { return testing::read_file(path); }
+
+// The names of the entries beside `out` in its folder.
+std::set<std::string> siblings_of(const fs::path& out) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(out.parent_path())) {
+    if (entry.path() != out) names.insert(entry.path().filename().string());
+  }
+  return names;
+}
 
 // What write_site_atomically's IoError says, or "" when it wrote the site.
 std::string write_error(const fs::path& out, const SiteFiles& files) {
@@ -36,10 +46,67 @@ TEST(WriteSite, CreatesThenSwapsWholeSites) {
   ASSERT_NO_THROW(write_site_atomically(out, {{"index.html", "two"}}));
   EXPECT_EQ(read(out / "index.html"), "two");
   EXPECT_FALSE(fs::exists(out / "a/b.html"));  // the old site is gone whole
-  int siblings = 0;
-  for (const auto& entry : fs::directory_iterator(out.parent_path()))
-    siblings += entry.path() != out;
-  EXPECT_EQ(siblings, 0) << "no temporary folder is left behind";
+  EXPECT_EQ(siblings_of(out), std::set<std::string>{".site.spare"})
+      << "no temporary folder is left behind, only the spare";
+  EXPECT_EQ(read(out.parent_path() / ".site.spare/a/b.html"), "b") << "the spare is the old site";
+}
+
+// The spare is updated to hold exactly the new site: stale pages replaced, pages and folders the
+// new site lacks removed, and whatever else was put in it (a symbolic link, a FIFO) removed
+// without being followed or opened.
+TEST(WriteSite, RecyclesTheSpareIntoExactlyTheNewSite) {
+  fs::path base = fresh_folder("recycle");
+  fs::path out = base / "site";
+  fs::path spare = base / ".site.spare";
+  ASSERT_NO_THROW(write_site_atomically(
+      out, {{"index.html", "1"}, {"gone/deep/page.html", "g"}, {"m/kept.html", "k"}}));
+  ASSERT_NO_THROW(write_site_atomically(out, {{"index.html", "2"}, {"m/kept.html", "k"}}));
+  ASSERT_TRUE(fs::exists(spare / "gone/deep/page.html"));
+  fs::create_directory_symlink(base, spare / "m/outside");
+  ASSERT_EQ(::mkfifo((spare / "m/pipe").c_str(), 0644), 0);
+  std::ofstream(base / "victim.txt") << "untouched";
+  fs::create_symlink(base / "victim.txt", spare / "m/new.html");  // where a new page goes
+
+  SiteFiles third = {{"index.html", "3"}, {"m/kept.html", "k"}, {"m/new.html", "n"}};
+  ASSERT_NO_THROW(write_site_atomically(out, third));
+  EXPECT_TRUE(compare_site(out, third).empty());
+  EXPECT_EQ(read(base / "victim.txt"), "untouched");
+  EXPECT_TRUE(fs::exists(base / "victim.txt"));
+  // The second site is the spare now, unchanged by the third's build.
+  EXPECT_TRUE(compare_site(spare, {{"index.html", "2"}, {"m/kept.html", "k"}}).empty());
+}
+
+// Unchanged pages are shared with the site they replace (one inode, no copy), and a changed page
+// is a new file: the site being read is never written in place.
+TEST(WriteSite, LinksUnchangedPagesAndNeverWritesInPlace) {
+  fs::path base = fresh_folder("links");
+  fs::path out = base / "site";
+  ASSERT_NO_THROW(write_site_atomically(out, {{"same.html", "s"}, {"changed.html", "old"}}));
+  // A reader holding the old page (here: one more name for its inode) keeps reading old bytes.
+  fs::create_hard_link(out / "changed.html", base / "reader.html");
+  ASSERT_NO_THROW(write_site_atomically(out, {{"same.html", "s"}, {"changed.html", "new"}}));
+  ASSERT_NO_THROW(write_site_atomically(out, {{"same.html", "s"}, {"changed.html", "newer"}}));
+  EXPECT_EQ(read(base / "reader.html"), "old");
+  EXPECT_EQ(read(out / "changed.html"), "newer");
+  EXPECT_EQ(read(base / ".site.spare/changed.html"), "new");
+  struct stat site_page {
+  }, spare_page{};
+  ASSERT_EQ(::stat((out / "same.html").c_str(), &site_page), 0);
+  ASSERT_EQ(::stat((base / ".site.spare/same.html").c_str(), &spare_page), 0);
+  EXPECT_EQ(site_page.st_ino, spare_page.st_ino);
+}
+
+// A folder named like the spare that no build wrote (no marker) is neither used nor removed.
+TEST(WriteSite, LeavesAForeignSpareAlone) {
+  fs::path base = fresh_folder("foreign_spare");
+  fs::path out = base / "site";
+  fs::create_directories(base / ".site.spare");
+  std::ofstream(base / ".site.spare/notes.txt") << "mine";
+  ASSERT_NO_THROW(write_site_atomically(out, {{"index.html", "1"}}));
+  ASSERT_NO_THROW(write_site_atomically(out, {{"index.html", "2"}}));
+  EXPECT_EQ(read(out / "index.html"), "2");
+  EXPECT_EQ(read(base / ".site.spare/notes.txt"), "mine");
+  EXPECT_EQ(siblings_of(out), std::set<std::string>{".site.spare"});
 }
 
 TEST(WriteSite, RefusesAFolderItDidNotWrite) {
@@ -57,10 +124,7 @@ TEST(WriteSite, AFailedWriteLeavesTheOldSite) {
   std::string error = write_error(out, {{"x", "file"}, {"x/y.html", "under a file"}});
   EXPECT_FALSE(error.empty());
   EXPECT_EQ(read(out / "index.html"), "old");
-  int siblings = 0;
-  for (const auto& entry : fs::directory_iterator(out.parent_path()))
-    siblings += entry.path() != out;
-  EXPECT_EQ(siblings, 0);
+  EXPECT_TRUE(siblings_of(out).empty());
 }
 
 TEST(WriteSite, RefusesASymbolicLink) {
