@@ -48,19 +48,23 @@ TEST(ResultCacheCli, ASecondBuildAndPlanReadWhatTheFirstComputed) {
 
   ASSERT_EQ(run("build --out '" + (dir / "a").string() + "'").exit_code, 0);
   std::vector<std::string> after_build = entries(cache);
-  ASSERT_EQ(after_build.size(), 1u) << "the site's predictions";
+  ASSERT_EQ(after_build.size(), 2u) << "the site's predictions and the recipes found clean";
   ASSERT_EQ(run("build --out '" + (dir / "b").string() + "'").exit_code, 0);
   EXPECT_EQ(entries(cache), after_build) << "read, not computed again";
   expect_same_site(dir / "a", dir / "b");
 
   testing::ShellRun plan = run("plan --calibration");
   ASSERT_EQ(plan.exit_code, 0) << plan.output;
-  EXPECT_EQ(entries(cache).size(), 2u) << "plan's fits are their own entry";
+  EXPECT_EQ(entries(cache).size(), 3u) << "plan's fits are their own entry";
   EXPECT_EQ(run("plan --calibration").output, plan.output);
-  EXPECT_EQ(entries(cache).size(), 2u);
+  EXPECT_EQ(entries(cache).size(), 3u);
 
   // A cut-short entry is a miss: computed again, the same site, the entry whole again.
-  fs::path site_entry = cache / after_build[0];
+  fs::path site_entry;
+  for (const std::string& name : after_build) {
+    if (read(cache / name).find("\"value\":[") == std::string::npos) site_entry = cache / name;
+  }
+  ASSERT_FALSE(site_entry.empty()) << "the predictions are an object, the clean recipes a list";
   std::string whole = read(site_entry);
   std::ofstream(site_entry, std::ios::trunc) << whole.substr(0, whole.size() / 3);
   ASSERT_EQ(run("build --out '" + (dir / "c").string() + "'").exit_code, 0);
@@ -72,6 +76,46 @@ TEST(ResultCacheCli, ASecondBuildAndPlanReadWhatTheFirstComputed) {
   ::setenv("OPENRECIPES_CACHE_DIR", "", 1);
   ASSERT_EQ(run("plan --calibration").output, plan.output);
   EXPECT_FALSE(fs::exists(cache));
+  ::unsetenv("OPENRECIPES_CACHE_DIR");
+}
+
+// Recipes found clean are remembered by their bytes, path, the catalog's other inputs and the
+// binary: an edited recipe is checked again, and so is every recipe once an input they are
+// checked against changes, although their own bytes did not.
+TEST(ResultCacheCli, RecipesFoundCleanAreCheckedAgainWhenTheyOrTheirContextChange) {
+  fs::path root = testing::catalog_copy("clean_recipes_cli");
+  fs::path cache = root / ".cache";
+  ::setenv("OPENRECIPES_CACHE_DIR", cache.c_str(), 1);
+  auto validate = [&] { return testing::run_binary("validate", root.string(), "2>&1"); };
+  auto replace = [](const fs::path& path, const std::string& from, const std::string& to) {
+    std::string text = testing::read_file(path);
+    std::size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text.replace(at, from.size(), to);
+  };
+  const fs::path recipe = root / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+
+  testing::ShellRun first = validate();
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  ASSERT_EQ(entries(cache).size(), 1u);
+  std::string remembered = read(cache / entries(cache)[0]);
+  EXPECT_EQ(validate().output, first.output);
+  EXPECT_EQ(read(cache / entries(cache)[0]), remembered) << "nothing new to remember";
+
+  replace(recipe, "usd_per_million_tokens: 0.23", "usd_per_million_tokens: 0.24");
+  testing::ShellRun edited = validate();
+  EXPECT_EQ(edited.exit_code, 1) << edited.output;
+  EXPECT_NE(edited.output.find("usd_per_million_tokens"), std::string::npos) << edited.output;
+  replace(recipe, "usd_per_million_tokens: 0.24", "usd_per_million_tokens: 0.23");
+  EXPECT_EQ(validate().output, first.output);
+
+  // The recipe's bytes are as remembered; the H200's peak it derives its MFU from is not.
+  replace(root / "gpus.yaml",
+          "slug: h200\n    memory_gb: 141\n    peak_bf16_dense_flop_per_s: 989.0e+12",
+          "slug: h200\n    memory_gb: 141\n    peak_bf16_dense_flop_per_s: 900.0e+12");
+  testing::ShellRun context = validate();
+  EXPECT_EQ(context.exit_code, 1) << context.output;
+  EXPECT_NE(context.output.find("mfu"), std::string::npos) << context.output;
   ::unsetenv("OPENRECIPES_CACHE_DIR");
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -68,16 +69,30 @@ bool feed(const fs::path& root, const fs::path& relative, int depth, Sha256Strea
 
 }  // namespace
 
-std::optional<std::string> catalog_inputs_digest(const fs::path& root) {
+namespace {
+
+// The digest over the inputs of kCatalogInputs, leaving out `left_out` (nullptr: none).
+std::optional<std::string> digest_of_inputs(const fs::path& root, const char* left_out) {
   try {
     Sha256Stream digest;
     for (const char* input : kCatalogInputs) {
+      if (left_out && std::string_view(input) == left_out) continue;
       if (!feed(root, input, 0, digest)) return std::nullopt;
     }
     return digest.hex_digest();
   } catch (const std::exception&) {
     return std::nullopt;  // a path the library cannot represent, or memory: do not cache
   }
+}
+
+}  // namespace
+
+std::optional<std::string> catalog_inputs_digest(const fs::path& root) {
+  return digest_of_inputs(root, nullptr);
+}
+
+std::optional<std::string> catalog_context_digest(const fs::path& root) {
+  return digest_of_inputs(root, "recipes");
 }
 
 }  // namespace openrecipes

@@ -23,4 +23,9 @@ inline constexpr const char* kCatalogInputs[] = {
 /// then is not cached. Never throws.
 std::optional<std::string> catalog_inputs_digest(const std::filesystem::path& root);
 
+/// The digest catalog_inputs_digest computes, over every input but `recipes`: what validating one
+/// recipe may read besides the recipe file itself (the shared files, the models' configs, the
+/// schemas, the argument rules, the patches, the published data). nullopt as there.
+std::optional<std::string> catalog_context_digest(const std::filesystem::path& root);
+
 }  // namespace openrecipes

@@ -77,7 +77,7 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
   bool json = format == OutputFormat::kJson;
   // Keyed before the catalog is read (catalog_cache.h).
   std::optional<CatalogCache> cache = catalog_cache(*root, "site predictions");
-  CatalogCheck check = check_catalog(*root, {}, fs::current_path());
+  CatalogCheck check = check_catalog_remembering_clean(*root, {}, fs::current_path());
   if (!json || !check.problems.empty()) print_problems(check.problems, format, stdout);
   if (!json) {
     fmt::print("{}, {}\n", plural(check.files_checked, "recipe"),

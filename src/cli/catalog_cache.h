@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/result_cache.h"
+#include "validate/recipe_validator.h"
 
 namespace openrecipes::cli {
 
@@ -24,5 +25,16 @@ struct CatalogCache {
 /// never leaves its old result under the new files' key.
 std::optional<CatalogCache> catalog_cache(const std::filesystem::path& root,
                                           const std::string& purpose);
+
+/// check_catalog (validate/recipe_validator.h), remembering which recipes were clean: their keys
+/// (CleanRecipes) are kept in the result cache under the purpose "clean recipes", the binary's
+/// build ID and catalog_context_digest, so that a recipe whose bytes and path are unchanged since
+/// a check found it clean is only parsed. Problems are never cached: every recipe with one is
+/// checked again. Without a cache (OPENRECIPES_CACHE_DIR set empty, no home, no build ID, an
+/// unreadable input) it is check_catalog. A whole-catalog check (`files` empty) stores exactly the
+/// recipes it found clean; a check of named files adds them to those stored.
+CatalogCheck check_catalog_remembering_clean(const std::filesystem::path& root,
+                                             const std::vector<std::string>& files,
+                                             const std::filesystem::path& display_base);
 
 }  // namespace openrecipes::cli

@@ -19,7 +19,7 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
   PlannerContext context;
   // Recipes are opened by their path relative to the working directory, which is also how they
   // are shown; the root is absolute (resolve_root).
-  context.checked = check_catalog(*root, {}, std::filesystem::current_path());
+  context.checked = check_catalog_remembering_clean(*root, {}, std::filesystem::current_path());
   if (!context.checked.loaded) {
     problems.insert(problems.end(), context.checked.problems.begin(),
                     context.checked.problems.end());

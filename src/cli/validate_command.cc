@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "catalog/catalog.h"
+#include "cli/catalog_cache.h"
 #include "cli/problem_output.h"
 #include "validate/recipe_validator.h"
 
@@ -20,7 +21,8 @@ int run_validate(const GlobalOptions& global, const ValidateOptions& options) {
   std::optional<std::filesystem::path> root = resolve_root(global);
   if (!root) return kExitUsage;
 
-  CatalogCheck check = check_catalog(*root, options.files, std::filesystem::current_path());
+  CatalogCheck check =
+      check_catalog_remembering_clean(*root, options.files, std::filesystem::current_path());
   const Problems& problems = check.problems;
   std::size_t recipes = check.files_checked;
 

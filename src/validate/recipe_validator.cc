@@ -1,9 +1,11 @@
 #include "validate/recipe_validator.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
 #include "base/parallel_for.h"
+#include "text/sha256.h"
 #include "validate/recipe_rules.h"
 
 namespace openrecipes {
@@ -46,7 +48,7 @@ std::string catalog_data_kind(const fs::path& root, const std::string& path) {
 
 RecipeReport validate_recipe_text(const LoadedCatalog& loaded, const std::string& display_path,
                                   const std::string& catalog_path, std::string_view text) {
-  RecipeReport report{display_path, std::nullopt, {}, catalog_path, std::string(text)};
+  RecipeReport report{display_path, std::nullopt, {}, catalog_path, std::string(text), ""};
   std::optional<YamlDocument> document = parse_yaml(text, display_path, report.problems);
   if (!document) return report;
   report.problems = loaded.recipe_schema.check(*document);
@@ -59,26 +61,60 @@ RecipeReport validate_recipe_text(const LoadedCatalog& loaded, const std::string
   return report;
 }
 
-RecipeReport validate_recipe_file(const LoadedCatalog& loaded, const std::string& path) {
-  RecipeReport report{path, std::nullopt, {}, "", ""};
+std::string clean_recipe_key(std::string_view catalog_path, std::string_view text) {
+  Sha256Stream digest;
+  digest.update(catalog_path.data(), catalog_path.size());
+  digest.update("\n", 1);
+  digest.update(text.data(), text.size());
+  return digest.hex_digest();
+}
+
+namespace {
+
+// Reads the file at `path` and validates it, or only parses it when it lies in the catalog and
+// its clean_recipe_key is in `known` (optional): checked clean before with the same bytes, path,
+// context and binary.
+RecipeReport check_recipe_file(const LoadedCatalog& loaded, const std::string& path,
+                               const std::unordered_set<std::string>* known) {
+  RecipeReport report{path, std::nullopt, {}, "", "", ""};
   std::optional<std::string> text = read_text_file(path, kMaxCatalogFileBytes, report.problems);
   if (!text) return report;
-  return validate_recipe_text(loaded, path, catalog_relative(loaded.catalog.root, path), *text);
+  std::string catalog_path = catalog_relative(loaded.catalog.root, path);
+  std::string key = catalog_path.empty() ? "" : clean_recipe_key(catalog_path, *text);
+  if (known && !key.empty() && known->count(key)) {
+    report.catalog_path = std::move(catalog_path);
+    report.text = std::move(*text);
+    if (std::optional<YamlDocument> document =
+            parse_yaml(report.text, report.display_path, report.problems)) {
+      report.recipe = recipe_from_yaml(document->root);
+    }
+  } else {
+    report = validate_recipe_text(loaded, path, catalog_path, *text);
+  }
+  report.clean_key = std::move(key);
+  return report;
+}
+
+}  // namespace
+
+RecipeReport validate_recipe_file(const LoadedCatalog& loaded, const std::string& path) {
+  return check_recipe_file(loaded, path, nullptr);
 }
 
 std::vector<RecipeReport> validate_recipe_files(const LoadedCatalog& loaded,
-                                                const std::vector<std::string>& paths) {
+                                                const std::vector<std::string>& paths,
+                                                const std::unordered_set<std::string>* known) {
   std::vector<RecipeReport> reports(paths.size());
   // Recipes are independent and the loaded catalog is only read; a report lands at its file's
   // index, so the order is the input's.
   parallel_for(
-      paths.size(), [&](std::size_t i) { reports[i] = validate_recipe_file(loaded, paths[i]); },
+      paths.size(), [&](std::size_t i) { reports[i] = check_recipe_file(loaded, paths[i], known); },
       64);
   return reports;
 }
 
 CatalogCheck check_catalog(const fs::path& root, const std::vector<std::string>& files,
-                           const fs::path& display_base) {
+                           const fs::path& display_base, CleanRecipes* clean) {
   CatalogCheck check;
   check.loaded = load_catalog(root, check.problems);
   if (!check.loaded) return check;
@@ -107,13 +143,19 @@ CatalogCheck check_catalog(const fs::path& root, const std::vector<std::string>&
       paths.push_back((root / relative).lexically_relative(display_base).generic_string());
     }
   }
-  for (RecipeReport& report : validate_recipe_files(*check.loaded, paths)) {
+  for (RecipeReport& report :
+       validate_recipe_files(*check.loaded, paths, clean ? &clean->known : nullptr)) {
     ++check.files_checked;
     if (report.problems.empty() && report.recipe) {
+      if (clean && !report.clean_key.empty()) clean->found.push_back(std::move(report.clean_key));
       check.recipes.push_back(
           {report.catalog_path, std::move(report.text), std::move(*report.recipe)});
     }
     check.problems.insert(check.problems.end(), report.problems.begin(), report.problems.end());
+  }
+  if (clean) {
+    std::sort(clean->found.begin(), clean->found.end());
+    clean->found.erase(std::unique(clean->found.begin(), clean->found.end()), clean->found.end());
   }
   return check;
 }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "base/problem.h"
@@ -22,7 +23,22 @@ struct RecipeReport {
   Problems problems;             ///< empty when the recipe is valid
   std::string catalog_path;      ///< relative to the catalog root; empty when outside it
   std::string text;              ///< the file's bytes, once read
+  /// clean_recipe_key of the file when it lies in the catalog and was read, else empty.
+  std::string clean_key;
 };
+
+/// Recipes known to be valid, so that their checks need not run again: the clean_recipe_key of
+/// every recipe file an earlier check_catalog found without a problem. Valid only with the same
+/// binary and catalog_context_digest (the caller keys its cache by both): a recipe's problems
+/// depend on nothing else (the schema holds its patches under patches/, a context input).
+struct CleanRecipes {
+  std::unordered_set<std::string> known;  ///< in: recipes checked clean before
+  std::vector<std::string> found;         ///< out: every recipe found clean in this check, sorted
+};
+
+/// The key of a recipe file in CleanRecipes: SHA-256 (hex) of its path relative to the catalog
+/// root, a newline, and its bytes.
+std::string clean_recipe_key(std::string_view catalog_path, std::string_view text);
 
 /// Validates recipe `text` as the file `display_path`, whose path relative to the catalog root is
 /// `catalog_path` (empty when the file lies outside the catalog). Cross-field rules run only once
@@ -35,10 +51,13 @@ RecipeReport validate_recipe_text(const LoadedCatalog& loaded, const std::string
 RecipeReport validate_recipe_file(const LoadedCatalog& loaded, const std::string& path);
 
 /// Validates each of `paths` as validate_recipe_file does, on every core (parallel_for, one
-/// thread per 64 files at most), and returns the reports in the order of `paths`. An exception
-/// from any file (a bug) is rethrown here once every thread has stopped.
-std::vector<RecipeReport> validate_recipe_files(const LoadedCatalog& loaded,
-                                                const std::vector<std::string>& paths);
+/// thread per 64 files at most), and returns the reports in the order of `paths`. A catalog
+/// recipe whose clean_recipe_key is in `known` (optional) is only parsed, for its recipe: its
+/// schema and rules passed before. An exception from any file (a bug) is rethrown here once every
+/// thread has stopped.
+std::vector<RecipeReport> validate_recipe_files(
+    const LoadedCatalog& loaded, const std::vector<std::string>& paths,
+    const std::unordered_set<std::string>* known = nullptr);
 
 /// A whole catalog, checked: the shared files, then each recipe.
 struct CatalogCheck {
@@ -60,7 +79,10 @@ struct CatalogCheck {
 /// as what it is, not as a recipe: models.yaml, gpus.yaml, authors.yaml and site.yaml by the
 /// catalog's load, a file under data/measurements/ by loading the dataset; neither counts in
 /// `files_checked`.
+/// With `clean` (optional), the recipes in clean->known skip their checks and clean->found is
+/// filled (see CleanRecipes).
 CatalogCheck check_catalog(const std::filesystem::path& root, const std::vector<std::string>& files,
-                           const std::filesystem::path& display_base);
+                           const std::filesystem::path& display_base,
+                           CleanRecipes* clean = nullptr);
 
 }  // namespace openrecipes

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -47,6 +48,49 @@ TEST(ValidateRecipeFiles, ReportsInInputOrderAsOneThreadWould) {
   // the edits broke what they meant to: more problems than the unedited file beside it
   EXPECT_GT(reports[0].problems.size(), reports[1].problems.size());
   EXPECT_EQ(reports.back().problems.at(0).message, "no such file");
+}
+
+// check_catalog remembers each clean recipe by its path and bytes; a recipe remembered is only
+// parsed (the same recipe comes out), and one remembered must not be checked at all — which is
+// why the caller keys what it remembers by everything else the checks read.
+TEST(CheckCatalog, RemembersCleanRecipesAndOnlyParsesThoseItKnows) {
+  fs::path root = testing::catalog_copy("check_catalog_clean");
+  CleanRecipes clean;
+  CatalogCheck first = check_catalog(root, {}, fs::current_path(), &clean);
+  ASSERT_TRUE(first.problems.empty()) << testing::describe(first.problems);
+  ASSERT_EQ(clean.found.size(), first.recipes.size());
+  for (const CatalogRecipe& r : first.recipes) {
+    EXPECT_TRUE(std::binary_search(clean.found.begin(), clean.found.end(),
+                                   clean_recipe_key(r.catalog_path, r.text)))
+        << r.catalog_path;
+  }
+
+  CleanRecipes again{{clean.found.begin(), clean.found.end()}, {}};
+  CatalogCheck second = check_catalog(root, {}, fs::current_path(), &again);
+  EXPECT_EQ(again.found, clean.found);
+  ASSERT_EQ(second.recipes.size(), first.recipes.size());
+  for (std::size_t i = 0; i < first.recipes.size(); ++i) {
+    EXPECT_EQ(second.recipes[i].catalog_path, first.recipes[i].catalog_path);
+    EXPECT_EQ(second.recipes[i].text, first.recipes[i].text);
+    EXPECT_EQ(second.recipes[i].recipe.result.tokens_per_s_per_gpu,
+              first.recipes[i].recipe.result.tokens_per_s_per_gpu);
+    EXPECT_EQ(second.recipes[i].recipe.layout.ep, first.recipes[i].recipe.layout.ep);
+    EXPECT_EQ(second.recipes[i].recipe.run, first.recipes[i].recipe.run);
+  }
+
+  // A broken recipe: found with its problem, never remembered; if its key were known, its checks
+  // would be skipped.
+  const std::string relative = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+  std::string broken =
+      testing::replace_all(testing::read_file(root / relative), "usd_per_million_tokens: 0.23",
+                           "usd_per_million_tokens: 0.24");
+  std::ofstream(root / relative, std::ios::trunc) << broken;
+  CleanRecipes after_edit{{clean.found.begin(), clean.found.end()}, {}};
+  CatalogCheck third = check_catalog(root, {}, fs::current_path(), &after_edit);
+  EXPECT_FALSE(third.problems.empty());
+  EXPECT_EQ(after_edit.found.size(), clean.found.size() - 1);
+  CleanRecipes trusted{{clean_recipe_key(relative, broken)}, {}};
+  EXPECT_TRUE(check_catalog(root, {}, fs::current_path(), &trusted).problems.empty());
 }
 
 }  // namespace
