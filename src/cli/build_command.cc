@@ -89,14 +89,13 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
     return kExitProblems;
   }
   Problems problems;
-  std::optional<SiteFiles> files =
-      build_site(check,
-                 predict_unmeasured_pairs_cached(check, cache ? &cache->cache : nullptr,
-                                                 cache ? cache->key : ""),
-                 problems);
+  SitePredictions predictions = predict_unmeasured_pairs_cached(
+      check, cache ? &cache->cache : nullptr, cache ? cache->key : "");
+  const std::size_t files_checked = check.files_checked;
+  std::optional<SiteFiles> files = build_site(std::move(check), predictions, problems);
   if (!files) return print_problems(problems, format, stdout);
 
-  nlohmann::ordered_json result = {{"recipes", check.files_checked}, {"out", shown(out)}};
+  nlohmann::ordered_json result = {{"recipes", files_checked}, {"out", shown(out)}};
   if (options.check) {
     std::vector<SiteDifference> differences = compare_site(out, *files);
     if (json) {

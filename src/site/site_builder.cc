@@ -53,7 +53,7 @@ std::vector<std::pair<std::string, std::string>> render_pages(const TemplateRend
 
 }  // namespace
 
-std::optional<SiteFiles> build_site(const CatalogCheck& check, const SitePredictions& predictions,
+std::optional<SiteFiles> build_site(CatalogCheck check, const SitePredictions& predictions,
                                     Problems& problems) {
   const Catalog& catalog = check.loaded->catalog;
   std::optional<SiteSettings> settings = load_settings(catalog.root, problems);
@@ -106,8 +106,9 @@ std::optional<SiteFiles> build_site(const CatalogCheck& check, const SitePredict
     }
   }
   for (auto& [path, text] : render_pages(*renderer, jobs, problems)) files[path] = std::move(text);
-  for (const CatalogRecipe& entry : check.recipes) {
-    if (entry.recipe.status == "verified") files[entry.catalog_path] = entry.text;
+  // Every page is rendered: the texts are not read again (`ranks` points into check.recipes).
+  for (CatalogRecipe& entry : check.recipes) {
+    if (entry.recipe.status == "verified") files[entry.catalog_path] = std::move(entry.text);
   }
   nlohmann::json plain = {{"root", ""}};
   files["running.html"] = page("running", plain);

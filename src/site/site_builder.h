@@ -20,8 +20,10 @@ namespace openrecipes {
 /// and its published measurements, every recipe's page and file, and the fixed pages. The output
 /// depends on nothing but those inputs: no clock, no environment, sorted iteration, so building
 /// twice gives identical bytes. Returns nullopt with problems when the templates or site.yaml are
-/// missing or broken, or a template does not render.
-std::optional<SiteFiles> build_site(const CatalogCheck& check, const SitePredictions& predictions,
+/// missing or broken, or a template does not render. `check` is taken by value so that each
+/// verified recipe's text can move into the site rather than be copied (70 MB in a 10,000-recipe
+/// catalog, a seventh of the build's peak memory): pass std::move(check) when done with it.
+std::optional<SiteFiles> build_site(CatalogCheck check, const SitePredictions& predictions,
                                     Problems& problems);
 
 }  // namespace openrecipes
