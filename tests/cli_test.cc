@@ -1,5 +1,6 @@
 // The binary as a user runs it: exit codes, output formats, --root, and a broken catalog.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -129,12 +130,19 @@ TEST(Cli, RecipeFilesNotNamedYamlAreReportedNotSkipped) {
       fs::path(testing::source_dir()) / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
       root / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yml");
   fs::create_symlink(root / "nowhere.yaml", root / "recipes/gpt-oss-20b/h200/dangling.yaml");
+  ASSERT_EQ(::mkfifo((root / "recipes/gpt-oss-20b/h200/pipe.yaml").c_str(), 0644), 0);
   CliRun result = run("--root '" + root.string() + "' validate", "/");
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_NE(result.output.find("attune-tp1-pp2-ep4.yml: a recipe file must end in .yaml"),
+  // Each named as every problem is, relative to the working directory ("/" here).
+  const std::string folder =
+      (root / "recipes/gpt-oss-20b/h200").lexically_relative("/").generic_string();
+  EXPECT_NE(result.output.find(folder + "/attune-tp1-pp2-ep4.yml: a recipe file must end in .yaml"),
             std::string::npos)
       << result.output;
-  EXPECT_NE(result.output.find("dangling.yaml: a link that leads nowhere"), std::string::npos)
+  EXPECT_NE(result.output.find(folder + "/dangling.yaml: a link that leads nowhere"),
+            std::string::npos)
+      << result.output;
+  EXPECT_NE(result.output.find(folder + "/pipe.yaml: not a regular file"), std::string::npos)
       << result.output;
   fs::remove_all(root);
 }

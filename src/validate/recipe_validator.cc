@@ -139,8 +139,15 @@ CatalogCheck check_catalog(const fs::path& root, const std::vector<std::string>&
                                                   &check.loaded->catalog.models);
   }
   if (files.empty()) {
-    for (const std::string& relative : list_recipe_files(root, check.problems)) {
+    // Recipes, and the problems of what is not one (a link leading nowhere, a FIFO), are shown
+    // as every problem is: relative to `display_base`, not to the root.
+    Problems listing;
+    for (const std::string& relative : list_recipe_files(root, listing)) {
       paths.push_back((root / relative).lexically_relative(display_base).generic_string());
+    }
+    for (Problem& problem : listing) {
+      problem.file = (root / problem.file).lexically_relative(display_base).generic_string();
+      check.problems.push_back(std::move(problem));
     }
   }
   for (RecipeReport& report :
