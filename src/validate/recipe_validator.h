@@ -23,7 +23,8 @@ struct RecipeReport {
   Problems problems;             ///< empty when the recipe is valid
   std::string catalog_path;      ///< relative to the catalog root; empty when outside it
   std::string text;              ///< the file's bytes, once read
-  /// clean_recipe_key of the file when it lies in the catalog and was read, else empty.
+  /// clean_recipe_key of the file when it lies in the catalog, was read and was checked with a
+  /// set of known clean recipes (validate_recipe_files' `known`), else empty.
   std::string clean_key;
 };
 
