@@ -31,7 +31,7 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
   }
   context.rules = load_argument_rules(*root, problems);
   if (!context.rules) return std::nullopt;
-  context.measured = measured_layouts(context.catalog(), context.checked.recipes);
+  context.measured = distinct_measured_layouts(context.catalog(), context.checked.recipes);
   if (context.measured.empty()) {
     problems.push_back(
         {(*root / "recipes").string(),

@@ -21,7 +21,8 @@ namespace openrecipes::cli {
 /// The loaded catalog and what is derived from it.
 struct PlannerContext {
   CatalogCheck checked;  ///< shared files and the recipes that passed validation
-  /// the verified recipes, then the usable published measurements, as measured layouts
+  /// the verified recipes (renamed copies once: distinct_measured_layouts), then the usable
+  /// published measurements, as measured layouts
   std::vector<MeasuredLayout> measured;
   std::vector<PublishedExclusion> excluded;  ///< published rows the planner cannot use, and why
   SpeedCalibration calibration;              ///< the speed model fitted on `measured`

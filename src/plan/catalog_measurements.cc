@@ -1,6 +1,13 @@
 #include "plan/catalog_measurements.h"
 
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "layout/layout_text.h"
 #include "runs/training_command.h"
+#include "text/sha256.h"
 
 namespace openrecipes {
 
@@ -47,6 +54,38 @@ std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog,
     measured.push_back(std::move(m));
   }
   return measured;
+}
+
+std::string model_config_digest(const Catalog& catalog, const Model& model) {
+  try {
+    return sha256_file((catalog.root / "models" / model.slug / "config.json").string()).first;
+  } catch (const std::exception&) {
+    return "name:" + model.name;  // the loader read it moments ago; keep the model distinct
+  }
+}
+
+std::vector<MeasuredLayout> distinct_measured_layouts(const Catalog& catalog,
+                                                      const std::vector<CatalogRecipe>& recipes) {
+  std::map<std::string, std::string> digest_of;  // the models' names -> config digest
+  std::vector<MeasuredLayout> out;
+  std::set<std::string> seen;
+  for (MeasuredLayout& m : measured_layouts(catalog, recipes)) {
+    auto [digest, inserted] = digest_of.try_emplace(m.model.name);
+    if (inserted) {
+      const Model* model = catalog.find_model(m.model.name);
+      digest->second = model ? model_config_digest(catalog, *model) : "name:" + m.model.name;
+    }
+    const PlanWorkload& w = m.workload;
+    std::string key =
+        fmt::format("{}|{}|{}|{}|{}|{}|{}|{}{}{}{}{}|{}|{}{}|{}|{}", digest->second,
+                    m.cluster.gpu.type, m.cluster.gpus, m.cluster.per_node, w.row_tokens,
+                    w.global_batch, precision_name(w.precision), w.tp_comm_overlap,
+                    w.shared_expert_overlap, w.ep_a2a_overlap, w.hybridep, w.grad_reduce_in_fp32,
+                    layout_text(m.layout), recompute_text(m.layout.recompute),
+                    placement_flags_text(m.layout), m.layout.dispatcher, m.tokens_per_s_per_gpu);
+    if (seen.insert(key).second) out.push_back(std::move(m));
+  }
+  return out;
 }
 
 }  // namespace openrecipes

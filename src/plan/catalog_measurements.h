@@ -19,6 +19,21 @@ namespace openrecipes {
 std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog,
                                              const std::vector<CatalogRecipe>& recipes);
 
+/// The SHA-256 (hex) of `model`'s config.json under `catalog`'s root: models whose configs are
+/// the same bytes are the same model to the planner, whatever models.yaml calls them. An unreadable
+/// file gives "name:" and the model's name, keeping the model distinct.
+std::string model_config_digest(const Catalog& catalog, const Model& model);
+
+/// measured_layouts(catalog, recipes) with each distinct measurement once: a recipe measuring the
+/// same model config (model_config_digest), cluster, workload (tokens, batch, precision and the
+/// overlaps of its command), layout (with recompute, placement and dispatcher) and score as an
+/// earlier one is a renamed copy, the same evidence, and is left out (the first, in `recipes`
+/// order, is kept). Counting copies would weigh one measurement many times in the calibration
+/// and repeat its leave-one-model-out refit for every name (a catalog of 10,000 copies over 500
+/// names took more than ten minutes to calibrate).
+std::vector<MeasuredLayout> distinct_measured_layouts(const Catalog& catalog,
+                                                      const std::vector<CatalogRecipe>& recipes);
+
 /// The cluster a catalog GPU type gives: the type's figures, `gpus` GPUs, `per_node` per node
 /// (0: the type's own per_node from gpus.yaml).
 ClusterShape cluster_of(const Gpu& gpu, int gpus, int per_node = 0);

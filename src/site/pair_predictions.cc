@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <set>
 
 #include "base/parallel_for.h"
 #include "catalog/ranking.h"
@@ -14,44 +13,9 @@
 #include "plan/plan_report.h"
 #include "plan/published_measurements.h"
 #include "plan/speed_calibration.h"
-#include "text/sha256.h"
 
 namespace openrecipes {
 namespace {
-
-namespace fs = std::filesystem;
-
-// The content of a model's config.json, as a digest: models whose configs are the same bytes are
-// the same model to the planner, whatever models.yaml calls them.
-std::string config_digest(const Catalog& catalog, const Model& model) {
-  fs::path path = catalog.root / "models" / model.slug / "config.json";
-  try {
-    return sha256_file(path.string()).first;
-  } catch (const std::exception&) {
-    return "name:" + model.name;  // the loader read it moments ago; keep the model distinct
-  }
-}
-
-// The catalog's recipes as measured layouts, one per distinct measurement: a renamed copy of a
-// recipe (same config, cluster, workload, layout and score) is the same evidence, counted once.
-std::vector<MeasuredLayout> distinct_recipe_layouts(
-    const Catalog& catalog, const std::vector<CatalogRecipe>& recipes,
-    const std::map<std::string, std::string>& digest_of) {
-  std::vector<MeasuredLayout> out;
-  std::set<std::string> seen;
-  for (MeasuredLayout& m : measured_layouts(catalog, recipes)) {
-    auto digest = digest_of.find(m.model.name);
-    std::string key = fmt::format(
-        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
-        digest == digest_of.end() ? m.model.name : digest->second, m.cluster.gpu.type,
-        m.cluster.gpus, m.cluster.per_node, m.workload.row_tokens, m.workload.global_batch,
-        precision_name(m.workload.precision), layout_text(m.layout),
-        recompute_text(m.layout.recompute) + placement_flags_text(m.layout), m.layout.dispatcher,
-        m.tokens_per_s_per_gpu);
-    if (seen.insert(key).second) out.push_back(std::move(m));
-  }
-  return out;
-}
 
 // One search's result, with what the export flags are written from, so that every model sharing
 // the search gets flags naming itself.
@@ -141,7 +105,7 @@ SitePredictions predict_unmeasured_pairs(const CatalogCheck& check) {
   std::map<std::string, std::string> digest_of;  // models.yaml name and slug -> config digest
   const RecipeRanks ranks(check.recipes);
   for (const Model& model : catalog.models) {
-    std::string digest = config_digest(catalog, model);
+    std::string digest = model_config_digest(catalog, model);
     digest_of[model.name] = digest;
     digest_of[model.slug] = digest;
     for (const Gpu& gpu : catalog.gpus) {
@@ -150,7 +114,7 @@ SitePredictions predict_unmeasured_pairs(const CatalogCheck& check) {
   }
   if (unmeasured.empty()) return out;
 
-  std::vector<MeasuredLayout> measured = distinct_recipe_layouts(catalog, check.recipes, digest_of);
+  std::vector<MeasuredLayout> measured = distinct_measured_layouts(catalog, check.recipes);
   if (measured.empty()) {
     // As `plan` refuses (rule plan.no_recipes): the speed model is calibrated on the catalog's
     // verified recipes, and an uncalibrated guess is not worth a page.
