@@ -43,7 +43,8 @@ bool write_output(const std::string& path, const std::string& text, Problems& pr
 // The planned draft of --layout, or nullopt with the problems (the checks plan makes).
 std::optional<std::string> export_layout(const GlobalOptions& global, const ExportOptions& options,
                                          ExportTarget target, Problems& problems) {
-  std::optional<PlannerContext> context = load_planner_context(global, "export", problems, false);
+  std::optional<PlannerContext> context =
+      load_planner_context(global, "export", problems, false, options.arguments.model);
   if (!context) return std::nullopt;
   std::optional<PlanRequest> request =
       resolve_plan_request(context->catalog(), options.arguments, problems);

@@ -59,7 +59,8 @@ int run_plan(const GlobalOptions& global, const PlanOptions& options) {
   const PlanArguments& arguments = options.arguments;
   OutputFormat format = output_format(options.format);
   Problems problems;
-  std::optional<PlannerContext> context = load_planner_context(global, "plan", problems);
+  std::optional<PlannerContext> context =
+      load_planner_context(global, "plan", problems, true, arguments.model);
   // No problems: no catalog root, a usage error like every command's (resolve_root said why).
   if (!context) return problems.empty() ? kExitUsage : print_problems(problems, format);
   if (options.calibration && arguments.model.empty()) return run_calibration(*context, options);

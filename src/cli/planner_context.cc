@@ -10,7 +10,8 @@ namespace openrecipes::cli {
 
 std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
                                                    const std::string& command, Problems& problems,
-                                                   bool leave_one_model_out) {
+                                                   bool leave_one_model_out,
+                                                   const std::string& planned_model) {
   std::optional<std::filesystem::path> root = resolve_root(global);
   if (!root) return std::nullopt;
   // Keyed before the catalog is read (catalog_cache.h).
@@ -31,7 +32,12 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
   }
   context.rules = load_argument_rules(*root, problems);
   if (!context.rules) return std::nullopt;
-  context.measured = distinct_measured_layouts(context.catalog(), context.checked.recipes);
+  std::string keep_model;
+  for (const Model& model : context.catalog().models) {
+    if (model.name == planned_model || model.slug == planned_model) keep_model = model.name;
+  }
+  context.measured =
+      distinct_measured_layouts(context.catalog(), context.checked.recipes, keep_model);
   if (context.measured.empty()) {
     problems.push_back(
         {(*root / "recipes").string(),

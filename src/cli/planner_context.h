@@ -39,10 +39,13 @@ struct PlannerContext {
 /// could be read (the planner is calibrated on them; rule `plan.no_recipes`). Prints nothing else;
 /// a missing root is printed by resolve_root and returns nullopt with no problem.
 /// `leave_one_model_out` false skips the calibration's refits (no error bands: `export` needs only
-/// the fitted parameters).
+/// the fitted parameters). `planned_model` (the --model given: a catalog name or slug, or empty)
+/// names the model whose recipes are kept when renamed copies of a recipe count once
+/// (distinct_measured_layouts), so the command still shows that model's own measurements.
 std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
                                                    const std::string& command, Problems& problems,
-                                                   bool leave_one_model_out = true);
+                                                   bool leave_one_model_out = true,
+                                                   const std::string& planned_model = "");
 
 /// The published measurements of the catalog at `root` (data/measurements/, checked against
 /// `gpus`) as the planner can use them: the usable rows as MeasuredLayouts and every other row

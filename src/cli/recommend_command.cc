@@ -22,7 +22,8 @@ struct RecommendOptions {
 int run_recommend(const GlobalOptions& global, const RecommendOptions& options) {
   OutputFormat format = output_format(options.format);
   Problems problems;
-  std::optional<PlannerContext> context = load_planner_context(global, "recommend", problems);
+  std::optional<PlannerContext> context =
+      load_planner_context(global, "recommend", problems, true, options.arguments.model);
   // No problems: no catalog root, a usage error like every command's (resolve_root said why).
   if (!context) return problems.empty() ? kExitUsage : print_problems(problems, format);
   std::optional<PlanRequest> plan =

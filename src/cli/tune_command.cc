@@ -64,7 +64,8 @@ int run_propose(const GlobalOptions& global, const ProposeOptions& options) {
   if (arguments.model.empty() || arguments.gpu.empty() || arguments.gpus < 1)
     return print_usage_error("openrecipes tune propose", "give --model M --gpu G --gpus N", format);
   Problems problems;
-  std::optional<PlannerContext> context = load_planner_context(global, "tune", problems);
+  std::optional<PlannerContext> context =
+      load_planner_context(global, "tune", problems, true, arguments.model);
   if (!context) return problems.empty() ? kExitUsage : print_problems(problems, format);
   std::optional<PlanRequest> request =
       resolve_plan_request(context->catalog(), arguments, problems);
@@ -141,7 +142,8 @@ int run_loop(const GlobalOptions& global, const LoopOptions& options) {
   std::optional<MeasureRequest> measure = measure_request_from(options.job, kTune, format);
   if (!measure) return kExitUsage;
   Problems problems;
-  std::optional<PlannerContext> context = load_planner_context(global, "tune", problems);
+  std::optional<PlannerContext> context =
+      load_planner_context(global, "tune", problems, true, arguments.model);
   if (!context) return problems.empty() ? kExitUsage : print_problems(problems, format);
   std::optional<PlanRequest> request =
       resolve_plan_request(context->catalog(), arguments, problems);

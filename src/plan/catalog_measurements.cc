@@ -65,11 +65,14 @@ std::string model_config_digest(const Catalog& catalog, const Model& model) {
 }
 
 std::vector<MeasuredLayout> distinct_measured_layouts(const Catalog& catalog,
-                                                      const std::vector<CatalogRecipe>& recipes) {
+                                                      const std::vector<CatalogRecipe>& recipes,
+                                                      const std::string& keep_model) {
   std::map<std::string, std::string> digest_of;  // the models' names -> config digest
-  std::vector<MeasuredLayout> out;
-  std::set<std::string> seen;
-  for (MeasuredLayout& m : measured_layouts(catalog, recipes)) {
+  std::vector<MeasuredLayout> all = measured_layouts(catalog, recipes);
+  std::map<std::string, std::size_t> kept;  // key -> index in `all` of the copy kept
+  std::vector<std::string> order;           // keys by first appearance
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const MeasuredLayout& m = all[i];
     auto [digest, inserted] = digest_of.try_emplace(m.model.name);
     if (inserted) {
       const Model* model = catalog.find_model(m.model.name);
@@ -83,8 +86,16 @@ std::vector<MeasuredLayout> distinct_measured_layouts(const Catalog& catalog,
                     w.shared_expert_overlap, w.ep_a2a_overlap, w.hybridep, w.grad_reduce_in_fp32,
                     layout_text(m.layout), recompute_text(m.layout.recompute),
                     placement_flags_text(m.layout), m.layout.dispatcher, m.tokens_per_s_per_gpu);
-    if (seen.insert(key).second) out.push_back(std::move(m));
+    auto [at, first] = kept.try_emplace(key, i);
+    if (first) {
+      order.push_back(key);
+    } else if (!keep_model.empty() && m.model.name == keep_model &&
+               all[at->second].model.name != keep_model) {
+      at->second = i;
+    }
   }
+  std::vector<MeasuredLayout> out;
+  for (const std::string& key : order) out.push_back(std::move(all[kept[key]]));
   return out;
 }
 

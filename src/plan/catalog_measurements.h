@@ -28,11 +28,14 @@ std::string model_config_digest(const Catalog& catalog, const Model& model);
 /// same model config (model_config_digest), cluster, workload (tokens, batch, precision and the
 /// overlaps of its command), layout (with recompute, placement and dispatcher) and score as an
 /// earlier one is a renamed copy, the same evidence, and is left out (the first, in `recipes`
-/// order, is kept). Counting copies would weigh one measurement many times in the calibration
-/// and repeat its leave-one-model-out refit for every name (a catalog of 10,000 copies over 500
-/// names took more than ten minutes to calibrate).
+/// order, is kept, in its place; a recipe of the model named `keep_model`, when one is among the
+/// copies, is kept instead, so that the model a command plans still sees its own measurements).
+/// Counting copies would weigh one measurement many times in the calibration and repeat its
+/// leave-one-model-out refit for every name (a catalog of 10,000 copies over 500 names took more
+/// than ten minutes to calibrate).
 std::vector<MeasuredLayout> distinct_measured_layouts(const Catalog& catalog,
-                                                      const std::vector<CatalogRecipe>& recipes);
+                                                      const std::vector<CatalogRecipe>& recipes,
+                                                      const std::string& keep_model = "");
 
 /// The cluster a catalog GPU type gives: the type's figures, `gpus` GPUs, `per_node` per node
 /// (0: the type's own per_node from gpus.yaml).

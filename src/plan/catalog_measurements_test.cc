@@ -64,6 +64,23 @@ TEST(DistinctMeasuredLayouts, CountARenamedCopyOfARecipeOnce) {
             model_config_digest(catalog, *catalog.find_model("gpt-oss-20b-copy")));
 }
 
+// The model a command plans keeps its own copy, in the place of the first.
+TEST(DistinctMeasuredLayouts, KeepThePlannedModelsCopy) {
+  Catalog catalog = catalog_with_model_copy("distinct_keep", "gpt-oss-20b-copy", "");
+  std::vector<CatalogRecipe> recipes = recipes_with_copy("gpt-oss-20b-copy");
+  std::vector<MeasuredLayout> first = distinct_measured_layouts(catalog, recipes);
+  std::vector<MeasuredLayout> kept =
+      distinct_measured_layouts(catalog, recipes, "gpt-oss-20b-copy");
+  ASSERT_EQ(kept.size(), first.size());
+  EXPECT_EQ(kept.front().model.name, "gpt-oss-20b-copy");
+  EXPECT_EQ(kept.front().name, "recipes/gpt-oss-20b-copy/h200/attune-tp1-pp2-ep4.yaml");
+  for (std::size_t i = 1; i < kept.size(); ++i) EXPECT_EQ(kept[i].name, first[i].name);
+  // A model without a copy changes nothing.
+  std::vector<MeasuredLayout> other = distinct_measured_layouts(catalog, recipes, "gpt-oss-20b");
+  ASSERT_EQ(other.size(), first.size());
+  for (std::size_t i = 0; i < other.size(); ++i) EXPECT_EQ(other[i].name, first[i].name);
+}
+
 TEST(DistinctMeasuredLayouts, KeepACopyThatScoresOtherwiseOrRunsAnotherConfig) {
   Catalog same_config = catalog_with_model_copy("distinct_score", "gpt-oss-20b-copy", "");
   std::vector<CatalogRecipe> rescored = recipes_with_copy("gpt-oss-20b-copy", 9000.5);
