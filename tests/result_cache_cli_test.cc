@@ -119,5 +119,51 @@ TEST(ResultCacheCli, RecipesFoundCleanAreCheckedAgainWhenTheyOrTheirContextChang
   ::unsetenv("OPENRECIPES_CACHE_DIR");
 }
 
+// The site's predictions and plan's fits are keyed by what the recipes measured, not by their
+// bytes: a comment added to a recipe reads both from the cache (the site then differs only in that
+// recipe's own YAML); a recipe that no longer counts (unverified) computes them again.
+TEST(ResultCacheCli, AnEditThatChangesNoMeasurementKeepsThePredictionsAndTheFits) {
+  fs::path root = testing::catalog_copy("evidence_cli");
+  fs::path cache = root / ".cache";
+  ::setenv("OPENRECIPES_CACHE_DIR", cache.c_str(), 1);
+  auto run_here = [&](const std::string& arguments) {
+    return testing::run_binary(arguments, root.string(), "2>&1");
+  };
+  const fs::path recipe = root / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+
+  ASSERT_EQ(run_here("build --out site_a").exit_code, 0);
+  testing::ShellRun plan = run_here("plan --calibration");
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  std::vector<std::string> before = entries(cache);
+  ASSERT_EQ(before.size(), 3u) << "predictions, fits, recipes found clean";
+
+  std::ofstream(recipe, std::ios::app) << "# a note that measures nothing\n";
+  testing::ShellRun build = run_here("build --out site_b");
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  EXPECT_EQ(run_here("plan --calibration").output, plan.output);
+  EXPECT_EQ(entries(cache), before) << "read, not computed again";
+  std::size_t differing = 0;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(root / "site_a")) {
+    if (!e.is_regular_file()) continue;
+    fs::path other = root / "site_b" / fs::relative(e.path(), root / "site_a");
+    ASSERT_TRUE(fs::exists(other)) << other;
+    if (read(e.path()) != read(other)) {
+      ++differing;
+      EXPECT_NE(read(other).find("a note that measures nothing"), std::string::npos) << other;
+    }
+  }
+  EXPECT_GE(differing, 1u);
+
+  std::string text = testing::read_file(recipe);
+  std::size_t at = text.find("status: verified");
+  ASSERT_NE(at, std::string::npos);
+  std::ofstream(recipe, std::ios::binary | std::ios::trunc)
+      << text.replace(at, 16, "status: unverified");
+  build = run_here("build --out site_c");
+  ASSERT_EQ(build.exit_code, 0) << build.output;
+  EXPECT_EQ(entries(cache).size(), before.size() + 1) << "the predictions computed again";
+  ::unsetenv("OPENRECIPES_CACHE_DIR");
+}
+
 }  // namespace
 }  // namespace openrecipes

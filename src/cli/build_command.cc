@@ -8,6 +8,7 @@
 #include "cli/catalog_cache.h"
 #include "cli/json_output.h"
 #include "cli/problem_output.h"
+#include "plan/catalog_measurements.h"
 #include "rows/remove_on_signal.h"
 #include "site/pair_predictions_cache.h"
 #include "site/site_builder.h"
@@ -75,8 +76,8 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
   // else the result object below.
   OutputFormat format = output_format(options.format);
   bool json = format == OutputFormat::kJson;
-  // Keyed before the catalog is read (catalog_cache.h).
-  std::optional<CatalogCache> cache = catalog_cache(*root, "site predictions");
+  // Opened before the catalog is read (catalog_cache.h).
+  std::optional<CatalogCache> cache = catalog_cache(*root);
   CatalogCheck check = check_catalog_remembering_clean(*root, {}, fs::current_path());
   if (!json || !check.problems.empty()) print_problems(check.problems, format, stdout);
   if (!json) {
@@ -90,7 +91,8 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
   }
   Problems problems;
   SitePredictions predictions = predict_unmeasured_pairs_cached(
-      check, cache ? &cache->cache : nullptr, cache ? cache->key : "");
+      check, cache ? &cache->cache : nullptr,
+      cache ? cache->key("site predictions", measurement_evidence(check.recipes)) : "");
   const std::size_t files_checked = check.files_checked;
   std::optional<SiteFiles> files = build_site(std::move(check), predictions, problems);
   if (!files) return print_problems(problems, format, stdout);

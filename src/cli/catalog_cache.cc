@@ -10,16 +10,18 @@
 
 namespace openrecipes::cli {
 
-std::optional<CatalogCache> catalog_cache(const std::filesystem::path& root,
-                                          const std::string& purpose) {
+std::string CatalogCache::key(const std::string& purpose, const std::string& evidence) const {
+  return sha256_hex(
+      fmt::format("{}\n{}\n{}\n{}", purpose, executable_build_id(), context_digest, evidence));
+}
+
+std::optional<CatalogCache> catalog_cache(const std::filesystem::path& root) {
   std::optional<std::string> dir = result_cache_dir();
-  std::string build = executable_build_id();
-  if (!dir || build.empty()) return std::nullopt;
-  std::optional<std::string> inputs = catalog_inputs_digest(root);
-  if (!inputs) return std::nullopt;
-  auto unchanged = [root, digest = *inputs] { return catalog_inputs_digest(root) == digest; };
-  return CatalogCache{ResultCache(*dir, unchanged),
-                      sha256_hex(fmt::format("{}\n{}\n{}\n", purpose, build, *inputs))};
+  if (!dir || executable_build_id().empty()) return std::nullopt;
+  std::optional<std::string> context = catalog_context_digest(root);
+  if (!context) return std::nullopt;
+  auto unchanged = [root, digest = *context] { return catalog_context_digest(root) == digest; };
+  return CatalogCache{ResultCache(*dir, unchanged), *context};
 }
 
 CatalogCheck check_catalog_remembering_clean(const std::filesystem::path& root,

@@ -14,9 +14,8 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
                                                    const std::string& planned_model) {
   std::optional<std::filesystem::path> root = resolve_root(global);
   if (!root) return std::nullopt;
-  // Keyed before the catalog is read (catalog_cache.h).
-  std::optional<CatalogCache> cache = catalog_cache(
-      *root, leave_one_model_out ? "speed fits with leave-one-model-out refits" : "speed fits");
+  // Opened before the catalog is read (catalog_cache.h).
+  std::optional<CatalogCache> cache = catalog_cache(*root);
   PlannerContext context;
   // Recipes are opened by their path relative to the working directory, which is also how they
   // are shown; the root is absolute (resolve_root).
@@ -57,9 +56,15 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
                             published->layouts.end());
     context.excluded = std::move(published->excluded);
   }
-  context.calibration =
-      calibrate_speed_model_cached(context.measured, leave_one_model_out,
-                                   cache ? &cache->cache : nullptr, cache ? cache->key : "");
+  // The fits depend on the recipes only through what they measured, and on which copy was kept.
+  std::string key =
+      cache ? cache->key(fmt::format("speed fits{} keeping {}",
+                                     leave_one_model_out ? " with leave-one-model-out refits" : "",
+                                     keep_model),
+                         measurement_evidence(context.checked.recipes))
+            : "";
+  context.calibration = calibrate_speed_model_cached(context.measured, leave_one_model_out,
+                                                     cache ? &cache->cache : nullptr, key);
   return context;
 }
 

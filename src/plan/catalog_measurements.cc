@@ -6,6 +6,7 @@
 #include <set>
 
 #include "layout/layout_text.h"
+#include "plan/plan_report.h"
 #include "runs/training_command.h"
 #include "text/sha256.h"
 
@@ -96,6 +97,33 @@ std::vector<MeasuredLayout> distinct_measured_layouts(const Catalog& catalog,
   }
   std::vector<MeasuredLayout> out;
   for (const std::string& key : order) out.push_back(std::move(all[kept[key]]));
+  return out;
+}
+
+std::string measurement_evidence(const std::vector<CatalogRecipe>& recipes) {
+  std::string out;
+  // Strings with their length first, so that no two recipes' fields run together the same way.
+  auto field = [&out](const std::string& text) {
+    fmt::format_to(std::back_inserter(out), "{}:{}|", text.size(), text);
+  };
+  for (const CatalogRecipe& entry : recipes) {
+    const Recipe& r = entry.recipe;
+    nlohmann::json layout = layout_to_json(r.layout);
+    if (r.layout.offload) {
+      layout["offload"] = {{"optimizer_fraction", r.layout.offload->optimizer_fraction},
+                           {"overlap_d2h_h2d", r.layout.offload->overlap_d2h_h2d}};
+    }
+    field(entry.catalog_path);
+    field(r.status);
+    field(r.model);
+    field(r.gpu.type);
+    field(r.workload.precision);
+    field(layout.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    field(r.run);
+    // fmt writes a double as the shortest text that reads back as the same double.
+    fmt::format_to(std::back_inserter(out), "{}|{}|{}|{}|{}\n", r.gpu.count, r.gpu.per_node,
+                   r.workload.row_tokens, r.workload.global_batch, r.result.tokens_per_s_per_gpu);
+  }
   return out;
 }
 

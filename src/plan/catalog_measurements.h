@@ -37,6 +37,15 @@ std::vector<MeasuredLayout> distinct_measured_layouts(const Catalog& catalog,
                                                       const std::vector<CatalogRecipe>& recipes,
                                                       const std::string& keep_model = "");
 
+/// What the planner reads from `recipes`, as text: for each recipe, in order, its path, status,
+/// model, GPU type, count and node size, workload (tokens, batch, precision), layout (every field,
+/// recompute and offload included), `run` command and score. measured_layouts,
+/// distinct_measured_layouts and the rankings of verified recipes read nothing else from a
+/// recipe, so results computed from `recipes` and the catalog's other inputs can be cached under
+/// it: an edit to anything else (a comment, the notes, the stack, the correctness evidence) keeps
+/// the same text.
+std::string measurement_evidence(const std::vector<CatalogRecipe>& recipes);
+
 /// The cluster a catalog GPU type gives: the type's figures, `gpus` GPUs, `per_node` per node
 /// (0: the type's own per_node from gpus.yaml).
 ClusterShape cluster_of(const Gpu& gpu, int gpus, int per_node = 0);

@@ -5,6 +5,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <utility>
 
 #include "test_support.h"
 
@@ -92,6 +94,43 @@ TEST(DistinctMeasuredLayouts, KeepACopyThatScoresOtherwiseOrRunsAnotherConfig) {
             model_config_digest(other_config, *other_config.find_model("gpt-oss-20b-copy")));
   std::vector<CatalogRecipe> recipes = recipes_with_copy("gpt-oss-20b-copy");
   EXPECT_EQ(distinct_measured_layouts(other_config, recipes).size(), recipes.size());
+}
+
+// The evidence holds every field the planner reads from a recipe and nothing else.
+TEST(MeasurementEvidence, ChangesWithWhatIsMeasuredAndOnlyWithThat) {
+  const std::vector<CatalogRecipe> recipes = recipes_with_copy("gpt-oss-20b-copy");
+  const std::string evidence = measurement_evidence(recipes);
+  auto edited = [&](auto edit) {
+    std::vector<CatalogRecipe> copy = recipes;
+    edit(copy.front());
+    return measurement_evidence(copy);
+  };
+  EXPECT_EQ(edited([](CatalogRecipe& e) {
+              e.text += "# a comment\n";
+              e.recipe.notes = "other notes";
+              e.recipe.result.step_time_cv_percent += 1;
+            }),
+            evidence);
+  std::vector<std::pair<std::string, std::function<void(CatalogRecipe&)>>> measured = {
+      {"path", [](CatalogRecipe& e) { e.catalog_path += "x"; }},
+      {"status", [](CatalogRecipe& e) { e.recipe.status = "unverified"; }},
+      {"model", [](CatalogRecipe& e) { e.recipe.model = "gpt-oss-20b-copy"; }},
+      {"gpu type", [](CatalogRecipe& e) { e.recipe.gpu.type = "H100"; }},
+      {"gpu count", [](CatalogRecipe& e) { e.recipe.gpu.count = 16; }},
+      {"per node", [](CatalogRecipe& e) { e.recipe.gpu.per_node = 4; }},
+      {"row tokens", [](CatalogRecipe& e) { e.recipe.workload.row_tokens = 4096; }},
+      {"global batch", [](CatalogRecipe& e) { e.recipe.workload.global_batch = 256; }},
+      {"precision", [](CatalogRecipe& e) { e.recipe.workload.precision = "fp8"; }},
+      {"tp", [](CatalogRecipe& e) { e.recipe.layout.tp = 2; }},
+      {"sequence parallel", [](CatalogRecipe& e) { e.recipe.layout.sequence_parallel ^= true; }},
+      {"pipeline layout", [](CatalogRecipe& e) { e.recipe.layout.pipeline_layout = "Et|tL"; }},
+      {"max tokens", [](CatalogRecipe& e) { e.recipe.layout.max_tokens_per_gpu += 1; }},
+      {"offload", [](CatalogRecipe& e) { e.recipe.layout.offload = Offload{0.5, false}; }},
+      {"dispatcher", [](CatalogRecipe& e) { e.recipe.layout.dispatcher = "flex"; }},
+      {"run", [](CatalogRecipe& e) { e.recipe.run += " --tp-comm-overlap"; }},
+      {"score", [](CatalogRecipe& e) { e.recipe.result.tokens_per_s_per_gpu += 0.001; }},
+  };
+  for (const auto& [name, edit] : measured) EXPECT_NE(edited(edit), evidence) << name;
 }
 
 }  // namespace

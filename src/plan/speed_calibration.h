@@ -128,8 +128,9 @@ std::optional<SpeedFits> speed_fits_from_json(const nlohmann::json& json,
 
 /// calibrate_speed_model(measured, {}, leave_one_model_out), with its fits read from `cache` under
 /// `key` when stored there (and valid for `measured`), else fitted and stored. `key` must identify
-/// `measured`, the refit flag and the code: the CLI's digest of the catalog's input files,
-/// executable_build_id() and the purpose (cli/catalog_cache.h). A null `cache`: no cache.
+/// `measured`, the refit flag and the code: the CLI's digest of the catalog's inputs but recipes/,
+/// the recipes' measurement_evidence, executable_build_id() and the purpose
+/// (cli/catalog_cache.h). A null `cache`: no cache.
 SpeedCalibration calibrate_speed_model_cached(const std::vector<MeasuredLayout>& measured,
                                               bool leave_one_model_out, const ResultCache* cache,
                                               const std::string& key);

@@ -20,8 +20,9 @@ nlohmann::json site_predictions_to_json(const SitePredictions& predictions);
 std::optional<SitePredictions> site_predictions_from_json(const nlohmann::json& json);
 
 /// predict_unmeasured_pairs(check), read from `cache` under `key` when stored there, else
-/// computed and stored. `key` must identify the catalog's input files and the code (the CLI's
-/// catalog_cache). A null `cache`: no cache.
+/// computed and stored. `key` must identify what the predictions read (the catalog's inputs but
+/// recipes/, measurement_evidence of `check.recipes`) and the code: the CLI's catalog_cache.
+/// A null `cache`: no cache.
 SitePredictions predict_unmeasured_pairs_cached(const CatalogCheck& check, const ResultCache* cache,
                                                 const std::string& key);
 
