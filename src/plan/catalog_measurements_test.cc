@@ -125,7 +125,10 @@ TEST(MeasurementEvidence, ChangesWithWhatIsMeasuredAndOnlyWithThat) {
       {"sequence parallel", [](CatalogRecipe& e) { e.recipe.layout.sequence_parallel ^= true; }},
       {"pipeline layout", [](CatalogRecipe& e) { e.recipe.layout.pipeline_layout = "Et|tL"; }},
       {"max tokens", [](CatalogRecipe& e) { e.recipe.layout.max_tokens_per_gpu += 1; }},
-      {"offload", [](CatalogRecipe& e) { e.recipe.layout.offload = Offload{0.5, false}; }},
+      {"offload",
+       [](CatalogRecipe& e) {
+         e.recipe.layout.offload = Offload{0.5, false};
+       }},
       {"dispatcher", [](CatalogRecipe& e) { e.recipe.layout.dispatcher = "flex"; }},
       {"run", [](CatalogRecipe& e) { e.recipe.run += " --tp-comm-overlap"; }},
       {"score", [](CatalogRecipe& e) { e.recipe.result.tokens_per_s_per_gpu += 0.001; }},
