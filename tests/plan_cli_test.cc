@@ -138,6 +138,21 @@ TEST(PlanCli, GradReduceInBf16HalvesTheGradientsHeld) {
   EXPECT_EQ(same.out.find("run with other settings"), std::string::npos) << same.out;
 }
 
+// A missing flag is a usage error told before any catalog is looked for, read or fitted.
+TEST(PlanCli, AMissingFlagIsToldBeforeTheCatalogIsRead) {
+  std::string nowhere = testing::fresh_dir("plan_missing_flag");
+  testing::ShellRun missing =
+      testing::run_binary("plan --model gpt-oss-20b --gpu H100", nowhere, "2>&1");
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("give --model M --gpu G --gpus N"), std::string::npos)
+      << missing.output;
+  // With every flag given, the missing catalog is what is told.
+  testing::ShellRun no_catalog =
+      testing::run_binary("plan --model gpt-oss-20b --gpu H100 --gpus 8", nowhere, "2>&1");
+  EXPECT_EQ(no_catalog.exit_code, 2) << no_catalog.output;
+  EXPECT_EQ(no_catalog.output.find("give --model M"), std::string::npos) << no_catalog.output;
+}
+
 TEST(PlanCli, UnknownModelAndGpuExitOneEverywhere) {
   expect_same_refusal(run_both("--model no-such-model --gpu H200 --gpus 8 --layout TP1"),
                       "--model: no-such-model: not a catalog model and no such file");

@@ -57,8 +57,13 @@ std::optional<ModelChoice> resolve_model(const Catalog& catalog, const std::stri
   }
   std::error_code ec;
   if (!std::filesystem::exists(text, ec)) {
+    // A catalog of thousands of models is named by its first few, not listed.
+    constexpr std::size_t kListed = 12;
     std::string known;
-    for (const Model& model : catalog.models) known += (known.empty() ? "" : ", ") + model.name;
+    for (std::size_t i = 0; i < catalog.models.size() && i < kListed; ++i)
+      known += (known.empty() ? "" : ", ") + catalog.models[i].name;
+    if (catalog.models.size() > kListed)
+      known += fmt::format(" and {} more in models.yaml", catalog.models.size() - kListed);
     add_problem(problems, "--model", "arguments.model",
                 fmt::format("{}: not a catalog model and no such file", text),
                 fmt::format("one of {}, or a Hugging Face config.json", known), text);

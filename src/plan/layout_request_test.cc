@@ -106,6 +106,29 @@ TEST(LayoutRequest, UnknownModelAndGpuAreBothNamed) {
   EXPECT_NE(problems[1].expected.find("H200"), std::string::npos);
 }
 
+// A catalog of thousands of models names its first few and how many more, not every one.
+TEST(LayoutRequest, AnUnknownModelInALargeCatalogNamesAFewModelsAndCountsTheRest) {
+  Catalog catalog = testing::bundled_catalog().catalog;
+  const std::size_t bundled = catalog.models.size();
+  for (int i = 0; i < 1000; ++i) {
+    Model copy = catalog.models.front();
+    copy.name = copy.slug = "copy-" + std::to_string(i);
+    catalog.models.push_back(copy);
+  }
+  PlanArguments arguments = gpt_oss(8, "");
+  arguments.model = "no-such-model";
+  Problems problems;
+  EXPECT_FALSE(resolve_plan_request(catalog, arguments, problems));
+  ASSERT_FALSE(problems.empty());
+  const std::string& expected = problems[0].expected;
+  EXPECT_NE(expected.find("gpt-oss-20b"), std::string::npos) << expected;
+  EXPECT_EQ(expected.find("copy-999"), std::string::npos) << expected;
+  EXPECT_NE(expected.find(std::to_string(bundled + 1000 - 12) + " more in models.yaml"),
+            std::string::npos)
+      << expected;
+  EXPECT_LT(expected.size(), 400u);
+}
+
 ClusterShape h200(int gpus) {
   return cluster_of(*testing::bundled_catalog().catalog.find_gpu("H200"), gpus);
 }
