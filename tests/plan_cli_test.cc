@@ -153,6 +153,25 @@ TEST(PlanCli, AMissingFlagIsToldBeforeTheCatalogIsRead) {
   EXPECT_EQ(no_catalog.output.find("give --model M"), std::string::npos) << no_catalog.output;
 }
 
+// A setting of one layout given without --layout would be silently unused by the search, and an
+// empty --layout would silently search: both are usage errors.
+TEST(PlanCli, LayoutSettingsNeedALayoutAndALayoutNeedsText) {
+  const std::string base = "plan --model gpt-oss-20b --gpu H200 --gpus 8 ";
+  const std::vector<std::string> flags = {"--recompute full", "--dispatcher flex",
+                                          "--layer-split 12,12", "--pipeline-layout 'Et*12|t*12L'",
+                                          "--account-for-loss-in-pipeline-split"};
+  for (const std::string& flag : flags) {
+    CliRun r = run(base + flag);
+    EXPECT_EQ(r.exit_code, 2) << flag << r.err;
+    EXPECT_NE(r.err.find(flag.substr(0, flag.find(' '))), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--layout"), std::string::npos) << r.err;
+  }
+  CliRun empty = run(base + "--layout ''");
+  EXPECT_EQ(empty.exit_code, 2) << empty.err;
+  EXPECT_NE(empty.err.find("found an empty text"), std::string::npos) << empty.err;
+  EXPECT_EQ(run(base + "--layout 'TP1 PP2 EP4' --recompute full").exit_code, 0);
+}
+
 TEST(PlanCli, UnknownModelAndGpuExitOneEverywhere) {
   expect_same_refusal(run_both("--model no-such-model --gpu H200 --gpus 8 --layout TP1"),
                       "--model: no-such-model: not a catalog model and no such file");

@@ -116,27 +116,44 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, int& exit_code
                    "bf16 (default), fp8, or on Blackwell mxfp8 or nvfp4");
   plan->add_option("--top", options->top, "Layouts to list (default 10)")
       ->check(CLI::Range(1, 10000));
-  plan->add_option("--layout", options->arguments.layout.layout,
-                   "Predict one layout, e.g. \"TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1\" (omitted sizes "
-                   "are 1; DP implied)");
+  CLI::Option* layout =
+      plan->add_option("--layout", options->arguments.layout.layout,
+                       "Predict one layout, e.g. \"TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1\" (omitted "
+                       "sizes are 1; DP implied)")
+          ->check(CLI::Validator(
+              [](std::string& text) {
+                return text.empty() ? std::string(
+                                          "expected a layout such as \"TP2 PP8 EP32\", "
+                                          "found an empty text")
+                                    : std::string();
+              },
+              ""));
+  // The settings of one layout mean nothing to the search: given without --layout, they are a
+  // usage error rather than silently unused.
   plan->add_option(
-      "--recompute", options->arguments.layout.recompute,
-      "With --layout: none (default), selective (core_attn), selective:MODULE,... (core_attn, "
-      "moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts), full, full:uniform:N or "
-      "full:block:N");
+          "--recompute", options->arguments.layout.recompute,
+          "With --layout: none (default), selective (core_attn), selective:MODULE,... (core_attn, "
+          "moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts), full, full:uniform:N or "
+          "full:block:N")
+      ->needs(layout);
   plan->add_option("--layer-split", options->arguments.layout.layer_split,
-                   "With --layout: FIRST,LAST layers on the first/last stage");
+                   "With --layout: FIRST,LAST layers on the first/last stage")
+      ->needs(layout);
   plan->add_option("--pipeline-layout", options->arguments.layout.pipeline_layout,
                    "With --layout: Megatron-LM's --pipeline-model-parallel-layout, e.g. "
                    "\"Et*3|(tt|)*29,m|L\" (default: the even split, or the most balanced "
-                   "placement when PP x VPP does not divide the layers)");
+                   "placement when PP x VPP does not divide the layers)")
+      ->needs(layout);
   plan->add_flag("--account-for-embedding-in-pipeline-split",
                  options->arguments.layout.account_for_embedding,
-                 "With --layout: count the embedding as a layer of the first stage");
+                 "With --layout: count the embedding as a layer of the first stage")
+      ->needs(layout);
   plan->add_flag("--account-for-loss-in-pipeline-split", options->arguments.layout.account_for_loss,
-                 "With --layout: count the loss as a layer of the last stage");
+                 "With --layout: count the loss as a layer of the last stage")
+      ->needs(layout);
   plan->add_option("--dispatcher", options->arguments.layout.dispatcher,
-                   "With --layout: alltoall (default), flex or allgather");
+                   "With --layout: alltoall (default), flex or allgather")
+      ->needs(layout);
   plan->add_option("--moe-flex-dispatcher-backend", options->arguments.settings.flex_backend,
                    "The flex dispatcher's backend: deepep (default) or hybridep");
   plan->add_flag("--tp-comm-overlap", options->arguments.settings.tp_comm_overlap,

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "base/number_format.h"
 #include "plan/plan_report.h"
 
@@ -36,7 +38,10 @@ nlohmann::json calibration_to_json(const SpeedCalibration& c) {
   for (const GroupError& g : c.groups)
     groups.push_back({{"group", g.group}, {"rows", g.rows}, {"mape", g.mape}});
   for (const RankAgreement& r : c.ranks)
-    ranks.push_back({{"group", r.group}, {"rows", r.rows}, {"spearman", r.spearman}});
+    ranks.push_back({{"group", r.group},
+                     {"rows", r.rows},
+                     {"spearman", std::isnan(r.spearman) ? nlohmann::json(nullptr)
+                                                         : nlohmann::json(r.spearman)}});
   return {{"parameters", parameters}, {"fitted", fitted}, {"rows", rows},
           {"mape", c.mape},           {"groups", groups}, {"ranks", ranks}};
 }
@@ -71,7 +76,8 @@ std::string calibration_text(const SpeedCalibration& c) {
     std::vector<std::vector<std::string>> ranks = {
         {"same model, GPU type and count", "rows", "Spearman rho"}};
     for (const RankAgreement& r : c.ranks)
-      ranks.push_back({r.group, fmt::format("{}", r.rows), fmt::format("{:+.2f}", r.spearman)});
+      ranks.push_back({r.group, fmt::format("{}", r.rows),
+                       std::isnan(r.spearman) ? "n/a" : fmt::format("{:+.2f}", r.spearman)});
     out += "\n" + aligned_table(ranks, {false, true, true});
   }
   return out;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -40,7 +41,8 @@ GroupError group_error(const std::string& name, const std::vector<CalibrationRow
 }  // namespace
 
 double spearman_rho(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size() || a.size() < 2) return 0;
+  const double undefined = std::numeric_limits<double>::quiet_NaN();
+  if (a.size() != b.size() || a.size() < 2) return undefined;
   std::vector<double> ra = ranks(a), rb = ranks(b);
   double n = static_cast<double>(a.size());
   double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / n;
@@ -51,7 +53,7 @@ double spearman_rho(const std::vector<double>& a, const std::vector<double>& b) 
     saa += (ra[i] - ma) * (ra[i] - ma);
     sbb += (rb[i] - mb) * (rb[i] - mb);
   }
-  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : 0;
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : undefined;
 }
 
 void summarize_calibration(SpeedCalibration& c) {

@@ -12,7 +12,8 @@ namespace openrecipes {
 void summarize_calibration(SpeedCalibration& calibration);
 
 /// Spearman's rank correlation of `a` and `b` (same length, at least 2): the Pearson correlation
-/// of their ranks, ties given their mean rank. 0 when either has no spread.
+/// of their ranks, ties given their mean rank. NaN (undefined, not "no agreement") when either has
+/// no spread: every prediction, or every measurement, the same.
 double spearman_rho(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace openrecipes

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "plan/calibration_report.h"
+
 namespace openrecipes {
 namespace {
 
@@ -10,9 +14,10 @@ TEST(CalibrationSummary, SpearmanByHand) {
   EXPECT_DOUBLE_EQ(spearman_rho({1, 2, 3}, {30, 20, 10}), -1);
   // Ranks (1, 2, 3) against (1, 3, 2): 1 - 6 x 2 / (3 x 8) = 0.5.
   EXPECT_DOUBLE_EQ(spearman_rho({1, 2, 3}, {5, 9, 7}), 0.5);
-  // A tie gets its mean rank; no spread gives 0.
+  // A tie gets its mean rank; no spread leaves it undefined, not 0 ("no agreement").
   EXPECT_NEAR(spearman_rho({1, 1, 2}, {1, 2, 3}), 0.8660254037844386, 1e-12);
-  EXPECT_EQ(spearman_rho({4, 4}, {1, 2}), 0);
+  EXPECT_TRUE(std::isnan(spearman_rho({4, 4}, {1, 2})));
+  EXPECT_TRUE(std::isnan(spearman_rho({1, 2}, {7, 7})));
 }
 
 CalibrationRow row(std::string model, bool moe, std::string gpu, double measured, double loo) {
@@ -43,6 +48,24 @@ TEST(CalibrationSummary, GroupErrorsAndRanks) {
   ASSERT_EQ(c.ranks.size(), 1u);  // only model a has two rows
   EXPECT_EQ(c.ranks[0].rows, 2);
   EXPECT_DOUBLE_EQ(c.ranks[0].spearman, 1);
+}
+
+// A group whose predictions all tie has no rank agreement to report: "n/a" and null, not +0.00.
+TEST(CalibrationSummary, AnUndefinedRankAgreementIsReportedAsSuch) {
+  SpeedCalibration c;
+  c.rows = {row("a", false, "H100", 100, 150), row("a", false, "H100", 200, 150),
+            row("b", false, "H100", 100, 90), row("b", false, "H100", 200, 220)};
+  summarize_calibration(c);
+  ASSERT_EQ(c.ranks.size(), 2u);
+  EXPECT_TRUE(std::isnan(c.ranks[0].spearman));
+  EXPECT_DOUBLE_EQ(c.ranks[1].spearman, 1);
+  std::string text = calibration_text(c);
+  EXPECT_NE(text.find("a / H100 / 8"), std::string::npos) << text;
+  EXPECT_NE(text.find("n/a"), std::string::npos) << text;
+  EXPECT_NE(text.find("+1.00"), std::string::npos) << text;
+  nlohmann::json json = calibration_to_json(c);
+  EXPECT_TRUE(json["ranks"][0]["spearman"].is_null()) << json["ranks"];
+  EXPECT_EQ(json["ranks"][1]["spearman"], 1.0);
 }
 
 }  // namespace

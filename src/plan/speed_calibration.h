@@ -69,7 +69,8 @@ struct GroupError {
 struct RankAgreement {
   std::string group;  ///< "model / GPU type / GPUs"
   int rows = 0;
-  double spearman = 0;  ///< in [-1, 1]
+  /// in [-1, 1]; NaN when undefined (every prediction, or every measurement, of the group equal)
+  double spearman = 0;
 };
 
 /// The fit and its report.
