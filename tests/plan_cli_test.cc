@@ -172,6 +172,43 @@ TEST(PlanCli, LayoutSettingsNeedALayoutAndALayoutNeedsText) {
   EXPECT_EQ(run(base + "--layout 'TP1 PP2 EP4' --recompute full").exit_code, 0);
 }
 
+// A renamed copy of a recipe counts once in the calibration (4 recipes, not 5: the copy has no
+// published rows), and the model planned (named in any case) keeps its own copy: plan names that
+// model's recipe as its best measured.
+TEST(PlanCli, APlannedCopyOfAModelSeesItsOwnRecipe) {
+  fs::path root = testing::catalog_copy("plan_copy");
+  fs::copy(root / "models" / "gpt-oss-20b", root / "models" / "gpt-oss-20b-copy");
+  std::string models = read_all(root / "models.yaml");
+  std::size_t start = models.find("  - name: gpt-oss-20b\n");
+  std::size_t end = models.find("\n  - name: ", start + 1);
+  ASSERT_NE(start, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  std::string entry = models.substr(start, end + 1 - start);
+  entry = testing::replace_all(entry, "name: gpt-oss-20b\n", "name: gpt-oss-20b-copy\n");
+  entry = testing::replace_all(entry, "slug: gpt-oss-20b\n", "slug: gpt-oss-20b-copy\n");
+  std::ofstream(root / "models.yaml", std::ios::app) << entry;
+  fs::create_directories(root / "recipes/gpt-oss-20b-copy/h200");
+  std::string recipe = read_all(root / "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml");
+  std::ofstream(root / "recipes/gpt-oss-20b-copy/h200/attune-tp1-pp2-ep4.yaml")
+      << testing::replace_all(recipe, "\nmodel: gpt-oss-20b\n", "\nmodel: gpt-oss-20b-copy\n");
+
+  const std::string where = " --gpu H200 --gpus 8 --top 1";
+  CliRun copy = run("plan --model GPT-OSS-20B-COPY" + where, root.string());
+  ASSERT_EQ(copy.exit_code, 0) << copy.err;
+  EXPECT_NE(copy.out.find("calibrated on 4 measured layouts (4 catalog recipes"), std::string::npos)
+      << copy.out;
+  EXPECT_NE(copy.out.find("best measured for gpt-oss-20b-copy on H200"), std::string::npos)
+      << copy.out;
+  EXPECT_NE(copy.out.find("(recipes/gpt-oss-20b-copy/h200/attune-tp1-pp2-ep4.yaml)"),
+            std::string::npos)
+      << copy.out;
+  CliRun original = run("plan --model gpt-oss-20b" + where, root.string());
+  ASSERT_EQ(original.exit_code, 0) << original.err;
+  EXPECT_NE(original.out.find("(recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml)"),
+            std::string::npos)
+      << original.out;
+}
+
 TEST(PlanCli, UnknownModelAndGpuExitOneEverywhere) {
   expect_same_refusal(run_both("--model no-such-model --gpu H200 --gpus 8 --layout TP1"),
                       "--model: no-such-model: not a catalog model and no such file");

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "base/ascii.h"
 #include "cli/catalog_cache.h"
 
 namespace openrecipes::cli {
@@ -31,9 +32,12 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
   }
   context.rules = load_argument_rules(*root, problems);
   if (!context.rules) return std::nullopt;
+  // The model --model names, matched as resolve_model matches it (name or slug, any case).
   std::string keep_model;
+  const std::string wanted = ascii_lowercase(planned_model);
   for (const Model& model : context.catalog().models) {
-    if (model.name == planned_model || model.slug == planned_model) keep_model = model.name;
+    if (ascii_lowercase(model.name) == wanted || ascii_lowercase(model.slug) == wanted)
+      keep_model = model.name;
   }
   context.measured =
       distinct_measured_layouts(context.catalog(), context.checked.recipes, keep_model);
