@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <set>
 
-#include "layout/layout_text.h"
 #include "plan/plan_report.h"
 #include "runs/training_command.h"
 #include "text/sha256.h"
@@ -57,6 +55,26 @@ std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog,
   return measured;
 }
 
+namespace {
+
+// Every field of `layout` the planner reads, as JSON: layout_to_json's, and the optimizer offload
+// it leaves out (the memory model reads it).
+nlohmann::json layout_fields(const Layout& layout) {
+  nlohmann::json fields = layout_to_json(layout);
+  if (layout.offload) {
+    fields["offload"] = {{"optimizer_fraction", layout.offload->optimizer_fraction},
+                         {"overlap_d2h_h2d", layout.offload->overlap_d2h_h2d}};
+  }
+  return fields;
+}
+
+// layout_fields as text; a label that is not UTF-8 is written with U+FFFD (it is not read).
+std::string layout_fields_text(const Layout& layout) {
+  return layout_fields(layout).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
 std::string model_config_digest(const Catalog& catalog, const Model& model) {
   try {
     return sha256_file((catalog.root / "models" / model.slug / "config.json").string()).first;
@@ -80,13 +98,11 @@ std::vector<MeasuredLayout> distinct_measured_layouts(const Catalog& catalog,
       digest->second = model ? model_config_digest(catalog, *model) : "name:" + m.model.name;
     }
     const PlanWorkload& w = m.workload;
-    std::string key =
-        fmt::format("{}|{}|{}|{}|{}|{}|{}|{}{}{}{}{}|{}|{}{}|{}|{}", digest->second,
-                    m.cluster.gpu.type, m.cluster.gpus, m.cluster.per_node, w.row_tokens,
-                    w.global_batch, precision_name(w.precision), w.tp_comm_overlap,
-                    w.shared_expert_overlap, w.ep_a2a_overlap, w.hybridep, w.grad_reduce_in_fp32,
-                    layout_text(m.layout), recompute_text(m.layout.recompute),
-                    placement_flags_text(m.layout), m.layout.dispatcher, m.tokens_per_s_per_gpu);
+    std::string key = fmt::format(
+        "{}|{}|{}|{}|{}|{}|{}|{}{}{}{}{}|{}|{}", digest->second, m.cluster.gpu.type, m.cluster.gpus,
+        m.cluster.per_node, w.row_tokens, w.global_batch, precision_name(w.precision),
+        w.tp_comm_overlap, w.shared_expert_overlap, w.ep_a2a_overlap, w.hybridep,
+        w.grad_reduce_in_fp32, layout_fields_text(m.layout), m.tokens_per_s_per_gpu);
     auto [at, first] = kept.try_emplace(key, i);
     if (first) {
       order.push_back(key);
@@ -108,17 +124,12 @@ std::string measurement_evidence(const std::vector<CatalogRecipe>& recipes) {
   };
   for (const CatalogRecipe& entry : recipes) {
     const Recipe& r = entry.recipe;
-    nlohmann::json layout = layout_to_json(r.layout);
-    if (r.layout.offload) {
-      layout["offload"] = {{"optimizer_fraction", r.layout.offload->optimizer_fraction},
-                           {"overlap_d2h_h2d", r.layout.offload->overlap_d2h_h2d}};
-    }
     field(entry.catalog_path);
     field(r.status);
     field(r.model);
     field(r.gpu.type);
     field(r.workload.precision);
-    field(layout.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    field(layout_fields_text(r.layout));
     field(r.run);
     // fmt writes a double as the shortest text that reads back as the same double.
     fmt::format_to(std::back_inserter(out), "{}|{}|{}|{}|{}\n", r.gpu.count, r.gpu.per_node,

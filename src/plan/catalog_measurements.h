@@ -26,7 +26,7 @@ std::string model_config_digest(const Catalog& catalog, const Model& model);
 
 /// measured_layouts(catalog, recipes) with each distinct measurement once: a recipe measuring the
 /// same model config (model_config_digest), cluster, workload (tokens, batch, precision and the
-/// overlaps of its command), layout (with recompute, placement and dispatcher) and score as an
+/// overlaps of its command), layout (every field: layout_to_json's and the offload) and score as an
 /// earlier one is a renamed copy, the same evidence, and is left out (the first, in `recipes`
 /// order, is kept, in its place; a recipe of the model named `keep_model`, when one is among the
 /// copies, is kept instead, so that the model a command plans still sees its own measurements).

@@ -87,6 +87,10 @@ TEST(DistinctMeasuredLayouts, KeepACopyThatScoresOtherwiseOrRunsAnotherConfig) {
   Catalog same_config = catalog_with_model_copy("distinct_score", "gpt-oss-20b-copy", "");
   std::vector<CatalogRecipe> rescored = recipes_with_copy("gpt-oss-20b-copy", 9000.5);
   EXPECT_EQ(distinct_measured_layouts(same_config, rescored).size(), rescored.size());
+  // A layout field beyond the sizes, recompute and placement: the optimizer offload.
+  std::vector<CatalogRecipe> offloaded = recipes_with_copy("gpt-oss-20b-copy");
+  offloaded.back().recipe.layout.offload = Offload{0.5, false};
+  EXPECT_EQ(distinct_measured_layouts(same_config, offloaded).size(), offloaded.size());
 
   // One byte more in the copy's config.json: another model to the planner.
   Catalog other_config = catalog_with_model_copy("distinct_config", "gpt-oss-20b-copy", "\n");
