@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "base/ascii.h"
 #include "cli/catalog_cache.h"
+#include "plan/layout_request.h"
 
 namespace openrecipes::cli {
 
@@ -32,13 +32,8 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
   }
   context.rules = load_argument_rules(*root, problems);
   if (!context.rules) return std::nullopt;
-  // The model --model names, matched as resolve_model matches it (name or slug, any case).
-  std::string keep_model;
-  const std::string wanted = ascii_lowercase(planned_model);
-  for (const Model& model : context.catalog().models) {
-    if (ascii_lowercase(model.name) == wanted || ascii_lowercase(model.slug) == wanted)
-      keep_model = model.name;
-  }
+  const Model* planned = find_catalog_model(context.catalog(), planned_model);
+  const std::string keep_model = planned ? planned->name : "";
   context.measured =
       distinct_measured_layouts(context.catalog(), context.checked.recipes, keep_model);
   if (context.measured.empty()) {

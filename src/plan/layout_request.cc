@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
 #include <cmath>
 #include <filesystem>
 
+#include "base/ascii.h"
 #include "layout/layout_rules.h"
 #include "layout/layout_text.h"
 #include "layout/pipeline_layout.h"
@@ -13,11 +13,6 @@
 
 namespace openrecipes {
 namespace {
-
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 // A problem with the value of the command-line flag `field`.
 void add_problem(Problems& problems, const std::string& field, const std::string& rule,
@@ -48,13 +43,19 @@ void choose_placement(const ModelShape& model, Layout& layout, bool* chosen) {
 
 }  // namespace
 
+const Model* find_catalog_model(const Catalog& catalog, const std::string& text) {
+  const std::string wanted = ascii_lowercase(text);
+  for (const Model& model : catalog.models) {
+    if (ascii_lowercase(model.name) == wanted || ascii_lowercase(model.slug) == wanted)
+      return &model;
+  }
+  return nullptr;
+}
+
 std::optional<ModelChoice> resolve_model(const Catalog& catalog, const std::string& text,
                                          Problems& problems) {
-  for (const Model& model : catalog.models) {
-    if (lower(model.name) == lower(text) || lower(model.slug) == lower(text)) {
-      return ModelChoice{model.name, model.family, model.shape, true};
-    }
-  }
+  if (const Model* model = find_catalog_model(catalog, text))
+    return ModelChoice{model->name, model->family, model->shape, true};
   std::error_code ec;
   if (!std::filesystem::exists(text, ec)) {
     // A catalog of thousands of models is named by its first few, not listed.
@@ -79,7 +80,9 @@ std::optional<ModelChoice> resolve_model(const Catalog& catalog, const std::stri
 
 const Gpu* resolve_gpu(const Catalog& catalog, const std::string& text, Problems& problems) {
   for (const Gpu& gpu : catalog.gpus) {
-    if (lower(gpu.type) == lower(text) || lower(gpu.slug) == lower(text)) return &gpu;
+    if (ascii_lowercase(gpu.type) == ascii_lowercase(text) ||
+        ascii_lowercase(gpu.slug) == ascii_lowercase(text))
+      return &gpu;
   }
   std::string known;
   for (const Gpu& gpu : catalog.gpus) known += (known.empty() ? "" : ", ") + gpu.type;

@@ -27,6 +27,9 @@ struct ModelChoice {
   bool in_catalog = false;
 };
 
+/// The catalog model whose name or slug is `text` (case-insensitive), or nullptr.
+const Model* find_catalog_model(const Catalog& catalog, const std::string& text);
+
 /// Resolves `text` as above. Returns nullopt and adds a Problem (field `--model`) naming the
 /// catalog's models for an unknown name, or the config's own problems (file:line: field).
 std::optional<ModelChoice> resolve_model(const Catalog& catalog, const std::string& text,
