@@ -581,6 +581,32 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run("validate", "/").exit_code, 2);  // no catalog above /
 }
 
+// CLI11 hands an option the next word whatever it is: a missing value must not swallow the next
+// flag (`build --out --check` wrote a site into a folder named "--check" and exited 0), and an
+// empty value must not fall back to the default.
+TEST(Cli, AnOptionsValueIsNeverAFlagNorEmpty) {
+  fs::path swallowed_into = fs::path(testing::source_dir()) / "--check";
+  CliRun swallowed = run_errors("build --out --check");
+  EXPECT_EQ(swallowed.exit_code, 2) << swallowed.output;
+  EXPECT_NE(swallowed.output.find("--out: expected a value, found the flag '--check'"),
+            std::string::npos)
+      << swallowed.output;
+  EXPECT_FALSE(fs::exists(swallowed_into));
+  for (const std::string& command :
+       {std::string("build --out ''"), std::string("--root '' validate"),
+        std::string("plan --model '' --gpu H200 --gpus 8"),
+        std::string("plan --model gpt-oss-20b --gpu -x --gpus 8")}) {
+    CliRun r = run_errors(command);
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find("expected a value, found"), std::string::npos) << command << r.output;
+  }
+  // A negative number is a value (refused here by the option's own range, not as a flag).
+  CliRun negative = run_errors("score no-such.log --window -1 19");
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_NE(negative.output.find("--window: Value -1 not in range"), std::string::npos)
+      << negative.output;
+}
+
 TEST(Cli, MissingFileExitsOne) {
   CliRun result = run("validate no/such.yaml");
   EXPECT_EQ(result.exit_code, 1);

@@ -172,6 +172,18 @@ TEST(PlanCli, LayoutSettingsNeedALayoutAndALayoutNeedsText) {
   EXPECT_EQ(run(base + "--layout 'TP1 PP2 EP4' --recompute full").exit_code, 0);
 }
 
+// --calibration reads the catalog alone: a plan's flags beside it are a usage error, not one of
+// the two silently dropped (it used to print the plan and ignore --calibration).
+TEST(PlanCli, TheCalibrationTakesNoPlanFlags) {
+  for (const std::string& flag :
+       {std::string("--model gpt-oss-20b"), std::string("--gpus 8"), std::string("--top 3")}) {
+    CliRun r = run("plan --calibration " + flag);
+    EXPECT_EQ(r.exit_code, 2) << flag << r.err;
+    EXPECT_NE(r.err.find("excludes"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << flag;
+  }
+}
+
 // A renamed copy of a recipe counts once in the calibration (4 recipes, not 5: the copy has no
 // published rows), and the model planned (named in any case) keeps its own copy: plan names that
 // model's recipe as its best measured.

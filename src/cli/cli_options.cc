@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
+#include <cctype>
+
 #include "catalog/catalog.h"
 
 namespace openrecipes::cli {
@@ -29,6 +32,40 @@ std::optional<std::filesystem::path> resolve_root(const GlobalOptions& options) 
                cwd.string());
   }
   return root;
+}
+
+}  // namespace openrecipes::cli
+
+namespace openrecipes::cli {
+namespace {
+
+// Why `text` cannot be an option's value, or "" when it can.
+std::string flag_or_empty(const std::string& text) {
+  if (text.empty()) return "expected a value, found an empty text";
+  bool looks_like_flag =
+      text.size() > 1 && text[0] == '-' &&
+      !(std::isdigit(static_cast<unsigned char>(text[1])) != 0 || text[1] == '.');
+  if (looks_like_flag) {
+    return fmt::format("expected a value, found the flag '{}'", text);
+  }
+  return "";
+}
+
+}  // namespace
+
+void refuse_flags_as_values(CLI::App& app) {
+  // CLI11 gives an option the next word whatever it is. The --option=VALUE form reaches the same
+  // check: no value of ours starts with '-' and a letter except --sbatch-arg's #SBATCH options.
+  for (CLI::Option* option : app.get_options()) {
+    if (!option->nonpositional() || option->get_type_size_max() == 0 ||
+        option->get_expected_min() == 0 || option->check_name("--sbatch-arg")) {
+      continue;
+    }
+    option->check(CLI::Validator(flag_or_empty, ""));
+  }
+  for (CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    refuse_flags_as_values(*command);
+  }
 }
 
 }  // namespace openrecipes::cli

@@ -5,6 +5,10 @@
 #include <optional>
 #include <string>
 
+namespace CLI {
+class App;
+}
+
 namespace openrecipes::cli {
 
 /// Exit codes of every subcommand: 0 success, 1 problems found, 2 usage error.
@@ -20,5 +24,15 @@ struct GlobalOptions {
 /// The catalog root from `--root`, or the nearest directory upward from the working directory
 /// holding models.yaml and recipes/. On failure prints why to stderr and returns nullopt.
 std::optional<std::filesystem::path> resolve_root(const GlobalOptions& options);
+
+/// Adds to every named option of `app` and its subcommands that takes a value a check that the
+/// value is neither empty nor a flag (`--check`, `-o`), so that `build --out --check` is a usage
+/// error instead of a site written into a folder named "--check", and `--out ''` is not taken as
+/// "the default". A leading '-' before a digit or a '.' (a negative number) and a lone "-"
+/// (standard input) stay values. `--sbatch-arg` is left alone: its values are #SBATCH flags.
+/// Call once, after every command is added; CLI11 then reports a refused value as a validation
+/// error naming the option ("--out: expected a value, found the flag '--check'") and main exits
+/// with kExitUsage.
+void refuse_flags_as_values(CLI::App& app);
 
 }  // namespace openrecipes::cli

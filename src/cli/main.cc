@@ -120,6 +120,7 @@ int main(int argc, char** argv) {
   add_finalize_command(app, global, exit_code);
   add_tune_command(app, global, exit_code);
   add_help_examples(app);
+  refuse_flags_as_values(app);
   if (!names_known_commands(app, argc, argv)) return kExitUsage;
   try {
     app.parse(argc, argv);

@@ -59,7 +59,7 @@ int run_plan(const GlobalOptions& global, const PlanOptions& options) {
   const PlanArguments& arguments = options.arguments;
   OutputFormat format = output_format(options.format);
   // A missing flag is told before the catalog is read and the speed model fitted (seconds).
-  bool calibration_only = options.calibration && arguments.model.empty();
+  bool calibration_only = options.calibration;
   if (!calibration_only &&
       (arguments.model.empty() || arguments.gpu.empty() || arguments.gpus < 1)) {
     return print_usage_error("openrecipes plan",
@@ -171,10 +171,17 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, int& exit_code
           "Fraction of GPU memory kept free for what the memory model leaves out (default 0.10)")
       ->check(CLI::Range(0.0, 0.9));
   plan->add_flag("--explain", options->explain, "Show why layouts were rejected");
-  plan->add_flag("--calibration", options->calibration,
-                 "Show the speed model's fit on the catalog and each recipe's leave-one-out error");
   plan->add_option("--format", options->format, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
+  CLI::Option* calibration = plan->add_flag(
+      "--calibration", options->calibration,
+      "Show the speed model's fit on the catalog and each recipe's leave-one-out error (alone, "
+      "or with --format)");
+  // The calibration reads the catalog alone: a plan's flags beside it would be silently unused.
+  for (CLI::Option* option : plan->get_options()) {
+    if (option != calibration && !option->check_name("--format") && !option->check_name("--help"))
+      calibration->excludes(option);
+  }
   plan->callback([&global, &exit_code, options] { exit_code = run_plan(global, *options); });
 }
 
