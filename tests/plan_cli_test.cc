@@ -172,6 +172,39 @@ TEST(PlanCli, LayoutSettingsNeedALayoutAndALayoutNeedsText) {
   EXPECT_EQ(run(base + "--layout 'TP1 PP2 EP4' --recompute full").exit_code, 0);
 }
 
+// recommend's `next:` line is a command the user can paste as printed (it used to end in
+// "--to slime|megatron-lm|megatron-bridge", a shell pipeline), for the framework the starting
+// recipe ran on; and the resizing rules' texts start in one column however long the rule's id.
+TEST(PlanCli, RecommendsNextCommandRunsAsPrinted) {
+  CliRun rec = run("recommend --model gpt-oss-20b --gpu H200 --gpus 16");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  std::size_t next = rec.out.find("\nnext: openrecipes ");
+  ASSERT_NE(next, std::string::npos) << rec.out;
+  std::size_t start = next + std::string("\nnext: openrecipes ").size();
+  std::string command = rec.out.substr(start, rec.out.find('\n', start) - start);
+  EXPECT_NE(command.find(" --to slime"), std::string::npos) << command;  // a slime recipe
+  EXPECT_EQ(command.find('|'), std::string::npos) << command;
+  CliRun exported = run(command);
+  EXPECT_EQ(exported.exit_code, 0) << command << "\n" << exported.err;
+  EXPECT_NE(exported.out.find("# slime draft: gpt-oss-20b TP1 PP2 EP4 DP8 on 16 x H200"),
+            std::string::npos)
+      << exported.out;
+
+  std::istringstream lines(rec.out.substr(rec.out.find("resizing rules:\n")));
+  std::string line;
+  std::size_t text_column = std::string::npos;
+  int rules = 0;
+  std::getline(lines, line);
+  while (std::getline(lines, line) && !line.empty()) {
+    std::size_t rule_end = line.find(' ', line.find_first_not_of(' ', 7));
+    std::size_t column = line.find_first_not_of(' ', rule_end);
+    if (text_column == std::string::npos) text_column = column;
+    EXPECT_EQ(column, text_column) << line;
+    ++rules;
+  }
+  EXPECT_GT(rules, 10);
+}
+
 // --calibration reads the catalog alone: a plan's flags beside it are a usage error, not one of
 // the two silently dropped (it used to print the plan and ignore --calibration).
 TEST(PlanCli, TheCalibrationTakesNoPlanFlags) {

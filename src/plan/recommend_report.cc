@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "base/ascii.h"
 #include "base/number_format.h"
 #include "layout/layout_text.h"
 #include "layout/pipeline_layout.h"
@@ -23,10 +26,30 @@ std::string overrides_text(const Recommendation& rec) {
          aligned_table(rows, {false, true, true, false});
 }
 
+// export's --to for the framework the starting recipe ran on (its stack's `framework` entry names
+// it: "slime 0.3.0: ...", "Megatron-Bridge 0.2 ..."), Megatron-LM when it names neither.
+std::string starting_framework(const Recipe& base) {
+  for (const auto& [component, version] : base.stack) {
+    if (component != "framework") continue;
+    std::string text = ascii_lowercase(version);
+    if (text.rfind("slime", 0) == 0) return "slime";
+    if (text.find("megatron-bridge") != std::string::npos) return "megatron-bridge";
+  }
+  return "megatron-lm";
+}
+
+// A command the user can paste as it is (one framework), then how to get the other two.
 std::string export_command_text(const RecommendRequest& request, const Layout& layout,
-                                const std::string& model_text) {
-  return fmt::format("\nnext: openrecipes export {} --to slime|megatron-lm|megatron-bridge\n",
-                     layout_flags_text(model_text, request.cluster, request.workload, layout));
+                                const std::string& model_text, const Recipe& base) {
+  std::string to = starting_framework(base);
+  std::string others;
+  for (const char* framework : {"slime", "megatron-lm", "megatron-bridge"}) {
+    if (framework == to) continue;
+    others += fmt::format("{}--to {}", others.empty() ? "" : " or ", framework);
+  }
+  return fmt::format("\nnext: openrecipes export {} --to {}\n      ({} for the other frameworks)\n",
+                     layout_flags_text(model_text, request.cluster, request.workload, layout), to,
+                     others);
 }
 
 }  // namespace
@@ -125,13 +148,15 @@ std::string recommendation_text(const RecommendRequest& request, const Recommend
       p.memory.fits ? "fits" : "does not fit");
   out += overrides_text(rec);
   out += "\nresizing rules:\n";
+  std::size_t rule_width = 0;
+  for (const ResizeCheck& c : rec.checks) rule_width = std::max(rule_width, c.rule.size());
   for (const ResizeCheck& c : rec.checks) {
-    out += fmt::format("  {} {:<16} {}{}\n", c.passed ? "ok  " : "FAIL", c.rule, c.text,
+    out += fmt::format("  {} {:<{}} {}{}\n", c.passed ? "ok  " : "FAIL", c.rule, rule_width, c.text,
                        c.detail.empty() ? "" : ": " + c.detail);
   }
   out += "\nadvice:\n";
   for (const std::string& a : rec.advice) out += fmt::format("  - {}\n", a);
-  return out + export_command_text(request, p.layout, model_text);
+  return out + export_command_text(request, p.layout, model_text, base);
 }
 
 }  // namespace openrecipes
