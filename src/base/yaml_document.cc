@@ -415,6 +415,13 @@ std::optional<YamlDocument> parse_yaml(std::string_view text, const std::string&
   };
   // Characters first: a YAML parser would read other encodings and control bytes silently.
   for (std::size_t offset = 0; offset < text.size();) {
+    // Printable ASCII, tabs and LF, nearly every byte of a recipe, need no decoding: the checks
+    // below pass them all.
+    const auto byte = static_cast<unsigned char>(text[offset]);
+    if ((byte >= 0x20 && byte <= 0x7E) || byte == '\n' || byte == '\t') {
+      ++offset;
+      continue;
+    }
     utf8proc_int32_t codepoint = 0;
     utf8proc_ssize_t length =
         utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(text.data() + offset),

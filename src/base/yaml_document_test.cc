@@ -98,6 +98,15 @@ TEST(ParseYaml, RejectsControlCharactersRawOrEscaped) {
   EXPECT_NE(problems.at(1).message.find("U+001B"), std::string::npos);
   EXPECT_FALSE(parse("model: \"x\\0\"\n", problems));
   EXPECT_TRUE(parse("a: \"tab\\there\"\n", problems));
+  // The bytes just outside printable ASCII, which the decoder-free fast path must not let by.
+  for (const char* text : {"model: x\x7f\n", "model: x\x1f\n", "model: x\x01\n"}) {
+    Problems each;
+    EXPECT_FALSE(parse(text, each)) << text;
+    ASSERT_EQ(each.size(), 1u);
+    EXPECT_NE(each[0].message.find("control character U+00"), std::string::npos) << each[0].message;
+    EXPECT_EQ(each[0].position.column, 9);
+  }
+  EXPECT_TRUE(parse("a: \t~ \x20\x7e\n", problems));
 }
 
 TEST(ParseYaml, RejectsBidirectionalOverrides) {
