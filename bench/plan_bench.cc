@@ -1,6 +1,8 @@
 // Times the planner's search (issue 8: a 100B+ MoE on 1,024 GPUs plans in under 1 s). Models are
 // the real configs: DeepSeek-V3 (671B, 256 experts; tests/fixtures/configs) and the catalog's
-// Qwen3.5-122B-A10B, on 1,024 H200s; gpt-oss-20b on 8 H200s beside them for scale.
+// Qwen3.5-122B-A10B, on 1,024 H200s; gpt-oss-20b on 8 H200s beside them for scale; DeepSeek-V3
+// on 2,520 H200s, a GPU count with many divisors (48), where most of the 285 million meshes break
+// a rule that TP, PP and CP alone decide.
 // Run: build/plan_bench [--benchmark_repetitions=5] from the repository root.
 #include <benchmark/benchmark.h>
 
@@ -52,6 +54,10 @@ void BM_DeepSeekV3_1024xH200(benchmark::State& state) {
   static const ModelShape model = config_shape("tests/fixtures/configs/deepseek-v3.json");
   run_search(state, model, 1024);
 }
+void BM_DeepSeekV3_2520xH200(benchmark::State& state) {
+  static const ModelShape model = config_shape("tests/fixtures/configs/deepseek-v3.json");
+  run_search(state, model, 2520);
+}
 void BM_Qwen35_122B_1024xH200(benchmark::State& state) {
   run_search(state, catalog().catalog.find_model("Qwen3.5-122B-A10B")->shape, 1024);
 }
@@ -60,6 +66,7 @@ void BM_GptOss20B_8xH200(benchmark::State& state) {
 }
 
 BENCHMARK(BM_DeepSeekV3_1024xH200)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DeepSeekV3_2520xH200)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Qwen35_122B_1024xH200)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_GptOss20B_8xH200)->Unit(benchmark::kMillisecond);
 

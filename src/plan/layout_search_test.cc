@@ -103,6 +103,47 @@ TEST(LayoutSearch, SaysWhichRuleRejectedWhat) {
   EXPECT_GT(result.rejected_by_memory, 0);
 }
 
+// Blocks of meshes one rule decides are counted at once; checking every mesh must give the same
+// result: counts, each rule's count and example, and the ranking. GPU counts with many divisors
+// (360: 24) put many meshes in such blocks; the models cover MLA and MoE (DeepSeek-V3), Gated
+// DeltaNet under CP (Qwen3.5) and Mamba-2 (Nemotron 3 Nano).
+TEST(LayoutSearch, BlocksDecidedAtOnceCountAsCheckingEveryMesh) {
+  for (const auto& [model, gpus] :
+       std::vector<std::pair<std::string, int>>{{"DeepSeek-V3", 360},
+                                                {"Qwen3.5-122B-A10B", 120},
+                                                {"Nemotron-3-Nano-30B-A3B", 360},
+                                                {"gpt-oss-20b", 24},
+                                                {"Llama-3-8B", 12}}) {
+    SCOPED_TRACE(model + " on " + std::to_string(gpus));
+    SearchOptions fast;
+    fast.top = 5;
+    SearchOptions every = fast;
+    every.check_every_mesh = true;
+    LayoutSearchResult a = search_layouts(shape(model), h200(gpus), PlanWorkload{}, fast);
+    LayoutSearchResult b = search_layouts(shape(model), h200(gpus), PlanWorkload{}, every);
+    EXPECT_EQ(a.candidates, b.candidates);
+    EXPECT_EQ(a.legal, b.legal);
+    EXPECT_EQ(a.fitting, b.fitting);
+    EXPECT_EQ(a.rejected_by_memory, b.rejected_by_memory);
+    ASSERT_EQ(a.rejected.size(), b.rejected.size());
+    std::int64_t rejected = 0;
+    for (std::size_t i = 0; i < a.rejected.size(); ++i) {
+      EXPECT_EQ(a.rejected[i].rule, b.rejected[i].rule);
+      EXPECT_EQ(a.rejected[i].count, b.rejected[i].count) << layout_rule_id(a.rejected[i].rule);
+      EXPECT_TRUE(same_layout(a.rejected[i].example, b.rejected[i].example))
+          << layout_rule_id(a.rejected[i].rule);
+      EXPECT_EQ(a.rejected[i].example_violation.message, b.rejected[i].example_violation.message);
+      rejected += a.rejected[i].count;
+    }
+    EXPECT_EQ(a.candidates, rejected + a.legal);
+    ASSERT_EQ(a.ranked.size(), b.ranked.size());
+    for (std::size_t i = 0; i < a.ranked.size(); ++i) {
+      EXPECT_TRUE(same_layout(a.ranked[i].layout, b.ranked[i].layout)) << a.ranked[i].layout.label;
+      EXPECT_EQ(a.ranked[i].speed.tokens_per_s_per_gpu, b.ranked[i].speed.tokens_per_s_per_gpu);
+    }
+  }
+}
+
 TEST(LayoutSearch, NoLayoutFitsWhenTheModelCannotFit) {
   // Qwen3.5-122B-A10B's weights and optimizer state alone exceed one GPU.
   LayoutSearchResult result =
