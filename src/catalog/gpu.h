@@ -46,6 +46,9 @@ struct Gpu {
   double usd_per_gpu_hour = 0;
   std::string rate_source;
   std::string rate_date;
+
+  /// Every field equal (C++20 defaulted comparison): the same inputs to the planner.
+  bool operator==(const Gpu&) const = default;
 };
 
 /// Reads GPU types from gpus.yaml's root node (already checked against gpus.schema.yaml).

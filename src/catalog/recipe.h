@@ -70,6 +70,9 @@ struct Workload {
 struct LayerSplit {
   int first = 0;  ///< layers on the first pipeline stage
   int last = 0;   ///< layers on the last pipeline stage
+
+  /// Every field equal (C++20 defaulted comparison): the same inputs to the planner.
+  bool operator==(const LayerSplit&) const = default;
 };
 
 /// `layout.recompute`: activation recomputation (Megatron-LM --recompute-*).
@@ -84,6 +87,9 @@ struct Recompute {
   /// Whether this recompute covers `module` (a kRecomputeModules name): selective with the module
   /// listed (core_attn when the list is empty). Full recompute covers whole layers, not modules.
   bool recomputes_module(std::string_view module) const;
+
+  /// Every field equal (C++20 defaulted comparison): the same inputs to the planner.
+  bool operator==(const Recompute&) const = default;
 };
 
 /// The modules selective recompute can name, as Megatron-Core's TransformerConfig lists them
@@ -97,6 +103,9 @@ inline constexpr std::string_view kRecomputeModules[] = {
 struct Offload {
   double optimizer_fraction = 0;
   bool overlap_d2h_h2d = false;
+
+  /// Every field equal (C++20 defaulted comparison): the same inputs to the planner.
+  bool operator==(const Offload&) const = default;
 };
 
 /// `layout`: the parallel layout (TP/PP/VPP/CP/EP/ETP/DP), recompute, dispatcher.
@@ -123,6 +132,9 @@ struct Layout {
   std::optional<Recompute> recompute;
   std::optional<Offload> offload;
   std::string dispatcher;  ///< empty when null
+
+  /// Every field equal (C++20 defaulted comparison): the same inputs to the planner.
+  bool operator==(const Layout&) const = default;
 };
 
 /// `result.active_params`: N and the model revision it was counted from.

@@ -17,6 +17,9 @@ struct ClusterShape {
   Gpu gpu;           ///< the GPU type (gpus.yaml): memory, peak FLOP/s, bandwidths, rate
   int gpus = 0;      ///< GPUs in all (the world size W)
   int per_node = 0;  ///< GPUs per node; TP stays within one node
+
+  /// Every field equal (C++20 defaulted comparison): the same inputs to the planner.
+  bool operator==(const ClusterShape&) const = default;
 };
 
 /// Arithmetic precision of the decoder's linear layers: BF16, FP8 with per-tensor or blockwise
@@ -56,6 +59,9 @@ struct PlanWorkload {
   /// (validate_args, megatron/training/arguments.py), as do Megatron-Bridge's mixed-precision
   /// presets; false: BF16, 2 bytes per parameter held and reduced instead of 4.
   bool grad_reduce_in_fp32 = true;
+
+  /// Every field equal (C++20 defaulted comparison): the same inputs to the planner.
+  bool operator==(const PlanWorkload&) const = default;
 };
 
 /// Bytes per parameter of the gradient buffer, held and reduce-scattered: 4 with

@@ -104,6 +104,9 @@ struct ModelShape {
   /// Routed-expert weights of one average decoder layer (experts x one expert, averaged over
   /// layers).
   double expert_params_per_layer() const;
+
+  /// Every field equal (C++20 defaulted comparison): the same inputs to the planner.
+  bool operator==(const ModelShape&) const = default;
 };
 
 /// Sets `shape`'s attention for multi-head latent attention from `config` (num_attention_heads,

@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
+#include <unordered_map>
 
 #include "base/parallel_for.h"
 #include "plan/calibration_summary.h"
@@ -37,17 +39,51 @@ double predict(const MeasuredLayout& r, const SpeedParameters& p) {
   return predict_tokens_per_s_per_gpu(r.model, r.cluster, r.workload, r.layout, p);
 }
 
+// The predictions for one set of planner inputs (model, cluster, workload, layout), remembered by
+// the coordinates they were made at. Ceres evaluates every row at the same points (each iterate and
+// its central differences), and rows often share their inputs: the published tables repeat a
+// layout over releases (202 rows held 76 distinct inputs), so each distinct one is predicted once
+// per point. The value is the one predict() returns; the fit is unchanged. One per fit: not shared
+// between threads.
+class PredictionMemo {
+ public:
+  PredictionMemo(const MeasuredLayout* inputs, const SpeedParameters* prior)
+      : inputs_(inputs), prior_(prior) {}
+
+  // The predicted tokens/s per GPU at coordinates `u` (n of them).
+  double at(double const* u, std::size_t n) {
+    // Keyed by the bytes, so that any point, NaN included, is looked up exactly.
+    std::string key(reinterpret_cast<const char*>(u), n * sizeof(double));
+    if (auto it = values_.find(key); it != values_.end()) return it->second;
+    // One iterate and its differences are a few dozen points; older ones are not asked again.
+    if (values_.size() >= kMaxPoints) values_.clear();
+    double value = predict(*inputs_, parameters_from(std::vector<double>(u, u + n), *prior_));
+    values_.emplace(std::move(key), value);
+    return value;
+  }
+
+  // Whether `row` has the same planner inputs as this memo's.
+  bool predicts(const MeasuredLayout& row) const {
+    return row.model == inputs_->model && row.cluster == inputs_->cluster &&
+           row.workload == inputs_->workload && row.layout == inputs_->layout;
+  }
+
+ private:
+  static constexpr std::size_t kMaxPoints = 256;
+  const MeasuredLayout* inputs_;
+  const SpeedParameters* prior_;
+  std::unordered_map<std::string, double> values_;
+};
+
 // One row's weighted log error, as Ceres evaluates it.
 struct RowResidual {
-  const MeasuredLayout* row;
+  PredictionMemo* memo;  // the row's inputs
+  double measured;       // tokens/s per GPU
   double weight;
-  const SpeedParameters* prior;
   bool operator()(double const* const* u, double* residual) const {
-    const std::size_t n = speed_parameter_bounds().size();
-    std::vector<double> values(u[0], u[0] + n);
-    double predicted = predict(*row, parameters_from(values, *prior));
+    double predicted = memo->at(u[0], speed_parameter_bounds().size());
     if (!(predicted > 0) || !std::isfinite(predicted)) return false;
-    residual[0] = weight * std::log(predicted / row->tokens_per_s_per_gpu);
+    residual[0] = weight * std::log(predicted / measured);
     return true;
   }
 };
@@ -77,10 +113,18 @@ std::vector<double> fit(const std::vector<const MeasuredLayout*>& rows,
   std::map<std::string, int> per_model;
   for (const MeasuredLayout* r : rows) ++per_model[r->model.name];
 
+  std::vector<std::unique_ptr<PredictionMemo>> memos;
   ceres::Problem problem;
   for (const MeasuredLayout* r : rows) {
+    auto memo =
+        std::find_if(memos.begin(), memos.end(), [&](const auto& m) { return m->predicts(*r); });
+    if (memo == memos.end()) {
+      memos.push_back(std::make_unique<PredictionMemo>(r, &prior));
+      memo = std::prev(memos.end());
+    }
     auto* cost = new ceres::DynamicNumericDiffCostFunction<RowResidual, ceres::CENTRAL>(
-        new RowResidual{r, 1 / std::sqrt(static_cast<double>(per_model[r->model.name])), &prior});
+        new RowResidual{memo->get(), r->tokens_per_s_per_gpu,
+                        1 / std::sqrt(static_cast<double>(per_model[r->model.name]))});
     cost->AddParameterBlock(n);
     cost->SetNumResiduals(1);
     problem.AddResidualBlock(cost, new ceres::HuberLoss(kHuberScale), u.data());
