@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <set>
+#include <string_view>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
 #include <valijson/schema_parser.hpp>
@@ -72,9 +73,27 @@ const YamlNode* node_at(const YamlNode& root, const std::vector<Step>& steps) {
 // Follows a local "$ref": "#/definitions/x".
 const nlohmann::json& resolve_ref(const nlohmann::json& root, const nlohmann::json& schema) {
   const nlohmann::json* current = &schema;
-  for (int hops = 0; hops < 16 && current->is_object() && current->contains("$ref"); ++hops) {
-    std::string ref = current->at("$ref").get<std::string>();
+  for (int hops = 0; hops < 16 && current->is_object(); ++hops) {
+    auto found = current->find("$ref");
+    if (found == current->end() || !found->is_string()) break;
+    const std::string& ref = found->get_ref<const std::string&>();
     if (ref.rfind("#", 0) != 0) break;
+    // "#/definitions/name", every reference our schemas hold, without parsing a JSON pointer
+    // (called for each value of each recipe); any other form through json_pointer.
+    std::string_view path = std::string_view(ref).substr(1);
+    std::size_t slash = path.find('/', 1);
+    if (path.size() > 1 && path[0] == '/' && slash != std::string_view::npos &&
+        path.find('/', slash + 1) == std::string_view::npos &&
+        path.find('~') == std::string_view::npos) {
+      auto group = root.find(path.substr(1, slash - 1));
+      if (group != root.end() && group->is_object()) {
+        auto target = group->find(path.substr(slash + 1));
+        if (target != group->end()) {
+          current = &*target;
+          continue;
+        }
+      }
+    }
     current = &root.at(nlohmann::json::json_pointer(ref.substr(1)));
   }
   return *current;
@@ -366,17 +385,33 @@ std::optional<SchemaChecker> SchemaChecker::load(const std::string& path, Proble
   return checker;
 }
 
+// A field's path as a chain of its parents' keys and indices, so that the walk over every value of
+// every recipe builds no string; text() spells it as problems do ("a.b[2].c").
+struct SchemaChecker::FieldPath {
+  const FieldPath* parent = nullptr;
+  const std::string* key = nullptr;  // a mapping's key, or null for a sequence's item
+  std::size_t index = 0;
+
+  std::string text() const {
+    if (!parent) return "";
+    std::string above = parent->text();
+    if (!key) return fmt::format("{}[{}]", above, index);
+    return above.empty() ? *key : above + "." + *key;
+  }
+};
+
 void SchemaChecker::check_patterns(const nlohmann::json& schema_node, const YamlNode& node,
-                                   const std::string& field, const YamlDocument& document,
+                                   const FieldPath& field, const YamlDocument& document,
                                    Problems& problems) const {
   const nlohmann::json& schema = resolve_ref(json_, schema_node);
   if (!schema.is_object()) return;
   // `found` is a callable giving the value as the problem shows it, built only on a mismatch
   // (most values match, and a catalog of thousands of recipes checks every one).
-  auto check = [&](const std::string& text, const std::string& pattern_source,
-                   const std::string& at_field, const std::string& what, auto&& found) {
+  auto check = [&](const std::string& text, const std::string& pattern_source, const FieldPath& at,
+                   const std::string& what, auto&& found) {
     Pattern::Result result = patterns_.at(pattern_source).search(text);
     if (result == Pattern::Result::kMatch) return;
+    const std::string at_field = at.text();
     Problem problem{document.file,
                     document.position_of(at_field),
                     at_field,
@@ -390,35 +425,40 @@ void SchemaChecker::check_patterns(const nlohmann::json& schema_node, const Yaml
                     found()};
     problems.push_back(std::move(problem));
   };
-  if (node.kind == YamlNode::Kind::kScalar && schema.contains("pattern")) {
+  if (node.kind == YamlNode::Kind::kScalar) {
+    auto pattern = schema.find("pattern");
+    if (pattern == schema.end()) return;
     nlohmann::json value = resolve_scalar(node);
     if (value.is_string()) {
-      check(node.scalar, schema.at("pattern").get_ref<const std::string&>(), field, "",
+      check(node.scalar, pattern->get_ref<const std::string&>(), field, "",
             [&] { return describe_found(node); });
     }
   } else if (node.kind == YamlNode::Kind::kMapping) {
+    auto names = schema.find("propertyNames");
+    const nlohmann::json* name_pattern = nullptr;
+    if (names != schema.end() && names->is_object()) {
+      if (auto p = names->find("pattern"); p != names->end()) name_pattern = &*p;
+    }
+    auto properties = schema.find("properties");
+    auto additional = schema.find("additionalProperties");
     for (const YamlEntry& entry : node.entries) {
-      std::string child_field = field.empty() ? entry.key : field + "." + entry.key;
-      if (schema.contains("propertyNames") && schema.at("propertyNames").contains("pattern")) {
-        check(entry.key, schema.at("propertyNames").at("pattern").get_ref<const std::string&>(),
-              child_field, " of a name", [&] {
-                return "'" + (entry.key.size() > 60 ? entry.key.substr(0, 57) + "..." : entry.key) +
-                       "'";
-              });
+      FieldPath child{&field, &entry.key, 0};
+      if (name_pattern) {
+        check(entry.key, name_pattern->get_ref<const std::string&>(), child, " of a name", [&] {
+          return "'" + (entry.key.size() > 60 ? entry.key.substr(0, 57) + "..." : entry.key) + "'";
+        });
       }
-      if (schema.contains("properties") && schema.at("properties").contains(entry.key)) {
-        check_patterns(schema.at("properties").at(entry.key), entry.value, child_field, document,
-                       problems);
-      } else if (schema.contains("additionalProperties") &&
-                 schema.at("additionalProperties").is_object()) {
-        check_patterns(schema.at("additionalProperties"), entry.value, child_field, document,
-                       problems);
+      if (properties != schema.end() && properties->contains(entry.key)) {
+        check_patterns(properties->at(entry.key), entry.value, child, document, problems);
+      } else if (additional != schema.end() && additional->is_object()) {
+        check_patterns(*additional, entry.value, child, document, problems);
       }
     }
-  } else if (node.kind == YamlNode::Kind::kSequence && schema.contains("items")) {
+  } else if (node.kind == YamlNode::Kind::kSequence) {
+    auto items = schema.find("items");
+    if (items == schema.end()) return;
     for (std::size_t i = 0; i < node.items.size(); ++i) {
-      check_patterns(schema.at("items"), node.items[i], fmt::format("{}[{}]", field, i), document,
-                     problems);
+      check_patterns(*items, node.items[i], FieldPath{&field, nullptr, i}, document, problems);
     }
   }
 }
@@ -448,7 +488,7 @@ Problems SchemaChecker::check(const YamlDocument& document) const {
       problems.push_back(std::move(problem));
     }
   }
-  check_patterns(json_, document.root, "", document, problems);
+  check_patterns(json_, document.root, FieldPath{}, document, problems);
   std::stable_sort(problems.begin(), problems.end(), [](const Problem& a, const Problem& b) {
     return std::pair(a.position.line, a.position.column) <
            std::pair(b.position.line, b.position.column);

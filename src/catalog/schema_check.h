@@ -39,7 +39,8 @@ class SchemaChecker {
   const nlohmann::ordered_json& ordered_json() const { return ordered_json_; }
 
  private:
-  void check_patterns(const nlohmann::json& schema, const YamlNode& node, const std::string& field,
+  struct FieldPath;  // a field's path, spelled out only for a problem (schema_check.cc)
+  void check_patterns(const nlohmann::json& schema, const YamlNode& node, const FieldPath& field,
                       const YamlDocument& document, Problems& problems) const;
 
   nlohmann::json json_;

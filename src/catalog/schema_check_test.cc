@@ -162,6 +162,15 @@ TEST(SchemaCheck, PatternsHoldOnVeryLongStrings) {
   EXPECT_EQ(problems[0].message, "wrong format");
 }
 
+// A pattern reached through a "$ref" deep in the document names the whole path to the value.
+TEST(SchemaCheck, APatternBehindAReferenceNamesTheFullPath) {
+  Problems problems = check_edited("rows_sha256: de2b9bb0f", "rows_sha256: XYZb9bb0f");
+  ASSERT_EQ(problems.size(), 1u) << describe(problems);
+  EXPECT_EQ(problems[0].field, "workload.dataset.rows_sha256");
+  EXPECT_EQ(problems[0].message, "wrong format");
+  EXPECT_EQ(problems[0].position.line, 37);
+}
+
 TEST(SchemaCheck, EnvironmentNamesMustBeShellNames) {
   Problems problems = check_edited("  PARITY_PROBE: '0'", "  PARITY PROBE; rm -rf /: '0'");
   ASSERT_EQ(problems.size(), 1u) << describe(problems);
