@@ -67,6 +67,28 @@ TEST(MeasureCli, AControlCharacterIsRefusedAndNothingIsWritten) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// --sbatch-arg's values are #SBATCH flags, so they may start with "--"; but not with measure's own
+// flags: `--sbatch-arg --dry-run` made "#SBATCH --dry-run" of the dry run and submitted the job.
+TEST(MeasureCli, AnSbatchArgIsNeverMeasuresOwnFlag) {
+  for (const std::string& swallowed :
+       {std::string("--sbatch-arg --dry-run"), std::string("--sbatch-arg --format json"),
+        std::string("--sbatch-arg=--account=x")}) {
+    testing::ShellRun refused =
+        measure(testing::kBundledRecipes[0] + kFilled + " " + swallowed, "2>&1 >/dev/null");
+    EXPECT_EQ(refused.exit_code, 2) << swallowed << "\n" << refused.output;
+    EXPECT_NE(refused.output.find("expected an #SBATCH option, found measure's own flag"),
+              std::string::npos)
+        << refused.output;
+  }
+  testing::ShellRun accepted = measure(
+      testing::kBundledRecipes[0] + kFilled + " --format json --sbatch-arg --constraint=h200",
+      "2>/dev/null");
+  ASSERT_EQ(accepted.exit_code, 0) << accepted.output;
+  EXPECT_NE(nlohmann::json::parse(accepted.output)["script"].get<std::string>().find(
+                "#SBATCH --constraint=h200\n"),
+            std::string::npos);
+}
+
 TEST(MeasureCli, HelpNamesThePlaceholdersAndSlimesEntryModules) {
   testing::ShellRun help = measure("--help", "2>&1");
   EXPECT_EQ(help.exit_code, 0);

@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 #include <cctype>
+#include <string>
+#include <vector>
 
 #include "catalog/catalog.h"
 
@@ -51,6 +53,32 @@ std::string flag_or_empty(const std::string& text) {
   return "";
 }
 
+// A check for --sbatch-arg's values, whose #SBATCH options start with "--" like the command's
+// own flags: one of those (`--sbatch-arg --dry-run` turned a dry run into a submitted job) is the
+// command's flag whose value went missing, not an #SBATCH option.
+CLI::Validator not_the_commands_own_flag(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : command.get_options()) {
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+    for (const std::string& name : option->get_snames()) names.push_back("-" + name);
+  }
+  std::string command_name = command.get_name();
+  return CLI::Validator(
+      [names, command_name](const std::string& text) -> std::string {
+        if (text.empty()) return "expected an #SBATCH option, found an empty text";
+        for (const std::string& name : names) {
+          if (text == name || text.rfind(name + "=", 0) == 0) {
+            return fmt::format(
+                "expected an #SBATCH option, found {}'s own flag '{}' (a missing value, or a "
+                "flag to give {} itself)",
+                command_name, name, command_name);
+          }
+        }
+        return "";
+      },
+      "");
+}
+
 }  // namespace
 
 void refuse_flags_as_values(CLI::App& app) {
@@ -58,10 +86,11 @@ void refuse_flags_as_values(CLI::App& app) {
   // check: no value of ours starts with '-' and a letter except --sbatch-arg's #SBATCH options.
   for (CLI::Option* option : app.get_options()) {
     if (!option->nonpositional() || option->get_type_size_max() == 0 ||
-        option->get_expected_min() == 0 || option->check_name("--sbatch-arg")) {
+        option->get_expected_min() == 0) {
       continue;
     }
-    option->check(CLI::Validator(flag_or_empty, ""));
+    option->check(option->check_name("--sbatch-arg") ? not_the_commands_own_flag(app)
+                                                     : CLI::Validator(flag_or_empty, ""));
   }
   for (CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
     refuse_flags_as_values(*command);
