@@ -36,9 +36,6 @@ std::optional<std::filesystem::path> resolve_root(const GlobalOptions& options) 
   return root;
 }
 
-}  // namespace openrecipes::cli
-
-namespace openrecipes::cli {
 namespace {
 
 // Why `text` cannot be an option's value, or "" when it can.

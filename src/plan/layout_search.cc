@@ -153,6 +153,10 @@ template <class Visit, class RejectBlock>
 void for_each_size(const SearchAxes& axes, const ModelShape& model, const ClusterShape& cluster,
                    const PlanWorkload& workload, const SearchOptions& options, const Layout& base,
                    Visit&& visit, RejectBlock&& reject_block) {
+  if (axes.cps.empty() || axes.eps.empty() || axes.etps.empty() ||
+      axes.rows_per_microbatch.empty()) {
+    return;  // no mesh (a SearchOptions without micro-batch sizes)
+  }
   Layout l = base;
   l.sequence_parallel = l.tp > 1;
   l.dispatcher = model.is_moe() ? "alltoall" : "";
