@@ -4,11 +4,11 @@
 
 #include <algorithm>
 
-#include "base/ascii.h"
 #include "base/number_format.h"
 #include "layout/layout_text.h"
 #include "layout/pipeline_layout.h"
 #include "plan/plan_report.h"
+#include "runs/run_framework.h"
 
 namespace openrecipes {
 namespace {
@@ -26,14 +26,17 @@ std::string overrides_text(const Recommendation& rec) {
          aligned_table(rows, {false, true, true, false});
 }
 
-// export's --to for the framework the starting recipe ran on (its stack's `framework` entry names
-// it: "slime 0.3.0: ...", "Megatron-Bridge 0.2 ..."), Megatron-LM when it names neither.
+// export's --to for the framework the starting recipe's run starts (detect_framework),
+// Megatron-LM when the command does not tell.
 std::string starting_framework(const Recipe& base) {
-  for (const auto& [component, version] : base.stack) {
-    if (component != "framework") continue;
-    std::string text = ascii_lowercase(version);
-    if (text.rfind("slime", 0) == 0) return "slime";
-    if (text.find("megatron-bridge") != std::string::npos) return "megatron-bridge";
+  switch (detect_framework(read_training_command(base.run, no_argument_rules()))) {
+    case RunFramework::kSlime:
+      return "slime";
+    case RunFramework::kBridge:
+      return "megatron-bridge";
+    case RunFramework::kMegatronLm:
+    case RunFramework::kUnknown:
+      break;
   }
   return "megatron-lm";
 }

@@ -9,22 +9,11 @@
 #include <string>
 #include <string_view>
 
+#include "runs/run_framework.h"
 #include "runs/training_command.h"
 #include "validate/recipe_rules.h"
 
 namespace openrecipes {
-
-/// The framework a run command starts; their defaults differ.
-enum class RunFramework {
-  kSlime,       ///< THUDM/slime: `train.py`, `train_async.py`, its entry module, or slime's own
-                ///< flags (`--actor-num-nodes`, `--rollout-batch-size`)
-  kMegatronLm,  ///< NVIDIA/Megatron-LM: `pretrain_gpt.py`, `pretrain_mamba.py`, ...
-  kBridge,      ///< NVIDIA-NeMo/Megatron-Bridge: Hydra overrides `model.x=`, `train.x=`
-  kUnknown,     ///< none of these: only what the command states is checked
-};
-
-/// The framework's name as the problems print it.
-std::string framework_name(RunFramework framework);
 
 /// Where an effective value comes from.
 enum class SettingSource { kCommand, kModelScript, kDefault };
@@ -86,8 +75,5 @@ class RunView {
 
 /// The integer a value writes (`8`, `+8`), or nullopt for anything else (`$TP`, `8k`).
 std::optional<long long> setting_integer(const std::string& text);
-
-/// Tells the framework from the program and the arguments (see RunFramework).
-RunFramework detect_framework(const TrainingCommand& command);
 
 }  // namespace openrecipes
