@@ -59,8 +59,7 @@ int run_plan(const GlobalOptions& global, const PlanOptions& options) {
   const PlanArguments& arguments = options.arguments;
   OutputFormat format = output_format(options.format);
   // A missing flag is told before the catalog is read and the speed model fitted (seconds).
-  bool calibration_only = options.calibration;
-  if (!calibration_only &&
+  if (!options.calibration &&
       (arguments.model.empty() || arguments.gpu.empty() || arguments.gpus < 1)) {
     return print_usage_error("openrecipes plan",
                              "give --model M --gpu G --gpus N (or --calibration)", format);
@@ -70,7 +69,7 @@ int run_plan(const GlobalOptions& global, const PlanOptions& options) {
       load_planner_context(global, "plan", problems, true, arguments.model);
   // No problems: no catalog root, a usage error like every command's (resolve_root said why).
   if (!context) return problems.empty() ? kExitUsage : print_problems(problems, format);
-  if (calibration_only) return run_calibration(*context, options);
+  if (options.calibration) return run_calibration(*context, options);
   std::optional<PlanRequest> request =
       resolve_plan_request(context->catalog(), arguments, problems);
   if (!request) return print_problems(problems, format);

@@ -79,10 +79,9 @@ std::optional<ModelChoice> resolve_model(const Catalog& catalog, const std::stri
 }
 
 const Gpu* resolve_gpu(const Catalog& catalog, const std::string& text, Problems& problems) {
+  const std::string wanted = ascii_lowercase(text);
   for (const Gpu& gpu : catalog.gpus) {
-    if (ascii_lowercase(gpu.type) == ascii_lowercase(text) ||
-        ascii_lowercase(gpu.slug) == ascii_lowercase(text))
-      return &gpu;
+    if (ascii_lowercase(gpu.type) == wanted || ascii_lowercase(gpu.slug) == wanted) return &gpu;
   }
   std::string known;
   for (const Gpu& gpu : catalog.gpus) known += (known.empty() ? "" : ", ") + gpu.type;
