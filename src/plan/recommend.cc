@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "base/ascii.h"
+#include "base/number_format.h"
 #include "layout/layout_text.h"
 #include "plan/layout_search.h"
 
@@ -289,7 +290,8 @@ std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
                                                const std::vector<RecipeCandidate>& candidates,
                                                const ArgumentRules& rules,
                                                const SpeedParameters& speed,
-                                               const MemoryOptions& memory, Problems& problems) {
+                                               const MemoryOptions& memory, Problems& problems,
+                                               double model_error) {
   std::optional<Start> start = pick_start(request, candidates);
   if (!start) {
     problems.push_back(
@@ -312,27 +314,50 @@ std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
         predict_layout(request.model, request.cluster, request.workload, layout, speed, memory);
     fits = rec.prediction.memory.fits;
   }
+  // A recipe measured on this model and GPU type keeps its layout whenever it can: measured
+  // beats predicted. Any other start is only a guess, so the planner is asked too.
+  bool measured_here = start->match == RecipeMatch::kSameModelAndGpu;
+  if (violations.empty() && fits && measured_here) {
+    rec.layout = rec.prediction.layout;
+    rec.overrides = overrides_between(base, rec.layout, request, rules);
+    rec.checks = resize_checks(request, rec, memory);
+    rec.advice = recommendation_advice(request, rec);
+    return rec;
+  }
+  SearchOptions options;
+  options.top = 1;
+  options.speed = speed;
+  options.memory = memory;
+  LayoutSearchResult found =
+      search_layouts(request.model, request.cluster, request.workload, options);
+  if (found.ranked.empty() && (!violations.empty() || !fits)) {
+    problems.push_back(
+        {"",
+         {},
+         "",
+         "recommend",
+         fmt::format("no legal layout of {} on {} x {} is predicted to fit in memory",
+                     request.model_name, request.cluster.gpus, request.cluster.gpu.type),
+         "",
+         ""});
+    return std::nullopt;
+  }
   if (!violations.empty() || !fits) {
-    SearchOptions options;
-    options.top = 1;
-    options.speed = speed;
-    options.memory = memory;
-    LayoutSearchResult found =
-        search_layouts(request.model, request.cluster, request.workload, options);
-    if (found.ranked.empty()) {
-      problems.push_back(
-          {"",
-           {},
-           "",
-           "recommend",
-           fmt::format("no legal layout of {} on {} x {} is predicted to fit in memory",
-                       request.model_name, request.cluster.gpus, request.cluster.gpu.type),
-           "",
-           ""});
-      return std::nullopt;
-    }
     rec.resized_by_search = true;
+    rec.layout_reason = "the recipe's layout breaks a rule or does not fit here";
     rec.prediction = found.ranked.front();
+  } else if (!found.ranked.empty()) {
+    double kept = rec.prediction.speed.tokens_per_s_per_gpu;
+    double best = found.ranked.front().speed.tokens_per_s_per_gpu;
+    if (kept > 0 && best > kept * (1 + model_error)) {
+      rec.resized_by_search = true;
+      rec.layout_reason = fmt::format(
+          "the recipe's layout resized, {} {}, is predicted at {} tokens/s per GPU, {:.0f}% "
+          "below the planner's best here, more than the speed model's {:.0f}% error",
+          rec.prediction.layout.label, recompute_text(rec.prediction.layout.recompute),
+          format_thousands(kept, 0), 100 * (1 - kept / best), 100 * model_error);
+      rec.prediction = found.ranked.front();
+    }
   }
   rec.layout = rec.prediction.layout;
   rec.overrides = overrides_between(base, rec.layout, request, rules);

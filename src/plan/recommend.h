@@ -65,7 +65,9 @@ struct Recommendation {
   RecipeMatch match = RecipeMatch::kNearestSize;
   std::string match_text;          ///< in words, e.g. "same model and GPU type"
   Layout layout;                   ///< the resized layout
-  bool resized_by_search = false;  ///< the recipe's layout could not be kept; the planner chose one
+  bool resized_by_search = false;  ///< the planner chose the layout, not the recipe (layout_reason)
+  /// Why the planner's layout replaced the recipe's, in words; empty when the recipe's is kept.
+  std::string layout_reason;
   std::vector<SettingOverride> overrides;
   std::vector<ResizeCheck> checks;
   LayoutPrediction prediction;  ///< memory verdict and predicted speed of `layout`
@@ -76,15 +78,20 @@ struct Recommendation {
 /// Picks the start: the best-ranked recipe (rank_recipes) of the same model and GPU type, else of
 /// the same model on another GPU type, else of the same family, else the recipe whose model's N
 /// is nearest (log ratio). Resizes its layout to the request: the recipe's sizes with DP implied;
-/// CP raised for longer rows so a GPU holds no more tokens than the recipe's max_tokens_per_gpu;
-/// when that layout breaks a rule or does not fit, the planner's best fitting layout
-/// (search_layouts). Returns nullopt with a Problem (rule `recommend`, no file: the request came
-/// from flags) when the catalog has no verified recipe or no layout fits.
+/// CP raised for longer rows so a GPU holds no more tokens than the recipe's max_tokens_per_gpu.
+/// The planner's best fitting layout (search_layouts) replaces it when it breaks a rule or does
+/// not fit, and, when the recipe measured another model or GPU type, when the planner's best is
+/// predicted faster by more than `model_error` (a fraction, the speed model's leave-one-model-out
+/// MAPE): a layout is execution only (rules/arguments.yaml), and one tuned for another model is
+/// a poor start (Megatron-Bridge's recipe guide: "first try TP/PP/CP/EP ... when optimizing fit or
+/// throughput"). Returns nullopt with a Problem (rule `recommend`, no file: the request came from
+/// flags) when the catalog has no verified recipe or no layout fits.
 std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
                                                const std::vector<RecipeCandidate>& candidates,
                                                const ArgumentRules& rules,
                                                const SpeedParameters& speed,
-                                               const MemoryOptions& memory, Problems& problems);
+                                               const MemoryOptions& memory, Problems& problems,
+                                               double model_error = 0);
 
 /// "sft", "pretrain" or "peft".
 std::string goal_name(TrainingGoal goal);

@@ -80,8 +80,8 @@ std::optional<Recommendation> recommend_from_catalog(
     const Model* m = catalog.find_model(recipe.recipe.model);
     if (m) candidates.push_back({&recipe, m->family, m->shape});
   }
-  std::optional<Recommendation> rec =
-      recommend_recipe(request, candidates, rules, calibration.parameters, memory, problems);
+  std::optional<Recommendation> rec = recommend_recipe(
+      request, candidates, rules, calibration.parameters, memory, problems, calibration.mape);
   if (rec) {
     rec->band = prediction_band(calibration, measured, request.model, request.cluster,
                                 request.workload, rec->prediction.layout);
@@ -112,6 +112,7 @@ nlohmann::json recommendation_to_json(const RecommendRequest& request, const Rec
           {"match", rec.match_text},
           {"measured_tokens_per_s_per_gpu", rec.base->recipe.result.tokens_per_s_per_gpu},
           {"resized_by_search", rec.resized_by_search},
+          {"layout_reason", rec.layout_reason},
           {"prediction", prediction_to_json(rec.prediction, false)},
           {"band",
            {{"relative_error", rec.band.relative_error},
@@ -134,22 +135,22 @@ std::string recommendation_text(const RecommendRequest& request, const Recommend
   out += fmt::format("  measured: {} tokens/s per GPU on {} x {}, {} {}\n",
                      format_thousands(base.result.tokens_per_s_per_gpu, 2), base.gpu.count,
                      base.gpu.type, base.layout.label, recompute_text(base.layout.recompute));
-  out += fmt::format(
-      "recommended layout: {} MBS{}{} recompute {}{}{}\n", p.layout.label,
-      p.layout.rows_per_microbatch, layer_split_text(p.layout), recompute_text(p.layout.recompute),
-      p.layout.dispatcher.empty() ? "" : " dispatcher " + p.layout.dispatcher,
-      rec.resized_by_search
-          ? " (the recipe's layout breaks a rule or does not fit here; the planner chose this)"
-          : "");
+  out += fmt::format("recommended layout: {} MBS{}{} recompute {}{}{}\n", p.layout.label,
+                     p.layout.rows_per_microbatch, layer_split_text(p.layout),
+                     recompute_text(p.layout.recompute),
+                     p.layout.dispatcher.empty() ? "" : " dispatcher " + p.layout.dispatcher,
+                     rec.resized_by_search ? " (the planner's best)" : "");
   out += fmt::format(
       "  predicted: {} tokens/s per GPU ±{:.0f}%{}, MFU {}, {} per 1M tokens; memory {:.1f} GB of "
-      "{:.1f} GB usable ({})\n\n",
+      "{:.1f} GB usable ({})\n",
       format_thousands(p.speed.tokens_per_s_per_gpu, 0), 100 * rec.band.relative_error,
       rec.band.unlike_measured ? " (unlike anything measured)" : "",
       format_fraction_percent(p.speed.mfu, 1), predicted_usd_text(p.speed.usd_per_million_tokens),
       p.memory.memory_bytes / 1e9, p.memory.usable_bytes / 1e9,
       p.memory.fits ? "fits" : "does not fit");
-  out += overrides_text(rec);
+  if (!rec.layout_reason.empty())
+    out += fmt::format("  not the recipe's layout: {}\n", rec.layout_reason);
+  out += "\n" + overrides_text(rec);
   out += "\nresizing rules:\n";
   std::size_t rule_width = 0;
   for (const ResizeCheck& c : rec.checks) rule_width = std::max(rule_width, c.rule.size());

@@ -116,6 +116,49 @@ TEST(Recommend, AnotherGpuTypeStartsFromTheSameModel) {
   EXPECT_TRUE(rec.prediction.memory.fits);  // on 80 GB, with recompute if it needs it
 }
 
+// A recipe of another model is only a start: its layout (Qwen3.5-122B-A10B's PP4 EP8 with full
+// recompute, tuned for 32 H200s) would leave a 30B model on 64 B200s with most of its memory idle,
+// and the planner's best is predicted far faster, so it is recommended and the reason given.
+TEST(Recommend, AnotherModelsLayoutGivesWayToTheFasterPlannedOne) {
+  RecommendRequest r = fixture().request("Qwen3-30B-A3B", "B200", 64);
+  Problems problems;
+  std::optional<Recommendation> kept = recommend_recipe(
+      r, fixture().candidates, *fixture().rules, fixture().speed, MemoryOptions{}, problems, 100);
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->match, RecipeMatch::kSameFamily);
+  EXPECT_FALSE(kept->resized_by_search);  // an error of 10,000% leaves the recipe's layout
+  EXPECT_EQ(kept->layout.label, "TP1 PP4 EP8 DP16");
+  EXPECT_TRUE(kept->layout_reason.empty());
+
+  std::optional<Recommendation> planned = recommend_recipe(
+      r, fixture().candidates, *fixture().rules, fixture().speed, MemoryOptions{}, problems, 0.12);
+  ASSERT_TRUE(planned);
+  EXPECT_TRUE(planned->resized_by_search);
+  EXPECT_GT(planned->prediction.speed.tokens_per_s_per_gpu,
+            1.12 * kept->prediction.speed.tokens_per_s_per_gpu);
+  EXPECT_NE(planned->layout_reason.find("TP1 PP4 EP8 DP16 full:uniform:2"), std::string::npos)
+      << planned->layout_reason;
+  EXPECT_NE(planned->layout_reason.find("12% error"), std::string::npos) << planned->layout_reason;
+  for (const ResizeCheck& c : planned->checks) EXPECT_TRUE(c.passed) << c.rule << ": " << c.detail;
+  for (const SettingOverride& o : planned->overrides) {
+    if (o.setting != "model") {
+      EXPECT_NE(o.argument_class, "convergence") << o.setting;
+    }
+  }
+}
+
+// Measured beats predicted: on the recipe's own model and GPU type its layout stays, however much
+// faster the planner thinks another is.
+TEST(Recommend, TheMeasuredPairKeepsItsLayoutWhateverThePlannerPredicts) {
+  Problems problems;
+  std::optional<Recommendation> rec =
+      recommend_recipe(fixture().request("gpt-oss-20b", "H200", 16), fixture().candidates,
+                       *fixture().rules, fixture().speed, MemoryOptions{}, problems, 0);
+  ASSERT_TRUE(rec);
+  EXPECT_FALSE(rec->resized_by_search);
+  EXPECT_EQ(rec->layout.label, "TP1 PP2 EP4 DP8");
+}
+
 TEST(Recommend, LongerRowsRaiseContextParallelAndChangeConvergence) {
   RecommendRequest r = fixture().request("gpt-oss-20b", "H200", 8);
   r.workload.row_tokens = 32768;
