@@ -105,6 +105,31 @@ TEST(PlanCli, PlanPrintsThePlacementItChoseForDeepSeekV3OnPp8Vpp2) {
                       "must start with the embedding and end with the loss");
 }
 
+// --explain's example of each rejection is a layout `plan --layout` takes back and refuses by the
+// same rule: mesh.vpp's example on DeepSeek-V3's 61 layers hangs on its layer split, which the
+// example used to leave out (and "TP1 PP2 VPP2" alone is refused by another rule).
+TEST(PlanCli, ExplainsVppExampleCarriesItsPlacementAndReproduces) {
+  const std::string model = "--model tests/fixtures/configs/deepseek-v3.json --gpu H200 --gpus 256";
+  CliRun r = run("plan " + model + " --explain");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string line, sizes, split;
+  while (std::getline(lines, line)) {
+    if (line.rfind("mesh.vpp ", 0) != 0) continue;
+    std::size_t from = line.find("TP"), at = line.find(" split ");
+    ASSERT_NE(from, std::string::npos) << line;
+    ASSERT_NE(at, std::string::npos) << "the example names no layer split: " << line;
+    sizes = line.substr(from, at - from);
+    split = line.substr(at + 7, line.find(' ', at + 7) - at - 7);
+    EXPECT_NE(line.find("(expected a common divisor of "), std::string::npos) << line;
+    EXPECT_EQ(line.find(", 0 and"), std::string::npos) << "PP 2 has no middle stage: " << line;
+  }
+  ASSERT_FALSE(sizes.empty()) << r.out;
+  CliRun again = run("plan " + model + " --layout '" + sizes + "' --layer-split " + split);
+  EXPECT_EQ(again.exit_code, 1) << again.out;
+  EXPECT_NE(again.err.find("mesh.vpp"), std::string::npos) << again.err;
+}
+
 TEST(PlanCli, GradReduceInBf16HalvesTheGradientsHeld) {
   // Megatron-LM's --grad-reduce-in-bf16: each stage holds 2 bytes of gradient per parameter, not
   // 4; weights stay as they were.

@@ -124,9 +124,12 @@ bool split_placement(const ModelShape& m, const Layout& l, PlacementError* error
   const int middle = middle_stages > 0 ? middle_layers / middle_stages : 0;
   if (l.vpp > 1 && (split.first % l.vpp != 0 || split.last % l.vpp != 0 || middle % l.vpp != 0)) {
     fail(error, PlacementRule::kVirtual, [&] {
-      return Words{"layout.vpp", "VPP must divide the layers of every pipeline stage",
-                   fmt::format("a divisor of {}, {} and {}", split.first, middle, split.last),
-                   fmt::format("{}", l.vpp)};
+      return Words{
+          "layout.vpp", "VPP must divide the layers of every pipeline stage",
+          middle_stages == 0  // PP 2: no middle stage to name
+              ? fmt::format("a common divisor of {} and {}", split.first, split.last)
+              : fmt::format("a common divisor of {}, {} and {}", split.first, middle, split.last),
+          fmt::format("{}", l.vpp)};
     });
     return false;
   }

@@ -183,11 +183,18 @@ std::string catalog_text(const LayoutPlan& plan) {
   return out + aligned_table(rows, {false, true, false, false, true, true, true, true});
 }
 
+// The layout as `plan --layout` takes it back: the sizes, then the placement when there is one
+// (an example's verdict can hang on it, as mesh.vpp's does on a layer split).
+std::string example_text(const Layout& layout) {
+  return has_placement(layout) ? layout_text(layout) + " " + placement_text(layout)
+                               : layout_text(layout);
+}
+
 std::string explain_text(const LayoutSearchResult& result) {
   std::string out = "\nrejected by the layout rules:\n";
   std::vector<std::vector<std::string>> rows = {{"rule", "layouts", "example", "why"}};
   for (const RuleRejections& r : result.rejected) {
-    rows.push_back({layout_rule_id(r.rule), format_count(r.count), layout_text(r.example),
+    rows.push_back({layout_rule_id(r.rule), format_count(r.count), example_text(r.example),
                     fmt::format("{} (expected {}, found {})", r.example_violation.message,
                                 r.example_violation.expected, r.example_violation.found)});
   }
@@ -198,7 +205,7 @@ std::string explain_text(const LayoutSearchResult& result) {
     const LayoutPrediction& e = *result.memory_example;
     out += fmt::format(
         "  closest to fitting: {} {} needs {:.2f} GB, {:.2f} GB over the {:.2f} GB usable\n",
-        layout_text(e.layout), recompute_text(e.layout.recompute), e.memory.memory_bytes / 1e9,
+        example_text(e.layout), recompute_text(e.layout.recompute), e.memory.memory_bytes / 1e9,
         (e.memory.memory_bytes - e.memory.usable_bytes) / 1e9, e.memory.usable_bytes / 1e9);
   }
   return out;
