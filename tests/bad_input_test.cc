@@ -156,6 +156,12 @@ TEST(BadInput, ANumberPastADoubleInACatalogModelsConfigStopsBuild) {
       << result.output;
   EXPECT_EQ(result.output.find("internal error"), std::string::npos) << result.output;
   EXPECT_FALSE(fs::exists(out));
+  // The catalog's own files are shown as its recipes are, relative to where the command runs
+  // (they used to be shown by their full path).
+  testing::ShellRun inside = testing::run_binary("validate", root.string(), "2>&1");
+  EXPECT_EQ(inside.exit_code, 1) << inside.output;
+  EXPECT_EQ(inside.output.rfind("models/gpt-oss-20b/config.json:", 0), 0u) << inside.output;
+  EXPECT_EQ(inside.output.find(root.string()), std::string::npos) << inside.output;
 }
 
 TEST(BadInput, ANumberPastADoubleInGoldenValuesOrAConversationIsNamed) {

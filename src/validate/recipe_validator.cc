@@ -117,7 +117,18 @@ std::vector<RecipeReport> validate_recipe_files(const LoadedCatalog& loaded,
 CatalogCheck check_catalog(const fs::path& root, const std::vector<std::string>& files,
                            const fs::path& display_base, CleanRecipes* clean) {
   CatalogCheck check;
+  // The catalog's own files (models.yaml, a config.json, the dataset) are named by their full
+  // path when loaded; they are shown as the recipes are, relative to `display_base`.
+  auto show_relative = [&](std::size_t from) {
+    for (std::size_t i = from; i < check.problems.size(); ++i) {
+      fs::path file(check.problems[i].file);
+      if (!file.is_absolute()) continue;
+      fs::path relative = file.lexically_relative(display_base);
+      if (!relative.empty()) check.problems[i].file = relative.generic_string();
+    }
+  };
   check.loaded = load_catalog(root, check.problems);
+  show_relative(0);
   if (!check.loaded) return check;
   // A file named twice (`validate a.yaml ./a.yaml`) is checked and counted once, as first named.
   std::vector<std::string> paths;
@@ -136,8 +147,10 @@ CatalogCheck check_catalog(const fs::path& root, const std::vector<std::string>&
     if (seen.insert(ec ? fs::path(file) : canonical).second) paths.push_back(file);
   }
   if ((files.empty() || measurements_named) && fs::is_directory(root / "data" / "measurements")) {
+    std::size_t before = check.problems.size();
     check.measurements = load_measurement_dataset(root, check.loaded->catalog.gpus, check.problems,
                                                   &check.loaded->catalog.models);
+    show_relative(before);
   }
   if (files.empty()) {
     // Recipes, and the problems of what is not one (a link leading nowhere, a FIFO), are shown
