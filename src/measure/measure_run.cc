@@ -114,7 +114,7 @@ ResultBlock score_job(const Recipe& recipe, const Catalog& catalog, const JobRec
 }
 
 // Step 6: the stack's versions the job's first step wrote beside the log.
-NamedValues read_stack(const std::string& out_dir, std::int64_t job_id, TrainingFramework framework,
+NamedValues read_stack(const std::string& out_dir, std::int64_t job_id, RunFramework framework,
                        MeasureObserver& observer) {
   std::string versions_path = job_versions_path(out_dir, job_id);
   std::string versions = read_small_file(versions_path);

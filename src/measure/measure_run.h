@@ -75,7 +75,7 @@ struct SubmittedMeasurement {
   std::string log_path;  ///< job_log_path(out_dir, job_id)
   std::string cluster;   ///< as sbatch named it; empty when it did not
   int steps = 0;         ///< the protocol's steps the script forces
-  TrainingFramework framework = TrainingFramework::kMegatronLm;  ///< for the stack's versions
+  RunFramework framework = RunFramework::kMegatronLm;  ///< for the stack's versions
 };
 
 /// Steps 1-2 of the workflow: the pre-flight and the script (measure_script), the script written

@@ -70,7 +70,7 @@ for name, dist, key in (("transformer_engine", "transformer_engine", "transforme
 )PY";
 }
 
-NamedValues parse_stack_versions(std::string_view dump, TrainingFramework framework) {
+NamedValues parse_stack_versions(std::string_view dump, RunFramework framework) {
   std::map<std::string, std::string> found;
   std::size_t start = 0;
   while (start < dump.size()) {
@@ -98,15 +98,16 @@ NamedValues parse_stack_versions(std::string_view dump, TrainingFramework framew
     megatron_lm += fmt::format(" (megatron-core {})", get("megatron_core"));
   std::string framework_text;
   switch (framework) {
-    case TrainingFramework::kSlime:
+    case RunFramework::kSlime:
       framework_text = fmt::format("slime {}", or_not_pinned(get("slime")));
       if (!get("slime_commit").empty())
         framework_text += fmt::format(" (THUDM/slime {})", get("slime_commit"));
       break;
-    case TrainingFramework::kMegatronBridge:
+    case RunFramework::kBridge:
       framework_text = fmt::format("Megatron-Bridge {}", or_not_pinned(get("megatron_bridge")));
       break;
-    case TrainingFramework::kMegatronLm:
+    case RunFramework::kMegatronLm:
+    case RunFramework::kUnknown:  // force_step_count never gives it; Megatron-LM's flag is its own
       framework_text = "Megatron-LM " + (get("megatron_lm_commit").empty()
                                              ? std::string(kNotPinned)
                                              : "commit " + get("megatron_lm_commit"));

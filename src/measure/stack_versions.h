@@ -21,11 +21,11 @@ inline constexpr const char* kNotPinned = "not pinned";
 std::string stack_versions_program();
 
 /// The `stack` fields from the program's output, in the schema's order: framework (named for
-/// `framework`, with its version and commit), megatron_lm (commit and megatron-core version),
-/// transformer_engine, pytorch, cuda, nccl, python, then source. Unknown values are "not
-/// pinned". Lines that are not `key: value` are ignored; values are cut to 200 characters and
-/// stripped of control characters.
-NamedValues parse_stack_versions(std::string_view dump, TrainingFramework framework);
+/// `framework`, with its version and commit; kUnknown reads as Megatron-LM), megatron_lm (commit
+/// and megatron-core version), transformer_engine, pytorch, cuda, nccl, python, then source.
+/// Unknown values are "not pinned". Lines that are not `key: value` are ignored; values are cut to
+/// 200 characters and stripped of control characters.
+NamedValues parse_stack_versions(std::string_view dump, RunFramework framework);
 
 /// `stack:` and one line per field, each value a YAML scalar (quoted where YAML would type it:
 /// `cuda: '12.9'`).

@@ -19,7 +19,7 @@ constexpr const char* kSlimeDump =
     "a897e1f0\n";
 
 TEST(StackVersions, ReadsTheDumpIntoTheStackFields) {
-  NamedValues stack = parse_stack_versions(kSlimeDump, TrainingFramework::kSlime);
+  NamedValues stack = parse_stack_versions(kSlimeDump, RunFramework::kSlime);
   EXPECT_EQ(value_of(stack, "framework"), "slime 0.3.0 (THUDM/slime a897e1f0)");
   EXPECT_EQ(value_of(stack, "megatron_lm"), "commit 1dcf0daf (megatron-core 0.16.0rc0)");
   EXPECT_EQ(value_of(stack, "transformer_engine"), "2.10.0");
@@ -31,8 +31,8 @@ TEST(StackVersions, ReadsTheDumpIntoTheStackFields) {
 }
 
 TEST(StackVersions, WhatTheDumpLacksIsNotPinned) {
-  NamedValues stack = parse_stack_versions("python: 3.11.2\nnoise without a colon\n",
-                                           TrainingFramework::kMegatronLm);
+  NamedValues stack =
+      parse_stack_versions("python: 3.11.2\nnoise without a colon\n", RunFramework::kMegatronLm);
   EXPECT_EQ(value_of(stack, "framework"), "Megatron-LM not pinned");
   EXPECT_EQ(value_of(stack, "megatron_lm"), "not pinned");
   EXPECT_EQ(value_of(stack, "pytorch"), "not pinned");
@@ -40,7 +40,7 @@ TEST(StackVersions, WhatTheDumpLacksIsNotPinned) {
 }
 
 TEST(StackVersions, TheBlockQuotesWhatYamlWouldType) {
-  std::string block = stack_block_yaml(parse_stack_versions(kSlimeDump, TrainingFramework::kSlime));
+  std::string block = stack_block_yaml(parse_stack_versions(kSlimeDump, RunFramework::kSlime));
   EXPECT_NE(block.find("stack:\n  framework: slime 0.3.0 (THUDM/slime a897e1f0)\n"),
             std::string::npos)
       << block;

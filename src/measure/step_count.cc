@@ -8,18 +8,6 @@
 
 namespace openrecipes {
 
-std::string training_framework_name(TrainingFramework framework) {
-  switch (framework) {
-    case TrainingFramework::kSlime:
-      return "slime";
-    case TrainingFramework::kMegatronLm:
-      return "Megatron-LM";
-    case TrainingFramework::kMegatronBridge:
-      return "Megatron-Bridge";
-  }
-  return "";
-}
-
 std::optional<ForcedStepCount> force_step_count(std::string_view run, int steps,
                                                 Problems& problems) {
   TrainingCommand command = read_training_command(run, no_argument_rules());
@@ -55,9 +43,9 @@ std::optional<ForcedStepCount> force_step_count(std::string_view run, int steps,
   }
   forced.flag = argument->spelling;
   forced.recipe_value = argument->value;
-  forced.framework = forced.flag == "--num-rollout"       ? TrainingFramework::kSlime
-                     : forced.flag == "train.train_iters" ? TrainingFramework::kMegatronBridge
-                                                          : TrainingFramework::kMegatronLm;
+  forced.framework = forced.flag == "--num-rollout"       ? RunFramework::kSlime
+                     : forced.flag == "train.train_iters" ? RunFramework::kBridge
+                                                          : RunFramework::kMegatronLm;
   // A flag word, then '=' or blanks (a `\`-newline continuation included), then its value word.
   // Every match with its last group (the value) replaced by the step count.
   auto replace_values = [&](const std::string& text, const std::regex& pattern) {

@@ -9,21 +9,16 @@
 #include <string_view>
 
 #include "base/problem.h"
+#include "runs/run_framework.h"
 
 namespace openrecipes {
-
-/// The training framework whose step-count argument the run command uses.
-enum class TrainingFramework { kSlime, kMegatronLm, kMegatronBridge };
-
-/// "slime", "Megatron-LM" or "Megatron-Bridge".
-std::string training_framework_name(TrainingFramework framework);
 
 /// A run command with its step count set.
 struct ForcedStepCount {
   std::string run;   ///< the command, every step-count argument's value replaced
   std::string flag;  ///< the argument: `--num-rollout`, `--train-iters` or `train.train_iters`
   std::string recipe_value;  ///< the value the recipe gave (the last one, as argparse takes it)
-  TrainingFramework framework = TrainingFramework::kMegatronLm;
+  RunFramework framework = RunFramework::kMegatronLm;  ///< told by `flag` (never kUnknown)
 };
 
 /// Sets every `--num-rollout N`, `--num-rollout=N`, `--train-iters N`, `--train-iters=N` and

@@ -34,19 +34,19 @@ TEST(StepCount, ForcesSlimesRolloutCountAndKeepsTheRest) {
             "--global-batch-size 128\n");
   EXPECT_EQ(forced.flag, "--num-rollout");
   EXPECT_EQ(forced.recipe_value, "14");
-  EXPECT_EQ(forced.framework, TrainingFramework::kSlime);
+  EXPECT_EQ(forced.framework, RunFramework::kSlime);
 }
 
 TEST(StepCount, ForcesMegatronLmAndBridgeSpellings) {
   ForcedStepCount lm =
       forced_or_fail("torchrun pretrain_gpt.py --train-iters=500 --log-interval 1", 20);
   EXPECT_EQ(lm.run, "torchrun pretrain_gpt.py --train-iters=20 --log-interval 1");
-  EXPECT_EQ(lm.framework, TrainingFramework::kMegatronLm);
+  EXPECT_EQ(lm.framework, RunFramework::kMegatronLm);
   ForcedStepCount bridge = forced_or_fail(
       "python run.py train.train_iters=$STEPS model.tensor_model_parallel_size=2", 20);
   EXPECT_EQ(bridge.run, "python run.py train.train_iters=20 model.tensor_model_parallel_size=2");
   EXPECT_EQ(bridge.recipe_value, "$STEPS");
-  EXPECT_EQ(bridge.framework, TrainingFramework::kMegatronBridge);
+  EXPECT_EQ(bridge.framework, RunFramework::kBridge);
 }
 
 TEST(StepCount, RefusesACommandWithoutAStepCountOrWithTheProfiler) {

@@ -76,13 +76,14 @@ std::string log_tail(const std::string& path) {
 }
 
 // The export target for the reference's framework, so that drafts and reference share one form.
-ExportTarget target_for(TrainingFramework framework) {
+ExportTarget target_for(RunFramework framework) {
   switch (framework) {
-    case TrainingFramework::kSlime:
+    case RunFramework::kSlime:
       return ExportTarget::kSlime;
-    case TrainingFramework::kMegatronBridge:
+    case RunFramework::kBridge:
       return ExportTarget::kMegatronBridge;
-    case TrainingFramework::kMegatronLm:
+    case RunFramework::kMegatronLm:
+    case RunFramework::kUnknown:
       break;
   }
   return ExportTarget::kMegatronLm;
