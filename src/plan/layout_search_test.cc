@@ -38,6 +38,38 @@ TEST(LayoutSearch, EveryCatalogRecipeIsLegalAndPredictedToFit) {
   }
 }
 
+// state_bytes_floor_per_gpu is a floor: the layouts the search keeps and the one closest to
+// fitting need at least it; and a count where the floor is above the usable memory has no layout
+// that fits. DeepSeek-V3 on 128 H100s is such a case (the site skips those searches), 256 is not.
+TEST(LayoutSearch, NoLayoutNeedsLessThanTheStateFloor) {
+  SearchOptions options;
+  options.top = 200;
+  const struct {
+    const char* model;
+    int gpus;
+    bool floor_above_usable;
+  } cases[] = {{"gpt-oss-20b", 8, false},        {"Llama-3-70B", 8, true},
+               {"Llama-3-70B", 32, false},       {"Qwen3.5-122B-A10B", 8, true},
+               {"Qwen3.5-122B-A10B", 32, false}, {"DeepSeek-V3", 128, true},
+               {"DeepSeek-V3", 256, false}};
+  for (const auto& c : cases) {
+    ClusterShape cluster = cluster_of(*bundled_catalog().catalog.find_gpu("H100"), c.gpus);
+    const double floor = state_bytes_floor_per_gpu(shape(c.model), cluster, PlanWorkload{});
+    const double usable = cluster.gpu.memory_gb * 1e9 * 0.9;
+    EXPECT_EQ(floor > usable, c.floor_above_usable) << c.model << " " << floor / 1e9 << " GB";
+    LayoutSearchResult result = search_layouts(shape(c.model), cluster, PlanWorkload{}, options);
+    for (const LayoutPrediction& p : result.ranked) {
+      ASSERT_GE(p.memory.memory_bytes, floor) << c.model << " " << c.gpus << " " << p.layout.label;
+    }
+    if (result.memory_example) {
+      EXPECT_GE(result.memory_example->memory.memory_bytes, floor) << c.model << " " << c.gpus;
+    }
+    if (floor > usable) {
+      EXPECT_TRUE(result.ranked.empty()) << c.model << " " << c.gpus;
+    }
+  }
+}
+
 TEST(LayoutSearch, ExploresTheBalancedPlacementOfEachPpAndVpp) {
   // gpt-oss-20b's 24 layers on 8 H200s: PP8 leaves 3 layers a stage, which VPP2 does not divide;
   // the search tries PP8 VPP2 in its balanced placement instead of only rejecting it: 26 counted

@@ -359,4 +359,16 @@ MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& clus
   return estimate;
 }
 
+double state_bytes_floor_per_gpu(const ModelShape& model, const ClusterShape& cluster,
+                                 const PlanWorkload& workload) {
+  // Per GPU, estimate_memory charges (2 + g) B on each parameter it holds (every parameter is on
+  // at least one GPU) and 12 B on its shard of the optimizer (the shards of all GPUs cover every
+  // parameter once): summed over the W GPUs, at least (2 + g + 12) B per parameter.
+  const double layer_params = static_cast<double>(model.layers) *
+                              (model.dense_params_per_layer() + model.expert_params_per_layer());
+  const double per_param =
+      kBf16Bytes + gradient_bytes_per_param(workload) + kOptimizerBytesPerParam;
+  return per_param * layer_params / std::max(cluster.gpus, 1);
+}
+
 }  // namespace openrecipes

@@ -55,4 +55,13 @@ MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& clus
                                const PlanWorkload& workload, const Layout& layout,
                                const MemoryOptions& options = {});
 
+/// A floor under estimate_memory's memory_bytes for every layout without offloading on `cluster`,
+/// bytes per GPU: the decoder layers' weights (2 B), gradients (gradient_bytes_per_param) and
+/// distributed-optimizer state (12 B) per parameter, which the W GPUs hold at least once between
+/// them, over W. The most loaded GPU holds at least the average; embeddings, the output layer,
+/// activations and logits only add to it. When the floor exceeds the usable memory no layout
+/// fits, and a search at this GPU count can be skipped.
+double state_bytes_floor_per_gpu(const ModelShape& model, const ClusterShape& cluster,
+                                 const PlanWorkload& workload);
+
 }  // namespace openrecipes

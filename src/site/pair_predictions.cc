@@ -10,6 +10,7 @@
 #include "plan/catalog_measurements.h"
 #include "plan/layout_plan.h"
 #include "plan/layout_request.h"
+#include "plan/memory_model.h"
 #include "plan/plan_report.h"
 #include "plan/published_measurements.h"
 #include "plan/speed_calibration.h"
@@ -58,6 +59,12 @@ PairSearch predict_pair(const Catalog& catalog, const Model& model, const Gpu& g
       out.no_layout_reason =
           problems.empty() ? "the planner cannot take this pair" : problems.front().message;
       return search;
+    }
+    // No layout can fit where even the weights, gradients and optimizer state spread evenly
+    // over every GPU would not: the next count, without a search.
+    if (state_bytes_floor_per_gpu(request->model.shape, request->cluster, request->workload) >
+        request->cluster.gpu.memory_gb * 1e9 * (1 - request->memory.headroom_fraction)) {
+      continue;
     }
     LayoutPlan plan =
         plan_layouts(*request, measured, calibration, static_cast<int>(kSuggestedLayouts));
