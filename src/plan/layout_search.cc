@@ -34,6 +34,10 @@ std::vector<std::optional<LayerSplit>> layer_splits(int layers, int pp) {
   return splits;
 }
 
+// The best `size` layouts offered, by predicted tokens/s per GPU; among equals the earlier offered
+// ranks first. A heap whose top is the worst kept, so that an offer costs O(log size) moves of a
+// (large) LayoutPrediction instead of O(size): `plan --top 10000` spent 4 of its 4.5 s shifting a
+// sorted vector.
 class TopLayouts {
  public:
   explicit TopLayouts(int size) : size_(std::max(size, 0)) {}
@@ -41,24 +45,47 @@ class TopLayouts {
   void offer(LayoutPrediction p) {
     if (size_ == 0) return;
     if (static_cast<int>(kept_.size()) == size_ &&
-        p.speed.tokens_per_s_per_gpu <= kept_.back().speed.tokens_per_s_per_gpu) {
+        p.speed.tokens_per_s_per_gpu <= kept_.front().prediction.speed.tokens_per_s_per_gpu) {
       return;
     }
-    auto at = std::upper_bound(kept_.begin(), kept_.end(), p,
-                               [](const LayoutPrediction& a, const LayoutPrediction& b) {
-                                 return a.speed.tokens_per_s_per_gpu > b.speed.tokens_per_s_per_gpu;
-                               });
-    kept_.insert(at, std::move(p));
-    if (static_cast<int>(kept_.size()) > size_) kept_.pop_back();
+    kept_.push_back({std::move(p), offered_++});
+    std::push_heap(kept_.begin(), kept_.end(), better);
+    if (static_cast<int>(kept_.size()) > size_) {
+      std::pop_heap(kept_.begin(), kept_.end(), better);
+      kept_.pop_back();
+    }
   }
   double worst() const {
-    return static_cast<int>(kept_.size()) < size_ ? -1 : kept_.back().speed.tokens_per_s_per_gpu;
+    return static_cast<int>(kept_.size()) < size_
+               ? -1
+               : kept_.front().prediction.speed.tokens_per_s_per_gpu;
   }
-  std::vector<LayoutPrediction> take() { return std::move(kept_); }
+  // The kept layouts, best first.
+  std::vector<LayoutPrediction> take() {
+    std::sort_heap(kept_.begin(), kept_.end(), better);
+    std::vector<LayoutPrediction> out;
+    out.reserve(kept_.size());
+    for (Entry& e : kept_) out.push_back(std::move(e.prediction));
+    kept_.clear();
+    return out;
+  }
 
  private:
+  struct Entry {
+    LayoutPrediction prediction;
+    std::size_t offered;  // order of the offer: the tie-break
+  };
+  // "Ranks before": faster, or as fast and offered earlier. As a heap's order it puts the worst
+  // kept entry on top; sort_heap then leaves the best first.
+  static bool better(const Entry& a, const Entry& b) {
+    if (a.prediction.speed.tokens_per_s_per_gpu != b.prediction.speed.tokens_per_s_per_gpu) {
+      return a.prediction.speed.tokens_per_s_per_gpu > b.prediction.speed.tokens_per_s_per_gpu;
+    }
+    return a.offered < b.offered;
+  }
   int size_;
-  std::vector<LayoutPrediction> kept_;
+  std::size_t offered_ = 0;
+  std::vector<Entry> kept_;
 };
 
 // The sizes the search tries on each axis.
