@@ -40,6 +40,17 @@ double all_to_all_s(double bytes, int group, int span, const Fabric& fabric, dou
          std::max(nvlink_s, network_scale * outside / fabric.network_bytes_per_s);
 }
 
+double deepep_network_share(int experts, int experts_per_token, double domains) {
+  const double k = experts_per_token;
+  if (domains <= 1 || experts <= 0 || k <= 0) return 1;
+  const double e = experts;
+  const double per_domain = e / domains;
+  double missed = 1;  // one remote domain holds none of the k experts
+  for (int i = 0; i < experts_per_token; ++i) missed *= std::max(0.0, e - per_domain - i) / (e - i);
+  const double remote_domains_reached = (domains - 1) * (1 - missed);
+  return remote_domains_reached / (k * (1 - 1 / domains));
+}
+
 double point_to_point_s(double bytes, int distance, const Fabric& fabric) {
   double bw =
       within_domain(fabric, distance + 1) ? fabric.nvlink_bytes_per_s : fabric.network_bytes_per_s;

@@ -38,6 +38,17 @@ double ring_collective_s(double bytes, int group, int span, const Fabric& fabric
 double all_to_all_s(double bytes, int group, int span, const Fabric& fabric,
                     double network_scale = 1.0);
 
+/// DeepEP's network bytes over the alltoall dispatcher's, for an EP group spanning `domains`
+/// NVLink domains that each hold experts / domains of the `experts` routed experts. DeepEP's
+/// internode kernels send a token once to each remote domain holding at least one of its
+/// `experts_per_token` (k) experts and forward it over NVLink there (github.com/deepseek-ai/DeepEP,
+/// README, "normal kernels"); alltoall sends each copy, k (1 - 1 / domains) of them across. With
+/// the k experts drawn uniformly without replacement (the published runs force-balance routing), a
+/// given remote domain is missed with probability C(E - E / domains, k) / C(E, k). Routing
+/// limited to a few nodes (DeepSeek-V3's group-limited routing, arXiv:2412.19437, sec. 2.1.2)
+/// reaches fewer domains, so there this is an upper bound. 1 when the group fits one domain.
+double deepep_network_share(int experts, int experts_per_token, double domains);
+
 /// Seconds of a point-to-point send of `bytes` to a rank `distance` GPUs away.
 double point_to_point_s(double bytes, int distance, const Fabric& fabric);
 

@@ -44,6 +44,22 @@ TEST(CollectiveTime, NetworkScaleScalesOnlyTheNetworkShare) {
   EXPECT_DOUBLE_EQ(all_to_all_s(0.8e9, 8, 8, fabric(), 0.5), all_to_all_s(0.8e9, 8, 8, fabric()));
 }
 
+TEST(CollectiveTime, DeepEpSendsOneCopyPerRemoteDomainReached) {
+  // gpt-oss-20b's 32 experts, top 4, over 2 domains of 16: a token misses the other domain with
+  // probability C(16, 4) / C(32, 4) = 1,820 / 35,960; alltoall sends 4 x 1/2 = 2 copies across,
+  // DeepEP 1 - 1,820 / 35,960.
+  EXPECT_NEAR(deepep_network_share(32, 4, 2), (1 - 1820.0 / 35960) / 2, 1e-12);
+  // DeepSeek-V3's 256 experts, top 8, over 4 domains of 64: 3 x (1 - C(192, 8) / C(256, 8))
+  // remote domains against 8 x 3/4 = 6 copies.
+  double missed = 1;
+  for (int i = 0; i < 8; ++i) missed *= (192.0 - i) / (256.0 - i);
+  EXPECT_NEAR(deepep_network_share(256, 8, 4), 3 * (1 - missed) / 6, 1e-12);
+  EXPECT_NEAR(deepep_network_share(256, 8, 4), 0.452, 0.001);
+  // One domain, or top 1 (one copy either way): no saving.
+  EXPECT_EQ(deepep_network_share(256, 8, 1), 1);
+  EXPECT_NEAR(deepep_network_share(128, 1, 8), 1, 1e-12);
+}
+
 TEST(CollectiveTime, PointToPointUsesTheNetworkBetweenNodes) {
   EXPECT_NEAR(point_to_point_s(1e6, 4, fabric()), 10e-6 + 1e6 / 400e9, 1e-15);
   EXPECT_NEAR(point_to_point_s(1e6, 8, fabric()), 10e-6 + 1e6 / 50e9, 1e-15);

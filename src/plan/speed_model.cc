@@ -60,10 +60,8 @@ const std::vector<SpeedParameterBound>& speed_parameter_bounds() {
        "busiest EP rank's routed tokens / mean, natural routing"},
       {"recompute_unit_overhead_s", &SpeedParameters::recompute_unit_overhead_s, 1e-6, 1e-2, true,
        "fixed seconds per full-recompute unit per micro-batch"},
-      {"flex_dispatcher_factor", &SpeedParameters::flex_dispatcher_factor, 0.3, 1.5, true,
-       "flex (DeepEP) all-to-all network time / alltoall's"},
-      // HybridEP and DeepEP are different kernels (HybridEP drives NVLink domains of up to 72
-      // GPUs through TMA), so each backend has its own factor.
+      // HybridEP drives NVLink domains of up to 72 GPUs through TMA, a gain no byte count
+      // gives; DeepEP's, fewer network copies, is counted (deepep_network_share).
       {"hybridep_dispatcher_factor", &SpeedParameters::hybridep_dispatcher_factor, 0.3, 1.5, true,
        "flex (HybridEP) all-to-all time / alltoall's"},
       // Sustained clocks below the datasheet's boost clock: at most 1 (the datasheet), at least
@@ -414,13 +412,17 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
   if (sh.ep > 1 && model.is_moe()) {
     double imbalance = workload.forced_balanced_routing ? 1.0 : p.routing_imbalance;
     double bytes = tokens / sh.tp * model.experts_per_token * h * kBf16Bytes * imbalance;
-    // HybridEP's kernels drive the NVLink domain itself (TMA copies), so its factor scales the
-    // whole all-to-all; DeepEP's gain is across nodes (one copy per destination node, forwarded
-    // over NVLink there), so its factor scales only the network share, and inside one domain
-    // DeepEP counts as alltoall.
+    // HybridEP's kernels drive the NVLink domain itself (TMA copies), so its fitted factor scales
+    // the whole all-to-all; DeepEP's gain is across nodes (one copy per remote node reached,
+    // forwarded over NVLink there), so it scales only the network share, by the copies it saves
+    // (deepep_network_share), and inside one domain DeepEP counts as alltoall.
     bool flex = layout.dispatcher == "flex";
     double factor = flex && workload.hybridep ? p.hybridep_dispatcher_factor : 1.0;
-    double network_scale = flex && !workload.hybridep ? p.flex_dispatcher_factor : 1.0;
+    double network_scale =
+        flex && !workload.hybridep
+            ? deepep_network_share(model.experts, model.experts_per_token,
+                                   static_cast<double>(sh.ep * sh.etp) / fabric.domain)
+            : 1.0;
     double moe_layers = d(model.moe_layers) * b.stage.layer_share;
     // Selective recompute of the whole MoE layer dispatches and combines once more.
     double ep_passes = passes + (rerun_moe ? 1 : 0);

@@ -32,10 +32,6 @@ struct SpeedParameters {
   /// fixed seconds per full-recompute unit per micro-batch (checkpoint bookkeeping, the
   /// recompute's launch and synchronisation)
   double recompute_unit_overhead_s = 1e-4;
-  /// network time of the flex dispatcher's DeepEP all-to-all / the alltoall dispatcher's (DeepEP
-  /// sends a token once per destination node and forwards it over NVLink there; inside one
-  /// NVLink domain it counts as alltoall); the prior 1 says "no faster until measured"
-  double flex_dispatcher_factor = 1.0;
   /// whole all-to-all time of the flex dispatcher's HybridEP backend
   /// (--moe-flex-dispatcher-backend hybridep, NVLink domains through TMA) / alltoall's
   double hybridep_dispatcher_factor = 1.0;
