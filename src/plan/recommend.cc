@@ -344,7 +344,19 @@ std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
   }
   if (!violations.empty() || !fits) {
     rec.resized_by_search = true;
-    rec.layout_reason = "the recipe's layout breaks a rule or does not fit here";
+    const Layout& kept = rec.prediction.layout;
+    rec.layout_reason =
+        !violations.empty()
+            ? fmt::format("the recipe's layout resized, {}, breaks {}: {} (expected {}, found {})",
+                          layout_text(layout), layout_rule_id(violations.front().rule),
+                          violations.front().message, violations.front().expected,
+                          violations.front().found)
+            : fmt::format(
+                  "the recipe's layout resized, {} {}, needs {:.1f} GB per GPU, more than "
+                  "the {:.1f} GB usable",
+                  kept.label, recompute_text(kept.recompute),
+                  rec.prediction.memory.memory_bytes / 1e9,
+                  rec.prediction.memory.usable_bytes / 1e9);
     rec.prediction = found.ranked.front();
   } else if (!found.ranked.empty()) {
     double kept = rec.prediction.speed.tokens_per_s_per_gpu;

@@ -83,6 +83,8 @@ TEST(Recommend, FewerGpusThanTheExpertMeshNeedsTheSearchAndSaysWhatChanged) {
   // 4 GPUs cannot hold PP 2 x EP 4: the recipe's layout breaks mesh.expert_dp.
   Recommendation rec = fixture().recommend(fixture().request("gpt-oss-20b", "H200", 4));
   EXPECT_TRUE(rec.resized_by_search);
+  EXPECT_NE(rec.layout_reason.find("breaks mesh.expert_dp"), std::string::npos)
+      << rec.layout_reason;
   EXPECT_TRUE(rec.prediction.memory.fits);
   EXPECT_EQ(rec.layout.dp * rec.layout.tp * rec.layout.pp * rec.layout.cp, 4);
   for (const ResizeCheck& c : rec.checks) EXPECT_TRUE(c.passed) << c.rule << ": " << c.detail;
