@@ -1055,6 +1055,26 @@ TEST(Cli, HelpReadsInWordsWithExamples) {
 
 // Output speaks of commands, files and docs: no "seed 000"-style references to documents a user
 // does not have (a random seed, --seed, stays a fine word).
+// Output that cannot be written (a full disk: /dev/full) is the output's failure, exit 1 with its
+// reason, whether the command writes it in one large piece (JSON, an export draft) or in small
+// ones; it used to be an "internal error (please report it)" for the large ones.
+TEST(Cli, AFullStandardOutputIsReportedNotAnInternalError) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  for (const char* command :
+       {"plan --calibration --format json", "plan --calibration", "validate",
+        "plan --model gpt-oss-20b --gpu H200 --gpus 8 --format json",
+        "export recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml --to megatron-bridge"}) {
+    testing::ShellRun result =
+        testing::run_binary(command, testing::source_dir(), "2>&1 >/dev/full");
+    EXPECT_EQ(result.exit_code, 1) << command << "\n" << result.output;
+    EXPECT_NE(result.output.find("could not write the output (standard output)"), std::string::npos)
+        << command << "\n"
+        << result.output;
+    EXPECT_EQ(result.output.find("internal error"), std::string::npos) << command << "\n"
+                                                                       << result.output;
+  }
+}
+
 TEST(Cli, OutputNamesDocsNotSeeds) {
   std::regex seed_reference(R"((^|[^-])seed 0\d\d\b)");
   for (const char* command :

@@ -155,6 +155,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: %s\n", command_path(app).c_str(), e.what());
     return kExitProblems;
   } catch (const std::exception& e) {
+    // fmt::print throws when a write to standard output fails (a full disk, a closed stream):
+    // the output's failure, reported as below, not a bug.
+    if (std::ferror(stdout)) {
+      std::fprintf(stderr, "openrecipes: could not write the output (standard output): %s\n",
+                   e.what());
+      return kExitProblems;
+    }
     std::fprintf(stderr, "openrecipes: internal error: %s (please report it)\n", e.what());
     return kExitProblems;
   }
