@@ -128,6 +128,23 @@ TEST(PlanCli, ExplainsVppExampleCarriesItsPlacementAndReproduces) {
   CliRun again = run("plan " + model + " --layout '" + sizes + "' --layer-split " + split);
   EXPECT_EQ(again.exit_code, 1) << again.out;
   EXPECT_NE(again.err.find("mesh.vpp"), std::string::npos) << again.err;
+
+  // An example with no placement is the even split, which plan --layout replaces by the most
+  // balanced placement: the table says "even split" and what plan --layout does instead.
+  CliRun qwen = run("plan --model Qwen3.5-122B-A10B --gpu H200 --gpus 32 --explain");
+  ASSERT_EQ(qwen.exit_code, 0) << qwen.err;
+  std::istringstream rows(qwen.out);
+  bool marked = false;
+  while (std::getline(rows, line)) {
+    if (line.rfind("mesh.pp ", 0) == 0 || line.rfind("mesh.vpp ", 0) == 0) {
+      EXPECT_NE(line.find(" even split "), std::string::npos) << line;
+      marked = true;
+    }
+  }
+  EXPECT_TRUE(marked) << qwen.out;
+  EXPECT_NE(qwen.out.find("plan --layout with no placement takes the most balanced placement"),
+            std::string::npos)
+      << qwen.out;
 }
 
 TEST(PlanCli, GradReduceInBf16HalvesTheGradientsHeld) {

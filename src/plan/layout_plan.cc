@@ -184,29 +184,45 @@ std::string catalog_text(const LayoutPlan& plan) {
 }
 
 // The layout as `plan --layout` takes it back: the sizes, then the placement when there is one
-// (an example's verdict can hang on it, as mesh.vpp's does on a layer split).
-std::string example_text(const Layout& layout) {
-  return has_placement(layout) ? layout_text(layout) + " " + placement_text(layout)
-                               : layout_text(layout);
+// (an example's verdict can hang on it, as mesh.vpp's does on a layer split). With none, a
+// placement rule's example is the even split, which `plan --layout` replaces by the most balanced
+// placement when PP x VPP does not divide the layers; the text says so.
+std::string example_text(const Layout& layout, std::optional<LayoutRule> rule = std::nullopt) {
+  if (has_placement(layout)) return layout_text(layout) + " " + placement_text(layout);
+  if (rule == LayoutRule::kPipelineLayers || rule == LayoutRule::kVirtualPipeline) {
+    return layout_text(layout) + " even split";
+  }
+  return layout_text(layout);
 }
 
 std::string explain_text(const LayoutSearchResult& result) {
   std::string out = "\nrejected by the layout rules:\n";
   std::vector<std::vector<std::string>> rows = {{"rule", "layouts", "example", "why"}};
   for (const RuleRejections& r : result.rejected) {
-    rows.push_back({layout_rule_id(r.rule), format_count(r.count), example_text(r.example),
+    rows.push_back({layout_rule_id(r.rule), format_count(r.count), example_text(r.example, r.rule),
                     fmt::format("{} (expected {}, found {})", r.example_violation.message,
                                 r.example_violation.expected, r.example_violation.found)});
   }
   out += aligned_table(rows, {false, true, false, false});
+  for (const RuleRejections& r : result.rejected) {
+    if (example_text(r.example, r.rule) == example_text(r.example)) continue;
+    out +=
+        "  even split: the layers split evenly over PP x VPP; plan --layout with no placement "
+        "takes the most balanced placement Megatron-LM accepts instead, which the search tries "
+        "too\n";
+    break;
+  }
   out += fmt::format("rejected by the memory model: {} legal layouts predicted not to fit\n",
                      format_count(result.rejected_by_memory));
   if (result.memory_example) {
     const LayoutPrediction& e = *result.memory_example;
+    // Under 10 MB over shows in MB: "0.00 GB over" read as fitting exactly.
+    const double over = e.memory.memory_bytes - e.memory.usable_bytes;
     out += fmt::format(
-        "  closest to fitting: {} {} needs {:.2f} GB, {:.2f} GB over the {:.2f} GB usable\n",
+        "  closest to fitting: {} {} needs {:.2f} GB, {} over the {:.2f} GB usable\n",
         example_text(e.layout), recompute_text(e.layout.recompute), e.memory.memory_bytes / 1e9,
-        (e.memory.memory_bytes - e.memory.usable_bytes) / 1e9, e.memory.usable_bytes / 1e9);
+        over < 1e7 ? fmt::format("{:.1f} MB", over / 1e6) : fmt::format("{:.2f} GB", over / 1e9),
+        e.memory.usable_bytes / 1e9);
   }
   return out;
 }
