@@ -336,8 +336,12 @@ std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
          {},
          "",
          "recommend",
-         fmt::format("no legal layout of {} on {} x {} is predicted to fit in memory",
-                     request.model_name, request.cluster.gpus, request.cluster.gpu.type),
+         found.legal == 0
+             ? fmt::format("no layout of {} on {} x {} passes the layout rules (plan --explain "
+                           "shows why)",
+                           request.model_name, request.cluster.gpus, request.cluster.gpu.type)
+             : fmt::format("no legal layout of {} on {} x {} is predicted to fit in memory",
+                           request.model_name, request.cluster.gpus, request.cluster.gpu.type),
          "",
          ""});
     return std::nullopt;

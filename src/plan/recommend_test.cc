@@ -96,6 +96,13 @@ TEST(Recommend, FewerGpusThanTheExpertMeshNeedsTheSearchAndSaysWhatChanged) {
   }
 }
 
+// gpt-oss-20b on 2^20 H200s: every mesh leaves DP above the global batch of 128 (mesh.batch) or
+// breaks another rule.
+std::optional<Recommendation> no_legal_layout_request(Problems& problems) {
+  return recommend_recipe(fixture().request("gpt-oss-20b", "H200", 1 << 20), fixture().candidates,
+                          *fixture().rules, fixture().speed, MemoryOptions{}, problems);
+}
+
 TEST(Recommend, SaysSoWhenNoLayoutFits) {
   // Qwen3.5-122B-A10B's weights, FP32 gradients and optimizer state need more than 16 H200s.
   Problems problems;
@@ -106,6 +113,13 @@ TEST(Recommend, SaysSoWhenNoLayoutFits) {
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].rule, "recommend");
   EXPECT_NE(problems[0].message.find("fit in memory"), std::string::npos) << problems[0].message;
+  // When no layout passes the rules at all, memory is not the reason given.
+  problems.clear();
+  rec = no_legal_layout_request(problems);
+  EXPECT_FALSE(rec);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].message.find("passes the layout rules"), std::string::npos)
+      << problems[0].message;
 }
 
 TEST(Recommend, AnotherGpuTypeStartsFromTheSameModel) {
