@@ -245,6 +245,19 @@ TEST(PlanCli, RecommendsNextCommandRunsAsPrinted) {
     ++rules;
   }
   EXPECT_GT(rules, 10);
+
+  // A node size other than the GPU type's travels with the command (export used to have no
+  // --per-node, and the draft came out for 8-GPU nodes).
+  rec = run("recommend --model gpt-oss-20b --gpu H200 --gpus 16 --per-node 4");
+  ASSERT_EQ(rec.exit_code, 0) << rec.err;
+  start = rec.out.find("\nnext: openrecipes ");
+  ASSERT_NE(start, std::string::npos) << rec.out;
+  start += std::string("\nnext: openrecipes ").size();
+  command = rec.out.substr(start, rec.out.find('\n', start) - start);
+  EXPECT_NE(command.find(" --per-node 4 "), std::string::npos) << command;
+  exported = run(command);
+  EXPECT_EQ(exported.exit_code, 0) << command << "\n" << exported.err;
+  EXPECT_NE(exported.out.find("per_node: 4"), std::string::npos) << exported.out;
 }
 
 // --calibration reads the catalog alone: a plan's flags beside it are a usage error, not one of

@@ -143,6 +143,10 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, int& exit_co
                       "A catalog model, or a Hugging Face config.json path");
   command->add_option("--gpu", options->arguments.gpu, "A GPU type of gpus.yaml (H200)");
   command->add_option("--gpus", options->arguments.gpus, "GPUs in all");
+  command
+      ->add_option("--per-node", options->arguments.per_node,
+                   "GPUs per node (default: the GPU type's, gpus.yaml)")
+      ->check(CLI::Range(1, 1 << 10));
   command->add_option("--layout", options->arguments.layout.layout,
                       "Sizes, e.g. \"TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1\"");
   command->add_option("--recompute", options->arguments.layout.recompute,

@@ -101,10 +101,18 @@ std::string aligned_table(const std::vector<std::vector<std::string>>& rows,
 
 std::string layout_flags_text(const std::string& model_text, const ClusterShape& cluster,
                               const PlanWorkload& workload, const Layout& layout) {
+  // What differs from the defaults export would otherwise take: the GPU type's node size, the
+  // protocol's rows and batch.
+  const bool own_node = cluster.gpu.per_node > 0 && cluster.per_node != cluster.gpu.per_node;
   return fmt::format(
-      "--model {} --gpu {} --gpus {} --layout \"{}\" --recompute {}{}{}{}", model_text,
-      cluster.gpu.type, cluster.gpus, layout_text(layout), recompute_text(layout.recompute),
+      "--model {} --gpu {} --gpus {}{} --layout \"{}\" --recompute {}{}{}{}{}", model_text,
+      cluster.gpu.type, cluster.gpus,
+      own_node ? fmt::format(" --per-node {}", cluster.per_node) : "", layout_text(layout),
+      recompute_text(layout.recompute),
       workload.row_tokens != kRowTokens ? fmt::format(" --seq-length {}", workload.row_tokens) : "",
+      workload.global_batch != kGlobalBatchRows
+          ? fmt::format(" --global-batch {}", workload.global_batch)
+          : "",
       placement_flags_text(layout),
       layout.dispatcher.empty() ? "" : " --dispatcher " + layout.dispatcher);
 }
