@@ -79,15 +79,14 @@ class PredictionMemo {
   std::unordered_map<std::string, double> values_;
 };
 
-// One row's weighted log error, as Ceres evaluates it.
+// One row's log error, as Ceres evaluates it (its model's weight is applied by the loss).
 struct RowResidual {
   PredictionMemo* memo;  // the row's inputs
   double measured;       // tokens/s per GPU
-  double weight;
   bool operator()(double const* const* u, double* residual) const {
     double predicted = memo->at(u[0], speed_parameter_bounds().size());
     if (!(predicted > 0) || !std::isfinite(predicted)) return false;
-    residual[0] = weight * std::log(predicted / measured);
+    residual[0] = std::log(predicted / measured);
     return true;
   }
 };
@@ -127,13 +126,13 @@ std::vector<double> fit(const std::vector<const MeasuredLayout*>& rows,
       memo = std::prev(memos.end());
     }
     auto* cost = new ceres::DynamicNumericDiffCostFunction<RowResidual, ceres::CENTRAL>(
-        new RowResidual{memo->get(), r->tokens_per_s_per_gpu, 1});
+        new RowResidual{memo->get(), r->tokens_per_s_per_gpu});
     cost->AddParameterBlock(n);
     cost->SetNumResiduals(1);
     // The Huber threshold applies to the row's own log error; the model's weight
     // (1 / sqrt(its rows)) scales the loss after it, so that a model's many rows do not move
-    // the threshold (weighting the residual instead put it at 10% / weight, 67% for a model of 45
-    // rows).
+    // the threshold (weighting the residual instead, as until 2026-12-06, put it at
+    // scale / weight: 67% for a model of 45 rows at the old scale of 0.1).
     const double weight = 1 / std::sqrt(static_cast<double>(per_model[r->model.name]));
     problem.AddResidualBlock(cost,
                              new ceres::ScaledLoss(new ceres::HuberLoss(kHuberScale),
