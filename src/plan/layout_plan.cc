@@ -9,6 +9,7 @@
 #include "layout/layout_text.h"
 #include "layout/pipeline_layout.h"
 #include "plan/calibration_report.h"
+#include "plan/memory_model.h"
 #include "plan/plan_report.h"
 
 namespace openrecipes {
@@ -124,8 +125,8 @@ std::string headline_text(const LayoutPlan& plan) {
       "searched {} layouts: {} legal, {} predicted to fit in {:.1f} GB ({:.0f}% headroom of {} "
       "GB)\n",
       format_count(result.candidates), format_count(result.legal), format_count(result.fitting),
-      cluster.gpu.memory_gb * (1 - plan.memory.headroom_fraction),
-      plan.memory.headroom_fraction * 100, cluster.gpu.memory_gb);
+      usable_bytes_per_gpu(cluster, plan.memory) / 1e9, plan.memory.headroom_fraction * 100,
+      cluster.gpu.memory_gb);
   std::size_t published = 0;
   for (const CalibrationRow& row : plan.calibration->rows) published += row.published ? 1 : 0;
   out += fmt::format(
@@ -183,29 +184,34 @@ std::string catalog_text(const LayoutPlan& plan) {
   return out + aligned_table(rows, {false, true, false, false, true, true, true, true});
 }
 
+// Whether `rule`'s example is the even split: no placement under a rule that judges the
+// placement. `plan --layout` replaces the even split by the most balanced placement when PP x VPP
+// does not divide the layers, so such an example is not refused there as it is shown.
+bool is_even_split_example(const Layout& layout, LayoutRule rule) {
+  return !has_placement(layout) &&
+         (rule == LayoutRule::kPipelineLayers || rule == LayoutRule::kVirtualPipeline);
+}
+
 // The layout as `plan --layout` takes it back: the sizes, then the placement when there is one
-// (an example's verdict can hang on it, as mesh.vpp's does on a layer split). With none, a
-// placement rule's example is the even split, which `plan --layout` replaces by the most balanced
-// placement when PP x VPP does not divide the layers; the text says so.
-std::string example_text(const Layout& layout, std::optional<LayoutRule> rule = std::nullopt) {
-  if (has_placement(layout)) return layout_text(layout) + " " + placement_text(layout);
-  if (rule == LayoutRule::kPipelineLayers || rule == LayoutRule::kVirtualPipeline) {
-    return layout_text(layout) + " even split";
-  }
-  return layout_text(layout);
+// (an example's verdict can hang on it, as mesh.vpp's does on a layer split).
+std::string example_text(const Layout& layout) {
+  return has_placement(layout) ? layout_text(layout) + " " + placement_text(layout)
+                               : layout_text(layout);
 }
 
 std::string explain_text(const LayoutSearchResult& result) {
   std::string out = "\nrejected by the layout rules:\n";
   std::vector<std::vector<std::string>> rows = {{"rule", "layouts", "example", "why"}};
   for (const RuleRejections& r : result.rejected) {
-    rows.push_back({layout_rule_id(r.rule), format_count(r.count), example_text(r.example, r.rule),
-                    fmt::format("{} (expected {}, found {})", r.example_violation.message,
-                                r.example_violation.expected, r.example_violation.found)});
+    rows.push_back(
+        {layout_rule_id(r.rule), format_count(r.count),
+         example_text(r.example) + (is_even_split_example(r.example, r.rule) ? " even split" : ""),
+         fmt::format("{} (expected {}, found {})", r.example_violation.message,
+                     r.example_violation.expected, r.example_violation.found)});
   }
   out += aligned_table(rows, {false, true, false, false});
   for (const RuleRejections& r : result.rejected) {
-    if (example_text(r.example, r.rule) == example_text(r.example)) continue;
+    if (!is_even_split_example(r.example, r.rule)) continue;
     out +=
         "  even split: the layers split evenly over PP x VPP; plan --layout with no placement "
         "takes the most balanced placement Megatron-LM accepts instead, which the search tries "

@@ -55,7 +55,7 @@ TEST(LayoutSearch, NoLayoutNeedsLessThanTheStateFloor) {
   for (const auto& c : cases) {
     ClusterShape cluster = cluster_of(*bundled_catalog().catalog.find_gpu("H100"), c.gpus);
     const double floor = state_bytes_floor_per_gpu(shape(c.model), cluster, PlanWorkload{});
-    const double usable = cluster.gpu.memory_gb * 1e9 * 0.9;
+    const double usable = usable_bytes_per_gpu(cluster);  // the default 10% headroom
     EXPECT_EQ(floor > usable, c.floor_above_usable) << c.model << " " << floor / 1e9 << " GB";
     LayoutSearchResult result = search_layouts(shape(c.model), cluster, PlanWorkload{}, options);
     for (const LayoutPrediction& p : result.ranked) {

@@ -346,7 +346,7 @@ MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& clus
   }
   estimate.memory_bytes = estimate.peak.total_bytes;
   estimate.capacity_bytes = cluster.gpu.memory_gb * 1e9;
-  estimate.usable_bytes = estimate.capacity_bytes * (1.0 - options.headroom_fraction);
+  estimate.usable_bytes = usable_bytes_per_gpu(cluster, options);
   estimate.fits = estimate.memory_bytes <= estimate.usable_bytes;
   estimate.left_out = {
       "NCCL communicator buffers",
@@ -357,6 +357,10 @@ MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& clus
       "pipeline send/receive buffers and gradients of activations during backward",
   };
   return estimate;
+}
+
+double usable_bytes_per_gpu(const ClusterShape& cluster, const MemoryOptions& options) {
+  return cluster.gpu.memory_gb * 1e9 * (1.0 - options.headroom_fraction);
 }
 
 double state_bytes_floor_per_gpu(const ModelShape& model, const ClusterShape& cluster,

@@ -55,6 +55,10 @@ MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& clus
                                const PlanWorkload& workload, const Layout& layout,
                                const MemoryOptions& options = {});
 
+/// The memory a layout may fill on one GPU of `cluster`, bytes: its memory_gb x 1e9 less the
+/// headroom (`options.headroom_fraction`); estimate_memory's usable_bytes.
+double usable_bytes_per_gpu(const ClusterShape& cluster, const MemoryOptions& options = {});
+
 /// A floor under estimate_memory's memory_bytes for every layout without offloading on `cluster`,
 /// bytes per GPU: the decoder layers' weights (2 B), gradients (gradient_bytes_per_param) and
 /// distributed-optimizer state (12 B) per parameter, which the W GPUs hold at least once between

@@ -316,62 +316,55 @@ std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
   }
   // A recipe measured on this model and GPU type keeps its layout whenever it can: measured
   // beats predicted. Any other start is only a guess, so the planner is asked too.
-  bool measured_here = start->match == RecipeMatch::kSameModelAndGpu;
-  if (violations.empty() && fits && measured_here) {
-    rec.layout = rec.prediction.layout;
-    rec.overrides = overrides_between(base, rec.layout, request, rules);
-    rec.checks = resize_checks(request, rec, memory);
-    rec.advice = recommendation_advice(request, rec);
-    return rec;
-  }
-  SearchOptions options;
-  options.top = 1;
-  options.speed = speed;
-  options.memory = memory;
-  LayoutSearchResult found =
-      search_layouts(request.model, request.cluster, request.workload, options);
-  if (found.ranked.empty() && (!violations.empty() || !fits)) {
-    problems.push_back(
-        {"",
-         {},
-         "",
-         "recommend",
-         found.legal == 0
-             ? fmt::format("no layout of {} on {} x {} passes the layout rules (plan --explain "
-                           "shows why)",
-                           request.model_name, request.cluster.gpus, request.cluster.gpu.type)
-             : fmt::format("no legal layout of {} on {} x {} is predicted to fit in memory",
-                           request.model_name, request.cluster.gpus, request.cluster.gpu.type),
-         "",
-         ""});
-    return std::nullopt;
-  }
-  if (!violations.empty() || !fits) {
-    rec.resized_by_search = true;
-    const Layout& kept = rec.prediction.layout;
-    rec.layout_reason =
-        !violations.empty()
-            ? fmt::format("the recipe's layout resized, {}, breaks {}: {} (expected {}, found {})",
-                          layout_text(layout), layout_rule_id(violations.front().rule),
-                          violations.front().message, violations.front().expected,
-                          violations.front().found)
-            : fmt::format(
-                  "the recipe's layout resized, {} {}, needs {:.1f} GB per GPU, more than "
-                  "the {:.1f} GB usable",
-                  kept.label, recompute_text(kept.recompute),
-                  rec.prediction.memory.memory_bytes / 1e9,
-                  rec.prediction.memory.usable_bytes / 1e9);
-    rec.prediction = found.ranked.front();
-  } else if (!found.ranked.empty()) {
-    double kept = rec.prediction.speed.tokens_per_s_per_gpu;
-    double best = found.ranked.front().speed.tokens_per_s_per_gpu;
-    if (kept > 0 && best > kept * (1 + model_error)) {
-      rec.resized_by_search = true;
+  const bool kept_fits = violations.empty() && fits;
+  if (!kept_fits || start->match != RecipeMatch::kSameModelAndGpu) {
+    SearchOptions options;
+    options.top = 1;
+    options.speed = speed;
+    options.memory = memory;
+    LayoutSearchResult found =
+        search_layouts(request.model, request.cluster, request.workload, options);
+    if (found.ranked.empty() && !kept_fits) {
+      problems.push_back(
+          {"",
+           {},
+           "",
+           "recommend",
+           found.legal == 0
+               ? fmt::format("no layout of {} on {} x {} passes the layout rules (plan --explain "
+                             "shows why)",
+                             request.model_name, request.cluster.gpus, request.cluster.gpu.type)
+               : fmt::format("no legal layout of {} on {} x {} is predicted to fit in memory",
+                             request.model_name, request.cluster.gpus, request.cluster.gpu.type),
+           "",
+           ""});
+      return std::nullopt;
+    }
+    const Layout& resized = rec.prediction.layout;
+    if (!violations.empty()) {
       rec.layout_reason = fmt::format(
-          "the recipe's layout resized, {} {}, is predicted at {} tokens/s per GPU, {:.0f}% "
-          "below the planner's best here, more than the speed model's {:.0f}% error",
-          rec.prediction.layout.label, recompute_text(rec.prediction.layout.recompute),
-          format_thousands(kept, 0), 100 * (1 - kept / best), 100 * model_error);
+          "the recipe's layout resized, {}, breaks {}: {} (expected {}, found {})",
+          layout_text(layout), layout_rule_id(violations.front().rule), violations.front().message,
+          violations.front().expected, violations.front().found);
+    } else if (!fits) {
+      rec.layout_reason = fmt::format(
+          "the recipe's layout resized, {} {}, needs {:.1f} GB per GPU, more than the {:.1f} GB "
+          "usable",
+          resized.label, recompute_text(resized.recompute),
+          rec.prediction.memory.memory_bytes / 1e9, rec.prediction.memory.usable_bytes / 1e9);
+    } else if (!found.ranked.empty()) {  // legal and fits: replaced only when much slower
+      double kept = rec.prediction.speed.tokens_per_s_per_gpu;
+      double best = found.ranked.front().speed.tokens_per_s_per_gpu;
+      if (kept > 0 && best > kept * (1 + model_error)) {
+        rec.layout_reason = fmt::format(
+            "the recipe's layout resized, {} {}, is predicted at {} tokens/s per GPU, {:.0f}% "
+            "below the planner's best here, more than the speed model's {:.0f}% error",
+            resized.label, recompute_text(resized.recompute), format_thousands(kept, 0),
+            100 * (1 - kept / best), 100 * model_error);
+      }
+    }
+    if (!rec.layout_reason.empty()) {
+      rec.resized_by_search = true;
       rec.prediction = found.ranked.front();
     }
   }

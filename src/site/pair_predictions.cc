@@ -63,7 +63,7 @@ PairSearch predict_pair(const Catalog& catalog, const Model& model, const Gpu& g
     // No layout can fit where even the weights, gradients and optimizer state spread evenly
     // over every GPU would not: the next count, without a search.
     if (state_bytes_floor_per_gpu(request->model.shape, request->cluster, request->workload) >
-        request->cluster.gpu.memory_gb * 1e9 * (1 - request->memory.headroom_fraction)) {
+        usable_bytes_per_gpu(request->cluster, request->memory)) {
       continue;
     }
     LayoutPlan plan =
