@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 
+#include "base/parallel_for.h"
 #include "plan/plan_report.h"
 #include "runs/training_command.h"
 #include "text/sha256.h"
@@ -18,40 +20,64 @@ ClusterShape cluster_of(const Gpu& gpu, int gpus, int per_node) {
   return cluster;
 }
 
+namespace {
+
+// The measurement of one recipe, or nullopt when it is not verified or names a model or GPU type
+// the catalog lacks.
+std::optional<MeasuredLayout> measured_layout(const Catalog& catalog, const CatalogRecipe& entry) {
+  const Recipe& r = entry.recipe;
+  const Model* model = catalog.find_model(r.model);
+  const Gpu* gpu = catalog.find_gpu(r.gpu.type);
+  if (r.status != "verified" || !model || !gpu) return std::nullopt;
+  MeasuredLayout m;
+  m.name = entry.catalog_path;
+  m.model = model->shape;
+  m.cluster = cluster_of(*gpu, r.gpu.count, r.gpu.per_node);
+  m.workload.row_tokens = r.workload.row_tokens;
+  m.workload.global_batch = r.workload.global_batch;
+  m.workload.precision = precision_from_name(r.workload.precision).value_or(Precision::kBf16);
+  m.layout = r.layout;
+  // Overlaps the layout fields do not state, as the run's command switches them on.
+  TrainingCommand command = read_training_command(r.run, no_argument_rules());
+  auto on = [&](std::string_view spelling) {
+    const TrainingArgument* a = command.find_spelling({spelling});
+    return a && a->value != "false";
+  };
+  m.workload.tp_comm_overlap = on("--tp-comm-overlap");
+  m.workload.shared_expert_overlap = on("--moe-shared-expert-overlap");
+  m.workload.ep_a2a_overlap = on("--overlap-moe-expert-parallel-comm");
+  const TrainingArgument* backend = command.find_spelling({"--moe-flex-dispatcher-backend"});
+  m.workload.hybridep = backend && backend->value == "hybridep";
+  // Megatron-LM keeps FP32 gradients under --bf16 unless --grad-reduce-in-bf16
+  // (validate_args, megatron/training/arguments.py).
+  m.workload.grad_reduce_in_fp32 = !on("--grad-reduce-in-bf16");
+  if (m.layout.ep > 1 && m.layout.dispatcher.empty()) m.layout.dispatcher = "alltoall";
+  m.tokens_per_s_per_gpu = r.result.tokens_per_s_per_gpu;
+  return m;
+}
+
+// Recipes per thread below which measured_slots stays on one: starting a thread costs about as
+// much as reading a few dozen runs.
+constexpr std::size_t kRecipesPerThread = 64;
+
+// Every recipe's measured_layout, in the recipes' order. Reading each run as shell is most of
+// the cost (a 10,000-recipe catalog), so the recipes are read on every core, each into its slot.
+std::vector<std::optional<MeasuredLayout>> measured_slots(
+    const Catalog& catalog, const std::vector<CatalogRecipe>& recipes) {
+  std::vector<std::optional<MeasuredLayout>> slots(recipes.size());
+  parallel_for(
+      recipes.size(), [&](std::size_t i) { slots[i] = measured_layout(catalog, recipes[i]); },
+      kRecipesPerThread);
+  return slots;
+}
+
+}  // namespace
+
 std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog,
                                              const std::vector<CatalogRecipe>& recipes) {
   std::vector<MeasuredLayout> measured;
-  for (const CatalogRecipe& entry : recipes) {
-    const Recipe& r = entry.recipe;
-    const Model* model = catalog.find_model(r.model);
-    const Gpu* gpu = catalog.find_gpu(r.gpu.type);
-    if (r.status != "verified" || !model || !gpu) continue;
-    MeasuredLayout m;
-    m.name = entry.catalog_path;
-    m.model = model->shape;
-    m.cluster = cluster_of(*gpu, r.gpu.count, r.gpu.per_node);
-    m.workload.row_tokens = r.workload.row_tokens;
-    m.workload.global_batch = r.workload.global_batch;
-    m.workload.precision = precision_from_name(r.workload.precision).value_or(Precision::kBf16);
-    m.layout = r.layout;
-    // Overlaps the layout fields do not state, as the run's command switches them on.
-    TrainingCommand command = read_training_command(r.run, no_argument_rules());
-    auto on = [&](std::string_view spelling) {
-      const TrainingArgument* a = command.find_spelling({spelling});
-      return a && a->value != "false";
-    };
-    m.workload.tp_comm_overlap = on("--tp-comm-overlap");
-    m.workload.shared_expert_overlap = on("--moe-shared-expert-overlap");
-    m.workload.ep_a2a_overlap = on("--overlap-moe-expert-parallel-comm");
-    const TrainingArgument* backend = command.find_spelling({"--moe-flex-dispatcher-backend"});
-    m.workload.hybridep = backend && backend->value == "hybridep";
-    // Megatron-LM keeps FP32 gradients under --bf16 unless --grad-reduce-in-bf16
-    // (validate_args, megatron/training/arguments.py).
-    m.workload.grad_reduce_in_fp32 = !on("--grad-reduce-in-bf16");
-    if (m.layout.ep > 1 && m.layout.dispatcher.empty()) m.layout.dispatcher = "alltoall";
-    m.tokens_per_s_per_gpu = r.result.tokens_per_s_per_gpu;
-    measured.push_back(std::move(m));
-  }
+  for (std::optional<MeasuredLayout>& m : measured_slots(catalog, recipes))
+    if (m) measured.push_back(std::move(*m));
   return measured;
 }
 
@@ -86,33 +112,46 @@ std::string model_config_digest(const Catalog& catalog, const Model& model) {
 std::vector<MeasuredLayout> distinct_measured_layouts(const Catalog& catalog,
                                                       const std::vector<CatalogRecipe>& recipes,
                                                       const std::string& keep_model) {
+  std::vector<std::optional<MeasuredLayout>> all = measured_slots(catalog, recipes);
   std::map<std::string, std::string> digest_of;  // the models' names -> config digest
-  std::vector<MeasuredLayout> all = measured_layouts(catalog, recipes);
+  for (const std::optional<MeasuredLayout>& m : all) {
+    if (!m) continue;
+    auto [digest, inserted] = digest_of.try_emplace(m->model.name);
+    if (inserted) {
+      const Model* model = catalog.find_model(m->model.name);
+      digest->second = model ? model_config_digest(catalog, *model) : "name:" + m->model.name;
+    }
+  }
+  // What makes two measurements the same, on every core as measured_slots (the layout's JSON).
+  std::vector<std::string> keys(all.size());
+  parallel_for(
+      all.size(),
+      [&](std::size_t i) {
+        if (!all[i]) return;
+        const MeasuredLayout& m = *all[i];
+        const PlanWorkload& w = m.workload;
+        keys[i] = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}{}{}{}{}|{}|{}", digest_of.at(m.model.name),
+                              m.cluster.gpu.type, m.cluster.gpus, m.cluster.per_node, w.row_tokens,
+                              w.global_batch, precision_name(w.precision), w.tp_comm_overlap,
+                              w.shared_expert_overlap, w.ep_a2a_overlap, w.hybridep,
+                              w.grad_reduce_in_fp32, layout_fields_text(m.layout),
+                              m.tokens_per_s_per_gpu);
+      },
+      kRecipesPerThread);
   std::map<std::string, std::size_t> kept;  // key -> index in `all` of the copy kept
   std::vector<std::string> order;           // keys by first appearance
   for (std::size_t i = 0; i < all.size(); ++i) {
-    const MeasuredLayout& m = all[i];
-    auto [digest, inserted] = digest_of.try_emplace(m.model.name);
-    if (inserted) {
-      const Model* model = catalog.find_model(m.model.name);
-      digest->second = model ? model_config_digest(catalog, *model) : "name:" + m.model.name;
-    }
-    const PlanWorkload& w = m.workload;
-    std::string key = fmt::format(
-        "{}|{}|{}|{}|{}|{}|{}|{}{}{}{}{}|{}|{}", digest->second, m.cluster.gpu.type, m.cluster.gpus,
-        m.cluster.per_node, w.row_tokens, w.global_batch, precision_name(w.precision),
-        w.tp_comm_overlap, w.shared_expert_overlap, w.ep_a2a_overlap, w.hybridep,
-        w.grad_reduce_in_fp32, layout_fields_text(m.layout), m.tokens_per_s_per_gpu);
-    auto [at, first] = kept.try_emplace(key, i);
+    if (!all[i]) continue;
+    auto [at, first] = kept.try_emplace(keys[i], i);
     if (first) {
-      order.push_back(key);
-    } else if (!keep_model.empty() && m.model.name == keep_model &&
-               all[at->second].model.name != keep_model) {
+      order.push_back(keys[i]);
+    } else if (!keep_model.empty() && all[i]->model.name == keep_model &&
+               all[at->second]->model.name != keep_model) {
       at->second = i;
     }
   }
   std::vector<MeasuredLayout> out;
-  for (const std::string& key : order) out.push_back(std::move(all[kept[key]]));
+  for (const std::string& key : order) out.push_back(std::move(*all[kept[key]]));
   return out;
 }
 

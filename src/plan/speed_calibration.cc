@@ -235,20 +235,22 @@ std::optional<SpeedParameters> parameters_from_json(const nlohmann::json& json,
 SpeedFits fit_speed_parameters(const std::vector<MeasuredLayout>& measured,
                                const SpeedParameters& prior, bool leave_one_model_out) {
   SpeedFits fits;
-  std::vector<const MeasuredLayout*> all;
-  for (const MeasuredLayout& m : measured) all.push_back(&m);
-  fits.all = parameters_from(fit(all, prior), prior);
-  if (!leave_one_model_out) return fits;
-  // Leave one model out: refit without the model's rows. The refits are independent: one per
-  // model, on every core (Ceres itself runs one thread), each writing only its own slot, so the
-  // result does not depend on the thread count.
-  std::vector<std::string> models = models_of(measured);
+  std::vector<std::string> models =
+      leave_one_model_out ? models_of(measured) : std::vector<std::string>{};
   fits.held_out.resize(models.size());
-  parallel_for(models.size(), [&](std::size_t k) {
-    std::vector<const MeasuredLayout*> others;
+  // The fit on every row (task 0) and, leaving one model out, one refit without each model's
+  // rows (task k + 1). They are independent: all on every core (Ceres itself runs one thread),
+  // each writing only its own slot, so the result does not depend on the thread count.
+  parallel_for(models.size() + 1, [&](std::size_t task) {
+    std::vector<const MeasuredLayout*> rows;
     for (const MeasuredLayout& m : measured)
-      if (m.model.name != models[k]) others.push_back(&m);
-    fits.held_out[k] = {models[k], parameters_from(fit(others, prior), prior)};
+      if (task == 0 || m.model.name != models[task - 1]) rows.push_back(&m);
+    SpeedParameters fitted = parameters_from(fit(rows, prior), prior);
+    if (task == 0) {
+      fits.all = fitted;
+    } else {
+      fits.held_out[task - 1] = {models[task - 1], fitted};
+    }
   });
   return fits;
 }

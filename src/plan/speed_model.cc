@@ -229,42 +229,41 @@ RecomputeCost recompute_cost(const Layout& layout, int stage_layers, int vpp) {
 ComputeRates rates_of(const ClusterShape& cluster, const PlanWorkload& workload,
                       const SpeedParameters& p) {
   // The tensor cores and the special-function units run at the sustained clock; HBM does not.
-  Gpu gpu = cluster.gpu;
+  // (Scaled copies of the five rates, not of the Gpu: the fit asks this for every prediction.)
+  const Gpu& gpu = cluster.gpu;
   const double clock = sustained_clock(p, gpu.type);
-  for (double* peak :
-       {&gpu.peak_bf16_dense_flop_per_s, &gpu.peak_fp8_dense_flop_per_s,
-        &gpu.peak_mxfp8_dense_flop_per_s, &gpu.peak_nvfp4_dense_flop_per_s, &gpu.exp_per_s})
-    *peak *= clock;
-  const bool blackwell = gpu.peak_mxfp8_dense_flop_per_s > 0;
+  const double bf16 = gpu.peak_bf16_dense_flop_per_s * clock;
+  const double fp8 = gpu.peak_fp8_dense_flop_per_s * clock;
+  const double mxfp8 = gpu.peak_mxfp8_dense_flop_per_s * clock;
+  const double nvfp4 = gpu.peak_nvfp4_dense_flop_per_s * clock;
+  const double exp_per_s = gpu.exp_per_s * clock;
+  const bool blackwell = mxfp8 > 0;
   const double hbm = gpu.hbm_gb_per_s * 1e9 * p.hbm_efficiency;
   ComputeRates r;
-  r.bf16 =
-      gemm_device(gpu.peak_bf16_dense_flop_per_s, p.gemm_efficiency, hbm, gpu.sm_count, blackwell);
-  double peak = gpu.peak_bf16_dense_flop_per_s;
+  r.bf16 = gemm_device(bf16, p.gemm_efficiency, hbm, gpu.sm_count, blackwell);
+  double peak = bf16;
   switch (workload.precision) {
     case Precision::kFp8:
-      peak = gpu.peak_fp8_dense_flop_per_s, r.linear_input_bytes = 1;
+      peak = fp8, r.linear_input_bytes = 1;
       break;
     case Precision::kMxfp8:
-      peak = gpu.peak_mxfp8_dense_flop_per_s > 0 ? gpu.peak_mxfp8_dense_flop_per_s
-                                                 : gpu.peak_fp8_dense_flop_per_s;
+      peak = mxfp8 > 0 ? mxfp8 : fp8;
       r.linear_input_bytes = 1;
       break;
     case Precision::kNvfp4:
-      peak = gpu.peak_nvfp4_dense_flop_per_s > 0 ? gpu.peak_nvfp4_dense_flop_per_s
-                                                 : gpu.peak_fp8_dense_flop_per_s;
+      peak = nvfp4 > 0 ? nvfp4 : fp8;
       r.linear_input_bytes = 0.5;
       break;
     case Precision::kBf16:
       break;
   }
   r.low_precision = workload.precision != Precision::kBf16 && peak > 0;
-  if (!r.low_precision) peak = gpu.peak_bf16_dense_flop_per_s, r.linear_input_bytes = 2;
+  if (!r.low_precision) peak = bf16, r.linear_input_bytes = 2;
   r.linear =
       gemm_device(peak, r.low_precision ? p.low_precision_gemm_efficiency : p.gemm_efficiency, hbm,
                   gpu.sm_count, blackwell);
-  r.attention_flop_per_s = gpu.peak_bf16_dense_flop_per_s * p.attention_efficiency;
-  r.exp_per_s = gpu.exp_per_s > 0 ? gpu.exp_per_s : gpu.peak_bf16_dense_flop_per_s / 256;
+  r.attention_flop_per_s = bf16 * p.attention_efficiency;
+  r.exp_per_s = exp_per_s > 0 ? exp_per_s : bf16 / 256;
   r.hbm_bytes_per_s = hbm;
   r.kernel_overhead_s = p.kernel_overhead_s;
   r.grouped_gemm_efficiency = p.grouped_gemm_efficiency;
