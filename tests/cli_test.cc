@@ -603,8 +603,49 @@ TEST(Cli, AnOptionsValueIsNeverAFlagNorEmpty) {
   // A negative number is a value (refused here by the option's own range, not as a flag).
   CliRun negative = run_errors("score no-such.log --window -1 19");
   EXPECT_EQ(negative.exit_code, 2);
-  EXPECT_NE(negative.output.find("--window: Value -1 not in range"), std::string::npos)
+  EXPECT_NE(
+      negative.output.find("--window: expected a whole number from 0 to 16777216, found '-1'"),
+      std::string::npos)
       << negative.output;
+}
+
+// Numbers are read as written in decimal, and a refused one is named with what was expected:
+// CLI11 alone read "010" as octal 8 and "0x10" as 16, called "8abc" out of range, and let NaN
+// through its range checks.
+TEST(Cli, NumbersAreDecimalAndARefusalSaysWhatWasExpected) {
+  const std::string plan = "plan --model gpt-oss-20b --gpu H200 ";
+  for (const char* gpus : {"8abc", "010", "0x10", "1e1", "8.0", "0", "2097152", "-8", "+8"}) {
+    CliRun r = run_errors(plan + "--gpus " + gpus);
+    EXPECT_EQ(r.exit_code, 2) << gpus << ": " << r.output;
+    EXPECT_NE(r.output.find(std::string("--gpus: expected a whole number from 1 to 1048576, "
+                                        "found '") +
+                            gpus + "'"),
+              std::string::npos)
+        << r.output;
+  }
+  for (const char* headroom : {"nan", "inf", "0x0.1p0", "0.95", "-0.1", "0.1x", "."}) {
+    CliRun r = run_errors(plan + "--gpus 8 --headroom " + headroom);
+    EXPECT_EQ(r.exit_code, 2) << headroom << ": " << r.output;
+    EXPECT_NE(r.output.find(std::string("--headroom: expected a number from 0 to 0.9, found '") +
+                            headroom + "'"),
+              std::string::npos)
+        << r.output;
+  }
+  CliRun export_run = run_errors(
+      "export --to megatron-lm --model gpt-oss-20b --gpu H200 --gpus 8 --layout EP8 "
+      "--seq-length 0x100");
+  EXPECT_EQ(export_run.exit_code, 2) << export_run.output;
+  EXPECT_NE(export_run.output.find("--seq-length: expected a whole number from 1 to 16777216"),
+            std::string::npos)
+      << export_run.output;
+  // What a person writes still reads: an exponent, a point without a leading zero.
+  EXPECT_EQ(run(plan + "--gpus 8 --top 1 --headroom 5e-2").exit_code, 0);
+  EXPECT_EQ(run(plan + "--gpus 8 --top 1 --headroom .2").exit_code, 0);
+  CliRun converge = run_errors("converge a.log b.log --outlier-sigmas 0");
+  EXPECT_EQ(converge.exit_code, 2) << converge.output;
+  EXPECT_NE(converge.output.find("--outlier-sigmas: expected a number above 0, found '0'"),
+            std::string::npos)
+      << converge.output;
 }
 
 TEST(Cli, MissingFileExitsOne) {

@@ -73,7 +73,9 @@ TEST(FinalizeCli, MissingOrUnreadableEvidenceIsNamed) {
             hours,
         root.string(), "2>&1");
     EXPECT_EQ(bad_hours.exit_code, 2) << hours << ": " << bad_hours.output;
-    EXPECT_NE(bad_hours.output.find("expected GPU-hours above 0"), std::string::npos)
+    EXPECT_NE(
+        bad_hours.output.find("--gpu-hours: expected a number above 0 and at most 1000000000"),
+        std::string::npos)
         << bad_hours.output;
   }
   testing::ShellRun missing = testing::run_binary(

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/json_output.h"
+#include "cli/number_options.h"
 #include "cli/problem_output.h"
 #include "runs/convergence.h"
 #include "runs/convergence_block.h"
@@ -91,40 +92,29 @@ void add_converge_command(CLI::App& app, const GlobalOptions&, int& exit_code) {
       ->add_option("REFERENCE", options->reference, "The reference arm, in any of the same forms")
       ->required();
   ConvergenceThresholds& t = options->thresholds;
-  // NaN passes CLI11's range checks (every comparison is false) and would switch a criterion off.
-  const CLI::Validator finite(
-      [](std::string& text) -> std::string {
-        char* end = nullptr;
-        double value = std::strtod(text.c_str(), &end);
-        return *end == '\0' && std::isfinite(value)
-                   ? ""
-                   : "expected a finite number, found '" + text + "'";
-      },
-      "NUMBER");
-  auto fraction = CLI::Range(0.0, 1.0) & finite;
+  // NaN passes CLI11's own range checks (every comparison is false) and would switch a
+  // criterion off; real_number refuses it.
+  const CLI::Validator fraction = real_number(0, 1);
+  const CLI::Validator non_negative = real_number(0, std::numeric_limits<double>::infinity());
   command->add_option("--skip-first", t.skip_first_fraction, "Leading fraction of steps not scored")
       ->capture_default_str()
       ->check(fraction);
   command->add_option("--min-correlation", t.correlation, "Minimum Pearson correlation")
       ->capture_default_str()
-      ->check(finite)
-      ->check(CLI::Range(-1.0, 1.0));
+      ->check(real_number(-1, 1));
   command
       ->add_option("--high-loss-tolerance", t.high_loss_tolerance,
                    "Relative tolerance where the reference loss > 2.0")
       ->capture_default_str()
-      ->check(finite)
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative);
   command
       ->add_option("--medium-loss-tolerance", t.medium_loss_tolerance,
                    "Relative tolerance where it is > 0.5")
       ->capture_default_str()
-      ->check(finite)
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative);
   command->add_option("--low-loss-tolerance", t.low_loss_tolerance, "Relative tolerance elsewhere")
       ->capture_default_str()
-      ->check(finite)
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative);
   command
       ->add_option("--max-outlier-ratio", t.max_outlier_ratio,
                    "Most scored points allowed out of tolerance or beyond sigma")
@@ -134,19 +124,17 @@ void add_converge_command(CLI::App& app, const GlobalOptions&, int& exit_code) {
       ->add_option("--final-loss-tolerance", t.final_loss_tolerance,
                    "Largest relative difference of the last losses")
       ->capture_default_str()
-      ->check(finite)
-      ->check(CLI::NonNegativeNumber);
+      ->check(non_negative);
   command
       ->add_option("--outlier-sigmas", t.outlier_sigmas,
                    "Residual outlier threshold in standard deviations")
       ->capture_default_str()
-      ->check(finite)
-      ->check(CLI::PositiveNumber);
+      ->check(positive_real_number());
   command
       ->add_option("--step-offset", options->step_offset,
                    "Add K to every reference step (-1: a reference counted from 1, as Megatron's "
                    "iterations and its golden values' keys are, against 0-based steps)")
-      ->check(CLI::Range(std::int64_t{-1'000'000}, std::int64_t{1'000'000}))
+      ->check(whole_number(-1'000'000, 1'000'000))
       ->option_text("K");
   command->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}));

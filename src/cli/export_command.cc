@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "base/atomic_write.h"
+#include "cli/number_options.h"
 #include "cli/planner_context.h"
 #include "cli/problem_output.h"
 #include "cli/recipe_file.h"
@@ -142,11 +143,12 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, int& exit_co
   command->add_option("--model", options->arguments.model,
                       "A catalog model, or a Hugging Face config.json path");
   command->add_option("--gpu", options->arguments.gpu, "A GPU type of gpus.yaml (H200)");
-  command->add_option("--gpus", options->arguments.gpus, "GPUs in all");
+  command->add_option("--gpus", options->arguments.gpus, "GPUs in all")
+      ->check(whole_number(1, 1 << 20));
   command
       ->add_option("--per-node", options->arguments.per_node,
                    "GPUs per node (default: the GPU type's, gpus.yaml)")
-      ->check(CLI::Range(1, 1 << 10));
+      ->check(whole_number(1, 1 << 10));
   command->add_option("--layout", options->arguments.layout.layout,
                       "Sizes, e.g. \"TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1\"");
   command->add_option("--recompute", options->arguments.layout.recompute,
@@ -163,8 +165,10 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, int& exit_co
                     "Count the loss as a layer of the last stage");
   command->add_option("--dispatcher", options->arguments.layout.dispatcher,
                       "alltoall, flex or allgather");
-  command->add_option("--seq-length", options->arguments.seq_length, "Tokens per row (8192)");
-  command->add_option("--global-batch", options->arguments.global_batch, "Rows per step (128)");
+  command->add_option("--seq-length", options->arguments.seq_length, "Tokens per row (8192)")
+      ->check(whole_number(1, std::int64_t{1} << 24));
+  command->add_option("--global-batch", options->arguments.global_batch, "Rows per step (128)")
+      ->check(whole_number(1, std::int64_t{1} << 24));
   command->add_option("--precision", options->arguments.precision,
                       "bf16 (default), fp8, or on Blackwell mxfp8 or nvfp4");
   command->add_option("--format", options->format, "Errors as text (default) or json")

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/json_output.h"
+#include "cli/number_options.h"
 #include "cli/problem_output.h"
 #include "tune/recipe_finalizer.h"
 
@@ -92,16 +93,7 @@ void add_finalize_command(CLI::App& app, const GlobalOptions& global, int& exit_
       ->add_option("--gpu-hours", request.scheduler_gpu_hours,
                    "GPUs x (scheduler admission to finish) in hours, when Slurm gave it "
                    "(otherwise from the log's timestamps)")
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            char* end = nullptr;
-            double value = std::strtod(text.c_str(), &end);
-            bool whole = end && *end == '\0' && !text.empty();
-            return whole && std::isfinite(value) && value > 0 && value <= 1e9
-                       ? ""
-                       : "expected GPU-hours above 0 and at most 1e9, found " + text;
-          },
-          "HOURS > 0"));
+      ->check(positive_real_number(1e9));
   command->add_flag("--replace", options->replace, "Overwrite a recipe already at the path");
   command->add_flag("--dry-run", options->dry_run,
                     "Compose and validate, print the recipe, write nothing");

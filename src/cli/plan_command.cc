@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli/json_output.h"
+#include "cli/number_options.h"
 #include "cli/planner_context.h"
 #include "cli/problem_output.h"
 #include "plan/calibration_report.h"
@@ -101,20 +102,21 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, int& exit_code
   plan->add_option("--model", options->arguments.model,
                    "Catalog model (name or slug) or a Hugging Face config.json");
   plan->add_option("--gpu", options->arguments.gpu, "GPU type from gpus.yaml (e.g. H200)");
-  plan->add_option("--gpus", options->arguments.gpus, "GPUs in all")->check(CLI::Range(1, 1 << 20));
+  plan->add_option("--gpus", options->arguments.gpus, "GPUs in all")
+      ->check(whole_number(1, 1 << 20));
   plan->add_option("--per-node", options->arguments.per_node,
                    "GPUs per node (default: the GPU type's, gpus.yaml)")
-      ->check(CLI::Range(1, 1 << 10));
+      ->check(whole_number(1, 1 << 10));
   plan->add_option("--seq-length", options->arguments.seq_length,
                    "Tokens per row (default 8192, the protocol's)")
-      ->check(CLI::Range(static_cast<std::int64_t>(1), static_cast<std::int64_t>(1) << 24));
+      ->check(whole_number(1, std::int64_t{1} << 24));
   plan->add_option("--global-batch", options->arguments.global_batch,
                    "Rows per step (default 128, the protocol's)")
-      ->check(CLI::Range(static_cast<std::int64_t>(1), static_cast<std::int64_t>(1) << 24));
+      ->check(whole_number(1, std::int64_t{1} << 24));
   plan->add_option("--precision", options->arguments.precision,
                    "bf16 (default), fp8, or on Blackwell mxfp8 or nvfp4");
   plan->add_option("--top", options->top, "Layouts to list (default 10)")
-      ->check(CLI::Range(1, 10000));
+      ->check(whole_number(1, 10000));
   CLI::Option* layout =
       plan->add_option("--layout", options->arguments.layout.layout,
                        "Predict one layout, e.g. \"TP2 PP8 VPP4 EP32 ETP1 CP1 MBS1\" (omitted "
@@ -168,7 +170,7 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, int& exit_code
   plan->add_option(
           "--headroom", options->arguments.headroom,
           "Fraction of GPU memory kept free for what the memory model leaves out (default 0.10)")
-      ->check(CLI::Range(0.0, 0.9));
+      ->check(real_number(0, 0.9));
   plan->add_flag("--explain", options->explain, "Show why layouts were rejected");
   plan->add_option("--format", options->format, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/json_output.h"
+#include "cli/number_options.h"
 #include "cli/planner_context.h"
 #include "cli/problem_output.h"
 #include "plan/layout_request.h"
@@ -57,20 +58,20 @@ void add_recommend_command(CLI::App& app, const GlobalOptions& global, int& exit
       ->required();
   recommend->add_option("--gpus", options->arguments.gpus, "GPUs in all")
       ->required()
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(whole_number(1, 1 << 20));
   recommend
       ->add_option("--per-node", options->arguments.per_node,
                    "GPUs per node (default: the GPU type's)")
-      ->check(CLI::Range(1, 1 << 10));
+      ->check(whole_number(1, 1 << 10));
   recommend->add_option("--goal", options->goal, "sft (default), pretrain or peft")
       ->check(CLI::IsMember({"sft", "pretrain", "peft"}));
   recommend
       ->add_option("--seq-length", options->arguments.seq_length, "Tokens per row (default 8192)")
-      ->check(CLI::Range(static_cast<std::int64_t>(1), static_cast<std::int64_t>(1) << 24));
+      ->check(whole_number(1, std::int64_t{1} << 24));
   recommend
       ->add_option("--headroom", options->arguments.headroom,
                    "Fraction of GPU memory kept free (default 0.10)")
-      ->check(CLI::Range(0.0, 0.9));
+      ->check(real_number(0, 0.9));
   recommend->add_option("--format", options->format, "text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
   recommend->callback(

@@ -8,6 +8,7 @@
 #include "base/yaml_document.h"
 #include "catalog/recipe.h"
 #include "cli/json_output.h"
+#include "cli/number_options.h"
 #include "cli/problem_output.h"
 #include "cli/progress_line.h"
 #include "cli/recipe_file.h"
@@ -20,17 +21,6 @@
 
 namespace openrecipes::cli {
 namespace {
-
-// Counts and seeds are plain decimal: CLI11 would read 042 as octal 34 and 0x2A as 42.
-const CLI::Validator kDecimal(
-    [](std::string& text) -> std::string {
-      bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-      if (!digits || (text.size() > 1 && text.front() == '0')) {
-        return "expected a decimal number without leading zeros, found '" + text + "'";
-      }
-      return "";
-    },
-    "DECIMAL");
 
 const CLI::Validator kNotEmpty(
     [](std::string& text) -> std::string {
@@ -206,17 +196,13 @@ void add_rows_command(CLI::App& app, const GlobalOptions& global, int& exit_code
       ->check(CLI::IsMember({"qwen3", "qwen3_5", "gpt_oss"}));
   b->add_option("--rows", build->build.rows, "Rows to keep")
       ->capture_default_str()
-      ->check(kDecimal)
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{2147483647}));
+      ->check(whole_number(1, 2147483647));
   b->add_option("--row-tokens", build->build.row_tokens, "Tokens per row")
       ->capture_default_str()
-      ->check(kDecimal)
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+      ->check(whole_number(1, std::int64_t{1} << 24));
   b->add_option("--seed", build->build.seed, "Seed of the global permutation")
       ->capture_default_str()
-      ->check(kDecimal)
-      ->check(CLI::Range(std::uint64_t{0},
-                         std::uint64_t{9223372036854775807ull}));  // recipes hold an int64
+      ->check(whole_number(0, std::numeric_limits<std::int64_t>::max()));  // recipes hold an int64
   b->add_option("--name", build->build.name, "Name of the row set, e.g. gptoss-tulu3-fixed8192-v1")
       ->required()
       ->check(kNotEmpty);
@@ -231,8 +217,7 @@ void add_rows_command(CLI::App& app, const GlobalOptions& global, int& exit_code
       "--tokenizer-name", build->build.tokenizer_label,
       "How the recipe names the tokenizer, e.g. 'gpt-oss (gpt-oss-20b, revision 6cee5e8)'");
   b->add_option("--threads", build->build.threads, "Threads (default: every core)")
-      ->check(kDecimal)
-      ->check(CLI::Range(1u, 1024u));
+      ->check(whole_number(1, 1024));
   b->add_option("--format", build->format, "Output format")->check(CLI::IsMember({"text", "json"}));
   b->callback([&exit_code, build] { exit_code = run_build(*build); });
 

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/json_output.h"
+#include "cli/number_options.h"
 #include "cli/problem_output.h"
 #include "cli/recipe_file.h"
 #include "layout/layout_rules.h"
@@ -281,16 +282,16 @@ void add_score_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
       ->required();
   command->add_option("--recipe", options->recipe,
                       "The recipe the run measured (GPUs, batch, window; checks its result)");
-  command->add_option("--gpus", options->gpus, "GPUs of the run")->check(CLI::Range(1, 1 << 20));
+  command->add_option("--gpus", options->gpus, "GPUs of the run")->check(whole_number(1, 1 << 20));
   command->add_option("--global-batch", options->global_batch, "Rows per step (default 128)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+      ->check(whole_number(1, std::int64_t{1} << 30));
   command->add_option("--row-tokens", options->row_tokens, "Tokens per row (default 8192)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 30));
+      ->check(whole_number(1, std::int64_t{1} << 30));
   command
       ->add_option("--window", options->window,
                    "First and last scored step, 0-based (default 5 19)")
       ->expected(2)
-      ->check(CLI::Range(0, 1 << 24));
+      ->check(whole_number(0, 1 << 24));
   command->add_option("--gpu", options->gpu, "GPU type of gpus.yaml, for cost and MFU");
   command->add_option("--model", options->model, "Model of models.yaml, for MFU");
   command->add_option("--format", options->format, "Output format")

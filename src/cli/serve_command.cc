@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "base/error.h"
+#include "cli/number_options.h"
 #include "site/site_files.h"
 #include "site/site_server.h"
 
@@ -82,7 +83,7 @@ void add_serve_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
   auto options = std::make_shared<ServeOptions>();
   CLI::App* command = app.add_subcommand("serve", "Serve the built site locally");
   command->add_option("--port", options->port, "Port (0 picks a free one)")
-      ->check(CLI::Range(0, 65535));
+      ->check(whole_number(0, 65535));
   command->add_option(
       "--host", options->host,
       "Address to listen on (default 127.0.0.1; 0.0.0.0 exposes the site to your network)");

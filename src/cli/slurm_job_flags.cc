@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "cli/number_options.h"
 #include "cli/problem_output.h"
 #include "measure/placeholders.h"
 
@@ -75,7 +76,7 @@ void add_slurm_options(CLI::App& command, SlurmJobFlags& options) {
                    "Leave out --gpus-per-node (only for a cluster without GPUs, as the tests')");
   command
       .add_option("--poll-seconds", options.poll_s, "Seconds between looks at a job (default 10)")
-      ->check(CLI::Range(0.1, 3600.0));
+      ->check(real_number(0.1, 3600));
 }
 
 // What the run needs: its environment, placeholders, arrays and rows.

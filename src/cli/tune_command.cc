@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/json_output.h"
+#include "cli/number_options.h"
 #include "cli/planner_context.h"
 #include "cli/problem_output.h"
 #include "cli/slurm_job_flags.h"
@@ -132,11 +133,6 @@ int run_loop(const GlobalOptions& global, const LoopOptions& options) {
   }
   if (!options.slurm)
     return print_usage_error(kTune, "give --slurm (Slurm is the scheduler tune runs on)", format);
-  if (!std::isfinite(options.budget_gpu_hours))  // CLI11's PositiveNumber lets NaN through
-    return print_usage_error(
-        kTune,
-        fmt::format("--budget-gpu-hours {}: expected a number above 0", options.budget_gpu_hours),
-        format);
   std::optional<std::filesystem::path> root = resolve_root(global);
   if (!root) return kExitUsage;
   std::optional<MeasureRequest> measure = measure_request_from(options.job, kTune, format);
@@ -202,7 +198,7 @@ int run_loop(const GlobalOptions& global, const LoopOptions& options) {
 void add_loop_options(CLI::App& tune, LoopOptions& options) {
   tune.add_option("--model", options.arguments.model, "Catalog model (name or slug)");
   tune.add_option("--gpu", options.arguments.gpu, "GPU type from gpus.yaml (e.g. H200)");
-  tune.add_option("--gpus", options.arguments.gpus, "GPUs in all")->check(CLI::Range(1, 1 << 20));
+  tune.add_option("--gpus", options.arguments.gpus, "GPUs in all")->check(whole_number(1, 1 << 20));
   tune.add_option("--reference", options.reference,
                   "The reference recipe: every draft takes its settings, and its 20-step arm "
                   "verifies the winner");
@@ -210,11 +206,11 @@ void add_loop_options(CLI::App& tune, LoopOptions& options) {
   tune.add_flag("--slurm", options.slurm, "Run the measurements as Slurm batch jobs (sbatch)");
   tune.add_option("--budget-gpu-hours", options.budget_gpu_hours,
                   "GPU-hours the search may spend, from Slurm's own times (default: no budget)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_real_number());
   tune.add_option("--max-runs", options.max_runs, "Runs the search may submit (default 8)")
-      ->check(CLI::Range(1, 1000));
+      ->check(whole_number(1, 1000));
   tune.add_option("--parallel", options.parallel, "Jobs at once (default 1)")
-      ->check(CLI::Range(1, 64));
+      ->check(whole_number(1, 64));
   tune.add_option("--state", options.state,
                   "State folder: tune.jsonl and every run's files; give the same one to resume "
                   "(default openrecipes-tune)");
@@ -247,12 +243,12 @@ void add_tune_command(CLI::App& app, const GlobalOptions& global, int& exit_code
   propose->add_option("--model", options->arguments.model, "Catalog model (name or slug)");
   propose->add_option("--gpu", options->arguments.gpu, "GPU type from gpus.yaml (e.g. H200)");
   propose->add_option("--gpus", options->arguments.gpus, "GPUs in all")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(whole_number(1, 1 << 20));
   propose->add_option("--session", options->session,
                       "This session's runs, JSON Lines: a proposal's layout fields with "
                       "tokens_per_s_per_gpu or failure (docs/tune.md)");
   propose->add_option("--count", options->count, "Layouts to propose (default 3, at most 200)")
-      ->check(CLI::Range(1, kRankedForProposals));
+      ->check(whole_number(1, kRankedForProposals));
   propose->add_option("--format", options->format, "Output format")
       ->check(CLI::IsMember({"text", "json"}));
   propose->callback([&global, &exit_code, options] { exit_code = run_propose(global, *options); });
