@@ -84,35 +84,23 @@ struct LayerPlan {
 bool check_layer_types(const HfConfig& c, const LayerPlan& plan, Problems& problems) {
   const std::vector<std::string>& layer_types = plan.layer_types;
   if (!layer_types.empty() && static_cast<std::int64_t>(layer_types.size()) != plan.s.layers) {
-    problems.push_back({c.file(),
-                        {1, 1},
-                        "layer_types",
-                        "config",
-                        "layer_types must list every layer",
-                        fmt::format("{} entries", plan.s.layers),
-                        fmt::format("{} entries", layer_types.size())});
+    problems.push_back(c.problem_at("layer_types", "layer_types must list every layer",
+                                    fmt::format("{} entries", plan.s.layers),
+                                    fmt::format("{} entries", layer_types.size())));
     return false;
   }
   for (std::size_t i = 0; i < layer_types.size(); ++i) {
     const std::string& type = layer_types[i];
     if (type != "full_attention" && type != "sliding_attention" && type != "linear_attention") {
-      problems.push_back({c.file(),
-                          {1, 1},
-                          fmt::format("layer_types[{}]", i),
-                          "config",
-                          "unknown layer type",
-                          "full_attention, sliding_attention or linear_attention",
-                          "\"" + type + "\""});
+      problems.push_back(c.problem_at(fmt::format("layer_types[{}]", i), "unknown layer type",
+                                      "full_attention, sliding_attention or linear_attention",
+                                      "\"" + type + "\""));
       return false;
     }
     if (type == "linear_attention" && plan.family != Family::kHybrid) {
-      problems.push_back({c.file(),
-                          {1, 1},
-                          fmt::format("layer_types[{}]", i),
-                          "config",
-                          "linear attention in a model type without it",
-                          "full_attention or sliding_attention",
-                          "\"linear_attention\""});
+      problems.push_back(c.problem_at(
+          fmt::format("layer_types[{}]", i), "linear attention in a model type without it",
+          "full_attention or sliding_attention", "\"linear_attention\""));
       return false;
     }
   }
@@ -174,8 +162,7 @@ void check_consistency(const HfConfig& c, const LayerPlan& plan, Problems& probl
   const Shape& s = plan.s;
   auto inconsistent = [&](const std::string& field, const std::string& message,
                           const std::string& expected, std::int64_t found) {
-    problems.push_back(
-        {c.file(), {1, 1}, field, "config", message, expected, std::to_string(found)});
+    problems.push_back(c.problem_at(field, message, expected, std::to_string(found)));
   };
   if (mlp.experts > 0 && mlp.top_k > mlp.experts) {
     inconsistent("num_experts_per_tok", "more experts per token than experts",
@@ -270,24 +257,25 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
   }
   auto family_it = families().find(model_type);
   if (family_it == families().end()) {
-    problems.push_back({c.file(),
-                        {1, 1},
-                        "model_type",
-                        "config",
-                        "unsupported model_type",
-                        fmt::format("one of {}", fmt::join(supported_model_types(), ", ")),
-                        "\"" + model_type + "\""});
+    problems.push_back(
+        c.problem_at("model_type", "unsupported model_type",
+                     fmt::format("one of {}", fmt::join(supported_model_types(), ", ")),
+                     "\"" + model_type + "\""));
     return std::nullopt;
   }
   LayerPlan plan;
   plan.family = family_it->second;
+  const std::int64_t hidden = c.integer("hidden_size");
   // Layers are walked one by one: bound them to what a model can have.
-  plan.s = Shape{c.integer("hidden_size"), c.integer("num_hidden_layers", 1, 100'000),
-                 c.integer("vocab_size")};
+  const std::size_t problems_before_layers = c.problems().size();
+  const std::int64_t layers = c.integer("num_hidden_layers", 1, 100'000);
+  // A refused layer count says nothing about the length of the list of layer types.
+  const bool layers_read = c.problems().size() == problems_before_layers;
+  plan.s = Shape{hidden, layers, c.integer("vocab_size")};
 
   // Which layers are full attention, linear attention, MoE.
   plan.layer_types = c.strings("layer_types");
-  if (!check_layer_types(c, plan, problems)) return finish_with_problems();
+  if (layers_read && !check_layer_types(c, plan, problems)) return finish_with_problems();
   plan.interval =
       plan.family == Family::kHybrid ? c.integer_or("full_attention_interval", 4, 1) : 1;
   plan.mlp = read_mlp_shape(c, plan.family);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "test_support.h"
 
 namespace openrecipes {
@@ -168,6 +170,8 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& test) { return test.param.name; });
 
 TEST(ActiveParams, InconsistentSizesAreRefused) {
+  // Each is named at its field's line (at the list entry for an entry): the line of the first
+  // occurrence of `to` in the edited text.
   auto refuse = [](const std::string& path, const std::string& from, const std::string& to,
                    const std::string& field) {
     std::string text = testing::replace_all(testing::read_source_file(path), from, to);
@@ -177,6 +181,9 @@ TEST(ActiveParams, InconsistentSizesAreRefused) {
     EXPECT_FALSE(count_active_params(*config, problems)) << from;
     ASSERT_FALSE(problems.empty());
     EXPECT_EQ(problems[0].field, field) << testing::describe(problems);
+    const std::string before = text.substr(0, text.find(to));
+    const int line = 1 + static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+    EXPECT_EQ(problems[0].position.line, line) << testing::describe(problems);
   };
   refuse("models/gpt-oss-20b/config.json", "\"num_experts_per_tok\": 4",
          "\"num_experts_per_tok\": 64", "num_experts_per_tok");
@@ -189,6 +196,20 @@ TEST(ActiveParams, InconsistentSizesAreRefused) {
          "\"first_k_dense_replace\": 100", "first_k_dense_replace");
   refuse("tests/fixtures/configs/qwen3-30b-a3b.json", "\"mlp_only_layers\": []",
          "\"mlp_only_layers\": [1000]", "mlp_only_layers");
+}
+
+// A refused layer count is the one problem: the list of layer types is not measured against it
+// (it was, against the fallback of 1: "expected 1 entries, found 24").
+TEST(ActiveParams, ARefusedLayerCountIsNotComparedWithTheLayerTypes) {
+  std::string text =
+      testing::replace_all(testing::read_source_file("models/gpt-oss-20b/config.json"),
+                           "\"num_hidden_layers\": 24", "\"num_hidden_layers\": 0");
+  Problems problems;
+  auto config = HfConfig::parse(text, "c.json", problems);
+  ASSERT_TRUE(config);
+  EXPECT_FALSE(count_active_params(*config, problems));
+  ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
+  EXPECT_EQ(problems[0].field, "num_hidden_layers");
 }
 
 TEST(ActiveParams, UnknownTypeListsTheSupportedOnes) {

@@ -9,11 +9,11 @@
 namespace openrecipes {
 namespace {
 
-// A problem with a relation between fields (a list's length, a kind, a layer that cannot share);
-// HfConfig names the lines of single values, these are named by the field.
+// A problem with a relation between fields (a list's length, a kind, a layer that cannot share),
+// at the line of the field named.
 void inconsistent(const HfConfig& c, const std::string& field, const std::string& message,
                   const std::string& expected, const std::string& found, Problems& problems) {
-  problems.push_back({c.file(), {1, 1}, field, "config", message, expected, found});
+  problems.push_back(c.problem_at(field, message, expected, found));
 }
 
 // Checks that a per-layer list, when given, has one entry per layer and only the known kinds.

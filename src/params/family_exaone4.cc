@@ -28,13 +28,8 @@ std::optional<FamilyModel> read_exaone4(const HfConfig& c, Problems& problems) {
     for (std::int64_t i = 0; i < d.s.layers; ++i) d.sliding.push_back((i + 1) % pattern != 0);
   }
   if (!windowed && std::count(d.sliding.begin(), d.sliding.end(), true) > 0) {
-    problems.push_back({c.file(),
-                        {1, 1},
-                        "sliding_window",
-                        "config",
-                        "sliding_attention layers need a window",
-                        "an integer number of tokens",
-                        "null or nothing"});
+    problems.push_back(c.problem_at("sliding_window", "sliding_attention layers need a window",
+                                    "an integer number of tokens", "null or nothing"));
   }
   d.mlp_detail = fmt::format("gate+up {} and down {}", dims(d.s.hidden, 2 * d.dense_ffn),
                              dims(d.dense_ffn, d.s.hidden));

@@ -22,7 +22,7 @@ struct GemmaDefaults {
 void inconsistent(const HfConfig& c, Problems& problems, const std::string& field,
                   const std::string& message, const std::string& expected,
                   const std::string& found) {
-  problems.push_back({c.file(), {1, 1}, field, "config", message, expected, found});
+  problems.push_back(c.problem_at(field, message, expected, found));
 }
 
 // Which layers slide: `layer_types` when the config lists them, else the generation's pattern.

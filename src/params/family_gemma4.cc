@@ -15,7 +15,7 @@ namespace {
 void inconsistent(const HfConfig& c, Problems& problems, const std::string& field,
                   const std::string& message, const std::string& expected,
                   const std::string& found) {
-  problems.push_back({c.file(), {1, 1}, field, "config", message, expected, found});
+  problems.push_back(c.problem_at(field, message, expected, found));
 }
 
 // The sizes a Gemma 4 text config gives (modeling_gemma4.py reads each of them).

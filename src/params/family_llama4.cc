@@ -14,7 +14,7 @@ namespace {
 void inconsistent(const HfConfig& c, Problems& problems, const std::string& field,
                   const std::string& message, const std::string& expected,
                   const std::string& found) {
-  problems.push_back({c.file(), {1, 1}, field, "config", message, expected, found});
+  problems.push_back(c.problem_at(field, message, expected, found));
 }
 
 // The MoE layers: `moe_layers` when given (each index inside the model), else every

@@ -74,6 +74,21 @@ std::string HfConfig::path(const std::string& key) const {
   return part->find(key) || prefix_.empty() ? prefix_ + key : key;
 }
 
+Problem HfConfig::problem_at(const std::string& key, std::string message, std::string expected,
+                             std::string found) const {
+  // The text part's prefix goes before the key's first name, not before its index.
+  std::size_t cut = key.find_first_of(".[");
+  std::string name = key.substr(0, cut);
+  std::string located = path(name) + (cut == std::string::npos ? "" : key.substr(cut));
+  return {document_.file,
+          document_.position_of(located),
+          key,
+          "config",
+          std::move(message),
+          std::move(expected),
+          std::move(found)};
+}
+
 void HfConfig::report(const std::string& key, std::string message, std::string expected,
                       std::string found) const {
   std::string field = path(key);

@@ -55,6 +55,12 @@ class HfConfig {
   void report(const std::string& key, std::string message, std::string expected,
               std::string found) const;
 
+  /// A problem at `key` (its line, or line 1 when it is absent; an index such as
+  /// "layer_types[3]" is allowed), returned rather than recorded: for a family reader that keeps
+  /// its own list of relations between valid sizes.
+  Problem problem_at(const std::string& key, std::string message, std::string expected,
+                     std::string found) const;
+
   /// The problems found by reads so far.
   const Problems& problems() const { return problems_; }
   /// The file name, for messages.

@@ -55,7 +55,7 @@ void read_gqa_sizes(const HfConfig& c, MoeDecoder& d) {
 
 Problem inconsistent_sizes(const HfConfig& c, const std::string& field, const std::string& message,
                            const std::string& expected, const std::string& found) {
-  return {c.file(), {1, 1}, field, "config", message, expected, found};
+  return c.problem_at(field, message, expected, found);
 }
 
 std::vector<std::string> moe_decoder_left_out(std::int64_t mtp_layers) {
