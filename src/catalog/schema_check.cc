@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <set>
 #include <string_view>
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
@@ -318,6 +320,28 @@ bool describe_bound(Problem& problem, const std::string& text, const nlohmann::j
   return true;
 }
 
+// An integer written with more digits than an int64 holds is read as a floating-point number,
+// so the schema calls it a wrong type where an integer is expected; say what it is: a number
+// past the field's bound (or past int64's, without one), worded as describe_bound words it.
+void describe_integer_past_int64(Problem& problem, const YamlNode& node,
+                                 const nlohmann::json& schema) {
+  const std::string& text = node.scalar;
+  if (node.kind != YamlNode::Kind::kScalar || node.quoted ||
+      problem.expected.find("integer") == std::string::npos)
+    return;
+  const bool negative = !text.empty() && text.front() == '-';
+  const std::size_t first_digit = negative || (!text.empty() && text.front() == '+') ? 1 : 0;
+  if (text.size() <= first_digit ||
+      text.find_first_not_of("0123456789", first_digit) != std::string::npos)
+    return;
+  const char* bound = negative ? "minimum" : "maximum";
+  problem.message = negative ? "too small" : "too large";
+  std::string limit = negative ? std::to_string(std::numeric_limits<std::int64_t>::min())
+                               : std::to_string(std::numeric_limits<std::int64_t>::max());
+  if (schema.is_object() && schema.contains(bound)) limit = schema.at(bound).dump();
+  problem.expected = fmt::format("at {} {}", negative ? "least" : "most", limit);
+}
+
 // Turns one valijson error into a Problem, or nothing for the wrapper errors that only restate
 // an inner one.
 std::optional<Problem> to_problem(const valijson::ValidationResults::Error& error,
@@ -345,6 +369,7 @@ std::optional<Problem> to_problem(const valijson::ValidationResults::Error& erro
     problem.message = text;
     if (!problem.message.empty() && problem.message.back() == '.') problem.message.pop_back();
   }
+  if (problem.message == "wrong type" && node) describe_integer_past_int64(problem, *node, schema);
   return problem;
 }
 

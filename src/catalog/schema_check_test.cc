@@ -140,8 +140,20 @@ TEST(SchemaCheck, OutOfRangeNumbersFail) {
   Problems problems = check_edited("  tp: 1", "  tp: 0");
   ASSERT_EQ(problems.size(), 1u) << describe(problems);
   EXPECT_EQ(problems[0].field, "layout.tp");
+  // An integer past int64 is read as a double: still a number too large, not a wrong type.
   problems = check_edited("  count: 8", "  count: 99999999999999999999999");
-  EXPECT_FALSE(problems.empty());
+  ASSERT_EQ(problems.size(), 1u) << describe(problems);
+  EXPECT_EQ(problems[0].field, "gpu.count");
+  EXPECT_EQ(problems[0].message, "too large");
+  EXPECT_EQ(problems[0].expected, "at most 1000000");
+  problems = check_edited("  memory_gb: 141", "  memory_gb: -99999999999999999999999");
+  ASSERT_EQ(problems.size(), 1u) << describe(problems);
+  EXPECT_EQ(problems[0].message, "too small");
+  EXPECT_EQ(problems[0].expected, "at least 1");
+  // A number with a point or an exponent is a wrong type where an integer is expected.
+  problems = check_edited("  memory_gb: 141", "  memory_gb: 1e400");
+  ASSERT_EQ(problems.size(), 1u) << describe(problems);
+  EXPECT_EQ(problems[0].message, "wrong type");
 }
 
 TEST(SchemaCheck, IntegersBeyondTheirRangeFailBeforeAnyNarrowing) {
