@@ -154,7 +154,12 @@ std::vector<double> fit(const std::vector<const MeasuredLayout*>& rows,
   }
   ceres::Solver::Options options;
   options.linear_solver_type = ceres::DENSE_QR;
-  options.max_num_iterations = 60;
+  options.max_num_iterations = 100;
+  // Stop on the step, not on a slow stretch of the descent: at Ceres's default function
+  // tolerance (1e-6) one leave-one-model-out refit stopped after 8 iterations at a cost 2.7%
+  // above its minimum, which flattered that model's held-out error. At 1e-8 every fit of the
+  // dataset ends on the parameter tolerance (1e-8), and a tighter one changes nothing.
+  options.function_tolerance = 1e-8;
   options.num_threads = 1;
   options.logging_type = ceres::SILENT;
   options.minimizer_progress_to_stdout = false;
