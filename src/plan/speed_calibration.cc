@@ -160,6 +160,12 @@ std::vector<double> fit(const std::vector<const MeasuredLayout*>& rows,
   // above its minimum, which flattered that model's held-out error. At 1e-8 every fit of the
   // dataset ends on the parameter tolerance (1e-8), and a tighter one changes nothing.
   options.function_tolerance = 1e-8;
+  // With bounds, Ceres follows each trust-region step with a projected line search (Armijo); its
+  // default cubic interpolation evaluates the Jacobian at every trial point, 31 predictions per
+  // row with central differences. Bisection needs only the cost. Over the dataset's ten fits the
+  // minima reached differ by 0.1% in total cost and the leave-one-model-out MAPE by 0.02 point,
+  // at about half the time.
+  options.line_search_interpolation_type = ceres::BISECTION;
   options.num_threads = 1;
   options.logging_type = ceres::SILENT;
   options.minimizer_progress_to_stdout = false;
