@@ -25,10 +25,22 @@ const std::map<std::string, Family>& families() {
       // attention temperature has no weights.
       {"ministral3", Family::kDense},
       {"qwen2", Family::kDense},
+      // Qwen2.5-VL's language model: Qwen2's decoder with multimodal rotary positions, which have
+      // no weights (transformers models/qwen2_5_vl/modeling_qwen2_5_vl.py). Older configs hold
+      // its sizes at the top level under the wrapper's type, newer ones in a text_config.
+      {"qwen2_5_vl", Family::kDense},
+      {"qwen2_5_vl_text", Family::kDense},
       {"qwen3", Family::kDense},
+      // Qwen3-VL's language models (models/qwen3_vl/modeling_qwen3_vl.py,
+      // models/qwen3_vl_moe/modeling_qwen3_vl_moe.py): Qwen3's and Qwen3-MoE's decoder layers
+      // (q/k norms; top-k experts and a router, no shared expert) under multimodal rotary
+      // positions; the vision encoder's features are added to the hidden states (DeepStack), no
+      // matrix of the text model.
+      {"qwen3_vl_text", Family::kDense},
       {"mixtral", Family::kMixtral},
       {"qwen2_moe", Family::kQwenMoe},
       {"qwen3_moe", Family::kQwenMoe},
+      {"qwen3_vl_moe_text", Family::kQwenMoe},
       {"gpt_oss", Family::kGptOss},
       {"deepseek_v2", Family::kDeepSeek},
       {"deepseek_v3", Family::kDeepSeek},

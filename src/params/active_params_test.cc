@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
+#include "params/model_shape.h"
 #include "test_support.h"
 
 namespace openrecipes {
@@ -210,6 +212,55 @@ TEST(ActiveParams, ARefusedLayerCountIsNotComparedWithTheLayerTypes) {
   EXPECT_FALSE(count_active_params(*config, problems));
   ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
   EXPECT_EQ(problems[0].field, "num_hidden_layers");
+}
+
+// A vision-language model's config nests its language model in text_config; Qwen2.5-VL's,
+// Qwen3-VL's (dense and MoE) and GLM-4.5V's are their text siblings' decoders, so each wrapped
+// sibling (a real file: its text part, renamed to the VL text type, beside a vision_config, with
+// tie_word_embeddings moved to the top level as those configs hold it) counts the same N and
+// gives the planner the same shape. No real VL config.json was reachable from this project's
+// search tools (docs/active-params.md).
+TEST(ActiveParams, AVisionLanguageConfigCountsItsLanguageModel) {
+  struct Wrapped {
+    const char* sibling;
+    const char* wrapper_type;
+    const char* text_type;
+  };
+  for (const Wrapped& w :
+       {Wrapped{"tests/fixtures/configs/qwen2-7b.json", "qwen2_5_vl", "qwen2_5_vl_text"},
+        Wrapped{"tests/fixtures/configs/qwen3-8b.json", "qwen3_vl", "qwen3_vl_text"},
+        Wrapped{"tests/fixtures/configs/qwen3-30b-a3b.json", "qwen3_vl_moe", "qwen3_vl_moe_text"},
+        Wrapped{"tests/fixtures/configs/glm-4.5-air/config.json", "glm4v_moe", "glm4v_moe_text"}}) {
+    SCOPED_TRACE(w.sibling);
+    const std::string sibling_text = testing::read_source_file(w.sibling);
+    nlohmann::json text = nlohmann::json::parse(sibling_text);
+    text["model_type"] = w.text_type;
+    nlohmann::json wrapper = {{"model_type", w.wrapper_type},
+                              {"text_config", text},
+                              {"vision_config", {{"depth", 27}, {"hidden_size", 1152}}}};
+    if (text.contains("tie_word_embeddings")) {
+      wrapper["tie_word_embeddings"] = text["tie_word_embeddings"];
+      wrapper["text_config"].erase("tie_word_embeddings");
+    }
+    Problems problems;
+    auto sibling = HfConfig::parse(sibling_text, "sibling.json", problems);
+    auto wrapped = HfConfig::parse(wrapper.dump(2), "vl.json", problems);
+    ASSERT_TRUE(sibling && wrapped) << testing::describe(problems);
+    auto expected = count_active_params(*sibling, problems);
+    auto found = count_active_params(*wrapped, problems);
+    ASSERT_TRUE(expected && found) << testing::describe(problems);
+    EXPECT_EQ(found->model_type, w.text_type);
+    EXPECT_EQ(found->active_params, expected->active_params);
+    auto expected_shape = model_shape_from_config(*sibling, "sibling", problems);
+    auto found_shape = model_shape_from_config(*wrapped, "vl", problems);
+    ASSERT_TRUE(expected_shape && found_shape) << testing::describe(problems);
+    EXPECT_EQ(found_shape->layers, expected_shape->layers);
+    EXPECT_EQ(found_shape->experts, expected_shape->experts);
+    EXPECT_EQ(found_shape->moe_layers, expected_shape->moe_layers);
+    EXPECT_EQ(found_shape->active_params, expected_shape->active_params);
+    // Only the language model counts: the 27-layer vision tower adds nothing.
+    EXPECT_EQ(found_shape->total_params(), expected_shape->total_params());
+  }
 }
 
 TEST(ActiveParams, UnknownTypeListsTheSupportedOnes) {

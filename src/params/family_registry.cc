@@ -40,6 +40,9 @@ const std::map<std::string, FamilyReader>& readers() {
       {"gemma4", &read_gemma4},
       {"gemma4_text", &read_gemma4},
       {"glm4_moe", &read_glm4_moe},
+      // GLM-4.5V's language model is GLM-4.5-Air's decoder under multimodal rotary positions
+      // (transformers models/glm4v_moe/modeling_glm4v_moe.py, Glm4vMoeTextModel).
+      {"glm4v_moe_text", &read_glm4_moe},
       {"glm_moe_dsa", &read_sparse_attention_model},
       {"hy_v3", &read_hy_v3},
       {"llama4", &read_llama4},
