@@ -214,33 +214,37 @@ TEST(ActiveParams, ARefusedLayerCountIsNotComparedWithTheLayerTypes) {
   EXPECT_EQ(problems[0].field, "num_hidden_layers");
 }
 
-// A vision-language model's config nests its language model in text_config; Qwen2.5-VL's,
-// Qwen3-VL's (dense and MoE) and GLM-4.5V's are their text siblings' decoders, so each wrapped
-// sibling (a real file: its text part, renamed to the VL text type, beside a vision_config, with
-// tie_word_embeddings moved to the top level as those configs hold it) counts the same N and
-// gives the planner the same shape. No real VL config.json was reachable from this project's
-// search tools (docs/active-params.md).
+// A vision-language model's config nests its language model in text_config (or llm_config).
+// Qwen2.5-VL's, Qwen3-VL's (dense and MoE) and GLM-4.5V's are their text siblings' decoders, and
+// Nemotron Nano VL's is Nemotron-H itself, so each sibling's real file, wrapped as those configs
+// nest it (its text part under the VL text type beside a vision_config, tie_word_embeddings at
+// the top level), counts the same N and gives the planner the same shape. No real VL config.json
+// was reachable from this project's search tools (docs/active-params.md).
 TEST(ActiveParams, AVisionLanguageConfigCountsItsLanguageModel) {
   struct Wrapped {
     const char* sibling;
     const char* wrapper_type;
     const char* text_type;
+    const char* part = "text_config";
   };
   for (const Wrapped& w :
        {Wrapped{"tests/fixtures/configs/qwen2-7b.json", "qwen2_5_vl", "qwen2_5_vl_text"},
         Wrapped{"tests/fixtures/configs/qwen3-8b.json", "qwen3_vl", "qwen3_vl_text"},
         Wrapped{"tests/fixtures/configs/qwen3-30b-a3b.json", "qwen3_vl_moe", "qwen3_vl_moe_text"},
-        Wrapped{"tests/fixtures/configs/glm-4.5-air/config.json", "glm4v_moe", "glm4v_moe_text"}}) {
+        Wrapped{"tests/fixtures/configs/glm-4.5-air/config.json", "glm4v_moe", "glm4v_moe_text"},
+        // Nemotron Nano VL (remote code) nests its language model, Nemotron-H, in llm_config.
+        Wrapped{"tests/fixtures/configs/nemotron-3-nano-30b-a3b/config.json",
+                "NemotronH_Nano_VL_V2", "nemotron_h", "llm_config"}}) {
     SCOPED_TRACE(w.sibling);
     const std::string sibling_text = testing::read_source_file(w.sibling);
     nlohmann::json text = nlohmann::json::parse(sibling_text);
     text["model_type"] = w.text_type;
     nlohmann::json wrapper = {{"model_type", w.wrapper_type},
-                              {"text_config", text},
+                              {w.part, text},
                               {"vision_config", {{"depth", 27}, {"hidden_size", 1152}}}};
     if (text.contains("tie_word_embeddings")) {
       wrapper["tie_word_embeddings"] = text["tie_word_embeddings"];
-      wrapper["text_config"].erase("tie_word_embeddings");
+      wrapper[w.part].erase("tie_word_embeddings");
     }
     Problems problems;
     auto sibling = HfConfig::parse(sibling_text, "sibling.json", problems);
@@ -258,7 +262,7 @@ TEST(ActiveParams, AVisionLanguageConfigCountsItsLanguageModel) {
     EXPECT_EQ(found_shape->experts, expected_shape->experts);
     EXPECT_EQ(found_shape->moe_layers, expected_shape->moe_layers);
     EXPECT_EQ(found_shape->active_params, expected_shape->active_params);
-    // Only the language model counts: the 27-layer vision tower adds nothing.
+    // Only the language model counts: the vision tower's sizes add nothing.
     EXPECT_EQ(found_shape->total_params(), expected_shape->total_params());
   }
 }

@@ -51,26 +51,33 @@ std::optional<HfConfig> HfConfig::parse(const std::string& text, const std::stri
   }
   HfConfig config;
   config.document_ = std::move(*document);
-  const YamlNode* text_config = config.document_.root.find("text_config");
-  if (text_config && text_config->kind == YamlNode::Kind::kMapping) {
-    config.prefix_ = "text_config.";
-  } else if (text_config && text_config->kind != YamlNode::Kind::kNull) {
-    problems.push_back({file, config.document_.position_of("text_config"), "text_config", "config",
-                        "wrong type", "an object", describe_found(*text_config)});
-    return std::nullopt;
+  // Transformers' multimodal configs nest the language model in `text_config`; InternVL's and
+  // Nemotron Nano VL's (remote code, configuration_internvl_chat.py) in `llm_config`.
+  for (const char* key : {"text_config", "llm_config"}) {
+    const YamlNode* part = config.document_.root.find(key);
+    if (part && part->kind == YamlNode::Kind::kMapping) {
+      config.part_ = key;
+      config.prefix_ = std::string(key) + ".";
+      break;
+    }
+    if (part && part->kind != YamlNode::Kind::kNull) {
+      problems.push_back({file, config.document_.position_of(key), key, "config", "wrong type",
+                          "an object", describe_found(*part)});
+      return std::nullopt;
+    }
   }
   return config;
 }
 
 const YamlNode* HfConfig::find(const std::string& key) const {
-  const YamlNode* part = prefix_.empty() ? &document_.root : document_.root.find("text_config");
+  const YamlNode* part = prefix_.empty() ? &document_.root : document_.root.find(part_);
   const YamlNode* node = part->find(key);
   if (!node && !prefix_.empty()) node = document_.root.find(key);  // shared top-level fields
   return node && node->kind != YamlNode::Kind::kNull ? node : nullptr;
 }
 
 std::string HfConfig::path(const std::string& key) const {
-  const YamlNode* part = prefix_.empty() ? &document_.root : document_.root.find("text_config");
+  const YamlNode* part = prefix_.empty() ? &document_.root : document_.root.find(part_);
   return part->find(key) || prefix_.empty() ? prefix_ + key : key;
 }
 

@@ -11,8 +11,9 @@
 
 namespace openrecipes {
 
-/// The text part of a model's config: the document itself, or its `text_config` when the model
-/// is multimodal (Qwen3.5 nests the language model beside a `vision_config`). Reads record a
+/// The text part of a model's config: the document itself, or its `text_config` (or `llm_config`,
+/// InternVL's and Nemotron Nano VL's spelling) when the model is multimodal (Qwen3.5 nests the
+/// language model beside a `vision_config`). Reads record a
 /// problem, with the field's position, for a missing field, a wrong type or a size below its
 /// minimum, and return a harmless value so that every problem is found in one pass.
 class HfConfig {
@@ -71,7 +72,8 @@ class HfConfig {
   std::string path(const std::string& key) const;
 
   YamlDocument document_;
-  std::string prefix_;  ///< "text_config." when the text part is nested
+  std::string part_;    ///< "text_config" or "llm_config" when the text part is nested
+  std::string prefix_;  ///< part_ and a dot when the text part is nested
   mutable Problems problems_;
 };
 
