@@ -42,8 +42,11 @@ nlohmann::json calibration_to_json(const SpeedCalibration& c) {
                      {"rows", r.rows},
                      {"spearman", std::isnan(r.spearman) ? nlohmann::json(nullptr)
                                                          : nlohmann::json(r.spearman)}});
-  return {{"parameters", parameters}, {"fitted", fitted}, {"rows", rows},
-          {"mape", c.mape},           {"groups", groups}, {"ranks", ranks}};
+  nlohmann::json bands = {{"rows", c.band_coverage.rows},
+                          {"within", c.band_coverage.within},
+                          {"median_band", c.band_coverage.median_band}};
+  return {{"parameters", parameters}, {"fitted", fitted}, {"rows", rows},          {"mape", c.mape},
+          {"groups", groups},         {"ranks", ranks},   {"band_coverage", bands}};
 }
 
 std::string calibration_text(const SpeedCalibration& c) {
@@ -79,6 +82,14 @@ std::string calibration_text(const SpeedCalibration& c) {
       ranks.push_back({r.group, fmt::format("{}", r.rows),
                        std::isnan(r.spearman) ? "n/a" : fmt::format("{:+.2f}", r.spearman)});
     out += "\n" + aligned_table(ranks, {false, true, true});
+  }
+  if (c.band_coverage.rows > 0) {
+    const BandCoverage& b = c.band_coverage;
+    out += fmt::format(
+        "\nerror bands: {} of {} rows ({:.0f}%) have a leave-one-model-out error within the band "
+        "their nearest rows of other models give (median band ±{:.0f}%); one standard deviation "
+        "would hold 68%\n",
+        b.within, b.rows, 100.0 * b.within / b.rows, 100 * b.median_band);
   }
   return out;
 }

@@ -68,5 +68,22 @@ TEST(CalibrationSummary, AnUndefinedRankAgreementIsReportedAsSuch) {
   EXPECT_EQ(json["ranks"][1]["spearman"], 1.0);
 }
 
+// The bands' coverage is reported beside the errors, in text and JSON; without it (no refits)
+// the text says nothing of it.
+TEST(CalibrationSummary, ReportsTheBandsCoverage) {
+  SpeedCalibration c;
+  c.rows = {row("a", false, "H100", 100, 110), row("b", false, "H100", 100, 90)};
+  summarize_calibration(c);
+  EXPECT_EQ(calibration_text(c).find("error bands"), std::string::npos);
+  c.band_coverage = {202, 139, 0.13};
+  std::string text = calibration_text(c);
+  EXPECT_NE(text.find("error bands: 139 of 202 rows (69%)"), std::string::npos) << text;
+  EXPECT_NE(text.find("(median band ±13%)"), std::string::npos) << text;
+  nlohmann::json json = calibration_to_json(c);
+  EXPECT_EQ(json["band_coverage"]["rows"], 202);
+  EXPECT_EQ(json["band_coverage"]["within"], 139);
+  EXPECT_DOUBLE_EQ(json["band_coverage"]["median_band"].get<double>(), 0.13);
+}
+
 }  // namespace
 }  // namespace openrecipes

@@ -25,32 +25,65 @@ double layout_distance(const MeasuredLayout& a, const MeasuredLayout& b) {
   return d;
 }
 
-PredictionBand prediction_band(const SpeedCalibration& calibration,
-                               const std::vector<MeasuredLayout>& measured,
-                               const MeasuredLayout& candidate) {
+namespace {
+
+// The band of `candidate` from the rows of `measured` (calibration.rows in the same order) that
+// `use` admits; a zero band marked unlike_measured when there is none.
+template <typename Use>
+PredictionBand band_from(const SpeedCalibration& calibration,
+                         const std::vector<MeasuredLayout>& measured,
+                         const MeasuredLayout& candidate, Use use) {
   PredictionBand band;
-  if (calibration.rows.size() != measured.size() || measured.empty()) {
-    band.unlike_measured = true;
-    return band;
-  }
-  std::vector<double> distance;
-  for (const MeasuredLayout& m : measured) distance.push_back(layout_distance(candidate, m));
-  std::vector<std::size_t> order(measured.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return distance[a] < distance[b]; });
-  std::size_t n = std::min<std::size_t>(kBandRows, order.size());
+  band.unlike_measured = true;
+  if (calibration.rows.size() != measured.size()) return band;
+  std::vector<std::pair<double, std::size_t>> nearest;  // distance, row
+  for (std::size_t i = 0; i < measured.size(); ++i)
+    if (use(i)) nearest.emplace_back(layout_distance(candidate, measured[i]), i);
+  if (nearest.empty()) return band;
+  std::stable_sort(nearest.begin(), nearest.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::size_t n = std::min<std::size_t>(kBandRows, nearest.size());
   double sum = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    double e = calibration.rows[order[i]].leave_one_out_error;
+    double e = calibration.rows[nearest[i].second].leave_one_out_error;
     sum += e * e;
   }
   band.rows = static_cast<int>(n);
   band.relative_error = std::sqrt(sum / static_cast<double>(n));
-  band.nearest = measured[order[0]].name;
-  band.nearest_distance = distance[order[0]];
+  band.nearest = measured[nearest[0].second].name;
+  band.nearest_distance = nearest[0].first;
   band.unlike_measured = band.nearest_distance > kUnlikeDistance;
   return band;
+}
+
+}  // namespace
+
+PredictionBand prediction_band(const SpeedCalibration& calibration,
+                               const std::vector<MeasuredLayout>& measured,
+                               const MeasuredLayout& candidate) {
+  return band_from(calibration, measured, candidate, [](std::size_t) { return true; });
+}
+
+BandCoverage band_coverage(const SpeedCalibration& calibration,
+                           const std::vector<MeasuredLayout>& measured) {
+  BandCoverage coverage;
+  if (calibration.rows.size() != measured.size()) return coverage;
+  std::vector<double> bands;
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    const std::string& model = measured[i].model.name;
+    PredictionBand band = band_from(calibration, measured, measured[i],
+                                    [&](std::size_t j) { return measured[j].model.name != model; });
+    if (band.rows == 0) continue;
+    bands.push_back(band.relative_error);
+    ++coverage.rows;
+    if (std::abs(calibration.rows[i].leave_one_out_error) <= band.relative_error) ++coverage.within;
+  }
+  if (!bands.empty()) {
+    std::nth_element(bands.begin(), bands.begin() + static_cast<std::ptrdiff_t>(bands.size() / 2),
+                     bands.end());
+    coverage.median_band = bands[bands.size() / 2];
+  }
+  return coverage;
 }
 
 PredictionBand prediction_band(const SpeedCalibration& calibration,

@@ -20,8 +20,11 @@ struct PredictionBand {
   bool unlike_measured = false;  ///< nearest_distance above kUnlikeDistance
 };
 
-/// Rows a band is taken from.
-inline constexpr int kBandRows = 5;
+/// Rows a band is taken from: ten, for which the bands of the calibration's own rows, taken
+/// from the other models' rows, hold 69% of those rows' leave-one-model-out errors, as one
+/// standard deviation would hold 68% (five held 59%: the bands were too narrow; BandCoverage,
+/// docs/planner.md).
+inline constexpr int kBandRows = 10;
 /// A layout farther than this from every measured one is "unlike anything measured": it differs
 /// in kind (dense / MoE) or in more than about three of GPU type, precision, model, GPU count and
 /// the parallel sizes.
@@ -46,6 +49,13 @@ PredictionBand prediction_band(const SpeedCalibration& calibration,
                                const std::vector<MeasuredLayout>& measured, const ModelShape& model,
                                const ClusterShape& cluster, const PlanWorkload& workload,
                                const Layout& layout);
+
+/// The coverage of the bands over `measured` (calibration.rows in the same order): for each row,
+/// its band from the rows of the other models (prediction_band's rule without the row's own
+/// model) against its leave-one-model-out error. Empty when the sizes differ or a model has
+/// every row.
+BandCoverage band_coverage(const SpeedCalibration& calibration,
+                           const std::vector<MeasuredLayout>& measured);
 
 /// The fastest measured layout of `model` on `gpu_type` at `workload`'s precision and row tokens
 /// (any GPU count and global batch), or null.

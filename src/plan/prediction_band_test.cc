@@ -52,6 +52,31 @@ TEST(PredictionBand, TakesTheNearestRowsLeaveOneOutErrors) {
   EXPECT_TRUE(prediction_band(SpeedCalibration{}, {}, candidate).unlike_measured);
 }
 
+// Each row's band comes from the other models' rows only. Rows x1, x2 (model x; errors 0.1 and
+// -0.2), y (error 0.9) and z (error 0.05): x1's and x2's bands are those of y and z,
+// sqrt((0.81 + 0.0025) / 2) = 0.637, which hold 0.1 and 0.2; y's comes from x1, x2 and z,
+// sqrt((0.01 + 0.04 + 0.0025) / 3) = 0.132, which does not hold 0.9; z's from x1, x2 and y,
+// sqrt((0.01 + 0.04 + 0.81) / 3) = 0.535, which holds 0.05. Three of four; median band
+// (0.132, 0.535, 0.637, 0.637: the upper middle) 0.637.
+TEST(PredictionBand, CoverageTakesEachRowsBandFromTheOtherModels) {
+  std::vector<MeasuredLayout> measured = {
+      row("x", false, "H100", 8, 1, 1, 100), row("x", false, "H100", 16, 1, 1, 90),
+      row("y", false, "H100", 8, 2, 1, 80), row("z", true, "B200", 64, 1, 8, 50)};
+  SpeedCalibration c;
+  for (double e : {0.1, -0.2, 0.9, 0.05}) {
+    CalibrationRow r;
+    r.leave_one_out_error = e;
+    c.rows.push_back(r);
+  }
+  BandCoverage coverage = band_coverage(c, measured);
+  EXPECT_EQ(coverage.rows, 4);
+  EXPECT_EQ(coverage.within, 3);
+  EXPECT_NEAR(coverage.median_band, std::sqrt((0.81 + 0.0025) / 2), 1e-12);
+  // Calibration rows that are not the measured ones' give nothing.
+  c.rows.pop_back();
+  EXPECT_EQ(band_coverage(c, measured).rows, 0);
+}
+
 TEST(PredictionBand, BestMeasuredOfThePair) {
   std::vector<MeasuredLayout> measured = {row("x", false, "H100", 8, 1, 1, 100),
                                           row("x", false, "H100", 16, 1, 1, 120),

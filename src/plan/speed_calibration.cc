@@ -12,6 +12,7 @@
 
 #include "base/parallel_for.h"
 #include "plan/calibration_summary.h"
+#include "plan/prediction_band.h"
 
 namespace openrecipes {
 namespace {
@@ -292,6 +293,7 @@ SpeedCalibration calibration_from_fits(const std::vector<MeasuredLayout>& measur
         row.measured_tokens_per_s_per_gpu;
   }
   summarize_calibration(result);
+  if (!fits.held_out.empty()) result.band_coverage = band_coverage(result, measured);
   return result;
 }
 

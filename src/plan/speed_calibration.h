@@ -74,6 +74,15 @@ struct RankAgreement {
 };
 
 /// The fit and its report.
+/// How well the error bands (prediction_band.h) hold on the calibration's own rows: each row's
+/// band taken from the rows of the other models only, as a model new to the calibration gets it,
+/// against the row's leave-one-model-out error.
+struct BandCoverage {
+  int rows = 0;            ///< rows checked
+  int within = 0;          ///< rows whose |leave-one-model-out error| is at most their band
+  double median_band = 0;  ///< median band over the rows, fraction
+};
+
 struct SpeedCalibration {
   SpeedParameters parameters;  ///< fitted on every row
   std::vector<FittedParameter> fitted;
@@ -81,18 +90,20 @@ struct SpeedCalibration {
   double mape = 0;  ///< mean |leave-one-out error| over every row, fraction
   std::vector<GroupError> groups;
   std::vector<RankAgreement> ranks;
-  int models = 0;  ///< distinct models (fits run: one per model plus the full fit)
+  int models = 0;              ///< distinct models (fits run: one per model plus the full fit)
+  BandCoverage band_coverage;  ///< empty without the leave-one-model-out refits
 };
 
 /// Fits the parameters of speed_parameter_bounds() within their bounds, starting from `prior`:
 /// Ceres Solver's bounded trust-region least squares on the log error of predicted against
-/// measured tokens/s per GPU, a Huber loss of scale 0.1 (so a row off by far more than 10% pulls
-/// linearly, not quadratically), each row weighted 1 / sqrt(its model's rows) so no model
+/// measured tokens/s per GPU, a Huber loss of scale 0.5 on each row's log error (so a row off by
+/// far more than 50% pulls linearly, not quadratically), scaled by 1 / its model's rows so no model
 /// dominates, and a weak pull (weight 0.1 per unit of log) of each parameter towards its prior so
-/// a parameter the rows do not identify stays there. Then refits once per model without that
-/// model's rows, for the leave-one-model-out error of each. Deterministic (one thread, fixed
-/// order). An empty `measured` gives the prior and no rows. `leave_one_model_out` false skips the
-/// refits (rows then carry the fitted prediction as their leave-one-out one).
+/// a parameter the rows do not identify stays there (docs/planner.md). Then refits once per model
+/// without that model's rows, for the leave-one-model-out error of each, and the error bands'
+/// coverage. Deterministic (each fit on one thread in a fixed order, whatever the thread count).
+/// An empty `measured` gives the prior and no rows. `leave_one_model_out` false skips the refits
+/// (rows then carry the fitted prediction as their leave-one-out one).
 SpeedCalibration calibrate_speed_model(const std::vector<MeasuredLayout>& measured,
                                        const SpeedParameters& prior = {},
                                        bool leave_one_model_out = true);
