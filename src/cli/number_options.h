@@ -23,8 +23,8 @@ CLI::Validator whole_number(std::int64_t low, std::int64_t high);
 CLI::Validator real_number(double low, double high);
 
 /// A CLI11 check that a value is a finite decimal number above 0 and at most `high` (infinity: no
-/// upper bound), as real_number reads it: "expected a number above 0 [and at most 1e+09], found
-/// '0'".
+/// upper bound), as real_number reads it: "expected a number above 0 [and at most 1000000000],
+/// found '0'".
 CLI::Validator positive_real_number(double high = std::numeric_limits<double>::infinity());
 
 }  // namespace openrecipes::cli
