@@ -297,6 +297,15 @@ TEST(Cli, ActiveParamsFromAModelOrAConfig) {
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.output.find("wrong_types.yaml:1:1: not valid JSON at byte 1"), std::string::npos)
       << bad.output;
+  // A missing path is a missing file, even outside any catalog (it searched for one and asked
+  // for --root).
+  fs::path outside = testing::fresh_dir("active_params_outside");
+  for (const char* missing : {"./no-such.json", "no-such.json", "sub/config.json"}) {
+    CliRun gone = run(std::string("active-params ") + missing, outside.string());
+    EXPECT_EQ(gone.exit_code, 1) << missing;
+    EXPECT_NE(gone.output.find(std::string(missing) + ": no such file"), std::string::npos)
+        << gone.output;
+  }
 }
 
 TEST(Cli, RowsBuildPrintsTheDatasetBlockAndVerifyChecksARecipe) {
@@ -638,6 +647,15 @@ TEST(Cli, NumbersAreDecimalAndARefusalSaysWhatWasExpected) {
   EXPECT_NE(export_run.output.find("--seq-length: expected a whole number from 1 to 16777216"),
             std::string::npos)
       << export_run.output;
+  // With --format json the refusal is a problem with its field, expected and found.
+  CliRun json = run_errors(plan + "--gpus 0x10 --format json");
+  EXPECT_EQ(json.exit_code, 2);
+  nlohmann::json refused = nlohmann::json::parse(json.output);
+  ASSERT_TRUE(refused.is_array() && refused.size() == 1u) << json.output;
+  EXPECT_EQ(refused[0]["rule"], "usage");
+  EXPECT_EQ(refused[0]["field"], "--gpus");
+  EXPECT_EQ(refused[0]["expected"], "a whole number from 1 to 1048576");
+  EXPECT_EQ(refused[0]["found"], "'0x10'");
   // What a person writes still reads: an exponent, a point without a leading zero.
   EXPECT_EQ(run(plan + "--gpus 8 --top 1 --headroom 5e-2").exit_code, 0);
   EXPECT_EQ(run(plan + "--gpus 8 --top 1 --headroom .2").exit_code, 0);

@@ -55,7 +55,11 @@ int run_active_params(const GlobalOptions& global, const ActiveParamsOptions& op
   OutputFormat format = output_format(options.format);
   std::string path = options.target;
   std::error_code ec;
-  if (!fs::exists(path, ec)) {
+  // A path (a slash, or a .json name) is a file even when it is missing: "no such file", not a
+  // search for a catalog it does not need. Models' names and slugs have neither.
+  const bool looks_like_path =
+      path.find('/') != std::string::npos || (path.size() > 5 && path.ends_with(".json"));
+  if (!looks_like_path && !fs::exists(path, ec)) {
     // Not a file: a model of the catalog, by name or slug.
     std::optional<fs::path> root = resolve_root(global);
     if (!root) return kExitUsage;

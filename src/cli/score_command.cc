@@ -291,7 +291,8 @@ void add_score_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
       ->add_option("--window", options->window,
                    "First and last scored step, 0-based (default 5 19)")
       ->expected(2)
-      ->check(whole_number(0, 1 << 24));
+      ->check(whole_number(0, 1 << 24))
+      ->option_text("FIRST LAST");
   command->add_option("--gpu", options->gpu, "GPU type of gpus.yaml, for cost and MFU");
   command->add_option("--model", options->model, "Model of models.yaml, for MFU");
   command->add_option("--format", options->format, "Output format")

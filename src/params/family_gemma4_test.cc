@@ -136,7 +136,7 @@ TEST(Gemma4Params, TopKAboveTheExpertsIsRefused) {
   Problems problems;
   EXPECT_FALSE(count_text(text, problems));
   ASSERT_FALSE(problems.empty());
-  EXPECT_EQ(problems[0].field, "top_k_experts");
+  EXPECT_EQ(problems[0].field, "text_config.top_k_experts");
   EXPECT_EQ(problems[0].expected, "at most 8");
   EXPECT_EQ(problems[0].found, "9");
 }
@@ -173,22 +173,23 @@ const char* const kFirstLayer = "\"layer_types\": [\n      \"sliding_attention\"
 INSTANTIATE_TEST_SUITE_P(
     Configs, BadGemma4Test,
     ::testing::Values(
-        BadGemma4{"LayerTypesTooShort", kFirstLayer, "\"layer_types\": [\n", "layer_types",
-                  "must list every layer", "60 entries"},
+        BadGemma4{"LayerTypesTooShort", kFirstLayer, "\"layer_types\": [\n",
+                  "text_config.layer_types", "must list every layer", "60 entries"},
         BadGemma4{"UnknownLayerType", kFirstLayer,
-                  "\"layer_types\": [\n      \"chunked_attention\",\n", "layer_types[0]",
-                  "unknown layer type", "sliding_attention or full_attention"},
+                  "\"layer_types\": [\n      \"chunked_attention\",\n",
+                  "text_config.layer_types[0]", "unknown layer type",
+                  "sliding_attention or full_attention"},
         BadGemma4{"NoLayerTypes", "\"layer_types\": [", "\"layer_kinds\": [", "layer_types",
                   "missing required field", "60 sliding_attention"},
         BadGemma4{"EveryLayerSharesKv", "\"num_kv_shared_layers\": 0",
-                  "\"num_kv_shared_layers\": 60", "num_kv_shared_layers", "every layer",
+                  "\"num_kv_shared_layers\": 60", "text_config.num_kv_shared_layers", "every layer",
                   "at most 59"},
         BadGemma4{"NoGlobalLayerToShareFrom", "\"num_kv_shared_layers\": 0",
-                  "\"num_kv_shared_layers\": 55", "num_kv_shared_layers",
+                  "\"num_kv_shared_layers\": 55", "text_config.num_kv_shared_layers",
                   "no earlier layer of its kind", "full_attention layer before layer 5"},
         BadGemma4{"GlobalKvHeadsDoNotDivide", "\"num_global_key_value_heads\": 4",
-                  "\"num_global_key_value_heads\": 5", "num_global_key_value_heads", "must divide",
-                  "a divisor of 32"},
+                  "\"num_global_key_value_heads\": 5", "text_config.num_global_key_value_heads",
+                  "must divide", "a divisor of 32"},
         BadGemma4{"NoGlobalKvHeads", "\"num_global_key_value_heads\": 4",
                   "\"num_global_key_value_heads\": null", "text_config.num_global_key_value_heads",
                   "missing required field", "an integer"}),

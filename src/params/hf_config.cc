@@ -89,7 +89,7 @@ Problem HfConfig::problem_at(const std::string& key, std::string message, std::s
   std::string located = path(name) + (cut == std::string::npos ? "" : key.substr(cut));
   return {document_.file,
           document_.position_of(located),
-          key,
+          located,
           "config",
           std::move(message),
           std::move(expected),

@@ -57,8 +57,9 @@ class HfConfig {
               std::string found) const;
 
   /// A problem at `key` (its line, or line 1 when it is absent; an index such as
-  /// "layer_types[3]" is allowed), returned rather than recorded: for a family reader that keeps
-  /// its own list of relations between valid sizes.
+  /// "layer_types[3]" is allowed), named by its path as reads name theirs
+  /// ("text_config.layer_types[3]" in a multimodal config), returned rather than recorded: for a
+  /// family reader that keeps its own list of relations between valid sizes.
   Problem problem_at(const std::string& key, std::string message, std::string expected,
                      std::string found) const;
 
