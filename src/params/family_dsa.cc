@@ -9,27 +9,22 @@
 namespace openrecipes {
 namespace {
 
-// A problem with a relation between fields (a list's length, a kind, a layer that cannot share),
-// at the line of the field named.
-void inconsistent(const HfConfig& c, const std::string& field, const std::string& message,
-                  const std::string& expected, const std::string& found, Problems& problems) {
-  problems.push_back(c.problem_at(field, message, expected, found));
-}
-
 // Checks that a per-layer list, when given, has one entry per layer and only the known kinds.
 bool check_layer_list(const HfConfig& c, const std::string& key,
                       const std::vector<std::string>& list, std::int64_t layers,
                       const std::vector<std::string>& kinds, Problems& problems) {
   if (list.empty()) return true;
   if (static_cast<std::int64_t>(list.size()) != layers) {
-    inconsistent(c, key, key + " must list every layer", fmt::format("{} entries", layers),
-                 fmt::format("{} entries", list.size()), problems);
+    problems.push_back(c.problem_at(key, key + " must list every layer",
+                                    fmt::format("{} entries", layers),
+                                    fmt::format("{} entries", list.size())));
     return false;
   }
   for (std::size_t i = 0; i < list.size(); ++i) {
     if (std::find(kinds.begin(), kinds.end(), list[i]) == kinds.end()) {
-      inconsistent(c, fmt::format("{}[{}]", key, i), "unknown layer kind",
-                   fmt::format("{}", fmt::join(kinds, " or ")), "\"" + list[i] + "\"", problems);
+      problems.push_back(c.problem_at(fmt::format("{}[{}]", key, i), "unknown layer kind",
+                                      fmt::format("{}", fmt::join(kinds, " or ")),
+                                      "\"" + list[i] + "\""));
       return false;
     }
   }
@@ -57,9 +52,9 @@ std::optional<LayerKinds> read_layer_kinds(const HfConfig& c, std::int64_t layer
   std::int64_t index_frequency = c.integer_or("index_topk_freq", 1, 1, layers);
   std::int64_t index_offset = c.integer_or("index_skip_topk_offset", 2, 0, layers);
   if (indexer_types.empty() && c.has("index_topk_pattern")) {
-    inconsistent(c, "index_topk_pattern", "the indexer pattern is not read",
-                 "indexer_types, a list of \"full\" or \"shared\" per layer", "a pattern",
-                 problems);
+    problems.push_back(c.problem_at("index_topk_pattern", "the indexer pattern is not read",
+                                    "indexer_types, a list of \"full\" or \"shared\" per layer",
+                                    "a pattern"));
     return std::nullopt;
   }
   for (std::int64_t i = 0; i < layers; ++i) {
@@ -72,9 +67,9 @@ std::optional<LayerKinds> read_layer_kinds(const HfConfig& c, std::int64_t layer
             : indexer_types[at] == "full");
   }
   if (!kinds.indexer.empty() && !kinds.indexer[0]) {
-    inconsistent(c, indexer_types.empty() ? "index_skip_topk_offset" : "indexer_types[0]",
-                 "the first layer shares an indexer no earlier layer has", "\"full\"", "\"shared\"",
-                 problems);
+    problems.push_back(c.problem_at(
+        indexer_types.empty() ? "index_skip_topk_offset" : "indexer_types[0]",
+        "the first layer shares an indexer no earlier layer has", "\"full\"", "\"shared\""));
     return std::nullopt;
   }
   return kinds;

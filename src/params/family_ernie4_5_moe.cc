@@ -25,15 +25,15 @@ std::optional<FamilyModel> read_ernie4_5_moe(const HfConfig& c, Problems& proble
 
   const std::int64_t last = end == -1 ? d.s.layers - 1 : end;
   if (last >= d.s.layers) {
-    problems.push_back(
-        inconsistent_sizes(c, "moe_layer_end_index", "a layer index outside the model",
-                           fmt::format("-1 or 0 to {}", d.s.layers - 1), std::to_string(end)));
+    problems.push_back(c.problem_at("moe_layer_end_index", "a layer index outside the model",
+                                    fmt::format("-1 or 0 to {}", d.s.layers - 1),
+                                    std::to_string(end)));
     return std::nullopt;
   }
   if (start > last) {
-    problems.push_back(inconsistent_sizes(c, "moe_layer_start_index",
-                                          "the first MoE layer comes after the last",
-                                          fmt::format("at most {}", last), std::to_string(start)));
+    problems.push_back(c.problem_at("moe_layer_start_index",
+                                    "the first MoE layer comes after the last",
+                                    fmt::format("at most {}", last), std::to_string(start)));
     return std::nullopt;
   }
   for (std::int64_t i = 0; i < d.s.layers; ++i) {

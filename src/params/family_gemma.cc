@@ -19,12 +19,6 @@ struct GemmaDefaults {
   bool gemma3 = false;  // Gemma 3: 5 sliding to 1 global (sliding_window_pattern); Gemma 2: 1:1
 };
 
-void inconsistent(const HfConfig& c, Problems& problems, const std::string& field,
-                  const std::string& message, const std::string& expected,
-                  const std::string& found) {
-  problems.push_back(c.problem_at(field, message, expected, found));
-}
-
 // Which layers slide: `layer_types` when the config lists them, else the generation's pattern.
 // An empty result with a problem added means the list is bad.
 std::vector<bool> sliding_layers(const HfConfig& c, const GemmaDefaults& d, std::int64_t layers,
@@ -33,15 +27,16 @@ std::vector<bool> sliding_layers(const HfConfig& c, const GemmaDefaults& d, std:
   std::vector<bool> sliding;
   if (!types.empty()) {
     if (static_cast<std::int64_t>(types.size()) != layers) {
-      inconsistent(c, problems, "layer_types", "layer_types must list every layer",
-                   fmt::format("{} entries (num_hidden_layers)", layers),
-                   fmt::format("{} entries", types.size()));
+      problems.push_back(c.problem_at("layer_types", "layer_types must list every layer",
+                                      fmt::format("{} entries (num_hidden_layers)", layers),
+                                      fmt::format("{} entries", types.size())));
       return {};
     }
     for (std::size_t i = 0; i < types.size(); ++i) {
       if (types[i] != "sliding_attention" && types[i] != "full_attention") {
-        inconsistent(c, problems, fmt::format("layer_types[{}]", i), "unknown layer type",
-                     "sliding_attention or full_attention", "\"" + types[i] + "\"");
+        problems.push_back(c.problem_at(fmt::format("layer_types[{}]", i), "unknown layer type",
+                                        "sliding_attention or full_attention",
+                                        "\"" + types[i] + "\""));
         return {};
       }
       sliding.push_back(types[i] == "sliding_attention");
@@ -80,9 +75,9 @@ std::optional<FamilyModel> read_gemma(const HfConfig& c, const GemmaDefaults& d,
 
   const std::size_t before = problems.size();
   if (heads % kv_heads != 0) {
-    inconsistent(c, problems, "num_key_value_heads",
-                 "key/value heads must divide the attention heads",
-                 fmt::format("a divisor of {}", heads), std::to_string(kv_heads));
+    problems.push_back(
+        c.problem_at("num_key_value_heads", "key/value heads must divide the attention heads",
+                     fmt::format("a divisor of {}", heads), std::to_string(kv_heads)));
   }
   std::vector<bool> sliding = sliding_layers(c, d, s.layers, problems);
   if (problems.size() != before || !c.problems().empty()) return finish_with_problems();

@@ -12,12 +12,6 @@
 namespace openrecipes {
 namespace {
 
-void inconsistent(const HfConfig& c, Problems& problems, const std::string& field,
-                  const std::string& message, const std::string& expected,
-                  const std::string& found) {
-  problems.push_back(c.problem_at(field, message, expected, found));
-}
-
 // The sizes a Gemma 4 text config gives (modeling_gemma4.py reads each of them).
 struct Gemma4Sizes {
   Shape s;
@@ -59,23 +53,24 @@ Gemma4Sizes read_sizes(const HfConfig& c, Problems& problems) {
   if (!c.problems().empty()) return z;
 
   if (!c.has("layer_types")) {
-    inconsistent(c, problems, "layer_types", "missing required field",
-                 fmt::format("a list of {} sliding_attention or full_attention", z.s.layers),
-                 "nothing");
+    problems.push_back(c.problem_at(
+        "layer_types", "missing required field",
+        fmt::format("a list of {} sliding_attention or full_attention", z.s.layers), "nothing"));
     return z;
   }
   std::vector<std::string> types = c.strings("layer_types");
   if (!c.problems().empty()) return z;
   if (static_cast<std::int64_t>(types.size()) != z.s.layers) {
-    inconsistent(c, problems, "layer_types", "layer_types must list every layer",
-                 fmt::format("{} entries (num_hidden_layers)", z.s.layers),
-                 fmt::format("{} entries", types.size()));
+    problems.push_back(c.problem_at("layer_types", "layer_types must list every layer",
+                                    fmt::format("{} entries (num_hidden_layers)", z.s.layers),
+                                    fmt::format("{} entries", types.size())));
     return z;
   }
   for (std::size_t i = 0; i < types.size(); ++i) {
     if (types[i] != "sliding_attention" && types[i] != "full_attention") {
-      inconsistent(c, problems, fmt::format("layer_types[{}]", i), "unknown layer type",
-                   "sliding_attention or full_attention", "\"" + types[i] + "\"");
+      problems.push_back(c.problem_at(fmt::format("layer_types[{}]", i), "unknown layer type",
+                                      "sliding_attention or full_attention",
+                                      "\"" + types[i] + "\""));
       return z;
     }
     z.sliding.push_back(types[i] == "sliding_attention");
@@ -83,33 +78,35 @@ Gemma4Sizes read_sizes(const HfConfig& c, Problems& problems) {
   // A KV-sharing layer takes the K/V of the last earlier non-sharing layer of its kind.
   std::int64_t first_shared = z.s.layers - z.kv_shared;
   if (z.kv_shared >= z.s.layers) {
-    inconsistent(c, problems, "num_kv_shared_layers", "every layer would share K/V",
-                 fmt::format("at most {}", z.s.layers - 1), std::to_string(z.kv_shared));
+    problems.push_back(c.problem_at("num_kv_shared_layers", "every layer would share K/V",
+                                    fmt::format("at most {}", z.s.layers - 1),
+                                    std::to_string(z.kv_shared)));
     return z;
   }
   std::set<bool> own_kinds(z.sliding.begin(), z.sliding.begin() + first_shared);
   for (std::int64_t i = first_shared; i < z.s.layers; ++i) {
     if (!own_kinds.count(z.sliding[static_cast<std::size_t>(i)])) {
-      inconsistent(c, problems, "num_kv_shared_layers",
-                   "a KV-sharing layer has no earlier layer of its kind to share from",
-                   fmt::format("a {} layer before layer {}", types[static_cast<std::size_t>(i)],
-                               first_shared),
-                   std::to_string(z.kv_shared));
+      problems.push_back(
+          c.problem_at("num_kv_shared_layers",
+                       "a KV-sharing layer has no earlier layer of its kind to share from",
+                       fmt::format("a {} layer before layer {}", types[static_cast<std::size_t>(i)],
+                                   first_shared),
+                       std::to_string(z.kv_shared)));
       return z;
     }
   }
   for (std::int64_t kv : {z.kv_heads, z.global_kv_heads}) {
     if (kv > 0 && z.heads % kv != 0) {
-      inconsistent(c, problems,
-                   kv == z.kv_heads ? "num_key_value_heads" : "num_global_key_value_heads",
-                   "key/value heads must divide the attention heads",
-                   fmt::format("a divisor of {}", z.heads), std::to_string(kv));
+      problems.push_back(
+          c.problem_at(kv == z.kv_heads ? "num_key_value_heads" : "num_global_key_value_heads",
+                       "key/value heads must divide the attention heads",
+                       fmt::format("a divisor of {}", z.heads), std::to_string(kv)));
       return z;
     }
   }
   if (z.experts > 0 && z.top_k > z.experts) {
-    inconsistent(c, problems, "top_k_experts", "more experts per token than experts",
-                 fmt::format("at most {}", z.experts), std::to_string(z.top_k));
+    problems.push_back(c.problem_at("top_k_experts", "more experts per token than experts",
+                                    fmt::format("at most {}", z.experts), std::to_string(z.top_k)));
     return z;
   }
   for (bool b : z.sliding) {

@@ -7,13 +7,6 @@
 namespace openrecipes {
 namespace {
 
-// A problem between sizes that are each valid (a relation has no one line: it names the field).
-void inconsistent(const HfConfig& c, Problems& problems, const std::string& field,
-                  const std::string& message, const std::string& expected,
-                  const std::string& found) {
-  problems.push_back(c.problem_at(field, message, expected, found));
-}
-
 int as_int(std::int64_t value) { return static_cast<int>(value); }
 
 // The planner's sizes of `d`, with the per-layer counts of `count`.
@@ -59,14 +52,14 @@ void read_gqa_attention(const HfConfig& c, GqaDecoder& d, Problems& problems) {
   d.head_dim = explicit_head_dim ? c.integer("head_dim", 1, 4096) : d.s.hidden / d.heads;
   if (!c.problems().empty()) return;  // relations only between valid sizes
   if (d.heads % d.kv_heads != 0) {
-    inconsistent(c, problems, "num_key_value_heads",
-                 "key/value heads must divide the attention heads",
-                 fmt::format("a divisor of {}", d.heads), std::to_string(d.kv_heads));
+    problems.push_back(
+        c.problem_at("num_key_value_heads", "key/value heads must divide the attention heads",
+                     fmt::format("a divisor of {}", d.heads), std::to_string(d.kv_heads)));
   }
   if (!explicit_head_dim && (d.s.hidden % d.heads != 0 || d.head_dim == 0)) {
-    inconsistent(c, problems, "num_attention_heads",
-                 "without head_dim, the heads must divide hidden_size",
-                 fmt::format("a divisor of {}", d.s.hidden), std::to_string(d.heads));
+    problems.push_back(
+        c.problem_at("num_attention_heads", "without head_dim, the heads must divide hidden_size",
+                     fmt::format("a divisor of {}", d.s.hidden), std::to_string(d.heads)));
   }
   d.attention = gqa(c, d.s, false);
 }
@@ -77,15 +70,16 @@ std::optional<std::vector<bool>> sliding_from_layer_types(const HfConfig& c, std
   std::vector<bool> sliding;
   if (types.empty()) return sliding;
   if (static_cast<std::int64_t>(types.size()) != layers) {
-    inconsistent(c, problems, "layer_types", "layer_types must list every layer",
-                 fmt::format("{} entries (num_hidden_layers)", layers),
-                 fmt::format("{} entries", types.size()));
+    problems.push_back(c.problem_at("layer_types", "layer_types must list every layer",
+                                    fmt::format("{} entries (num_hidden_layers)", layers),
+                                    fmt::format("{} entries", types.size())));
     return std::nullopt;
   }
   for (std::size_t i = 0; i < types.size(); ++i) {
     if (types[i] != "full_attention" && types[i] != "sliding_attention") {
-      inconsistent(c, problems, fmt::format("layer_types[{}]", i), "unknown layer type",
-                   "full_attention or sliding_attention", "\"" + types[i] + "\"");
+      problems.push_back(c.problem_at(fmt::format("layer_types[{}]", i), "unknown layer type",
+                                      "full_attention or sliding_attention",
+                                      "\"" + types[i] + "\""));
       return std::nullopt;
     }
     sliding.push_back(types[i] == "sliding_attention");
@@ -96,8 +90,9 @@ std::optional<std::vector<bool>> sliding_from_layer_types(const HfConfig& c, std
 bool check_experts_per_token(const HfConfig& c, const GqaDecoder& d, const std::string& field,
                              Problems& problems) {
   if (d.experts_per_token <= d.experts) return true;
-  inconsistent(c, problems, field, "more experts per token than experts",
-               fmt::format("at most {}", d.experts), std::to_string(d.experts_per_token));
+  problems.push_back(c.problem_at(field, "more experts per token than experts",
+                                  fmt::format("at most {}", d.experts),
+                                  std::to_string(d.experts_per_token)));
   return false;
 }
 

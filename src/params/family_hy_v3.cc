@@ -29,9 +29,9 @@ std::optional<FamilyModel> read_hy_v3(const HfConfig& c, Problems& problems) {
     for (const std::string& kind : *kinds) d.moe.push_back(kind == "sparse");
   } else {
     if (first_dense > d.s.layers) {
-      problems.push_back(
-          inconsistent_sizes(c, "first_k_dense_replace", "more dense layers than layers",
-                             fmt::format("at most {}", d.s.layers), std::to_string(first_dense)));
+      problems.push_back(c.problem_at("first_k_dense_replace", "more dense layers than layers",
+                                      fmt::format("at most {}", d.s.layers),
+                                      std::to_string(first_dense)));
       return std::nullopt;
     }
     for (std::int64_t i = 0; i < d.s.layers; ++i) d.moe.push_back(i >= first_dense);

@@ -11,12 +11,6 @@
 namespace openrecipes {
 namespace {
 
-void inconsistent(const HfConfig& c, Problems& problems, const std::string& field,
-                  const std::string& message, const std::string& expected,
-                  const std::string& found) {
-  problems.push_back(c.problem_at(field, message, expected, found));
-}
-
 // The MoE layers: `moe_layers` when given (each index inside the model), else every
 // `interleave_moe_layer_step`-th layer counted from step - 1 (configuration_llama4.py).
 std::set<std::int64_t> moe_layers(const HfConfig& c, std::int64_t layers, Problems& problems) {
@@ -24,8 +18,8 @@ std::set<std::int64_t> moe_layers(const HfConfig& c, std::int64_t layers, Proble
   if (c.has("moe_layers")) {
     for (std::int64_t layer : c.integers("moe_layers")) {
       if (layer < 0 || layer >= layers) {
-        inconsistent(c, problems, "moe_layers", "a layer index outside the model",
-                     fmt::format("0 to {}", layers - 1), std::to_string(layer));
+        problems.push_back(c.problem_at("moe_layers", "a layer index outside the model",
+                                        fmt::format("0 to {}", layers - 1), std::to_string(layer)));
         return {};
       }
       moe.insert(layer);
@@ -45,15 +39,16 @@ std::int64_t chunked_layers(const HfConfig& c, std::int64_t layers, Problems& pr
   std::int64_t chunked = 0;
   if (!types.empty()) {
     if (static_cast<std::int64_t>(types.size()) != layers) {
-      inconsistent(c, problems, "layer_types", "layer_types must list every layer",
-                   fmt::format("{} entries (num_hidden_layers)", layers),
-                   fmt::format("{} entries", types.size()));
+      problems.push_back(c.problem_at("layer_types", "layer_types must list every layer",
+                                      fmt::format("{} entries (num_hidden_layers)", layers),
+                                      fmt::format("{} entries", types.size())));
       return -1;
     }
     for (std::size_t i = 0; i < types.size(); ++i) {
       if (types[i] != "chunked_attention" && types[i] != "full_attention") {
-        inconsistent(c, problems, fmt::format("layer_types[{}]", i), "unknown layer type",
-                     "chunked_attention or full_attention", "\"" + types[i] + "\"");
+        problems.push_back(c.problem_at(fmt::format("layer_types[{}]", i), "unknown layer type",
+                                        "chunked_attention or full_attention",
+                                        "\"" + types[i] + "\""));
         return -1;
       }
       chunked += types[i] == "chunked_attention" ? 1 : 0;
@@ -63,16 +58,16 @@ std::int64_t chunked_layers(const HfConfig& c, std::int64_t layers, Problems& pr
   std::vector<std::int64_t> no_rope = c.integers("no_rope_layers");
   if (!no_rope.empty()) {
     if (static_cast<std::int64_t>(no_rope.size()) != layers) {
-      inconsistent(c, problems, "no_rope_layers", "no_rope_layers must list every layer",
-                   fmt::format("{} entries (num_hidden_layers)", layers),
-                   fmt::format("{} entries", no_rope.size()));
+      problems.push_back(c.problem_at("no_rope_layers", "no_rope_layers must list every layer",
+                                      fmt::format("{} entries (num_hidden_layers)", layers),
+                                      fmt::format("{} entries", no_rope.size())));
       return -1;
     }
     for (std::size_t i = 0; i < no_rope.size(); ++i) {
       if (no_rope[i] != 0 && no_rope[i] != 1) {
-        inconsistent(c, problems, fmt::format("no_rope_layers[{}]", i), "unknown layer kind",
-                     "1 (RoPE, chunked attention) or 0 (NoPE, global attention)",
-                     std::to_string(no_rope[i]));
+        problems.push_back(c.problem_at(fmt::format("no_rope_layers[{}]", i), "unknown layer kind",
+                                        "1 (RoPE, chunked attention) or 0 (NoPE, global attention)",
+                                        std::to_string(no_rope[i])));
         return -1;
       }
       chunked += no_rope[i];
@@ -108,13 +103,13 @@ std::optional<FamilyModel> read_llama4(const HfConfig& c, Problems& problems) {
 
   const std::size_t before = problems.size();
   if (top_k > experts) {
-    inconsistent(c, problems, "num_experts_per_tok", "more experts per token than experts",
-                 fmt::format("at most {}", experts), std::to_string(top_k));
+    problems.push_back(c.problem_at("num_experts_per_tok", "more experts per token than experts",
+                                    fmt::format("at most {}", experts), std::to_string(top_k)));
   }
   if (heads % kv_heads != 0) {
-    inconsistent(c, problems, "num_key_value_heads",
-                 "key/value heads must divide the attention heads",
-                 fmt::format("a divisor of {}", heads), std::to_string(kv_heads));
+    problems.push_back(
+        c.problem_at("num_key_value_heads", "key/value heads must divide the attention heads",
+                     fmt::format("a divisor of {}", heads), std::to_string(kv_heads)));
   }
   std::set<std::int64_t> moe = moe_layers(c, s.layers, problems);
   std::int64_t chunked = chunked_layers(c, s.layers, problems);

@@ -14,23 +14,22 @@ bool check_relations(const HfConfig& c, const MoeDecoder& d, Problems& problems)
   const std::size_t before = problems.size();
   auto layer_list = [&](const std::vector<bool>& list, bool may_be_empty, const std::string& what) {
     if (!(may_be_empty && list.empty()) && static_cast<std::int64_t>(list.size()) != d.s.layers) {
-      problems.push_back(inconsistent_sizes(c, what, "the layer list must have one entry per layer",
-                                            fmt::format("{} entries", d.s.layers),
-                                            fmt::format("{} entries", list.size())));
+      problems.push_back(c.problem_at(what, "the layer list must have one entry per layer",
+                                      fmt::format("{} entries", d.s.layers),
+                                      fmt::format("{} entries", list.size())));
     }
   };
   layer_list(d.moe, false, "num_hidden_layers");
   layer_list(d.sliding, true, "num_hidden_layers");
   if (d.kv_heads > 0 && d.heads % d.kv_heads != 0) {
-    problems.push_back(inconsistent_sizes(
-        c, "num_key_value_heads", "key/value heads must divide the attention heads",
-        fmt::format("a divisor of {}", d.heads), std::to_string(d.kv_heads)));
+    problems.push_back(
+        c.problem_at("num_key_value_heads", "key/value heads must divide the attention heads",
+                     fmt::format("a divisor of {}", d.heads), std::to_string(d.kv_heads)));
   }
   bool any_moe = std::find(d.moe.begin(), d.moe.end(), true) != d.moe.end();
   if (any_moe && d.top_k > d.experts) {
-    problems.push_back(inconsistent_sizes(c, d.top_k_field, "more experts per token than experts",
-                                          fmt::format("at most {}", d.experts),
-                                          std::to_string(d.top_k)));
+    problems.push_back(c.problem_at(d.top_k_field, "more experts per token than experts",
+                                    fmt::format("at most {}", d.experts), std::to_string(d.top_k)));
   }
   return problems.size() == before;
 }
@@ -53,11 +52,6 @@ void read_gqa_sizes(const HfConfig& c, MoeDecoder& d) {
       dims(d.heads * d.head_dim, d.s.hidden));
 }
 
-Problem inconsistent_sizes(const HfConfig& c, const std::string& field, const std::string& message,
-                           const std::string& expected, const std::string& found) {
-  return c.problem_at(field, message, expected, found);
-}
-
 std::vector<std::string> moe_decoder_left_out(std::int64_t mtp_layers) {
   std::vector<std::string> left_out = {"input embedding", "norms", "biases"};
   if (mtp_layers > 0) left_out.push_back(mtp_layers_left_out(mtp_layers));
@@ -76,16 +70,16 @@ std::optional<std::vector<std::string>> read_layer_kinds(const HfConfig& c, cons
   std::vector<std::string> values = c.strings(key);
   if (!c.problems().empty()) return std::nullopt;  // a wrong type, recorded on `c`
   if (static_cast<std::int64_t>(values.size()) != layers) {
-    problems.push_back(inconsistent_sizes(c, key, fmt::format("{} must list every layer", key),
-                                          fmt::format("{} entries (num_hidden_layers)", layers),
-                                          fmt::format("{} entries", values.size())));
+    problems.push_back(c.problem_at(key, fmt::format("{} must list every layer", key),
+                                    fmt::format("{} entries (num_hidden_layers)", layers),
+                                    fmt::format("{} entries", values.size())));
     return std::nullopt;
   }
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (std::find(kinds.begin(), kinds.end(), values[i]) == kinds.end()) {
-      problems.push_back(inconsistent_sizes(c, fmt::format("{}[{}]", key, i), "unknown layer kind",
-                                            fmt::format("{}", fmt::join(kinds, " or ")),
-                                            "\"" + values[i] + "\""));
+      problems.push_back(c.problem_at(fmt::format("{}[{}]", key, i), "unknown layer kind",
+                                      fmt::format("{}", fmt::join(kinds, " or ")),
+                                      "\"" + values[i] + "\""));
       return std::nullopt;
     }
   }

@@ -46,11 +46,6 @@ Shape read_decoder_shape(const HfConfig& c);
 /// Llama-style q_proj, k_proj, v_proj, o_proj of the families here); bad sizes go on `c`.
 void read_gqa_sizes(const HfConfig& c, MoeDecoder& d);
 
-/// A problem at `c`'s file for sizes that contradict each other (`field` holds the value
-/// `found`, which should be `expected`).
-Problem inconsistent_sizes(const HfConfig& c, const std::string& field, const std::string& message,
-                           const std::string& expected, const std::string& found);
-
 /// What the convention leaves out of each model here: the input embedding, norms and biases,
 /// and its `mtp_layers` multi-token-prediction layers when it has any.
 std::vector<std::string> moe_decoder_left_out(std::int64_t mtp_layers);
