@@ -269,10 +269,13 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
   }
   auto family_it = families().find(model_type);
   if (family_it == families().end()) {
+    // A multimodal wrapper's type with its text part null: the language model is what is missing.
+    std::string null_part = c.null_text_part();
+    std::string found = "\"" + model_type + "\"";
+    if (!null_part.empty()) found += fmt::format(" (and {} null: no language model)", null_part);
     problems.push_back(
         c.problem_at("model_type", "unsupported model_type",
-                     fmt::format("one of {}", fmt::join(supported_model_types(), ", ")),
-                     "\"" + model_type + "\""));
+                     fmt::format("one of {}", fmt::join(supported_model_types(), ", ")), found));
     return std::nullopt;
   }
   LayerPlan plan;

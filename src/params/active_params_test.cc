@@ -283,5 +283,19 @@ TEST(ActiveParams, AMissingFileIsAProblem) {
   EXPECT_EQ(problems.at(0).message, "no such file");
 }
 
+// A multimodal wrapper's type is unsupported by itself; with its text part null, the message
+// says that the language model is what is missing.
+TEST(ActiveParams, ANullTextConfigIsNamedBesideTheUnsupportedWrapper) {
+  Problems problems;
+  auto config =
+      HfConfig::parse(R"({"model_type": "qwen3_vl", "text_config": null})", "c.json", problems);
+  ASSERT_TRUE(config) << testing::describe(problems);
+  EXPECT_FALSE(count_active_params(*config, problems));
+  ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
+  EXPECT_EQ(problems[0].field, "model_type");
+  EXPECT_EQ(problems[0].message, "unsupported model_type");
+  EXPECT_EQ(problems[0].found, "\"qwen3_vl\" (and text_config null: no language model)");
+}
+
 }  // namespace
 }  // namespace openrecipes

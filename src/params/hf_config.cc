@@ -55,6 +55,14 @@ std::optional<HfConfig> HfConfig::parse(const std::string& text, const std::stri
   // Nemotron Nano VL's (remote code, configuration_internvl_chat.py) in `llm_config`.
   for (const char* key : {"text_config", "llm_config"}) {
     const YamlNode* part = config.document_.root.find(key);
+    // An empty text part would leave every field to the top level, whose model_type names the
+    // multimodal wrapper: say what is missing rather than that the wrapper is unsupported.
+    if (part && part->kind == YamlNode::Kind::kMapping && part->entries.empty()) {
+      problems.push_back(
+          {file, config.document_.position_of(key), key, "config", "holds no language model",
+           "an object with the language model's fields and model_type", "an empty object"});
+      return std::nullopt;
+    }
     if (part && part->kind == YamlNode::Kind::kMapping) {
       config.part_ = key;
       config.prefix_ = std::string(key) + ".";
@@ -127,6 +135,14 @@ std::string HfConfig::model_type_if_valid() const {
 
 bool HfConfig::has(const std::string& key) const { return find(key) != nullptr; }
 
+std::string HfConfig::null_text_part() const {
+  for (const char* key : {"text_config", "llm_config"}) {
+    const YamlNode* part = document_.root.find(key);
+    if (part && part->kind == YamlNode::Kind::kNull) return key;
+  }
+  return "";
+}
+
 std::int64_t HfConfig::integer(const std::string& key, std::int64_t minimum,
                                std::int64_t maximum) const {
   const YamlNode* node = find(key);
@@ -145,12 +161,15 @@ std::int64_t HfConfig::integer_or(const std::string& key, std::int64_t fallback,
   nlohmann::json value =
       node->kind == YamlNode::Kind::kScalar ? resolve_scalar(*node) : nlohmann::json();
   if (!value.is_number_integer() || node->quoted) {
-    // A whole number beyond int64 (1e30, 2**63) reads as a float: too large, not a wrong type.
-    bool whole = value.is_number_float() && !node->quoted && std::isfinite(value.get<double>()) &&
-                 std::floor(value.get<double>()) == value.get<double>() &&
-                 std::fabs(value.get<double>()) >= 9.2e18;
+    // A whole number written as a float (1e18, 36.0) or beyond int64 (2**63) is judged by its
+    // value first: outside the bounds it is too large or too small, as the integer would be;
+    // inside them, a float where an integer belongs is a wrong type.
+    const double real = value.is_number_float() ? value.get<double>() : 0.0;
+    bool whole = value.is_number_float() && !node->quoted && std::isfinite(real) &&
+                 std::floor(real) == real &&
+                 (real < static_cast<double>(minimum) || real > static_cast<double>(maximum));
     if (whole) {
-      report(key, value.get<double>() > 0 ? "too large" : "too small",
+      report(key, real > static_cast<double>(maximum) ? "too large" : "too small",
              fmt::format("an integer from {} to {}", minimum, maximum), node->scalar);
     } else {
       report(key, "wrong type", "an integer", found_in(*node));

@@ -42,6 +42,9 @@ class HfConfig {
                           std::int64_t maximum = kLargestSize) const;
   /// True when `key` is present and not null.
   bool has(const std::string& key) const;
+  /// "text_config" or "llm_config" when the document has that key set to null (a multimodal
+  /// config whose language model is missing), else empty.
+  std::string null_text_part() const;
   /// An optional boolean; `fallback` when absent.
   bool boolean_or(const std::string& key, bool fallback) const;
   /// An optional list of strings (e.g. `layer_types`); empty when absent.

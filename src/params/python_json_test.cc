@@ -116,6 +116,38 @@ TEST(HfConfigReads, AWholeNumberBeyondInt64IsTooLargeNotAWrongType) {
   }
 }
 
+TEST(HfConfigReads, AWholeFloatIsJudgedByItsValueFirst) {
+  // Outside the bounds: too large (or small), as the same integer would be, however it is written.
+  // Inside them: a float where an integer belongs.
+  struct Case {
+    const char* number;
+    const char* message;
+  };
+  for (const Case& c :
+       {Case{"1e18", "too large"}, Case{"1e6", "too large"}, Case{"-2.0", "too small"},
+        Case{"36.0", "wrong type"}, Case{"4096.5", "wrong type"}}) {
+    Problems problems;
+    std::optional<HfConfig> config = HfConfig::parse(
+        std::string(R"({"model_type": "llama", "num_hidden_layers": )") + c.number + "}", "c.json",
+        problems);
+    ASSERT_TRUE(config) << c.number;
+    config->integer("num_hidden_layers", 1, 100'000);
+    ASSERT_EQ(config->problems().size(), 1u) << c.number;
+    EXPECT_EQ(config->problems()[0].message, c.message) << c.number;
+  }
+}
+
+TEST(HfConfigReads, AnEmptyTextConfigSaysTheLanguageModelIsMissing) {
+  Problems problems;
+  EXPECT_FALSE(
+      HfConfig::parse("{\"model_type\": \"qwen3_vl\",\n \"text_config\": {}}", "c.json", problems));
+  ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
+  EXPECT_EQ(problems[0].field, "text_config");
+  EXPECT_EQ(problems[0].position.line, 2);
+  EXPECT_EQ(problems[0].message, "holds no language model");
+  EXPECT_EQ(problems[0].found, "an empty object");
+}
+
 TEST(HfConfigReads, ASizeReadTwiceIsReportedOnce) {
   std::string text = testing::read_source_file("tests/fixtures/configs/llama-3.1-8b.json");
   std::string heads = "\"num_attention_heads\": 32";
