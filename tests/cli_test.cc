@@ -1105,6 +1105,12 @@ TEST(Cli, HelpReadsInWordsWithExamples) {
   EXPECT_NE(plan.output.find("--gpus N "), std::string::npos) << plan.output;
   EXPECT_NE(plan.output.find("(1 to 1048576)"), std::string::npos) << plan.output;
   EXPECT_NE(plan.output.find("--format {text,json}"), std::string::npos) << plan.output;
+  // A one-sided bound is shown in words too.
+  testing::ShellRun converge =
+      testing::run_binary("converge --help", testing::source_dir(), "2>&1");
+  EXPECT_NE(converge.output.find("(above 0; default: 3)"), std::string::npos) << converge.output;
+  EXPECT_NE(converge.output.find("(at least 0; default: 0.05)"), std::string::npos)
+      << converge.output;
   testing::ShellRun recommend =
       testing::run_binary("recommend --help", testing::source_dir(), "2>&1");
   EXPECT_NE(recommend.output.find("(required)"), std::string::npos) << recommend.output;

@@ -31,13 +31,17 @@ std::string choices(const CLI::Option* option) {
   return std::regex_search(validators, match, kSet) ? match.str() : "";
 }
 
-// "1 to 1024" for each "in [1 - 1024]" range, joined by ", ".
+// "1 to 1024" for each "in [1 - 1024]" range, and the bound itself for a one-sided one
+// ("FLOAT at least 0", "FLOAT above 0 and at most 10": number_options.h), joined by ", ".
 std::string ranges(const CLI::Option* option) {
-  static const std::regex kRange(R"(in \[([^\]]*?) - ([^\]]*)\])");
+  static const std::regex kRange(
+      R"(in \[([^\]]*?) - ([^\]]*)\]|FLOAT ((?:at least|above) .*?)(?= AND |$))");
   std::string validators = validator_part(option), out;
   for (auto it = std::sregex_iterator(validators.begin(), validators.end(), kRange);
        it != std::sregex_iterator(); ++it) {
-    out += fmt::format("{}{} to {}", out.empty() ? "" : ", ", (*it)[1].str(), (*it)[2].str());
+    const std::smatch& m = *it;
+    out += out.empty() ? "" : ", ";
+    out += m[3].matched ? m[3].str() : fmt::format("{} to {}", m[1].str(), m[2].str());
   }
   return out;
 }

@@ -70,7 +70,8 @@ CLI::Validator real_number(double low, double high) {
         }
         return fmt::format("expected a number {}, found '{}'", range, text);
       },
-      std::isinf(high) ? "FLOAT" : fmt::format("FLOAT in [{} - {}]", low, high));
+      std::isinf(high) ? fmt::format("FLOAT at least {}", low)
+                       : fmt::format("FLOAT in [{} - {}]", low, high));
   return check;
 }
 
@@ -85,7 +86,7 @@ CLI::Validator positive_real_number(double high) {
         }
         return fmt::format("expected a number {}, found '{}'", range, text);
       },
-      "FLOAT");
+      "FLOAT " + range);
   return check;
 }
 

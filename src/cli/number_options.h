@@ -18,13 +18,14 @@ CLI::Validator whole_number(std::int64_t low, std::int64_t high);
 /// A CLI11 check that a value is a finite decimal number ("0.5", ".5", "1e-3"; not "0x1p-1",
 /// "inf", "nan" or "0.5x": strtod reads the first three, and NaN passes every range check) from
 /// `low` to `high`, both included; `high` may be infinity (no upper bound). The error is
-/// "expected a number from 0 to 0.9, found '2'" (or "of at least 0"); the description is
-/// "FLOAT in [0 - 0.9]" when `high` is finite.
+/// "expected a number from 0 to 0.9, found '2'" (or "of at least 0"); the description, which
+/// --help shows as "0 to 0.9" or "at least 0" (help_format.cc), is "FLOAT in [0 - 0.9]" or
+/// "FLOAT at least 0".
 CLI::Validator real_number(double low, double high);
 
 /// A CLI11 check that a value is a finite decimal number above 0 and at most `high` (infinity: no
 /// upper bound), as real_number reads it: "expected a number above 0 [and at most 1000000000],
-/// found '0'".
+/// found '0'"; --help shows "above 0 [and at most 1000000000]".
 CLI::Validator positive_real_number(double high = std::numeric_limits<double>::infinity());
 
 }  // namespace openrecipes::cli
