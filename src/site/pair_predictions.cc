@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "base/parallel_for.h"
@@ -27,7 +28,25 @@ struct PairSearch {
   std::vector<Layout> layouts;  ///< per suggestion
 };
 
-// The top layouts for `model` on `gpu`: the smallest cluster of whole nodes on which one fits.
+// Whether two layouts are the same parallel layout (sizes, placement, micro-batch, dispatcher),
+// whatever their recompute and offloading: the search ranks each such setting separately.
+bool same_parallel_layout(Layout a, Layout b) {
+  for (Layout* l : {&a, &b}) {
+    l->recompute.reset();
+    l->offload.reset();
+    l->label.clear();
+    l->summary.clear();
+    l->highlights.clear();
+  }
+  return a == b;
+}
+
+// Ranked layouts the search keeps per suggestion, so that kSuggestedLayouts distinct parallel
+// layouts remain once the slower recompute and offload settings of each are dropped.
+constexpr int kRankedPerSuggestion = 8;
+
+// The top layouts for `model` on `gpu`: the smallest cluster of whole nodes on which one fits;
+// distinct parallel layouts, each with its fastest recompute and offload setting.
 PairSearch predict_pair(const Catalog& catalog, const Model& model, const Gpu& gpu,
                         const std::vector<MeasuredLayout>& measured,
                         const SpeedCalibration& calibration) {
@@ -66,14 +85,18 @@ PairSearch predict_pair(const Catalog& catalog, const Model& model, const Gpu& g
         usable_bytes_per_gpu(request->cluster, request->memory)) {
       continue;
     }
-    LayoutPlan plan =
-        plan_layouts(*request, measured, calibration, static_cast<int>(kSuggestedLayouts));
+    LayoutPlan plan = plan_layouts(*request, measured, calibration,
+                                   static_cast<int>(kSuggestedLayouts) * kRankedPerSuggestion);
     if (plan.search.ranked.empty()) continue;
     out.gpus = gpus;
     search.cluster = request->cluster;
     search.workload = request->workload;
-    for (std::size_t i = 0; i < plan.search.ranked.size(); ++i) {
+    for (std::size_t i = 0; i < plan.search.ranked.size() && out.layouts.size() < kSuggestedLayouts;
+         ++i) {
       const LayoutPrediction& p = plan.search.ranked[i];
+      if (std::any_of(search.layouts.begin(), search.layouts.end(),
+                      [&](const Layout& kept) { return same_parallel_layout(kept, p.layout); }))
+        continue;
       SuggestedLayout s;
       s.layout = p.layout.label;
       s.recompute = recompute_text(p.layout.recompute);

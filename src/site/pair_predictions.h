@@ -57,7 +57,8 @@ inline constexpr int kMaxSuggestedLayers = 512;
 /// type of the catalog with no verified recipe, searches the protocol's workload (rows of 8,192
 /// tokens, global batch 128, BF16, 10% memory headroom) on the smallest whole-node cluster of 1,
 /// 2, 4, ... nodes up to kMaxSuggestedGpus GPUs on which some layout fits, keeping the top
-/// kSuggestedLayouts with their bands. Models whose config is the same file content share one
+/// kSuggestedLayouts distinct parallel layouts (each with its fastest recompute and offload
+/// setting) with their bands. Models whose config is the same file content share one
 /// search per GPU type. Deterministic. Nothing to predict (every pair measured) skips the
 /// calibration and returns no pairs; no verified recipe at all gives every pair no layouts and
 /// the reason, as `plan` refuses then (plan.no_recipes).

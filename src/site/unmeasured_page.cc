@@ -22,7 +22,7 @@ json unmeasured_page(const Model& model, const Gpu& gpu, const PairPrediction* p
   page["gpu"] = gpu.type;
   page["model_notes"] = note_blocks(model.notes);
   page["has_model_notes"] = !model.notes.empty();
-  page["mape"] = fmt::format("{:.0f}%", 100 * predictions.mape);
+  page["mape"] = fmt::format("{:.1f}%", 100 * predictions.mape);
   page["has_calibration"] = predictions.calibrated_rows > 0;
   page["calibrated_rows"] = format_count(static_cast<std::int64_t>(predictions.calibrated_rows));
   json suggestions = json::array();

@@ -23,7 +23,7 @@ TEST(UnmeasuredPage, ShowsEachSuggestionAsAPredictionWithItsBandAndCommands) {
   EXPECT_EQ(page["root"], "../../");
   EXPECT_TRUE(page["has_prediction"]);
   EXPECT_EQ(page["gpus"], 8);
-  EXPECT_EQ(page["mape"], "21%");
+  EXPECT_EQ(page["mape"], "20.8%");
   ASSERT_EQ(page["suggestions"].size(), 2u);
   const nlohmann::json& first = page["suggestions"][0];
   EXPECT_EQ(first["tokens_per_s"], "≈7,546");
