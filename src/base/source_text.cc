@@ -4,22 +4,43 @@
 
 namespace openrecipes {
 
+namespace {
+
+bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+}  // namespace
+
 SourceText::SourceText(std::string_view text) : text_(text) {
   line_starts_.push_back(0);
+  continuation_before_.reserve(text.size() / kBlock + 1);
+  std::size_t continuation = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
+    if (i % kBlock == 0) continuation_before_.push_back(continuation);
     if (text[i] == '\n') line_starts_.push_back(i + 1);
+    continuation += is_continuation_byte(text[i]);
   }
+}
+
+std::size_t SourceText::continuation_bytes_before(std::size_t offset) const {
+  std::size_t block = offset / kBlock;
+  if (block >= continuation_before_.size()) block = continuation_before_.size() - 1;
+  std::size_t count = continuation_before_[block];
+  for (std::size_t i = block * kBlock; i < offset; ++i) count += is_continuation_byte(text_[i]);
+  return count;
 }
 
 SourcePosition SourceText::position(std::size_t offset) const {
   offset = std::min(offset, text_.size());
   auto next = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
   std::size_t index = static_cast<std::size_t>(next - line_starts_.begin()) - 1;
-  int column = 1;
-  for (std::size_t i = line_starts_[index]; i < offset; ++i) {
-    if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80) ++column;  // count lead bytes
+  const std::size_t start = line_starts_[index];
+  std::size_t continuation = 0;  // in text_[start, offset): not characters of their own
+  if (offset - start <= kBlock || continuation_before_.empty()) {
+    for (std::size_t i = start; i < offset; ++i) continuation += is_continuation_byte(text_[i]);
+  } else {
+    continuation = continuation_bytes_before(offset) - continuation_bytes_before(start);
   }
-  return {static_cast<int>(index) + 1, column};
+  return {static_cast<int>(index) + 1, static_cast<int>(offset - start - continuation) + 1};
 }
 
 std::string_view SourceText::line(int line) const {
