@@ -208,6 +208,8 @@ LogLines read_log_lines(std::string_view text, const std::string& path) {
     std::string_view line = text.substr(start, end - start);
     start = end + 1;
     ++line_number;
+    // A log copied through Windows ends its lines in CR LF: the CR is not part of a figure.
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find("Step Time :") != std::string_view::npos) lines.bridge = true;
     read_log_setting_line(line, line_number, in_argument_dump, lines.settings);
     if (Problems memory; !read_memory_line(line, line_number, path, lines.memory, memory)) {

@@ -47,6 +47,27 @@ TEST(TrainingLog, ReadsMegatronLmIterationLines) {
   EXPECT_EQ(*log.steps[0].timestamp_s, *parse_log_timestamp("2026-10-13 09:41:06"));
 }
 
+// A log copied through Windows (CR LF line ends) reads as the same steps, figures and memory.
+TEST(TrainingLog, CrLfLineEndsReadAsTheSameLog) {
+  const std::string path = fixture("megatron_lm_gpt_oss_20b_8xh200.log");
+  const std::string text =
+      testing::read_source_file("tests/fixtures/logs/megatron_lm_gpt_oss_20b_8xh200.log");
+  TrainingLog original = parse_log(text, path);
+  TrainingLog crlf = parse_log(testing::replace_all(text, "\n", "\r\n"), path);
+  ASSERT_EQ(crlf.steps.size(), original.steps.size());
+  ASSERT_FALSE(original.steps.empty());
+  for (std::size_t i = 0; i < original.steps.size(); ++i) {
+    EXPECT_EQ(crlf.steps[i].step, original.steps[i].step);
+    EXPECT_EQ(crlf.steps[i].step_time_s, original.steps[i].step_time_s);
+    EXPECT_EQ(crlf.steps[i].loss, original.steps[i].loss);
+    EXPECT_EQ(crlf.steps[i].line, original.steps[i].line);
+  }
+  EXPECT_EQ(crlf.total_steps, original.total_steps);
+  ASSERT_EQ(crlf.memory.size(), original.memory.size());
+  ASSERT_FALSE(original.memory.empty());
+  EXPECT_EQ(crlf.memory[0].max_reserved_mib, original.memory[0].max_reserved_mib);
+}
+
 TEST(TrainingLog, ReadsMegatronBridgeAndSlime) {
   TrainingLog bridge = read_log(fixture("megatron_bridge_llama3_8b_16xh100.log"));
   EXPECT_EQ(bridge.format, LogFormat::kMegatronBridge);
@@ -81,7 +102,7 @@ TEST(TrainingLog, UnknownFormatsAndConflictingStepsFailClearly) {
                                       " iteration        3/      20 | elapsed time per iteration "
                                       "(ms): 100.0 | lm loss: 2.5 |\n",
                                   "twice.log");
-  EXPECT_NE(twice.find("twice.log:2:0: step: step 2 appears again"), std::string::npos) << twice;
+  EXPECT_NE(twice.find("twice.log:2: step: step 2 appears again"), std::string::npos) << twice;
   Problems problems;
   EXPECT_FALSE(read_training_log(fixture("missing.log"), problems));
   ASSERT_EQ(problems.size(), 1u);
@@ -98,7 +119,7 @@ TEST(TrainingLog, NumbersThatDoNotParseAreErrorsNamingTheLineAndField) {
                 .find("bad.log:1:52: elapsed time"),
             std::string::npos);
   EXPECT_NE(error(" iteration 99999999999999999999/ 20 | lm loss: 1.0 |\n")
-                .find("bad.log:1:0: iteration: expected at most"),
+                .find("bad.log:1: iteration: expected at most"),
             std::string::npos);
   EXPECT_NE(error("step 0: {'train/loss': 1.0x}\n").find("bad.log:1:24: train/loss"),
             std::string::npos);
