@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -47,10 +48,17 @@ Where field_of(Where where, const std::string& field) {
 constexpr std::int64_t kMaxGoldenStep = 100'000'000;
 
 std::int64_t parse_step(const std::string& text, const Where& where) {
-  char* end = nullptr;
-  long long step = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || step < 0) {
-    fault(where, fmt::format("step '{}': expected a 0-based integer", text), "loss.step");
+  // No run has more steps than a training log may name (training_log.cc's bound); strtoll would
+  // clamp a longer number to 2^63 - 1 and report billions of missing steps.
+  constexpr std::int64_t kMaxSeriesStep = 100'000'000;
+  std::int64_t step = -1;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), step);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size() || step < 0 ||
+      step > kMaxSeriesStep) {
+    fault(where,
+          fmt::format("step '{}': expected a 0-based integer from 0 to {}", text.substr(0, 40),
+                      kMaxSeriesStep),
+          "loss.step");
   }
   return step;
 }

@@ -127,13 +127,13 @@ TEST(LossSeries, BadFilesNameTheLineOrKey) {
     return problems.empty() ? "" : format_problem_line(problems.front());
   };
   std::string csv = write("bad.csv", "step,loss\n0,2.5\n1,abc\n");
-  EXPECT_EQ(error(csv), csv + ":3:0: loss 'abc': expected a number");
+  EXPECT_EQ(error(csv), csv + ":3: loss 'abc': expected a number");
   // A CSV whose second column is not a loss, or that has more than two columns, is refused
   // rather than read as losses.
   std::string accuracy = write("accuracy.csv", "step,accuracy\n0,0.5\n1,0.6\n");
   EXPECT_EQ(error(accuracy),
             accuracy +
-                ":1:0: the second column is `accuracy`, not a loss (expected a header "
+                ":1: the second column is `accuracy`, not a loss (expected a header "
                 "`step,loss`)");
   std::string three = write("three.csv", "step,grad_norm,lr\n0,0.5,1e-5\n");
   EXPECT_NE(error(three).find("expected two columns, `step,loss`"), std::string::npos);
@@ -142,6 +142,16 @@ TEST(LossSeries, BadFilesNameTheLineOrKey) {
   EXPECT_NE(error(twice).find("step 0 given twice"), std::string::npos);
   std::string negative = write("negative.csv", "-1,2.5\n");
   EXPECT_NE(error(negative).find("step '-1': expected a 0-based integer"), std::string::npos);
+  // A step past any run's length is refused, not clamped to 2^63 - 1 (which reported billions of
+  // missing steps).
+  std::string far = write("far.csv", "step,loss\n99999999999999999999,1.0\n");
+  EXPECT_EQ(error(far), far +
+                            ":2: step '99999999999999999999': expected a 0-based integer from 0 to "
+                            "100000000");
+  std::string far_key = write("far.json", R"({"1": 1.3, "100000001": 1.39})");
+  EXPECT_NE(error(far_key).find("expected a 0-based integer from 0 to 100000000"),
+            std::string::npos)
+      << error(far_key);
   std::string text = write("text.json", "{\"0\": \"high\"}");
   EXPECT_NE(error(text).find("expected a number, found \"high\""), std::string::npos);
   std::string broken = write("broken.json", "{");
@@ -149,7 +159,7 @@ TEST(LossSeries, BadFilesNameTheLineOrKey) {
   // A number beyond a double's range is out_of_range to nlohmann, not a parse_error: it was an
   // "internal error" until the sanitizer build's fuzzing (fuzz/) found it in config.json.
   std::string huge = write("huge.json", R"({"0": 1e999})");
-  EXPECT_NE(error(huge).find(huge + ":1:0: 0: number out of range"), std::string::npos)
+  EXPECT_NE(error(huge).find(huge + ":1: 0: number out of range"), std::string::npos)
       << error(huge);
   std::string golden = write("golden.json", R"({"0": {"iteration-time": 1.0}})");
   EXPECT_NE(error(golden).find("no \"lm loss\""), std::string::npos);
