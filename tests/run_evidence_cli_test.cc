@@ -192,9 +192,8 @@ TEST(ConvergeCli, ReadsMegatronLmGoldenValuesAndAWandbExport) {
   EXPECT_EQ(json_rules("converge " + candidate + " " + dir + "/text.csv"),
             std::vector<std::string>{"loss.value"});
   testing::ShellRun text = run("converge " + candidate + " " + dir + "/text.csv");
-  EXPECT_NE(
-      text.output.find(dir + "/text.csv:3:0: run - train/loss: loss 'one': expected a number"),
-      std::string::npos)
+  EXPECT_NE(text.output.find(dir + "/text.csv:3: run - train/loss: loss 'one': expected a number"),
+            std::string::npos)
       << text.output;
 }
 

@@ -38,10 +38,13 @@ std::string printable(const std::string& full, std::size_t longest = kLongestInp
 std::string format_problem_line(const Problem& problem) {
   // A problem with no file (a command-line flag's value) has no position to print, and one about
   // a whole file (line 0: missing, unreadable, not Parquet) names the file alone, as compilers do.
+  // A problem with a line and no column (a whole line of a log) prints `file:line:`.
   std::string out;
-  if (!problem.file.empty() && problem.position.line > 0) {
+  if (!problem.file.empty() && problem.position.line > 0 && problem.position.column > 0) {
     out = fmt::format("{}:{}:{}: ", printable(problem.file), problem.position.line,
                       problem.position.column);
+  } else if (!problem.file.empty() && problem.position.line > 0) {
+    out = fmt::format("{}:{}: ", printable(problem.file), problem.position.line);
   } else if (!problem.file.empty()) {
     out = printable(problem.file) + ": ";
   }

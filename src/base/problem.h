@@ -7,7 +7,8 @@
 
 namespace openrecipes {
 
-/// A 1-based line and column in a source file; 0 means "the whole file".
+/// A 1-based line and column in a source file; line 0 means "the whole file", column 0 "the
+/// whole line".
 struct SourcePosition {
   int line = 0;
   int column = 0;

@@ -202,18 +202,18 @@ TEST(RowsBuild, BadInputsAreNamedByFileLineAndField) {
   std::string good = read_file(fixture_jsonl());
   std::string input = dir + "/input.jsonl";
   EXPECT_NE(build_error(dir, "{\"id\": \"x\", \"messages\": [\n", options)
-                .find(input + ":1:0: not valid JSON"),
+                .find(input + ":1: not valid JSON"),
             std::string::npos);
   EXPECT_NE(
       build_error(dir,
                   "\n{\"id\": \"x\", \"messages\": [{\"role\": \"robot\", \"content\": \"hi\"}]}\n",
                   options)
-          .find(input + ":2:0: messages[0].role: unknown role 'robot'"),
+          .find(input + ":2: messages[0].role: unknown role 'robot'"),
       std::string::npos);
-  EXPECT_NE(build_error(dir, "[1, 2]\n", options).find(input + ":1:0: expected an object"),
+  EXPECT_NE(build_error(dir, "[1, 2]\n", options).find(input + ":1: expected an object"),
             std::string::npos)
       << build_error(dir, "[1, 2]\n", options);
-  EXPECT_NE(build_error(dir, "{\"id\": \"x\"}\n", options).find(input + ":1:0: messages: missing"),
+  EXPECT_NE(build_error(dir, "{\"id\": \"x\"}\n", options).find(input + ":1: messages: missing"),
             std::string::npos)
       << build_error(dir, "{\"id\": \"x\"}\n", options);
   EXPECT_NE(build_error(dir, "\n \n", options).find("no conversations"), std::string::npos)

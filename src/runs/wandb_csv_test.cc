@@ -40,7 +40,7 @@ TEST(WandbCsv, ReadsAPanelExportOfOneRunsLoss) {
 
 TEST(WandbCsv, BadExportsAreClearProblems) {
   EXPECT_EQ(error("Step,\"run - train/grad_norm\",\"run - train/grad_norm__MIN\"\n0,1.0,1.0\n"),
-            "w.csv:1:0: no loss column (expected `<run> - <metric>` with a metric ending in "
+            "w.csv:1: no loss column (expected `<run> - <metric>` with a metric ending in "
             "`loss`, e.g. `lm loss` or `train/loss`; found run - train/grad_norm, run - "
             "train/grad_norm__MIN)");
   EXPECT_NE(error("Step,\"a - lm loss\",\"b - lm loss\"\n")
@@ -48,9 +48,9 @@ TEST(WandbCsv, BadExportsAreClearProblems) {
                       "b - lm loss)"),
             std::string::npos);
   EXPECT_EQ(error("Step,\"a - train/loss\"\n0,1.0\n1,low\n"),
-            "w.csv:3:0: a - train/loss: loss 'low': expected a number");
+            "w.csv:3: a - train/loss: loss 'low': expected a number");
   EXPECT_EQ(error("Step,\"a - train/loss\"\n0.5,1.0\n"),
-            "w.csv:2:0: Step: step '0.5': expected an integer of 0 or more");
+            "w.csv:2: Step: step '0.5': expected an integer of 0 or more");
   EXPECT_NE(error("Step,\"a - lm loss\"\n0,1.0\n").find("expected an integer of 1 or more"),
             std::string::npos);
   EXPECT_NE(error("Step,\"a - train/loss\n").find("a quote is not closed"), std::string::npos);
