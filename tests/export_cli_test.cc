@@ -157,6 +157,13 @@ TEST(ExportCli, BadInputIsNamed) {
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   CliRun neither = run("export --to slime");
   EXPECT_EQ(neither.exit_code, 2) << neither.output;
+  // A recipe states its own model, GPUs and layout: a layout flag beside it is refused, not
+  // silently ignored (the draft was the recipe's, whatever --gpus said).
+  CliRun beside = run(std::string("export ") + kGptOss +
+                      " --to megatron-lm --gpus 16 --pipeline-layout x --precision nvfp4");
+  EXPECT_EQ(beside.exit_code, 2) << beside.output;
+  EXPECT_NE(beside.output.find("found --gpus, --pipeline-layout, --precision"), std::string::npos)
+      << beside.output;
 }
 
 TEST(ExportCli, OutputIsNeverADeviceFifoOrLink) {

@@ -1,9 +1,11 @@
 #include "cli/export_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "base/atomic_write.h"
 #include "cli/number_options.h"
@@ -29,6 +31,9 @@ struct ExportOptions {
   std::string output;
   PlanArguments arguments;
   std::string format = "text";
+  /// The flags that describe a layout to export (--model ... --precision): a recipe file states
+  /// all of them itself, so with one they are refused rather than ignored.
+  std::vector<const CLI::Option*> layout_flags;
 };
 
 // Writes `text` to `path` atomically (base/atomic_write.h), or to stdout for "" and "-". False,
@@ -95,6 +100,20 @@ bool usage_ok(const ExportOptions& options) {
                                   options.recipe.empty() ? "neither" : "both"),
                       format);
     return false;
+  }
+  if (!options.recipe.empty()) {
+    std::vector<std::string> given;
+    for (const CLI::Option* flag : options.layout_flags) {
+      if (flag->count() > 0) given.push_back(flag->get_name());
+    }
+    if (!given.empty()) {
+      print_usage_error(kMe,
+                        fmt::format("{}: a recipe file states its own model, GPUs and layout "
+                                    "(expected only --to, -o and --format with a recipe, found {})",
+                                    given.front(), fmt::join(given, ", ")),
+                        format);
+      return false;
+    }
   }
   const PlanArguments& a = options.arguments;
   if (!a.layout.layout.empty() && (a.model.empty() || a.gpu.empty() || a.gpus <= 0)) {
@@ -173,6 +192,12 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, int& exit_co
                       "bf16 (default), fp8, or on Blackwell mxfp8 or nvfp4");
   command->add_option("--format", options->format, "Errors as text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
+  for (const char* name :
+       {"--model", "--gpu", "--gpus", "--per-node", "--layout", "--recompute", "--layer-split",
+        "--pipeline-layout", "--account-for-embedding-in-pipeline-split",
+        "--account-for-loss-in-pipeline-split", "--dispatcher", "--seq-length", "--global-batch",
+        "--precision"})
+    options->layout_flags.push_back(command->get_option(name));
   command->callback([options, &global, &exit_code] { exit_code = run_export(global, *options); });
 }
 
