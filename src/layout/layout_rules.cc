@@ -310,6 +310,20 @@ bool flex_dispatcher_rule(const ModelShape& m, const Layout& l, Report& report) 
   });
 }
 
+// TP communication overlap at TP 1: Megatron-LM's validate_args (megatron/training/arguments.py)
+// turns sequence parallelism off when TP is 1, then asserts "Tensor parallel communication/GEMM
+// overlap can happen only when sequence parallelism is enabled" for --tp-comm-overlap.
+template <class Report>
+bool tp_comm_overlap_rule(const PlanWorkload& w, const Layout& l, Report& report) {
+  if (!w.tp_comm_overlap || l.tp > 1) return true;
+  return report(LayoutRule::kTpCommOverlap, [&] {
+    return Details{"layout.tp",
+                   "TP communication overlap (--tp-comm-overlap) needs TP > 1, where sequence "
+                   "parallelism is on",
+                   "tp > 1, or the run without --tp-comm-overlap", std::to_string(l.tp)};
+  });
+}
+
 // Checks that a row split over CP fits in max_tokens_per_gpu, then that the micro-batch's rows
 // do: a micro-batch of rows_per_microbatch rows spread over CP holds rows x row_tokens / CP tokens
 // per GPU, which max_tokens_per_gpu bounds (slime packs up to max_tokens_per_gpu x CP tokens per
@@ -352,6 +366,7 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
   if (!batch_rules(m, w, l, dp, report)) return;
   if (!ep_a2a_overlap_rule(w, l, report)) return;
   if (!flex_dispatcher_rule(m, l, report)) return;
+  if (!tp_comm_overlap_rule(w, l, report)) return;
   row_fits_rule(w, l, report);
 }
 
@@ -364,8 +379,8 @@ const std::vector<LayoutRule>& all_layout_rules() {
       LayoutRule::kExpertMesh,     LayoutRule::kPlacementExclusive, LayoutRule::kPipelineLayout,
       LayoutRule::kPipelineLayers, LayoutRule::kVirtualPipeline,    LayoutRule::kContextParallel,
       LayoutRule::kCpLayers,       LayoutRule::kGlobalBatch,        LayoutRule::kRecompute,
-      LayoutRule::kEpA2aOverlap,   LayoutRule::kFlexDispatcher,     LayoutRule::kRowFits,
-      LayoutRule::kMicrobatchFits,
+      LayoutRule::kEpA2aOverlap,   LayoutRule::kFlexDispatcher,     LayoutRule::kTpCommOverlap,
+      LayoutRule::kRowFits,        LayoutRule::kMicrobatchFits,
   };
   return kRules;
 }
@@ -410,6 +425,8 @@ std::string layout_rule_id(LayoutRule rule) {
       return "mesh.ep_a2a_overlap";
     case LayoutRule::kFlexDispatcher:
       return "mesh.flex_dispatcher";
+    case LayoutRule::kTpCommOverlap:
+      return "mesh.tp_comm_overlap";
   }
   return "layout";
 }
@@ -456,6 +473,8 @@ std::string layout_rule_text(LayoutRule rule) {
              "pipelined";
     case LayoutRule::kFlexDispatcher:
       return "the flex dispatcher needs TP x EP > 1";
+    case LayoutRule::kTpCommOverlap:
+      return "TP communication overlap needs TP > 1";
   }
   return "";
 }

@@ -49,6 +49,10 @@ enum class LayoutRule {
   /// mesh.flex_dispatcher: the flex dispatcher needs TP x EP > 1 (Megatron-Core's
   /// MoEFlexTokenDispatcher asserts it, megatron/core/transformer/moe/token_dispatcher.py)
   kFlexDispatcher,
+  /// mesh.tp_comm_overlap: TP communication overlap (--tp-comm-overlap) needs TP > 1: Megatron-LM's
+  /// validate_args turns sequence parallelism off at TP 1, then asserts it for the overlap
+  /// (megatron/training/arguments.py)
+  kTpCommOverlap,
 };
 
 /// Every rule, in the order they are checked.

@@ -370,6 +370,26 @@ TEST(LayoutRules, FlexDispatcherNeedsTpTimesEpAboveOne) {
   EXPECT_TRUE(with("PP4 EP1", "alltoall").empty());
 }
 
+TEST(LayoutRules, TpCommunicationOverlapNeedsTpAboveOne) {
+  // Megatron-LM's validate_args: TP 1 turns sequence parallelism off, and --tp-comm-overlap
+  // asserts it.
+  PlanWorkload overlap;
+  overlap.tp_comm_overlap = true;
+  auto rule = [&](const Layout& l) {
+    return first_broken_rule(shape(kQwen), h200(32), overlap, l);
+  };
+  EXPECT_EQ(rule(layout("TP2 PP4 EP8")), std::nullopt);
+  EXPECT_EQ(rule(layout("TP1 PP4 EP8")), LayoutRule::kTpCommOverlap);
+  EXPECT_EQ(first_broken_rule(shape(kQwen), h200(32), PlanWorkload{}, layout("TP1 PP4 EP8")),
+            std::nullopt);
+  std::vector<LayoutViolation> v =
+      check_layout(shape(kQwen), h200(32), overlap, layout("TP1 PP4 EP8"));
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(layout_rule_id(v[0].rule), "mesh.tp_comm_overlap");
+  EXPECT_EQ(v[0].field, "layout.tp");
+  EXPECT_EQ(v[0].found, "1");
+}
+
 TEST(LayoutRules, EpAllToAllOverlapNeedsEpAFitDispatcherNoFullRecomputeAndVpp) {
   // Megatron-LM's validate_args for --overlap-moe-expert-parallel-comm.
   PlanWorkload overlap;

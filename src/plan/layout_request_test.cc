@@ -59,7 +59,7 @@ TEST(LayoutRequest, RefusesAnUnknownDispatcherAndAWrongDp) {
 }
 
 TEST(LayoutRequest, RunSettingsReachTheWorkloadAndItsRules) {
-  PlanArguments arguments = gpt_oss(16, "TP1 PP2 VPP2 EP8");
+  PlanArguments arguments = gpt_oss(16, "TP2 PP2 VPP2 EP8");
   arguments.settings = {true, true, true, "hybridep"};
   Problems problems;
   std::optional<PlanRequest> request =
@@ -70,10 +70,17 @@ TEST(LayoutRequest, RunSettingsReachTheWorkloadAndItsRules) {
   EXPECT_TRUE(request->workload.ep_a2a_overlap);
   EXPECT_TRUE(request->workload.hybridep);
   // The A2A/1F1B overlap needs VPP when pipelined: one problem, under its rule.
-  arguments.layout.layout = "TP1 PP2 EP8";
+  arguments.layout.layout = "TP2 PP2 EP8";
   EXPECT_FALSE(resolve_plan_request(testing::bundled_catalog().catalog, arguments, problems));
   ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
   EXPECT_EQ(problems[0].rule, "mesh.ep_a2a_overlap");
+  // TP communication overlap needs TP > 1 (Megatron-LM would not start).
+  problems.clear();
+  arguments.layout.layout = "TP1 PP2 VPP2 EP8";
+  EXPECT_FALSE(resolve_plan_request(testing::bundled_catalog().catalog, arguments, problems));
+  ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
+  EXPECT_EQ(problems[0].rule, "mesh.tp_comm_overlap");
+  arguments.layout.layout = "TP2 PP2 VPP2 EP8";
   // An unknown backend is named.
   problems.clear();
   arguments.settings.flex_backend = "nccl";

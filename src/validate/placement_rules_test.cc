@@ -132,6 +132,14 @@ const std::vector<PlacementCase> kCases = {
      "mesh.ep_a2a_overlap",
      true},
     {"WithoutTheEpAllToAllOverlapItsRuleIsSilent", kQwenRc2, {}, "mesh.ep_a2a_overlap", false},
+    // --tp-comm-overlap (rule mesh.tp_comm_overlap): the recipe's TP 1 leaves no sequence
+    // parallelism for the overlap, and Megatron-LM would not start.
+    {"TpCommOverlapAtTpOneFails",
+     kQwenRc2,
+     {command_arguments("--tp-comm-overlap")},
+     "mesh.tp_comm_overlap",
+     true},
+    {"WithoutTheTpCommOverlapItsRuleIsSilent", kQwenRc2, {}, "mesh.tp_comm_overlap", false},
     // --account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split
     {"AccountForEmbeddingInBothPasses",
      kQwenRc2,

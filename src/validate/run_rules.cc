@@ -199,11 +199,12 @@ void check_dispatcher(const RunView& run, const Layout& l, bool moe) {
   }
 }
 
-// mesh.ep_a2a_overlap: a run that switches on the A2A/1F1B overlap meets its preconditions
-// (layout/layout_rules.h), reported at the switch's line.
-void check_ep_a2a_overlap(const RunView& run, const Recipe& r, const Model* model) {
-  std::initializer_list<std::string_view> names = {"--overlap-moe-expert-parallel-comm",
-                                                   "comm_overlap.overlap_moe_expert_parallel_comm"};
+// A run that switches on an overlap (`names`, each spelling) meets the layout rule `rule` that
+// the overlap brings (layout/layout_rules.h), reported at the switch's line. `switch_on` sets the
+// overlap in the workload the rule is checked under.
+void check_overlap_rule(const RunView& run, const Recipe& r, const Model* model,
+                        std::initializer_list<std::string_view> names, LayoutRule rule,
+                        void (*switch_on)(PlanWorkload&)) {
   if (!model || !run.switch_on(names)) return;
   ClusterShape cluster;
   if (const Gpu* gpu = run.context().catalog.find_gpu(r.gpu.type)) cluster.gpu = *gpu;
@@ -212,12 +213,26 @@ void check_ep_a2a_overlap(const RunView& run, const Recipe& r, const Model* mode
   PlanWorkload workload;
   workload.row_tokens = r.workload.row_tokens;
   workload.global_batch = r.workload.global_batch;
-  workload.ep_a2a_overlap = true;
+  switch_on(workload);
   for (const LayoutViolation& v : check_layout(model->shape, cluster, workload, r.layout)) {
-    if (v.rule != LayoutRule::kEpA2aOverlap) continue;
+    if (v.rule != rule) continue;
     run.report(layout_rule_id(v.rule), run.effective(names), v.field, v.message, v.expected,
                v.found);
   }
+}
+
+// mesh.ep_a2a_overlap: the A2A/1F1B overlap's preconditions.
+void check_ep_a2a_overlap(const RunView& run, const Recipe& r, const Model* model) {
+  check_overlap_rule(
+      run, r, model,
+      {"--overlap-moe-expert-parallel-comm", "comm_overlap.overlap_moe_expert_parallel_comm"},
+      LayoutRule::kEpA2aOverlap, [](PlanWorkload& w) { w.ep_a2a_overlap = true; });
+}
+
+// mesh.tp_comm_overlap: TP communication overlap only with TP > 1.
+void check_tp_comm_overlap(const RunView& run, const Recipe& r, const Model* model) {
+  check_overlap_rule(run, r, model, {"--tp-comm-overlap", "comm_overlap.tp_comm_overlap"},
+                     LayoutRule::kTpCommOverlap, [](PlanWorkload& w) { w.tp_comm_overlap = true; });
 }
 
 }  // namespace
@@ -267,6 +282,7 @@ void check_run_layout(const RunView& run) {
   const Model* model = run.context().catalog.find_model(r.model);
   check_dispatcher(run, l, model && model->shape.is_moe());
   check_ep_a2a_overlap(run, r, model);
+  check_tp_comm_overlap(run, r, model);
   check.gpu_count(r.gpu);
 }
 
