@@ -771,6 +771,25 @@ TEST(Cli, ValidateChecksThePublishedMeasurementsAtFileLineAndField) {
   fs::remove_all(root);
 }
 
+// A broken dataset is the planner's error, said once; it is not a recipe "left out of the
+// calibration" (plan printed it both ways, as a warning first).
+TEST(Cli, PlanRefusesABrokenDatasetAsAnErrorNotAWarning) {
+  fs::path root = catalog_with_a_broken_measurement_row("plan_broken_measurements");
+  fs::copy(fs::path(testing::source_dir()) / "recipes", root / "recipes",
+           fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  fs::copy(fs::path(testing::source_dir()) / "rules", root / "rules", fs::copy_options::recursive);
+  testing::ShellRun result = testing::run_binary(
+      "--root '" + root.string() + "' plan --model gpt-oss-20b --gpu H200 --gpus 8 --top 1", "/",
+      "2>&1");
+  EXPECT_EQ(result.exit_code, 1) << result.output;
+  const std::string problem = "rows[0].gbs: MBS x DP does not divide GBS";
+  const std::size_t first = result.output.find(problem);
+  ASSERT_NE(first, std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find(problem, first + 1), std::string::npos) << result.output;
+  EXPECT_EQ(result.output.find("warning"), std::string::npos) << result.output;
+  fs::remove_all(root);
+}
+
 // models.yaml and the other shared files, and the dataset's files, are checked as what they are
 // when named, not as recipes (which listed every missing recipe field against them).
 TEST(Cli, ValidateChecksANamedCatalogDataFileAsWhatItIs) {

@@ -26,6 +26,13 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
                     context.checked.problems.end());
     return std::nullopt;
   }
+  // The published measurements were checked with the catalog: a broken dataset is an error (its
+  // problems, read again, are the command's), not recipes left out of the calibration.
+  const bool has_dataset = std::filesystem::exists(*root / "data" / "measurements");
+  if (has_dataset && !context.checked.measurements) {
+    published_measurements(*root, context.catalog().gpus, problems, &context.catalog().models);
+    if (!problems.empty()) return std::nullopt;
+  }
   for (const Problem& problem : context.checked.problems) {
     fmt::print(stderr, "openrecipes {}: warning: left out of the calibration: {}\n", command,
                format_problem_line(problem));
@@ -47,13 +54,12 @@ std::optional<PlannerContext> load_planner_context(const GlobalOptions& global,
          fmt::format("{} recipe files, none verified and valid", context.checked.files_checked)});
     return std::nullopt;
   }
-  if (std::filesystem::exists(*root / "data" / "measurements")) {
-    std::optional<PublishedLayouts> published =
-        published_measurements(*root, context.catalog().gpus, problems, &context.catalog().models);
-    if (!published) return std::nullopt;
-    context.measured.insert(context.measured.end(), published->layouts.begin(),
-                            published->layouts.end());
-    context.excluded = std::move(published->excluded);
+  if (context.checked.measurements) {
+    PublishedLayouts published = published_layouts(
+        *root, *context.checked.measurements, context.catalog().gpus, &context.catalog().models);
+    context.measured.insert(context.measured.end(), published.layouts.begin(),
+                            published.layouts.end());
+    context.excluded = std::move(published.excluded);
   }
   // The fits depend on the recipes only through what they measured, and on which copy was kept.
   std::string key =

@@ -33,8 +33,9 @@ struct PlannerContext {
 /// Loads the catalog at --root (or found upward), validates its recipes (opened by their real
 /// paths; shown relative to the working directory, as validate shows them), reads the published
 /// measurements of data/measurements/ when the catalog has them, and calibrates the speed model
-/// on both. A broken dataset is an error (its problems are returned). Recipes that fail validation
-/// are left out of the calibration and reported as warnings on stderr. Returns nullopt with the
+/// on both. A broken dataset is an error (its problems are returned, and no recipe warning is
+/// printed). Recipes that fail validation are left out of the calibration and reported as
+/// warnings on stderr. Returns nullopt with the
 /// problems when the shared files or rules/arguments.yaml are broken, or when no verified recipe
 /// could be read (the planner is calibrated on them; rule `plan.no_recipes`). Prints nothing else;
 /// a missing root is printed by resolve_root and returns nullopt with no problem.
