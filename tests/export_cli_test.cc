@@ -61,6 +61,28 @@ TEST(ExportCli, LayoutGivesAPlannedDraftThatValidates) {
   }
 }
 
+// A planned draft's command carries its settings recipe's run settings (the gpt-oss recipe's
+// --grad-reduce-in-bf16), and its prediction assumes them: the memory plan predicts with that
+// flag, not with FP32 gradients (72.2 GB against the command's 65.7 GB).
+TEST(ExportCli, ADraftsPredictionAssumesTheSettingsItsCommandCarries) {
+  const std::string layout =
+      "--model gpt-oss-20b --gpu H200 --gpus 8 --layout 'TP1 PP2 EP4' --recompute full:block:3";
+  CliRun draft = run("export --to megatron-lm " + layout);
+  ASSERT_EQ(draft.exit_code, 0) << draft.output;
+  ASSERT_NE(draft.output.find("--grad-reduce-in-bf16"), std::string::npos) << draft.output;
+  const std::string key = "\nprediction:\n  tokens_per_s_per_gpu: ";
+  std::size_t at = draft.output.find(key);
+  ASSERT_NE(at, std::string::npos) << draft.output;
+  at = draft.output.find("  memory_bytes: ", at);
+  ASSERT_NE(at, std::string::npos) << draft.output;
+  const double drafted = std::stod(draft.output.substr(at + 16));
+  CliRun plan = run("plan --format json --grad-reduce-in-bf16 " + layout);
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  EXPECT_EQ(drafted, nlohmann::json::parse(plan.output)["memory_bytes"].get<double>());
+  CliRun fp32 = run("plan --format json " + layout);
+  EXPECT_LT(drafted, nlohmann::json::parse(fp32.output)["memory_bytes"].get<double>());
+}
+
 // Each low precision gives the same settings in the three drafts, and the planned recipe
 // validates: its run sets what run.precision asks of that precision.
 TEST(ExportCli, EachPrecisionGivesDraftsThatAgreeAndValidate) {

@@ -151,8 +151,9 @@ struct PlannerMemory {
   std::string why_not;  ///< when there is no estimate
 };
 
-// The memory model (plan/memory_model.h) on the recipe's model, GPUs, workload and layout, with
-// the dispatcher defaulted as plan/catalog_measurements.cc defaults it for the calibration.
+// The memory model (plan/memory_model.h) on the recipe's model, GPUs, workload, run settings and
+// layout, with the dispatcher defaulted as plan/catalog_measurements.cc defaults it for the
+// calibration.
 PlannerMemory planner_memory(const RecipeFile& file) {
   const Recipe& r = file.recipe;
   PlannerMemory planner{{}, r.layout.label, ""};
@@ -164,7 +165,9 @@ PlannerMemory planner_memory(const RecipeFile& file) {
   }
   ClusterShape cluster = cluster_of(*gpu, r.gpu.count, r.gpu.per_node);
   PlanWorkload workload{r.workload.row_tokens, r.workload.global_batch,
-                        r.workload.precision == "fp8" ? Precision::kFp8 : Precision::kBf16};
+                        precision_from_name(r.workload.precision).value_or(Precision::kBf16)};
+  // As the calibration reads the recipe: the overlaps and gradient dtype its run switches on.
+  apply_recipe_run_settings(r.run, workload);
   Layout layout = r.layout;
   if (layout.ep > 1 && layout.dispatcher.empty()) layout.dispatcher = "alltoall";
   std::vector<LayoutViolation> broken = check_layout(model->shape, cluster, workload, layout);

@@ -4,6 +4,7 @@
 #include "export/megatron_lm_command.h"
 #include "export/planned_recipe.h"
 #include "export/slime_command.h"
+#include "plan/catalog_measurements.h"
 
 namespace openrecipes {
 
@@ -53,8 +54,12 @@ LayoutDraft export_layout_draft(const PlanRequest& request, const Catalog& catal
                               : best                   ? best->catalog_path
                                                        : "";
   LayoutDraft draft;
-  draft.prediction = predict_layout(request.model.shape, request.cluster, request.workload,
-                                    *request.layout, speed, request.memory);
+  // The draft's command carries the settings recipe's run settings (its overlaps, BF16
+  // gradients): the prediction assumes them too.
+  PlanWorkload workload = request.workload;
+  if (settings) apply_recipe_run_settings(settings->run, workload);
+  draft.prediction = predict_layout(request.model.shape, request.cluster, workload, *request.layout,
+                                    speed, request.memory);
   ExportSource source =
       export_source_from_layout(request.model.shape, model, request.cluster, request.workload,
                                 *request.layout, settings, settings_path, rules);

@@ -38,19 +38,7 @@ std::optional<MeasuredLayout> measured_layout(const Catalog& catalog, const Cata
   m.workload.precision = precision_from_name(r.workload.precision).value_or(Precision::kBf16);
   m.layout = r.layout;
   // Overlaps the layout fields do not state, as the run's command switches them on.
-  TrainingCommand command = read_training_command(r.run, no_argument_rules());
-  auto on = [&](std::string_view spelling) {
-    const TrainingArgument* a = command.find_spelling({spelling});
-    return a && a->value != "false";
-  };
-  m.workload.tp_comm_overlap = on("--tp-comm-overlap");
-  m.workload.shared_expert_overlap = on("--moe-shared-expert-overlap");
-  m.workload.ep_a2a_overlap = on("--overlap-moe-expert-parallel-comm");
-  const TrainingArgument* backend = command.find_spelling({"--moe-flex-dispatcher-backend"});
-  m.workload.hybridep = backend && backend->value == "hybridep";
-  // Megatron-LM keeps FP32 gradients under --bf16 unless --grad-reduce-in-bf16
-  // (validate_args, megatron/training/arguments.py).
-  m.workload.grad_reduce_in_fp32 = !on("--grad-reduce-in-bf16");
+  apply_recipe_run_settings(r.run, m.workload);
   if (m.layout.ep > 1 && m.layout.dispatcher.empty()) m.layout.dispatcher = "alltoall";
   m.tokens_per_s_per_gpu = r.result.tokens_per_s_per_gpu;
   return m;
@@ -72,6 +60,22 @@ std::vector<std::optional<MeasuredLayout>> measured_slots(
 }
 
 }  // namespace
+
+void apply_recipe_run_settings(const std::string& run, PlanWorkload& workload) {
+  TrainingCommand command = read_training_command(run, no_argument_rules());
+  auto on = [&](std::string_view spelling) {
+    const TrainingArgument* a = command.find_spelling({spelling});
+    return a && a->value != "false";
+  };
+  workload.tp_comm_overlap = on("--tp-comm-overlap");
+  workload.shared_expert_overlap = on("--moe-shared-expert-overlap");
+  workload.ep_a2a_overlap = on("--overlap-moe-expert-parallel-comm");
+  const TrainingArgument* backend = command.find_spelling({"--moe-flex-dispatcher-backend"});
+  workload.hybridep = backend && backend->value == "hybridep";
+  // Megatron-LM keeps FP32 gradients under --bf16 unless --grad-reduce-in-bf16
+  // (validate_args, megatron/training/arguments.py).
+  workload.grad_reduce_in_fp32 = !on("--grad-reduce-in-bf16");
+}
 
 std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog,
                                              const std::vector<CatalogRecipe>& recipes) {

@@ -46,6 +46,14 @@ std::vector<MeasuredLayout> distinct_measured_layouts(const Catalog& catalog,
 /// the same text.
 std::string measurement_evidence(const std::vector<CatalogRecipe>& recipes);
 
+/// Sets in `workload` the run settings the planner models that a recipe's `run` command switches
+/// on, under Megatron-LM's flag names: --tp-comm-overlap, --moe-shared-expert-overlap,
+/// --overlap-moe-expert-parallel-comm, --moe-flex-dispatcher-backend hybridep, and BF16 gradients
+/// (--grad-reduce-in-bf16; FP32 otherwise, as Megatron-LM keeps them under --bf16). The rest of
+/// `workload` is kept. Used wherever a prediction stands for a command built from a recipe's, so
+/// that the prediction assumes what the command runs.
+void apply_recipe_run_settings(const std::string& run, PlanWorkload& workload);
+
 /// The cluster a catalog GPU type gives: the type's figures, `gpus` GPUs, `per_node` per node
 /// (0: the type's own per_node from gpus.yaml).
 ClusterShape cluster_of(const Gpu& gpu, int gpus, int per_node = 0);

@@ -8,6 +8,7 @@
 #include "base/ascii.h"
 #include "base/number_format.h"
 #include "layout/layout_text.h"
+#include "plan/catalog_measurements.h"
 #include "plan/layout_search.h"
 
 namespace openrecipes {
@@ -286,19 +287,22 @@ std::string goal_name(TrainingGoal goal) {
   return "sft";
 }
 
-std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
+std::optional<Recommendation> recommend_recipe(const RecommendRequest& asked,
                                                const std::vector<RecipeCandidate>& candidates,
                                                const ArgumentRules& rules,
                                                const SpeedParameters& speed,
                                                const MemoryOptions& memory, Problems& problems,
                                                double model_error) {
-  std::optional<Start> start = pick_start(request, candidates);
+  std::optional<Start> start = pick_start(asked, candidates);
   if (!start) {
     problems.push_back(
         {"", {}, "", "recommend", "the catalog has no verified recipe to start from", "", ""});
     return std::nullopt;
   }
   const Recipe& base = start->candidate->recipe->recipe;
+  // The recommendation runs the start's command: predict with the settings it switches on.
+  RecommendRequest request = asked;
+  apply_recipe_run_settings(base.run, request.workload);
   Recommendation rec;
   rec.base = start->candidate->recipe;
   rec.match = start->match;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "plan/catalog_measurements.h"
+#include "plan/layout_prediction.h"
 #include "test_support.h"
 
 namespace openrecipes {
@@ -64,6 +65,31 @@ TEST(Recommend, TheListedPairGetsItsBestRecipeUnchanged) {
   EXPECT_TRUE(rec.overrides.empty());
   EXPECT_FALSE(rec.resized_by_search);
   for (const ResizeCheck& c : rec.checks) EXPECT_TRUE(c.passed) << c.rule << ": " << c.detail;
+}
+
+// The recommendation runs its start's command, so its prediction assumes that command's run
+// settings: the gpt-oss recipe reduces gradients in BF16 (--grad-reduce-in-bf16), which plan's
+// table of measured layouts assumed (70.9 GB) and recommend did not (77.4 GB).
+TEST(Recommend, PredictsWithTheStartsRunSettings) {
+  const Fixture& f = fixture();
+  Recommendation rec = f.recommend(f.request("gpt-oss-20b", "H200", 8));
+  ASSERT_TRUE(rec.base);
+  ASSERT_NE(rec.base->recipe.run.find("--grad-reduce-in-bf16"), std::string::npos);
+  std::vector<MeasuredLayout> measured = measured_layouts(f.checked.loaded->catalog, {*rec.base});
+  ASSERT_EQ(measured.size(), 1u);
+  EXPECT_FALSE(measured[0].workload.grad_reduce_in_fp32);
+  LayoutPrediction as_measured =
+      predict_layout(measured[0].model, measured[0].cluster, measured[0].workload, rec.layout,
+                     f.speed, MemoryOptions{});
+  EXPECT_DOUBLE_EQ(rec.prediction.memory.memory_bytes, as_measured.memory.memory_bytes);
+  EXPECT_DOUBLE_EQ(rec.prediction.speed.tokens_per_s_per_gpu,
+                   as_measured.speed.tokens_per_s_per_gpu);
+  PlanWorkload fp32 = measured[0].workload;
+  fp32.grad_reduce_in_fp32 = true;
+  EXPECT_GT(predict_layout(measured[0].model, measured[0].cluster, fp32, rec.layout, f.speed,
+                           MemoryOptions{})
+                .memory.memory_bytes,
+            rec.prediction.memory.memory_bytes);
 }
 
 TEST(Recommend, MoreGpusRaiseDataParallelOnlyAndThatIsExecution) {
