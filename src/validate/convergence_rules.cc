@@ -57,6 +57,12 @@ void check_convergence_rules(const RuleContext& c) {
       !equals_rounded(stated.correlation, recomputed.correlation, 6)) {
     c.report("correctness.losses", "correctness.convergence.correlation", "the correlation " + why,
              fmt::format("{:.6f}", recomputed.correlation), fmt::format("{}", stated.correlation));
+  } else if (!std::isfinite(recomputed.correlation)) {
+    // A constant series has no Pearson correlation (`converge` leaves it undefined): no stated
+    // figure can be the recomputed one.
+    c.report("correctness.losses", "correctness.convergence.correlation", "the correlation " + why,
+             "none: a constant loss series has no correlation",
+             fmt::format("{}", stated.correlation));
   }
   double final_difference = two_significant_digits(recomputed.final_loss_difference);
   if (std::fabs(stated.final_loss_difference - final_difference) >

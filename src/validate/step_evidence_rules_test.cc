@@ -157,6 +157,20 @@ TEST(LossesRule, TheBlockConvergePrintsPassesAndAChangedLossIsNamed) {
       << describe(problems);
 }
 
+// Constant losses have no correlation: a stated one cannot be the recomputed one (it passed).
+TEST(LossesRule, ConstantLossesHaveNoCorrelationToState) {
+  std::vector<double> flat(20, 1.0);
+  Problems problems = validate_as(kGptOss, with_losses(flat, flat));
+  const Problem* correlation = nullptr;
+  for (const Problem& p : problems) {
+    if (p.rule == "correctness.losses" && p.field == "correctness.convergence.correlation")
+      correlation = &p;
+  }
+  ASSERT_NE(correlation, nullptr) << describe(problems);
+  EXPECT_EQ(correlation->expected, "none: a constant loss series has no correlation");
+  EXPECT_EQ(correlation->found, "0.999999");  // the recipe's
+}
+
 TEST(LossesRule, EachArmHoldsOneLossPerComparedStep) {
   std::vector<double> candidate = losses("megatron_lm_gpt_oss_20b_8xh200.log");
   std::vector<double> reference = losses("megatron_lm_gpt_oss_20b_reference_arm.log");
