@@ -297,5 +297,32 @@ TEST(ActiveParams, ANullTextConfigIsNamedBesideTheUnsupportedWrapper) {
   EXPECT_EQ(problems[0].found, "\"qwen3_vl\" (and text_config null: no language model)");
 }
 
+// A multimodal config whose text part is null, or nested once more: each missing field is named
+// in the text part, at its line, and the null part is said to be why.
+TEST(ActiveParams, AMissingTextPartIsNamedAtItsLine) {
+  const std::string path = "models/qwen3.5-122b-a10b/config.json";
+  const std::string text = testing::read_source_file(path);
+  nlohmann::json config = nlohmann::json::parse(text);
+  for (bool nested : {false, true}) {
+    nlohmann::json edited = config;
+    edited["text_config"] =
+        nested ? nlohmann::json{{"text_config", config["text_config"]}} : nlohmann::json();
+    std::string written = edited.dump(2);
+    Problems problems;
+    auto parsed = HfConfig::parse(written, "c.json", problems);
+    ASSERT_TRUE(parsed) << testing::describe(problems);
+    EXPECT_FALSE(count_active_params(*parsed, problems));
+    ASSERT_FALSE(problems.empty());
+    EXPECT_EQ(problems[0].message, "missing required field") << testing::describe(problems);
+    EXPECT_EQ(problems[0].field, nested ? "text_config.hidden_size" : "hidden_size");
+    EXPECT_EQ(problems[0].found, nested ? "nothing"
+                                        : "nothing (text_config is null: the language model's "
+                                          "fields are missing)");
+    const std::string before = written.substr(0, written.find("\"text_config\""));
+    EXPECT_EQ(problems[0].position.line,
+              1 + static_cast<int>(std::count(before.begin(), before.end(), '\n')));
+  }
+}
+
 }  // namespace
 }  // namespace openrecipes

@@ -247,7 +247,7 @@ INSTANTIATE_TEST_SUITE_P(
                         layer_list("mlp_layer_types", 61, "sparse", "moe") + "\"hidden_act\"",
                         "mlp_layer_types[0]", "unknown layer kind", "dense or sparse", "\"moe\""},
         BadSparseConfig{"NoQueryLora", "\"q_lora_rank\": 1536", "\"q_lora_rank\": null",
-                        "q_lora_rank", "missing required field", "an integer", "nothing"},
+                        "q_lora_rank", "missing required field", "an integer", "null"},
         BadSparseConfig{"NoIndexerHeads", "\"index_n_heads\": 64,\n", "", "index_n_heads",
                         "missing required field", "an integer", "nothing"},
         BadSparseConfig{"MoreDenseLayersThanLayers", "\"first_k_dense_replace\": 3",

@@ -190,7 +190,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadGemma{"ZeroPattern", "\"sliding_window\": 1024",
                  "\"sliding_window_pattern\": 0, \"sliding_window\": 1024",
                  "text_config.sliding_window_pattern", "too small", "from 1"},
-        BadGemma{"MissingHidden", "\"hidden_size\": 5376,", "", "hidden_size",
+        BadGemma{"MissingHidden", "\"hidden_size\": 5376,", "", "text_config.hidden_size",
                  "missing required field", "an integer"},
         BadGemma{"StringHeads", "\"num_attention_heads\": 32", "\"num_attention_heads\": \"32\"",
                  "text_config.num_attention_heads", "wrong type", "an integer"}),

@@ -85,8 +85,11 @@ const YamlNode* HfConfig::find(const std::string& key) const {
 }
 
 std::string HfConfig::path(const std::string& key) const {
-  const YamlNode* part = prefix_.empty() ? &document_.root : document_.root.find(part_);
-  return part->find(key) || prefix_.empty() ? prefix_ + key : key;
+  // A shared top-level field is named as it is written; one absent from both belongs to the text
+  // part, where the language model's fields are (its line is the part's).
+  if (prefix_.empty()) return key;
+  const YamlNode* part = document_.root.find(part_);
+  return !part->find(key) && document_.root.find(key) ? key : prefix_ + key;
 }
 
 Problem HfConfig::problem_at(const std::string& key, std::string message, std::string expected,
@@ -107,12 +110,27 @@ Problem HfConfig::problem_at(const std::string& key, std::string message, std::s
 void HfConfig::report(const std::string& key, std::string message, std::string expected,
                       std::string found) const {
   std::string field = path(key);
+  SourcePosition at = document_.position_of(field);
+  if (found == "nothing") {
+    // A required field written as null is there, as null; a missing one may be missing because
+    // the text part that should hold it is null.
+    const YamlNode* part = prefix_.empty() ? &document_.root : document_.root.find(part_);
+    const YamlNode* raw = part->find(key);
+    if (!raw && !prefix_.empty()) raw = document_.root.find(key);
+    if (raw && raw->kind == YamlNode::Kind::kNull) {
+      found = "null";
+    } else if (std::string null_part = null_text_part(); !null_part.empty()) {
+      found =
+          fmt::format("nothing ({} is null: the language model's fields are missing)", null_part);
+      at = document_.position_of(null_part);
+    }
+  }
   // Families read some sizes twice (a block and a consistency check): report each once.
   for (const Problem& p : problems_) {
     if (p.field == field && p.message == message) return;
   }
-  problems_.push_back({document_.file, document_.position_of(field), field, "config",
-                       std::move(message), std::move(expected), std::move(found)});
+  problems_.push_back({document_.file, at, field, "config", std::move(message), std::move(expected),
+                       std::move(found)});
 }
 
 std::string HfConfig::model_type() const {
