@@ -78,8 +78,9 @@ std::optional<Layout> parse_layout_text(const std::string& text, std::int64_t ro
     std::optional<int> value = positive(w.substr(name.size()));
     if (!value) {
       add_problem(problems, "--layout",
-                  fmt::format("'{}': {} needs a positive integer, as in {}2", word, name, name),
-                  "a positive integer", word);
+                  fmt::format("'{}': {} needs a whole number from 1 to {}, as in {}2", word, name,
+                              1 << 20, name),
+                  fmt::format("a whole number from 1 to {}", 1 << 20), word);
       return std::nullopt;
     }
     if (!sizes.emplace(name, *value).second) {

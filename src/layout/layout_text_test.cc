@@ -41,7 +41,8 @@ TEST(LayoutText, RefusesWhatIsNotALayout) {
   EXPECT_FALSE(parse_layout_text("TP2 XP4", 8192, error));
   EXPECT_NE(text_of(error).find("unknown layout word 'XP4'"), std::string::npos) << text_of(error);
   EXPECT_FALSE(parse_layout_text("TP0", 8192, error));
-  EXPECT_NE(text_of(error).find("positive integer"), std::string::npos) << text_of(error);
+  EXPECT_NE(text_of(error).find("a whole number from 1 to 1048576"), std::string::npos)
+      << text_of(error);
   EXPECT_FALSE(parse_layout_text("TP-1", 8192, error));
   EXPECT_FALSE(parse_layout_text("TP2 TP4", 8192, error));
   EXPECT_NE(text_of(error).find("twice"), std::string::npos) << text_of(error);

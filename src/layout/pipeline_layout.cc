@@ -78,7 +78,8 @@ std::optional<Positioned> unroll_groups(const Positioned& in, ParseFailure& fail
     }
     if (!repeat(in, i + 1, close, *n, out)) {
       failure = {in.positions[i], "the layout unrolls to too many layers",
-                 fmt::format("at most {} characters", kMaxUnrolled), "more"};
+                 fmt::format("at most {} symbols (layers, E, L and |) once unrolled", kMaxUnrolled),
+                 "more"};
       return std::nullopt;
     }
     i = end;
@@ -101,7 +102,8 @@ std::optional<Positioned> unroll_characters(const Positioned& in, ParseFailure& 
     }
     if (!repeat(in, i, i + 1, *n, out)) {
       failure = {in.positions[i], "the layout unrolls to too many layers",
-                 fmt::format("at most {} characters", kMaxUnrolled), "more"};
+                 fmt::format("at most {} symbols (layers, E, L and |) once unrolled", kMaxUnrolled),
+                 "more"};
       return std::nullopt;
     }
     i = end;

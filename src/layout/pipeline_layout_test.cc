@@ -229,6 +229,12 @@ TEST(PipelinePlacement, RefusesStringsThatDoNotFit) {
   EXPECT_EQ(error.found, "61 t");
   EXPECT_FALSE(place_layers(model(61, 2), l, &error));  // 1 of 2 MTP layers
   EXPECT_NE(error.message.find("MTP"), std::string::npos);
+  // A model without MTP layers is told so, not asked for "none or all 0".
+  l.pipeline_layout = "Et*3|(tt|)*29,tm|L";
+  EXPECT_FALSE(place_layers(model(62), l, &error));
+  EXPECT_NE(error.message.find("but model has none"), std::string::npos) << error.message;
+  EXPECT_EQ(error.expected, "no m");
+  l.pipeline_layout = "Et*3|(tt|)*29,m|L";
   l.pipeline_layout = "Et*61|m|(|)*29,L";  // MTP on stage 1's first chunk
   EXPECT_FALSE(place_layers(model(61, 1), l, &error));
   EXPECT_NE(error.message.find("last virtual chunk"), std::string::npos) << error.message;

@@ -176,6 +176,11 @@ bool mtp_placed(const ModelShape& m, const std::vector<PipelineChunk>& chunks, i
   }
   if (!ok) {
     fail(error, PlacementRule::kLayout, [&] {
+      if (m.mtp_layers == 0) {
+        return Words{"layout.pipeline_layout",
+                     fmt::format("the layout places MTP layers (m), but {} has none", m.name),
+                     "no m", fmt::format("{} m", mtp)};
+      }
       return Words{
           "layout.pipeline_layout",
           fmt::format("the layout's MTP layers must be none or all {} of {}'s, together in the "
