@@ -86,8 +86,8 @@ struct Recommendation {
 /// a poor start (Megatron-Bridge's recipe guide: "first try TP/PP/CP/EP ... when optimizing fit or
 /// throughput"). Every prediction and the search assume the run settings the start's command
 /// switches on (apply_recipe_run_settings: its overlaps and gradient dtype), since the
-/// recommendation runs that command. Returns nullopt with a Problem (rule `recommend`, no file: the request came from
-/// flags) when the catalog has no verified recipe or no layout fits.
+/// recommendation runs that command. Returns nullopt with a Problem (rule `recommend`, no file: the
+/// request came from flags) when the catalog has no verified recipe or no layout fits.
 std::optional<Recommendation> recommend_recipe(const RecommendRequest& request,
                                                const std::vector<RecipeCandidate>& candidates,
                                                const ArgumentRules& rules,
