@@ -117,9 +117,10 @@ std::string headline_text(const LayoutPlan& plan) {
   const ClusterShape& cluster = plan.cluster;
   const LayoutSearchResult& result = plan.search;
   std::string out = fmt::format(
-      "{} on {} x {} ({} per node): rows of {} tokens, global batch {}, {}\n", plan.model_name,
+      "{} on {} x {} ({} per node): rows of {} token{}, global batch {}, {}\n", plan.model_name,
       cluster.gpus, cluster.gpu.type, cluster.per_node, format_count(plan.workload.row_tokens),
-      plan.workload.global_batch, precision_name(plan.workload.precision));
+      plan.workload.row_tokens == 1 ? "" : "s", format_count(plan.workload.global_batch),
+      precision_name(plan.workload.precision));
   out += fmt::format("run settings: {}\n", run_settings_text(plan.workload));
   out += fmt::format(
       "searched {} layouts: {} legal, {} predicted to fit in {:.1f} GB ({:.0f}% headroom of {} "

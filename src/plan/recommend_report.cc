@@ -128,9 +128,10 @@ std::string recommendation_text(const RecommendRequest& request, const Recommend
                                 const std::string& model_text) {
   const Recipe& base = rec.base->recipe;
   const LayoutPrediction& p = rec.prediction;
-  std::string out = fmt::format("{} on {} x {} ({}), rows of {} tokens\n\n", request.model_name,
+  std::string out = fmt::format("{} on {} x {} ({}), rows of {} token{}\n\n", request.model_name,
                                 request.cluster.gpus, request.cluster.gpu.type,
-                                goal_name(request.goal), format_count(request.workload.row_tokens));
+                                goal_name(request.goal), format_count(request.workload.row_tokens),
+                                request.workload.row_tokens == 1 ? "" : "s");
   out += fmt::format("start from: {} ({})\n", rec.base->catalog_path, rec.match_text);
   out += fmt::format("  measured: {} tokens/s per GPU on {} x {}, {} {}\n",
                      format_thousands(base.result.tokens_per_s_per_gpu, 2), base.gpu.count,
