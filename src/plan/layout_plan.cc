@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "base/number_format.h"
 #include "layout/layout_rules.h"
@@ -60,6 +61,13 @@ std::string band_text(const PredictionBand& b) {
                      b.unlike_measured ? ", unlike anything measured" : "");
 }
 
+// A measured tokens/s per GPU as it was published: a recipe's to two decimals (9,448.16), a
+// table's whole figure without any (3,541).
+std::string measured_figure(double tokens_per_s_per_gpu) {
+  return format_thousands(tokens_per_s_per_gpu,
+                          std::floor(tokens_per_s_per_gpu) == tokens_per_s_per_gpu ? 0 : 2);
+}
+
 // How the top prediction compares with the best measured layout of the pair.
 std::string gap_text(double predicted, const PredictionBand& band, const MeasuredLayout* best,
                      const std::string& model, const std::string& gpu_type) {
@@ -71,10 +79,10 @@ std::string gap_text(double predicted, const PredictionBand& band, const Measure
   return fmt::format(
       "best measured for {} on {} at {}, {}-token rows: {} tokens/s per GPU on {} GPUs, global "
       "batch {} ({}); predicted {:+.1f}% from it, {} the band of ±{:.0f}%\n",
-      model, gpu_type, precision_name(best->workload.precision), best->workload.row_tokens,
-      format_thousands(best->tokens_per_s_per_gpu, 0), best->cluster.gpus,
-      best->workload.global_batch, best->name, 100 * gap, beyond ? "beyond" : "within",
-      100 * band.relative_error);
+      model, gpu_type, precision_name(best->workload.precision),
+      format_count(best->workload.row_tokens), measured_figure(best->tokens_per_s_per_gpu),
+      best->cluster.gpus, format_count(best->workload.global_batch), best->name, 100 * gap,
+      beyond ? "beyond" : "within", 100 * band.relative_error);
 }
 
 nlohmann::json ranked_json(const LayoutPlan& plan) {
@@ -364,10 +372,9 @@ std::string one_layout_plan_text(const OneLayoutPlan& plan) {
   if (plan.measured) {
     // The same layout measured under other run settings is that run's figure, not this one's.
     const std::string its = run_settings_text(plan.measured->workload);
-    out +=
-        fmt::format("measured: {} tokens/s per GPU ({}){}\n",
-                    format_thousands(plan.measured->tokens_per_s_per_gpu, 2), plan.measured->name,
-                    its == settings ? "" : fmt::format(", run with other settings: {}", its));
+    out += fmt::format("measured: {} tokens/s per GPU ({}){}\n",
+                       measured_figure(plan.measured->tokens_per_s_per_gpu), plan.measured->name,
+                       its == settings ? "" : fmt::format(", run with other settings: {}", its));
   }
   out += fmt::format("predicted: {} tokens/s per GPU, {} (nearest measured: {})\n",
                      format_thousands(plan.prediction.speed.tokens_per_s_per_gpu, 0),
