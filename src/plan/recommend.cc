@@ -360,11 +360,14 @@ std::optional<Recommendation> recommend_recipe(const RecommendRequest& asked,
       double kept = rec.prediction.speed.tokens_per_s_per_gpu;
       double best = found.ranked.front().speed.tokens_per_s_per_gpu;
       if (kept > 0 && best > kept * (1 + model_error)) {
+        // Both figures on one basis, to a tenth: the best's lead over the kept layout against the
+        // model's error (11.8% below is 13.4% faster, and a 12.5% error is not "12%").
         rec.layout_reason = fmt::format(
-            "the recipe's layout resized, {} {}, is predicted at {} tokens/s per GPU, {:.0f}% "
-            "below the planner's best here, more than the speed model's {:.0f}% error",
+            "the recipe's layout resized, {} {}, is predicted at {} tokens/s per GPU; the "
+            "planner's best here is predicted {:.1f}% faster, more than the speed model's {:.1f}% "
+            "error",
             resized.label, recompute_text(resized.recompute), format_thousands(kept, 0),
-            100 * (1 - kept / best), 100 * model_error);
+            100 * (best / kept - 1), 100 * model_error);
       }
     }
     if (!rec.layout_reason.empty()) {

@@ -2,6 +2,7 @@
 // otherwise, resized with every override classed by rules/arguments.yaml.
 #include "plan/recommend.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "plan/catalog_measurements.h"
@@ -180,7 +181,15 @@ TEST(Recommend, AnotherModelsLayoutGivesWayToTheFasterPlannedOne) {
             1.12 * kept->prediction.speed.tokens_per_s_per_gpu);
   EXPECT_NE(planned->layout_reason.find("TP1 PP4 EP8 DP16 full:uniform:2"), std::string::npos)
       << planned->layout_reason;
-  EXPECT_NE(planned->layout_reason.find("12% error"), std::string::npos) << planned->layout_reason;
+  EXPECT_NE(planned->layout_reason.find("12.0% error"), std::string::npos)
+      << planned->layout_reason;
+  // The lead is stated on the same basis as the error it is compared with: best over kept.
+  const double lead =
+      planned->prediction.speed.tokens_per_s_per_gpu / kept->prediction.speed.tokens_per_s_per_gpu -
+      1;
+  EXPECT_NE(planned->layout_reason.find(fmt::format("predicted {:.1f}% faster", 100 * lead)),
+            std::string::npos)
+      << planned->layout_reason;
   for (const ResizeCheck& c : planned->checks) EXPECT_TRUE(c.passed) << c.rule << ": " << c.detail;
   for (const SettingOverride& o : planned->overrides) {
     if (o.setting != "model") {
