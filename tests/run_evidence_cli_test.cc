@@ -1,6 +1,7 @@
 // `score` checking a log against what it says about itself (world size, batch, sequence length,
 // model sizes), its memory report beside the planner's estimate, and `converge` on Megatron-LM's
 // golden values, W&B CSV exports and series offset by one step (docs/run-evidence.md).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -99,6 +100,15 @@ TEST(ScoreCli, AcceptsAMatchingLogAndSaysWhatWasCrossChecked) {
   EXPECT_NE(ok.output.find("result:\n  tokens_per_s_per_gpu: 9448.16\n"), std::string::npos);
   nlohmann::json json = nlohmann::json::parse(
       run("score " + kArgsLog + " --recipe " + kGpt + " --format json").output);
+  // The log's peak beside the estimate, as a signed gap from the estimate, with what the
+  // estimate leaves out.
+  const double estimate = json["memory"]["planner"]["estimate_gb"].get<double>();
+  EXPECT_NE(ok.output.find(fmt::format(
+                "# the log's max allocated (110.23 GB) is {:+.1f}% from the estimate, which "
+                "leaves out: NCCL communicator buffers;",
+                100 * (json["memory"]["peak"]["max_allocated_gb"].get<double>() / estimate - 1))),
+            std::string::npos)
+      << ok.output;
   EXPECT_EQ(json["settings"][0]["term"], "world_size");
   EXPECT_EQ(json["settings"][0]["status"], "cross-checked");
   EXPECT_EQ(json["settings"][0]["stated"]["source"], "the recipe's gpu.count (" + kGpt + ":8:3)");

@@ -1,6 +1,7 @@
 #include "cli/score_command.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 
@@ -180,16 +181,27 @@ PlannerMemory planner_memory(const RecipeFile& file) {
   return planner;
 }
 
-std::string planner_comment(const std::optional<PlannerMemory>& planner) {
+std::string planner_comment(const std::optional<PlannerMemory>& planner,
+                            const std::optional<MemoryPeak>& peak) {
   if (!planner) return "";
   if (!planner->estimate)
     return fmt::format("# planner's memory estimate: none; {}\n", planner->why_not);
   const MemoryEstimate& m = *planner->estimate;
-  return fmt::format(
+  std::string out = fmt::format(
       "# planner's memory estimate for {}: {:.2f} GB per GPU on stage {} of {:.2f} GB usable "
       "({:.2f} GB less headroom): {}\n",
       planner->layout, m.memory_bytes / 1e9, m.peak.stage, m.usable_bytes / 1e9,
       m.capacity_bytes / 1e9, m.fits ? "fits" : "does not fit");
+  // Side by side with what the run allocated, so that a gap is read, not inferred; what the
+  // estimate does not count is named (plan/memory_model.h).
+  if (peak && peak->max_allocated_gb > 0 && m.memory_bytes > 0) {
+    out += fmt::format(
+        "# the log's max allocated ({:.2f} GB) is {:+.1f}% from the estimate, which leaves out: "
+        "{}\n",
+        peak->max_allocated_gb, 100 * (peak->max_allocated_gb / (m.memory_bytes / 1e9) - 1),
+        fmt::join(m.left_out, "; "));
+  }
+  return out;
 }
 
 nlohmann::ordered_json planner_json(const std::optional<PlannerMemory>& planner) {
@@ -237,7 +249,7 @@ void print_score(const ScoreOptions& options, const TrainingLog& log, const Resu
              block.setup.window_first, block.setup.window_last, block.score.window_tokens,
              block.score.window_seconds, block.setup.gpus, block.score.mean_step_time_s);
   fmt::print("{}{}{}", settings_check_comments(evidence.settings),
-             memory_peak_comment(evidence.peak), planner_comment(evidence.planner));
+             memory_peak_comment(evidence.peak), planner_comment(evidence.planner, evidence.peak));
   fmt::print("{}", result_block_yaml(block));
   for (const Problem& problem : disagreements) fmt::print("{}\n", format_problem_line(problem));
 }
