@@ -25,6 +25,7 @@
 #include "measure/measure_result.h"
 #include "measure/stack_versions.h"
 #include "measure/step_count.h"
+#include "plan/catalog_measurements.h"
 #include "plan/layout_plan.h"
 #include "plan/layout_search.h"
 #include "plan/prediction_band.h"
@@ -814,7 +815,12 @@ std::optional<TuneOutcome> run_tune_session(const TuneInputs& inputs, const Tune
   } else {
     log->append(start);
   }
-  Session session(inputs, options, slurm, observer, *log, *reference, target_for(steps->framework));
+  // Every arm runs the reference's command with another layout: the session's predictions (its
+  // proposals, what it learns from each run, the drafts) assume that command's run settings.
+  TuneInputs with_reference_settings = inputs;
+  apply_recipe_run_settings(reference->recipe.run, with_reference_settings.request.workload);
+  Session session(with_reference_settings, options, slurm, observer, *log, *reference,
+                  target_for(steps->framework));
   return session.run(resumed, problems);
 }
 

@@ -259,6 +259,35 @@ TEST_F(TuneSession, StopsAtTheBudgetFromSlurmsTimes) {
             std::string::npos);
 }
 
+// The arms run the reference's command, so the session predicts with its run settings: a
+// reference that reduces gradients in BF16 gives proposals whose memory is its draft's (the draft
+// took the reference's settings; the session assumed FP32 gradients).
+TEST_F(TuneSession, PredictsWithTheReferencesRunSettings) {
+  options_.root = testing::catalog_copy("tune_session_settings");
+  options_.state_dir = (options_.root / "state").string();
+  options_.budget_gpu_hours = 0.3;  // one run
+  std::string text = testing::read_source_file(kReference);
+  const std::string anchor = "    pretrain_gpt.py \\\n";
+  ASSERT_NE(text.find(anchor), std::string::npos);
+  text.replace(text.find(anchor), anchor.size(), anchor + "    --grad-reduce-in-bf16 \\\n");
+  options_.reference = (options_.root / "bf16-reference.yaml").string();
+  std::ofstream(options_.reference) << text;
+  FakeSlurm slurm([](const std::string&, int) -> std::string { return "12000"; });
+  std::optional<TuneOutcome> outcome =
+      run_tune_session(inputs_, options_, slurm, observer_, problems_);
+  ASSERT_TRUE(outcome) << testing::describe(problems_);
+  std::vector<Json> proposals = events("proposal");
+  ASSERT_FALSE(proposals.empty());
+  const std::string draft =
+      testing::read_file(fs::path(options_.state_dir) / "runs" / "001" / "draft.yaml");
+  ASSERT_NE(draft.find("--grad-reduce-in-bf16"), std::string::npos) << draft;
+  const std::string key = "\nprediction:\n";
+  std::size_t at = draft.find("  memory_bytes: ", draft.find(key));
+  ASSERT_NE(at, std::string::npos) << draft;
+  EXPECT_NEAR(proposals[0]["memory_gb"].get<double>(), std::stod(draft.substr(at + 16)) / 1e9,
+              1e-9);
+}
+
 TEST_F(TuneSession, CtrlCCancelsTheJobsItSubmittedAndResumeGoesOn) {
   options_.root = testing::catalog_copy("tune_session_interrupt");
   options_.state_dir = (options_.root / "state").string();
