@@ -152,9 +152,8 @@ struct PlannerMemory {
   std::string why_not;  ///< when there is no estimate
 };
 
-// The memory model (plan/memory_model.h) on the recipe's model, GPUs, workload, run settings and
-// layout, with the dispatcher defaulted as plan/catalog_measurements.cc defaults it for the
-// calibration.
+// The memory model (plan/memory_model.h) on the recipe's planner inputs, read as the calibration
+// reads them (recipe_planner_inputs: its run settings, the dispatcher defaulted).
 PlannerMemory planner_memory(const RecipeFile& file) {
   const Recipe& r = file.recipe;
   PlannerMemory planner{{}, r.layout.label, ""};
@@ -164,20 +163,14 @@ PlannerMemory planner_memory(const RecipeFile& file) {
     planner.why_not = "the recipe's model or GPU type is not in the catalog";
     return planner;
   }
-  ClusterShape cluster = cluster_of(*gpu, r.gpu.count, r.gpu.per_node);
-  PlanWorkload workload{r.workload.row_tokens, r.workload.global_batch,
-                        precision_from_name(r.workload.precision).value_or(Precision::kBf16)};
-  // As the calibration reads the recipe: the overlaps and gradient dtype its run switches on.
-  apply_recipe_run_settings(r.run, workload);
-  Layout layout = r.layout;
-  if (layout.ep > 1 && layout.dispatcher.empty()) layout.dispatcher = "alltoall";
-  std::vector<LayoutViolation> broken = check_layout(model->shape, cluster, workload, layout);
+  const MeasuredLayout in = recipe_planner_inputs(r, *model, *gpu);
+  std::vector<LayoutViolation> broken = check_layout(in.model, in.cluster, in.workload, in.layout);
   if (!broken.empty()) {
     planner.why_not = fmt::format("the planner does not model this layout ({}: {})",
                                   broken.front().field, broken.front().message);
     return planner;
   }
-  planner.estimate = estimate_memory(model->shape, cluster, workload, layout);
+  planner.estimate = estimate_memory(in.model, in.cluster, in.workload, in.layout);
   return planner;
 }
 

@@ -29,17 +29,8 @@ std::optional<MeasuredLayout> measured_layout(const Catalog& catalog, const Cata
   const Model* model = catalog.find_model(r.model);
   const Gpu* gpu = catalog.find_gpu(r.gpu.type);
   if (r.status != "verified" || !model || !gpu) return std::nullopt;
-  MeasuredLayout m;
+  MeasuredLayout m = recipe_planner_inputs(r, *model, *gpu);
   m.name = entry.catalog_path;
-  m.model = model->shape;
-  m.cluster = cluster_of(*gpu, r.gpu.count, r.gpu.per_node);
-  m.workload.row_tokens = r.workload.row_tokens;
-  m.workload.global_batch = r.workload.global_batch;
-  m.workload.precision = precision_from_name(r.workload.precision).value_or(Precision::kBf16);
-  m.layout = r.layout;
-  // Overlaps the layout fields do not state, as the run's command switches them on.
-  apply_recipe_run_settings(r.run, m.workload);
-  if (m.layout.ep > 1 && m.layout.dispatcher.empty()) m.layout.dispatcher = "alltoall";
   m.tokens_per_s_per_gpu = r.result.tokens_per_s_per_gpu;
   return m;
 }
@@ -60,6 +51,20 @@ std::vector<std::optional<MeasuredLayout>> measured_slots(
 }
 
 }  // namespace
+
+MeasuredLayout recipe_planner_inputs(const Recipe& r, const Model& model, const Gpu& gpu) {
+  MeasuredLayout m;
+  m.model = model.shape;
+  m.cluster = cluster_of(gpu, r.gpu.count, r.gpu.per_node);
+  m.workload.row_tokens = r.workload.row_tokens;
+  m.workload.global_batch = r.workload.global_batch;
+  m.workload.precision = precision_from_name(r.workload.precision).value_or(Precision::kBf16);
+  m.layout = r.layout;
+  // Overlaps the layout fields do not state, as the run's command switches them on.
+  apply_recipe_run_settings(r.run, m.workload);
+  if (m.layout.ep > 1 && m.layout.dispatcher.empty()) m.layout.dispatcher = "alltoall";
+  return m;
+}
 
 void apply_recipe_run_settings(const std::string& run, PlanWorkload& workload) {
   TrainingCommand command = read_training_command(run, no_argument_rules());

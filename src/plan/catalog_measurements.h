@@ -46,6 +46,13 @@ std::vector<MeasuredLayout> distinct_measured_layouts(const Catalog& catalog,
 /// the same text.
 std::string measurement_evidence(const std::vector<CatalogRecipe>& recipes);
 
+/// The planner's inputs for recipe `r` of `model` on `gpu`, whatever its status: the model's
+/// shape, the cluster (the recipe's GPU count and node size), the workload (row tokens, global
+/// batch, precision, and its run's settings by apply_recipe_run_settings) and the layout with the
+/// dispatcher defaulted to alltoall under EP, as Megatron-LM defaults it. `name` and
+/// `tokens_per_s_per_gpu` are left empty: measured_layouts fills them for a verified recipe.
+MeasuredLayout recipe_planner_inputs(const Recipe& r, const Model& model, const Gpu& gpu);
+
 /// Sets in `workload` the run settings the planner models that a recipe's `run` command switches
 /// on, under Megatron-LM's flag names: --tp-comm-overlap, --moe-shared-expert-overlap,
 /// --overlap-moe-expert-parallel-comm, --moe-flex-dispatcher-backend hybridep, and BF16 gradients
