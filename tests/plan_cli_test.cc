@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -180,6 +181,39 @@ TEST(PlanCli, GradReduceInBf16HalvesTheGradientsHeld) {
   EXPECT_EQ(same.out.find("run with other settings"), std::string::npos) << same.out;
 }
 
+// Qwen3-30B-A3B on two H100 nodes: the search ranks flex (DeepEP) where an EP group crosses the
+// nodes and it is predicted faster; `--dispatcher alltoall` (a stack without DeepEP) keeps the
+// search to alltoall; a dispatcher that is none is refused without --layout too.
+TEST(PlanCli, TheSearchTriesBothDispatchersUnlessOneIsNamed) {
+  const std::string flags =
+      "plan --model Qwen3-30B-A3B --gpu H100 --gpus 16 --top 200 --format json";
+  CliRun both = run(flags), alltoall = run(flags + " --dispatcher alltoall");
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  ASSERT_EQ(alltoall.exit_code, 0) << alltoall.err;
+  auto dispatchers = [](const CliRun& r) {
+    std::map<std::string, int> count;
+    const nlohmann::json plan = nlohmann::json::parse(r.out);
+    for (const nlohmann::json& l : plan["layouts"]) {
+      const nlohmann::json& layout = l["layout"];
+      ++count[layout["dispatcher"].get<std::string>()];
+      if (layout["dispatcher"] == "flex") {
+        EXPECT_GT(layout["ep"].get<int>(), 8) << layout.dump();
+      }
+    }
+    return count;
+  };
+  EXPECT_GT(dispatchers(both)["flex"], 0);
+  std::map<std::string, int> only = dispatchers(alltoall);
+  EXPECT_EQ(only.size(), 1u);
+  EXPECT_EQ(only["alltoall"], 200);
+  CliRun text = run("plan --model Qwen3-30B-A3B --gpu H100 --gpus 16 --top 200");
+  EXPECT_NE(text.out.find(" flex (DeepEP) "), std::string::npos) << text.out;
+  CliRun bad = run("plan --model Qwen3-30B-A3B --gpu H100 --gpus 16 --dispatcher broadcast");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("--dispatcher: broadcast: not a token dispatcher"), std::string::npos)
+      << bad.err;
+}
+
 // A missing flag is a usage error told before any catalog is looked for, read or fitted.
 TEST(PlanCli, AMissingFlagIsToldBeforeTheCatalogIsRead) {
   std::string nowhere = testing::fresh_dir("plan_missing_flag");
@@ -196,11 +230,12 @@ TEST(PlanCli, AMissingFlagIsToldBeforeTheCatalogIsRead) {
 }
 
 // A setting of one layout given without --layout would be silently unused by the search, and an
-// empty --layout would silently search: both are usage errors.
+// empty --layout would silently search: both are usage errors. (--dispatcher without --layout
+// names the search's dispatcher: TheSearchTriesBothDispatchersUnlessOneIsNamed.)
 TEST(PlanCli, LayoutSettingsNeedALayoutAndALayoutNeedsText) {
   const std::string base = "plan --model gpt-oss-20b --gpu H200 --gpus 8 ";
-  const std::vector<std::string> flags = {"--recompute full", "--dispatcher flex",
-                                          "--layer-split 12,12", "--pipeline-layout 'Et*12|t*12L'",
+  const std::vector<std::string> flags = {"--recompute full", "--layer-split 12,12",
+                                          "--pipeline-layout 'Et*12|t*12L'",
                                           "--account-for-loss-in-pipeline-split"};
   for (const std::string& flag : flags) {
     CliRun r = run(base + flag);

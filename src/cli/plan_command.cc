@@ -153,8 +153,8 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, int& exit_code
                  "With --layout: count the loss as a layer of the last stage")
       ->needs(layout);
   plan->add_option("--dispatcher", options->arguments.layout.dispatcher,
-                   "With --layout: alltoall (default), flex or allgather")
-      ->needs(layout);
+                   "alltoall, flex or allgather: the layout's (default alltoall), or without "
+                   "--layout the only one the search tries (default alltoall and flex)");
   plan->add_option("--moe-flex-dispatcher-backend", options->arguments.settings.flex_backend,
                    "The flex dispatcher's backend: deepep (default) or hybridep");
   plan->add_flag("--tp-comm-overlap", options->arguments.settings.tp_comm_overlap,

@@ -49,7 +49,8 @@ std::string measurement_evidence(const std::vector<CatalogRecipe>& recipes);
 /// The planner's inputs for recipe `r` of `model` on `gpu`, whatever its status: the model's
 /// shape, the cluster (the recipe's GPU count and node size), the workload (row tokens, global
 /// batch, precision, and its run's settings by apply_recipe_run_settings) and the layout with the
-/// dispatcher defaulted to alltoall under EP, as Megatron-LM defaults it. `name` and
+/// dispatcher defaulted to alltoall under EP, as slime defaults it (Megatron-LM's default is
+/// allgather; the schema's run.layout rule makes a MoE recipe's run state it). `name` and
 /// `tokens_per_s_per_gpu` are left empty: measured_layouts fills them for a verified recipe.
 MeasuredLayout recipe_planner_inputs(const Recipe& r, const Model& model, const Gpu& gpu);
 

@@ -146,27 +146,51 @@ std::string headline_text(const LayoutPlan& plan) {
   return out;
 }
 
+// The dispatcher of a MoE layout as the ranked table names it, with the flex backend.
+std::string dispatcher_text(const Layout& layout, const PlanWorkload& workload) {
+  if (layout.dispatcher != "flex") return layout.dispatcher;
+  return workload.hybridep ? "flex (HybridEP)" : "flex (DeepEP)";
+}
+
 std::string ranked_text(const LayoutPlan& plan) {
   if (plan.search.ranked.empty()) return "no legal layout is predicted to fit; see --explain\n";
-  std::vector<std::vector<std::string>> rows = {{"rank", "layout", "recompute", "tokens/s/GPU",
-                                                 "band", "memory GB", "MFU", "$/1M tokens",
-                                                 "measured"}};
+  // A MoE model's layouts each name their dispatcher (the search tries several); a dense one's
+  // have none, and no column.
+  const bool dispatchers =
+      std::any_of(plan.search.ranked.begin(), plan.search.ranked.end(),
+                  [](const LayoutPrediction& p) { return !p.layout.dispatcher.empty(); });
+  std::vector<std::string> header = {"rank", "layout", "recompute"};
+  if (dispatchers) header.push_back("dispatcher");
+  for (const char* column :
+       {"tokens/s/GPU", "band", "memory GB", "MFU", "$/1M tokens", "measured"}) {
+    header.push_back(column);
+  }
+  std::vector<std::vector<std::string>> rows = {header};
   for (std::size_t i = 0; i < plan.search.ranked.size(); ++i) {
     const LayoutPrediction& p = plan.search.ranked[i];
     const MeasuredLayout* m = plan.ranked_measured[i];
     std::string split = has_placement(p.layout) ? " " + placement_text(p.layout) : "";
-    rows.push_back(
-        {fmt::format("{}", i + 1),
-         p.layout.label + split + fmt::format(" MBS{}", p.layout.rows_per_microbatch),
-         recompute_text(p.layout.recompute), format_thousands(p.speed.tokens_per_s_per_gpu, 0),
-         band_text(plan.ranked_bands[i]), fmt::format("{:.1f}", p.memory.memory_bytes / 1e9),
-         format_fraction_percent(p.speed.mfu, 1),
-         predicted_usd_text(p.speed.usd_per_million_tokens),
-         m ? format_thousands(m->tokens_per_s_per_gpu, 1) + " (" + recipe_stem(m->name) + ")"
-           : ""});
+    std::vector<std::string> row = {
+        fmt::format("{}", i + 1),
+        p.layout.label + split + fmt::format(" MBS{}", p.layout.rows_per_microbatch),
+        recompute_text(p.layout.recompute)};
+    if (dispatchers) row.push_back(dispatcher_text(p.layout, plan.workload));
+    for (std::string cell :
+         {format_thousands(p.speed.tokens_per_s_per_gpu, 0), band_text(plan.ranked_bands[i]),
+          fmt::format("{:.1f}", p.memory.memory_bytes / 1e9),
+          format_fraction_percent(p.speed.mfu, 1),
+          predicted_usd_text(p.speed.usd_per_million_tokens),
+          m ? format_thousands(m->tokens_per_s_per_gpu, 1) + " (" + recipe_stem(m->name) + ")"
+            : std::string()}) {
+      row.push_back(std::move(cell));
+    }
+    rows.push_back(std::move(row));
   }
+  std::vector<bool> right = {true, false, false};
+  if (dispatchers) right.push_back(false);
+  for (bool r : {true, false, true, true, true, false}) right.push_back(r);
   const LayoutPrediction& top = plan.search.ranked.front();
-  return aligned_table(rows, {true, false, false, true, false, true, true, true, false}) + "\n" +
+  return aligned_table(rows, right) + "\n" +
          gap_text(top.speed.tokens_per_s_per_gpu, plan.ranked_bands.front(), plan.best_measured,
                   plan.model_name, plan.cluster.gpu.type);
 }
@@ -277,6 +301,7 @@ LayoutPlan plan_layouts(const PlanRequest& request, const std::vector<MeasuredLa
   search.top = top;
   search.speed = calibration.parameters;
   search.memory = request.memory;
+  if (!request.search_dispatchers.empty()) search.dispatchers = request.search_dispatchers;
   plan.search = search_layouts(request.model.shape, request.cluster, request.workload, search);
   for (const LayoutPrediction& p : plan.search.ranked) {
     plan.ranked_measured.push_back(

@@ -129,6 +129,19 @@ std::optional<ClusterShape> resolve_cluster(const Gpu& gpu, int gpus, int per_no
   return cluster;
 }
 
+// True when `dispatcher` is empty (the default) or names a token dispatcher of Megatron-LM's
+// --moe-token-dispatcher-type; else false and a Problem (field `--dispatcher`).
+bool check_dispatcher(const std::string& dispatcher, Problems& problems) {
+  if (dispatcher.empty() || dispatcher == "alltoall" || dispatcher == "flex" ||
+      dispatcher == "allgather") {
+    return true;
+  }
+  add_problem(problems, "--dispatcher", "arguments.dispatcher",
+              fmt::format("{}: not a token dispatcher", dispatcher), "alltoall, flex or allgather",
+              dispatcher);
+  return false;
+}
+
 // The first placement or per-layout flag given, or null.
 const char* placement_flag_given(const LayoutArguments& arguments) {
   if (!arguments.pipeline_layout.empty()) return "--pipeline-layout";
@@ -150,13 +163,7 @@ std::optional<Layout> resolve_layout(const LayoutArguments& arguments, const Mod
     split = parse_layer_split_text(arguments.layer_split, problems);
   if (!arguments.pipeline_layout.empty())
     parse_pipeline_layout(arguments.pipeline_layout, "--pipeline-layout", problems);
-  const std::string& dispatcher = arguments.dispatcher;
-  if (!dispatcher.empty() && dispatcher != "alltoall" && dispatcher != "flex" &&
-      dispatcher != "allgather") {
-    add_problem(problems, "--dispatcher", "arguments.dispatcher",
-                fmt::format("{}: not a token dispatcher", dispatcher),
-                "alltoall, flex or allgather", dispatcher);
-  }
+  check_dispatcher(arguments.dispatcher, problems);
   if (!layout || problems.size() != before) return std::nullopt;
   layout->recompute = *recompute;
   layout->layer_split = split;
@@ -221,12 +228,18 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
     request.layout = resolve_layout(arguments.layout, model->shape, *cluster, request.workload,
                                     problems, &request.placement_chosen);
     if (!request.layout) return std::nullopt;
-  } else if (const char* flag = placement_flag_given(arguments.layout)) {
+    return request;
+  }
+  if (const char* flag = placement_flag_given(arguments.layout)) {
     // The search chooses every placement itself; a placement without a layout would be ignored.
     add_problem(problems, flag, "arguments.layout",
                 fmt::format("{} places the layers of one layout: give it with --layout", flag),
                 "--layout with it", "no --layout");
     return std::nullopt;
+  }
+  if (!arguments.layout.dispatcher.empty()) {
+    if (!check_dispatcher(arguments.layout.dispatcher, problems)) return std::nullopt;
+    request.search_dispatchers = {arguments.layout.dispatcher};
   }
   return request;
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/problem.h"
 #include "catalog/catalog.h"
@@ -111,13 +112,17 @@ struct PlanRequest {
   PlanWorkload workload;
   MemoryOptions memory;
   std::optional<Layout> layout;  ///< set when a layout was given (legal)
+  /// Without a layout, the dispatchers the search tries (SearchOptions::dispatchers):
+  /// --dispatcher's alone when given; empty: the search's default (alltoall and flex).
+  std::vector<std::string> search_dispatchers = {};
   /// The layout's placement was chosen by balanced_placement (none was given and PP x VPP does
   /// not divide the layers).
   bool placement_chosen = false;
 };
 
 /// Resolves and checks `arguments` in the order model, GPU, precision, headroom and the flex
-/// backend (deepep or hybridep, field `--moe-flex-dispatcher-backend`), whole nodes, layout; the
+/// backend (deepep or hybridep, field `--moe-flex-dispatcher-backend`), whole nodes, layout (or,
+/// without one, --dispatcher as the search's only dispatcher, field `--dispatcher`); the
 /// run settings go into the workload, so every layout rule (mesh.ep_a2a_overlap too) and the
 /// speed model see them. Returns nullopt with every problem found (stopping after the first stage
 /// that fails).

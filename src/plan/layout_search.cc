@@ -1,6 +1,7 @@
 #include "plan/layout_search.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 #include "layout/pipeline_layout.h"
@@ -186,7 +187,7 @@ void for_each_size(const SearchAxes& axes, const ModelShape& model, const Cluste
   }
   Layout l = base;
   l.sequence_parallel = l.tp > 1;
-  l.dispatcher = model.is_moe() ? "alltoall" : "";
+  l.dispatcher = model.is_moe() && !options.dispatchers.empty() ? options.dispatchers.front() : "";
   auto set_sizes = [&](int cp, int ep, int etp, int mbs) {
     l.cp = cp;
     l.ep = ep;
@@ -277,18 +278,18 @@ class Search {
     const bool fits_without_recompute = evaluate(mesh);
     Layout selective = mesh;
     selective.recompute = Recompute{"selective", "", {}};
-    evaluate(selective);
+    evaluate_if_legal(selective);
     const int chunk = smallest_chunk_layers(model_, mesh);
     for (int unit : {1, 2, 4}) {
       if (unit > chunk) break;
       Layout uniform = mesh;
       uniform.recompute = Recompute{"full", "uniform", unit};
-      evaluate(uniform);
+      evaluate_if_legal(uniform);
     }
     if (!fits_without_recompute && chunk > 1 && block_fits(mesh, chunk - 1)) {
       Layout block = mesh;
       block.recompute = Recompute{"full", "block", fewest_block_layers(mesh, chunk - 1)};
-      evaluate(block);
+      evaluate_if_legal(block);
     }
   }
 
@@ -326,15 +327,49 @@ class Search {
     r.count += count;
   }
 
-  // Predicts a legal layout and offers it to the top list; returns whether it fits in memory.
+  // Evaluates a recompute setting of a legal mesh when the rules allow it (full recompute breaks
+  // mesh.ep_a2a_overlap under --overlap-moe-expert-parallel-comm); else counts the rejection.
+  void evaluate_if_legal(const Layout& l) {
+    if (std::optional<LayoutRule> rule = first_broken_rule(model_, cluster_, workload_, l)) {
+      ++result_.candidates;
+      reject(*rule, l);
+      return;
+    }
+    evaluate(l);
+  }
+
+  // The dispatchers `l` (legal) is tried with: its own and, with EP > 1, each further one of the
+  // options that the rules allow; a dispatcher a rule refuses is counted as that rule's rejection.
+  std::vector<std::string> dispatchers_of(const Layout& l) {
+    std::vector<std::string> out{l.dispatcher};
+    if (l.ep <= 1 || !model_.is_moe()) return out;
+    Layout variant = l;
+    for (std::size_t i = 1; i < options_.dispatchers.size(); ++i) {
+      variant.dispatcher = options_.dispatchers[i];
+      if (std::optional<LayoutRule> rule =
+              first_broken_rule(model_, cluster_, workload_, variant)) {
+        ++result_.candidates;
+        reject(*rule, variant);
+        continue;
+      }
+      out.push_back(variant.dispatcher);
+    }
+    return out;
+  }
+
+  // Predicts a legal layout with each of its dispatchers and offers the fastest (the first on a
+  // tie) to the top list; returns whether it fits in memory (no memory term reads the
+  // dispatcher: memory_model.h).
   bool evaluate(Layout l) {
-    ++result_.candidates;
-    ++result_.legal;
     l.dp = implied_data_parallel(cluster_, l);
+    const std::vector<std::string> dispatchers = dispatchers_of(l);
+    const auto count = static_cast<std::int64_t>(dispatchers.size());
+    result_.candidates += count;
+    result_.legal += count;
     // Memory first: it decides whether the (costlier) speed model runs at all.
     MemoryEstimate memory = estimate_memory(model_, cluster_, workload_, l, options_.memory);
     if (!memory.fits) {
-      ++result_.rejected_by_memory;
+      result_.rejected_by_memory += count;
       if (!result_.memory_example ||
           memory.memory_bytes < result_.memory_example->memory.memory_bytes) {
         result_.memory_example =
@@ -342,10 +377,13 @@ class Search {
       }
       return false;
     }
-    ++result_.fitting;
-    LayoutPrediction p{l, std::move(memory),
-                       estimate_speed(model_, cluster_, workload_, l, options_.speed, false)};
-    if (p.speed.tokens_per_s_per_gpu > top_.worst()) {
+    result_.fitting += count;
+    const std::vector<double> speeds =
+        predict_per_dispatcher(model_, cluster_, workload_, l, dispatchers, options_.speed);
+    const auto fastest = static_cast<std::size_t>(
+        std::distance(speeds.begin(), std::max_element(speeds.begin(), speeds.end())));
+    if (speeds[fastest] > top_.worst()) {
+      l.dispatcher = dispatchers[fastest];
       top_.offer(predict_layout(model_, cluster_, workload_, l, options_.speed, options_.memory));
     }
     return true;

@@ -21,6 +21,14 @@ struct SearchOptions {
   MemoryOptions memory;   ///< headroom
   int max_rows_per_microbatch = 8;
   int max_virtual_stages = 8;
+  /// Token dispatchers tried for a MoE layout (Megatron-LM --moe-token-dispatcher-type: alltoall,
+  /// flex or allgather), the first for every mesh, the others as variants of each fitting layout
+  /// with EP > 1 (with EP = 1 no tokens cross GPUs and the dispatcher changes no prediction).
+  /// Default alltoall, which Megatron-LM's --moe-token-dispatcher-type help recommends once EP >
+  /// 1 (megatron/training/arguments.py; slime makes it the default), and flex (DeepEP, or HybridEP
+  /// with PlanWorkload::hybridep), which Megatron-Bridge's multi-node MoE benchmarks run.
+  /// Allgather, Megatron-LM's default, is tried only when named.
+  std::vector<std::string> dispatchers = {"alltoall", "flex"};
   /// Check every mesh against the layout rules one by one. By default a block of meshes that one
   /// rule decides without reading EP, ETP or the micro-batch is counted at once (the same counts
   /// and examples, checked by the tests; seconds faster at GPU counts with many divisors).
@@ -53,9 +61,13 @@ struct LayoutSearchResult {
 /// Searches TP (divisors of the GPU count up to twice a node), PP (up to the layer count, with
 /// uneven first/last splits when the layers do not divide), VPP (and for each PP x VPP the layers
 /// do not divide, with at least one layer a chunk, its balanced_placement), CP, EP (up to the
-/// expert count), ETP, rows per micro-batch (up to max_rows_per_microbatch) and recompute (none,
+/// expert count), ETP, rows per micro-batch (up to max_rows_per_microbatch), recompute (none,
 /// selective, full uniform with 1, 2 or 4 layers per unit, and full block with the fewest layers
-/// that fit). Dispatcher: alltoall. Deterministic; ties keep generation order.
+/// that fit) and, for a MoE layout with EP > 1, the dispatchers of options.dispatchers. Every
+/// recompute and dispatcher variant is checked by the layout rules (full recompute can break
+/// mesh.ep_a2a_overlap, a dispatcher mesh.flex_dispatcher) and counted; of a layout's
+/// dispatchers only the fastest is ranked (the first on a tie), the others being the same layout
+/// predicted slower. Deterministic; ties keep generation order.
 LayoutSearchResult search_layouts(const ModelShape& model, const ClusterShape& cluster,
                                   const PlanWorkload& workload, const SearchOptions& options);
 

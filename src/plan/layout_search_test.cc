@@ -237,6 +237,67 @@ TEST(LayoutSearch, PlansAMambaHybrid) {
   EXPECT_TRUE(cp);
 }
 
+// Qwen3-30B-A3B (128 experts, top-8) on two H100 nodes: an EP group across both nodes sends
+// routed tokens over the network, where DeepEP sends a token once per node it reaches
+// (collective_time.h, deepep_network_share). Each layout is ranked once, with its faster
+// dispatcher; inside one node DeepEP is predicted as alltoall and the tie keeps alltoall.
+TEST(LayoutSearch, RanksEachLayoutWithItsFasterDispatcher) {
+  const ModelShape& m = shape("Qwen3-30B-A3B");
+  const ClusterShape cluster = cluster_of(*bundled_catalog().catalog.find_gpu("H100"), 16);
+  SearchOptions options;
+  options.top = 100000;
+  LayoutSearchResult both = search_layouts(m, cluster, PlanWorkload{}, options);
+  options.dispatchers = {"alltoall"};
+  LayoutSearchResult alltoall = search_layouts(m, cluster, PlanWorkload{}, options);
+  ASSERT_FALSE(both.ranked.empty());
+  // The same layouts, each once: the flex variants are counted, not ranked beside alltoall.
+  EXPECT_EQ(both.ranked.size(), alltoall.ranked.size());
+  EXPECT_GT(both.candidates, alltoall.candidates);
+  EXPECT_EQ(
+      both.legal - alltoall.legal,
+      (both.fitting - alltoall.fitting) + (both.rejected_by_memory - alltoall.rejected_by_memory));
+  int flex = 0;
+  for (const LayoutPrediction& p : both.ranked) {
+    EXPECT_TRUE(check_layout(m, cluster, PlanWorkload{}, p.layout).empty()) << p.layout.label;
+    if (p.layout.ep <= 1) {
+      EXPECT_EQ(p.layout.dispatcher, "alltoall") << p.layout.label;
+      continue;
+    }
+    Layout other = p.layout;
+    other.dispatcher = p.layout.dispatcher == "flex" ? "alltoall" : "flex";
+    const double other_speed =
+        estimate_speed(m, cluster, PlanWorkload{}, other, options.speed, false)
+            .tokens_per_s_per_gpu;
+    if (p.layout.dispatcher == "flex") {
+      ++flex;
+      EXPECT_GT(p.layout.ep * p.layout.etp, 8) << p.layout.label;  // across the nodes
+      EXPECT_GT(p.speed.tokens_per_s_per_gpu, other_speed) << p.layout.label;
+    } else {
+      EXPECT_GE(p.speed.tokens_per_s_per_gpu, other_speed) << p.layout.label;
+    }
+  }
+  EXPECT_GT(flex, 0);
+  EXPECT_GE(both.ranked.front().speed.tokens_per_s_per_gpu,
+            alltoall.ranked.front().speed.tokens_per_s_per_gpu);
+  for (const LayoutPrediction& p : alltoall.ranked) EXPECT_EQ(p.layout.dispatcher, "alltoall");
+}
+
+// Under --overlap-moe-expert-parallel-comm, full recompute breaks mesh.ep_a2a_overlap: the search
+// checks every recompute setting, not only the mesh, and ranks none of them.
+TEST(LayoutSearch, ChecksEveryRecomputeSettingAgainstTheRules) {
+  PlanWorkload overlap;
+  overlap.ep_a2a_overlap = true;
+  SearchOptions options;
+  options.top = 100000;
+  const ModelShape& m = shape("gpt-oss-20b");
+  LayoutSearchResult result = search_layouts(m, h200(8), overlap, options);
+  ASSERT_FALSE(result.ranked.empty());
+  for (const LayoutPrediction& p : result.ranked) {
+    EXPECT_TRUE(check_layout(m, h200(8), overlap, p.layout).empty()) << p.layout.label;
+    EXPECT_FALSE(p.layout.recompute && p.layout.recompute->granularity == "full") << p.layout.label;
+  }
+}
+
 TEST(LayoutSearch, SameLayoutIgnoresLabelsButNotSettings) {
   Problems error;
   Layout a = *parse_layout_text("TP1 PP4 EP8", 8192, error);

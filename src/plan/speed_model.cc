@@ -499,6 +499,19 @@ void add_data_parallel(StepBreakdown& b, const ModelShape& model, const PlanWork
       b.rates.hbm_bytes_per_s > 0 ? shard * kOptimizerBytesPerParam / b.rates.hbm_bytes_per_s : 0;
 }
 
+// The micro-batch's communication, then the step's sum, on `b` whose compute is set.
+void finish_breakdown(StepBreakdown& b, const ModelShape& model, const PlanWorkload& workload,
+                      const Layout& layout, const Fabric& fabric, const SpeedParameters& p) {
+  add_communication(b, model, layout, workload, fabric, p);
+  b.microbatch_s = b.gemm_s + b.attention_s + b.memory_bound_s + b.kernel_s + b.recompute_s +
+                   b.tp.s + b.cp.s + b.ep.s + b.etp_s + b.pp_s;
+  // Pipeline bubble of (interleaved) 1F1B: (PP - 1) / VPP micro-batch times (Narayanan et al.
+  // 2021, arXiv:2104.04473, sec. 2.2).
+  b.bubble_s = (b.sh.pp - 1.0) / b.sh.vpp * b.microbatch_s;
+  add_data_parallel(b, model, workload, fabric);
+  b.step_s = b.sh.m * b.microbatch_s + b.bubble_s + b.dp_s + b.optimizer_s;
+}
+
 StepBreakdown step_breakdown(const ModelShape& model, const ClusterShape& cluster,
                              const PlanWorkload& workload, const Layout& layout,
                              const SpeedParameters& p) {
@@ -508,16 +521,9 @@ StepBreakdown step_breakdown(const ModelShape& model, const ClusterShape& cluste
   b.stage = most_loaded_stage(model, layout, f, b.sh);
   b.recompute = recompute_cost(layout, b.stage.layers, b.sh.vpp);
   b.rates = rates_of(cluster, workload, p);
-  const Fabric fabric = fabric_of(cluster, p.communication_efficiency, p.collective_latency_s);
   add_compute(b, model, workload, layout, p);
-  add_communication(b, model, layout, workload, fabric, p);
-  b.microbatch_s = b.gemm_s + b.attention_s + b.memory_bound_s + b.kernel_s + b.recompute_s +
-                   b.tp.s + b.cp.s + b.ep.s + b.etp_s + b.pp_s;
-  // Pipeline bubble of (interleaved) 1F1B: (PP - 1) / VPP micro-batch times (Narayanan et al.
-  // 2021, arXiv:2104.04473, sec. 2.2).
-  b.bubble_s = (b.sh.pp - 1.0) / b.sh.vpp * b.microbatch_s;
-  add_data_parallel(b, model, workload, fabric);
-  b.step_s = b.sh.m * b.microbatch_s + b.bubble_s + b.dp_s + b.optimizer_s;
+  finish_breakdown(b, model, workload, layout,
+                   fabric_of(cluster, p.communication_efficiency, p.collective_latency_s), p);
   return b;
 }
 
@@ -622,6 +628,32 @@ double predict_tokens_per_s_per_gpu(const ModelShape& model, const ClusterShape&
                                     const PlanWorkload& workload, const Layout& layout,
                                     const SpeedParameters& p) {
   return tokens_per_s_per_gpu_of(step_breakdown(model, cluster, workload, layout, p), workload);
+}
+
+std::vector<double> predict_per_dispatcher(const ModelShape& model, const ClusterShape& cluster,
+                                           const PlanWorkload& workload, const Layout& layout,
+                                           const std::vector<std::string>& dispatchers,
+                                           const SpeedParameters& p) {
+  std::vector<double> out;
+  if (dispatchers.empty()) return out;
+  Layout variant = layout;
+  variant.dispatcher = dispatchers.front();
+  const StepBreakdown first = step_breakdown(model, cluster, workload, variant, p);
+  out.push_back(tokens_per_s_per_gpu_of(first, workload));
+  const Fabric fabric = fabric_of(cluster, p.communication_efficiency, p.collective_latency_s);
+  const bool first_permutes = hybridep_permutes(variant, workload, first.sh.ep);
+  for (std::size_t i = 1; i < dispatchers.size(); ++i) {
+    variant.dispatcher = dispatchers[i];
+    StepBreakdown b = first;
+    // Only HybridEP's permutation inside the dispatch changes the compute (StageWork).
+    if (hybridep_permutes(variant, workload, b.sh.ep) != first_permutes)
+      add_compute(b, model, workload, variant, p);
+    b.tp = b.cp = b.ep = Overlapped{};
+    b.etp_s = b.pp_s = 0;
+    finish_breakdown(b, model, workload, variant, fabric, p);
+    out.push_back(tokens_per_s_per_gpu_of(b, workload));
+  }
+  return out;
 }
 
 SpeedEstimate estimate_speed(const ModelShape& model, const ClusterShape& cluster,

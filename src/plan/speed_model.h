@@ -111,6 +111,15 @@ double predict_tokens_per_s_per_gpu(const ModelShape& model, const ClusterShape&
                                     const PlanWorkload& workload, const Layout& layout,
                                     const SpeedParameters& parameters);
 
+/// predict_tokens_per_s_per_gpu of `layout` with each of `dispatchers` (alltoall, flex, allgather)
+/// as its dispatcher, in that order: tokens/s per GPU, one per dispatcher. The work no dispatcher
+/// changes (the micro-batch's compute, unless HybridEP moves the permutation into the dispatch) is
+/// done once: the search prices each EP layout's dispatchers together.
+std::vector<double> predict_per_dispatcher(const ModelShape& model, const ClusterShape& cluster,
+                                           const PlanWorkload& workload, const Layout& layout,
+                                           const std::vector<std::string>& dispatchers,
+                                           const SpeedParameters& parameters);
+
 /// Predicts the step time of a legal `layout`. Inputs beyond the protocol (sequence length, global
 /// batch, FP8) are honoured so the model can be checked against published measurements.
 ///

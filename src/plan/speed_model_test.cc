@@ -275,6 +275,37 @@ TEST(SpeedModel, EachFlexBackendScalesItsOwnShare) {
   EXPECT_NEAR(ep_s(16, hybridep, wide_flex), 0.25 * wide_base, 1e-9 * wide_base);
 }
 
+TEST(SpeedModel, PricingEveryDispatcherAtOnceMatchesPricingEachAlone) {
+  // predict_per_dispatcher shares the compute between dispatchers and redoes it only for
+  // HybridEP's permutation: each figure must be what one prediction with that dispatcher gives,
+  // with the EP-overlap and HybridEP settings whose terms read the dispatcher too.
+  SpeedParameters p;
+  p.hybridep_dispatcher_factor = 0.5;
+  const std::vector<std::string> dispatchers = {"alltoall", "flex", "allgather"};
+  PlanWorkload hybridep;
+  hybridep.hybridep = true;
+  PlanWorkload overlap;
+  overlap.ep_a2a_overlap = true;
+  for (const PlanWorkload& w : {PlanWorkload{}, hybridep, overlap}) {
+    for (int gpus : {8, 16}) {
+      Layout l = layout_of(1, 2, gpus);
+      l.vpp = 2;
+      const std::vector<double> all =
+          predict_per_dispatcher(gpt_oss(), h200(gpus), w, l, dispatchers, p);
+      ASSERT_EQ(all.size(), dispatchers.size());
+      for (std::size_t i = 0; i < dispatchers.size(); ++i) {
+        Layout one = l;
+        one.dispatcher = dispatchers[i];
+        const double alone = predict_tokens_per_s_per_gpu(gpt_oss(), h200(gpus), w, one, p);
+        EXPECT_NEAR(all[i], alone, 1e-9 * alone) << dispatchers[i] << " on " << gpus;
+      }
+      // The figures differ where the model says the dispatcher matters: allgather moves every
+      // token of the group.
+      EXPECT_NE(all[0], all[2]) << gpus;
+    }
+  }
+}
+
 TEST(SpeedModel, ASustainedClockSlowsTheTensorCoresNotHbm) {
   // GB200 at half its datasheet clock: attention's matmuls and exponentials take twice as long,
   // the memory-bound kernels the same; an H200 ignores GB200's factor.

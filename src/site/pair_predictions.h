@@ -22,6 +22,9 @@ struct SuggestedLayout {
   double mfu = 0;                     ///< predicted MFU, fraction
   double usd_per_million_tokens = 0;  ///< predicted; 0 when the GPU type has no rate
   std::string export_arguments;       ///< layout_flags_text: the flags `export` takes
+  /// A MoE layout's token dispatcher: "alltoall", "flex (DeepEP)" or "flex (HybridEP)"; empty
+  /// for a dense model.
+  std::string dispatcher = {};
 };
 
 /// The suggestions for one (model, GPU type) with no verified recipe.

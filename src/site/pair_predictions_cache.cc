@@ -41,6 +41,7 @@ bool take_count(const Json& object, const char* name, Integer& out) {
 Json layout_json(const SuggestedLayout& s) {
   return {{"layout", s.layout},
           {"recompute", s.recompute},
+          {"dispatcher", s.dispatcher},
           {"tokens_per_s_per_gpu", s.tokens_per_s_per_gpu},
           {"band", s.band},
           {"unlike_measured", s.unlike_measured},
@@ -53,6 +54,7 @@ Json layout_json(const SuggestedLayout& s) {
 std::optional<SuggestedLayout> layout_from(const Json& j) {
   SuggestedLayout s;
   if (!j.is_object() || !take(j, "layout", s.layout) || !take(j, "recompute", s.recompute) ||
+      !take(j, "dispatcher", s.dispatcher) ||
       !take(j, "tokens_per_s_per_gpu", s.tokens_per_s_per_gpu) || !take(j, "band", s.band) ||
       !take(j, "unlike_measured", s.unlike_measured) || !take(j, "memory_gb", s.memory_gb) ||
       !take(j, "mfu", s.mfu) || !take(j, "usd_per_million_tokens", s.usd_per_million_tokens) ||

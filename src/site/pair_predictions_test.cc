@@ -108,6 +108,9 @@ TEST(PairPredictions, AreWhatPlanRanksForTheSameRequest) {
     EXPECT_DOUBLE_EQ(site->layouts[i].tokens_per_s_per_gpu,
                      plan.search.ranked[r].speed.tokens_per_s_per_gpu);
     EXPECT_DOUBLE_EQ(site->layouts[i].band, plan.ranked_bands[r].relative_error);
+    // "alltoall", or "flex" with its backend: "flex (DeepEP)".
+    EXPECT_EQ(site->layouts[i].dispatcher.rfind(plan.search.ranked[r].layout.dispatcher, 0), 0u)
+        << site->layouts[i].dispatcher;
     EXPECT_EQ(
         site->layouts[i].export_arguments.rfind("--model qwen3-30b-a3b --gpu H200 --gpus 8 ", 0),
         0u)

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "base/number_format.h"
@@ -34,6 +35,7 @@ json unmeasured_page(const Model& model, const Gpu& gpu, const PairPrediction* p
           {{"number", number},
            {"layout", s.layout},
            {"recompute", s.recompute},
+           {"dispatcher", s.dispatcher},
            {"tokens_per_s", "≈" + format_thousands(s.tokens_per_s_per_gpu, 0)},
            {"tokens_per_s_value", std::round(s.tokens_per_s_per_gpu)},
            // With nothing calibrated there is no error to quote, not a zero one.
@@ -51,6 +53,11 @@ json unmeasured_page(const Model& model, const Gpu& gpu, const PairPrediction* p
                         draft)}});
     }
   }
+  // A MoE model's suggestions name their dispatcher (flex needs DeepEP or HybridEP in the
+  // stack); a dense model's have none, and no column.
+  page["has_dispatcher"] =
+      prediction && std::any_of(prediction->layouts.begin(), prediction->layouts.end(),
+                                [](const SuggestedLayout& s) { return !s.dispatcher.empty(); });
   page["has_prediction"] = !suggestions.empty();
   page["suggestions"] = suggestions;
   page["gpus"] = prediction ? prediction->gpus : 0;

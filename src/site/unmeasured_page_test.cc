@@ -19,6 +19,7 @@ TEST(UnmeasuredPage, ShowsEachSuggestionAsAPredictionWithItsBandAndCommands) {
       {"TP2 PP1 DP4 MBS1", "selective", 7001, 0.2, false, 60, 0.3, 0, "x"});
   SitePredictions predictions{{prediction}, 0.208, 202};
   nlohmann::json page = unmeasured_page(model, gpu, &prediction, predictions, nullptr);
+  EXPECT_FALSE(page["has_dispatcher"]);  // a dense model's layouts have none
   EXPECT_EQ(page["title"], "Llama-3-8B on H100: not measured yet");
   EXPECT_EQ(page["root"], "../../");
   EXPECT_TRUE(page["has_prediction"]);
@@ -40,6 +41,11 @@ TEST(UnmeasuredPage, ShowsEachSuggestionAsAPredictionWithItsBandAndCommands) {
             "--rows ROWS.parquet");
   EXPECT_EQ(page["suggestions"][1]["usd_per_million"], "no rate");
   EXPECT_FALSE(page["has_published"]);
+  // A MoE layout names its dispatcher, and the table gains the column.
+  prediction.layouts[1].dispatcher = "flex (DeepEP)";
+  page = unmeasured_page(model, gpu, &prediction, predictions, nullptr);
+  EXPECT_TRUE(page["has_dispatcher"]);
+  EXPECT_EQ(page["suggestions"][1]["dispatcher"], "flex (DeepEP)");
 }
 
 TEST(UnmeasuredPage, SaysWhyThereIsNoSuggestion) {

@@ -819,6 +819,12 @@ std::optional<TuneOutcome> run_tune_session(const TuneInputs& inputs, const Tune
   // proposals, what it learns from each run, the drafts) assume that command's run settings.
   TuneInputs with_reference_settings = inputs;
   apply_recipe_run_settings(reference->recipe.run, with_reference_settings.request.workload);
+  // ... and the reference's stack: a dispatcher it does not use may not be installed there
+  // (DeepEP, HybridEP), so the search tries only the reference's.
+  const std::string& dispatcher = reference->recipe.layout.dispatcher;
+  if (with_reference_settings.request.search_dispatchers.empty())
+    with_reference_settings.request.search_dispatchers = {dispatcher.empty() ? "alltoall"
+                                                                             : dispatcher};
   Session session(with_reference_settings, options, slurm, observer, *log, *reference,
                   target_for(steps->framework));
   return session.run(resumed, problems);

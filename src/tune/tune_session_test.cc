@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -11,6 +12,7 @@
 
 #include "base/error.h"
 #include "measure/sbatch_script.h"
+#include "plan/layout_plan.h"
 #include "plan/layout_request.h"
 #include "test_support.h"
 #include "tune/tune_log.h"
@@ -146,6 +148,24 @@ class TuneSession : public ::testing::Test {
                             {"SFT_PROMPT_FORMAT", "x"}, {"TOKENIZER", "x"},
                             {"CHECKPOINT", "x"}};
   }
+  // Makes the session's reference a copy of kReference, under options_.root as `name`, whose
+  // command carries `argument` too (after pretrain_gpt.py).
+  void use_reference_with(const std::string& argument, const std::string& name) {
+    std::string text = testing::read_source_file(kReference);
+    const std::string anchor = "    pretrain_gpt.py \\\n";
+    ASSERT_NE(text.find(anchor), std::string::npos);
+    text.replace(text.find(anchor), anchor.size(), anchor + "    " + argument + " \\\n");
+    options_.reference = (options_.root / name).string();
+    std::ofstream(options_.reference) << text;
+  }
+  // Runs the session, every job scoring 12,000 tokens/s per GPU; returns its proposal events.
+  std::vector<Json> proposals_of_a_session() {
+    FakeSlurm slurm([](const std::string&, int) -> std::string { return "12000"; });
+    std::optional<TuneOutcome> outcome =
+        run_tune_session(inputs_, options_, slurm, observer_, problems_);
+    EXPECT_TRUE(outcome) << testing::describe(problems_);
+    return events("proposal");
+  }
   std::vector<Json> events() const {
     std::vector<Json> out;
     std::ifstream in(fs::path(options_.state_dir) / "tune.jsonl");
@@ -266,17 +286,8 @@ TEST_F(TuneSession, PredictsWithTheReferencesRunSettings) {
   options_.root = testing::catalog_copy("tune_session_settings");
   options_.state_dir = (options_.root / "state").string();
   options_.budget_gpu_hours = 0.3;  // one run
-  std::string text = testing::read_source_file(kReference);
-  const std::string anchor = "    pretrain_gpt.py \\\n";
-  ASSERT_NE(text.find(anchor), std::string::npos);
-  text.replace(text.find(anchor), anchor.size(), anchor + "    --grad-reduce-in-bf16 \\\n");
-  options_.reference = (options_.root / "bf16-reference.yaml").string();
-  std::ofstream(options_.reference) << text;
-  FakeSlurm slurm([](const std::string&, int) -> std::string { return "12000"; });
-  std::optional<TuneOutcome> outcome =
-      run_tune_session(inputs_, options_, slurm, observer_, problems_);
-  ASSERT_TRUE(outcome) << testing::describe(problems_);
-  std::vector<Json> proposals = events("proposal");
+  use_reference_with("--grad-reduce-in-bf16", "bf16-reference.yaml");
+  std::vector<Json> proposals = proposals_of_a_session();
   ASSERT_FALSE(proposals.empty());
   const std::string draft =
       testing::read_file(fs::path(options_.state_dir) / "runs" / "001" / "draft.yaml");
@@ -286,6 +297,24 @@ TEST_F(TuneSession, PredictsWithTheReferencesRunSettings) {
   ASSERT_NE(at, std::string::npos) << draft;
   EXPECT_NEAR(proposals[0]["memory_gb"].get<double>(), std::stod(draft.substr(at + 16)) / 1e9,
               1e-9);
+}
+
+TEST_F(TuneSession, TriesOnlyTheReferencesDispatcher) {
+  // Every arm runs on the reference's stack, which need not hold DeepEP or HybridEP. This
+  // reference names HybridEP as the flex backend but runs alltoall: the planner alone ranks flex
+  // (HybridEP) layouts first (the permutation moves into its dispatch), the session proposes none.
+  options_.root = testing::catalog_copy("tune_session_dispatcher");
+  options_.state_dir = (options_.root / "state").string();
+  options_.max_runs = 2;
+  use_reference_with("--moe-flex-dispatcher-backend hybridep", "hybridep-reference.yaml");
+  PlanRequest alone = inputs_.request;
+  alone.workload.hybridep = true;
+  LayoutPlan plan = plan_layouts(alone, measured_, inputs_.calibrate(measured_, false), 200);
+  ASSERT_FALSE(plan.search.ranked.empty());
+  ASSERT_EQ(plan.search.ranked.front().layout.dispatcher, "flex");
+  std::vector<Json> proposals = proposals_of_a_session();
+  ASSERT_FALSE(proposals.empty());
+  for (const Json& e : proposals) EXPECT_NE(e["dispatcher"], "flex") << e.dump();
 }
 
 TEST_F(TuneSession, CtrlCCancelsTheJobsItSubmittedAndResumeGoesOn) {
