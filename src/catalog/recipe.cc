@@ -96,7 +96,7 @@ Correctness correctness_from_yaml(const YamlNode& n) {
   const YamlNode& conv = mapping_or_empty(n, "convergence");
   c.convergence.steps = field_int32(conv, "steps");
   c.convergence.result = field_string(conv, "result");
-  c.convergence.correlation = field_number(conv, "correlation");
+  c.convergence.correlation = field_optional_number(conv, "correlation");
   c.convergence.final_loss_difference = field_number(conv, "final_loss_difference");
   c.convergence.pointwise_failures = field_int32(conv, "pointwise_failures");
   c.convergence.worst_step_tolerance_ratio =

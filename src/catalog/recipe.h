@@ -177,7 +177,9 @@ struct ComponentTest {
 struct Convergence {
   int steps = 0;
   std::string result;
-  double correlation = 0;
+  /// Pearson correlation of the per-step losses; nullopt when stated null: a constant loss series
+  /// has none (`converge` writes null then).
+  std::optional<double> correlation;
   double final_loss_difference = 0;
   int pointwise_failures = 0;
   std::optional<double> worst_step_tolerance_ratio;

@@ -46,8 +46,9 @@ std::string convergence_block_yaml(const ConvergenceResult& r) {
   std::string out = "  convergence:\n";
   out += fmt::format("    steps: {}\n", r.steps);
   out += fmt::format("    result: {}\n", r.passed ? "pass" : "fail");
-  out += std::isfinite(r.correlation) ? fmt::format("    correlation: {:.6f}\n", r.correlation)
-                                      : "    # correlation: undefined (a constant series)\n";
+  out += std::isfinite(r.correlation)
+             ? fmt::format("    correlation: {:.6f}\n", r.correlation)
+             : "    correlation: null  # a constant loss series has none\n";
   out += fmt::format("    final_loss_difference: {:.2g}\n", r.final_loss_difference);
   out += fmt::format("    pointwise_failures: {}\n", r.pointwise_failures);
   if (std::isfinite(r.worst_step_tolerance_ratio)) {

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+
+#include "runs/convergence_block.h"
 
 namespace openrecipes {
 namespace {
@@ -155,6 +158,11 @@ TEST(Convergence, ConstantOrTooShortSeriesFail) {
   EXPECT_FALSE(flat.passed);
   EXPECT_TRUE(failed_with(flat, "correlation undefined"));
   EXPECT_FALSE(compare_convergence(series({1.0}, "c"), series({1.0}, "r")).passed);
+  // The block states the missing correlation as null, which the recipe schema takes (a comment
+  // in its place left a required field out).
+  const std::string block = convergence_block_yaml(flat);
+  EXPECT_NE(block.find("\n    correlation: null"), std::string::npos) << block;
+  EXPECT_NE(block.find("\n    result: fail\n"), std::string::npos) << block;
 }
 
 }  // namespace

@@ -12,7 +12,8 @@ std::string stated_convergence_yaml(const Convergence& c) {
   std::string out = "  convergence:\n";
   out += fmt::format("    steps: {}\n", c.steps);
   out += fmt::format("    result: {}\n", c.result);
-  out += fmt::format("    correlation: {}\n", c.correlation);
+  out += c.correlation ? fmt::format("    correlation: {}\n", *c.correlation)
+                       : "    correlation: null\n";
   out += fmt::format("    final_loss_difference: {}\n", c.final_loss_difference);
   out += fmt::format("    pointwise_failures: {}\n", c.pointwise_failures);
   if (c.worst_step_tolerance_ratio)

@@ -52,7 +52,8 @@ std::string mfu_line(const RecipeResult& r) {
 std::string convergence_line(const Convergence& c) {
   return fmt::format(
       "correlation {}, final loss difference {}, {} pointwise failure{} over {} steps",
-      format_stated(c.correlation), format_stated(c.final_loss_difference), c.pointwise_failures,
+      c.correlation ? format_stated(*c.correlation) : "none (a constant loss series)",
+      format_stated(c.final_loss_difference), c.pointwise_failures,
       c.pointwise_failures == 1 ? "" : "s", c.steps);
 }
 

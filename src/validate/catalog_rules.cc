@@ -193,10 +193,11 @@ void check_stated_convergence(const RuleContext& c) {
   const Convergence& k = c.recipe.correctness.convergence;
   if (k.result != "pass") return;
   const ConvergenceThresholds thresholds;
-  if (k.correlation < thresholds.correlation) {
+  if (!k.correlation || *k.correlation < thresholds.correlation) {
     c.report("convergence", "correctness.convergence.correlation",
              "convergence is stated as passed with a correlation below the threshold",
-             fmt::format("at least {}", thresholds.correlation), fmt::format("{}", k.correlation));
+             fmt::format("at least {}", thresholds.correlation),
+             k.correlation ? fmt::format("{}", *k.correlation) : "null (no correlation)");
   }
   if (k.final_loss_difference > thresholds.final_loss_tolerance) {
     c.report("convergence", "correctness.convergence.final_loss_difference",

@@ -53,16 +53,17 @@ void check_convergence_rules(const RuleContext& c) {
     c.report("correctness.losses", "correctness.convergence.result", "the result " + why, result,
              stated.result);
   }
+  // A constant series has no Pearson correlation: `converge` states null, and only null is the
+  // recomputed figure then.
+  const std::string stated_correlation =
+      stated.correlation ? fmt::format("{}", *stated.correlation) : "null";
   if (std::isfinite(recomputed.correlation) &&
-      !equals_rounded(stated.correlation, recomputed.correlation, 6)) {
+      (!stated.correlation || !equals_rounded(*stated.correlation, recomputed.correlation, 6))) {
     c.report("correctness.losses", "correctness.convergence.correlation", "the correlation " + why,
-             fmt::format("{:.6f}", recomputed.correlation), fmt::format("{}", stated.correlation));
-  } else if (!std::isfinite(recomputed.correlation)) {
-    // A constant series has no Pearson correlation (`converge` leaves it undefined): no stated
-    // figure can be the recomputed one.
+             fmt::format("{:.6f}", recomputed.correlation), stated_correlation);
+  } else if (!std::isfinite(recomputed.correlation) && stated.correlation) {
     c.report("correctness.losses", "correctness.convergence.correlation", "the correlation " + why,
-             "none: a constant loss series has no correlation",
-             fmt::format("{}", stated.correlation));
+             "null: a constant loss series has no correlation", stated_correlation);
   }
   double final_difference = two_significant_digits(recomputed.final_loss_difference);
   if (std::fabs(stated.final_loss_difference - final_difference) >

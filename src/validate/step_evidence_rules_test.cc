@@ -167,8 +167,34 @@ TEST(LossesRule, ConstantLossesHaveNoCorrelationToState) {
       correlation = &p;
   }
   ASSERT_NE(correlation, nullptr) << describe(problems);
-  EXPECT_EQ(correlation->expected, "none: a constant loss series has no correlation");
+  EXPECT_EQ(correlation->expected, "null: a constant loss series has no correlation");
   EXPECT_EQ(correlation->found, "0.999999");  // the recipe's
+
+  // Stated as `converge` writes it (correlation null, result fail), the comparison agrees; the
+  // schema takes null, and a passed convergence may not state it.
+  std::string as_converge_writes =
+      replace_all(replace_all(with_losses(flat, flat), "    correlation: 0.999999\n",
+                              "    correlation: null\n"),
+                  "    steps: 20\n    result: pass\n", "    steps: 20\n    result: fail\n");
+  problems = validate_as(kGptOss, as_converge_writes);
+  for (const Problem& p : problems) {
+    if (p.rule == "correctness.losses") {
+      // (the recipe's final loss difference is its own runs', not the flat series')
+      EXPECT_NE(p.field, "correctness.convergence.correlation") << describe(problems);
+      EXPECT_NE(p.field, "correctness.convergence.result") << describe(problems);
+    }
+    EXPECT_NE(p.rule, "schema") << describe(problems);
+  }
+  problems =
+      validate_as(kGptOss, replace_all(read_source_file(kGptOss), "    correlation: 0.999999\n",
+                                       "    correlation: null\n"));
+  const Problem* passed = nullptr;
+  for (const Problem& p : problems) {
+    if (p.rule == "convergence" && p.field == "correctness.convergence.correlation") passed = &p;
+    EXPECT_NE(p.rule, "schema") << describe(problems);
+  }
+  ASSERT_NE(passed, nullptr) << describe(problems);
+  EXPECT_EQ(passed->found, "null (no correlation)");
 }
 
 TEST(LossesRule, EachArmHoldsOneLossPerComparedStep) {
