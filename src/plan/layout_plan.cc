@@ -12,6 +12,7 @@
 #include "plan/calibration_report.h"
 #include "plan/memory_model.h"
 #include "plan/plan_report.h"
+#include "plan/speed_model.h"
 
 namespace openrecipes {
 namespace {
@@ -146,12 +147,6 @@ std::string headline_text(const LayoutPlan& plan) {
   return out;
 }
 
-// The dispatcher of a MoE layout as the ranked table names it, with the flex backend.
-std::string dispatcher_text(const Layout& layout, const PlanWorkload& workload) {
-  if (layout.dispatcher != "flex") return layout.dispatcher;
-  return workload.hybridep ? "flex (HybridEP)" : "flex (DeepEP)";
-}
-
 std::string ranked_text(const LayoutPlan& plan) {
   if (plan.search.ranked.empty()) return "no legal layout is predicted to fit; see --explain\n";
   // A MoE model's layouts each name their dispatcher (the search tries several); a dense one's
@@ -174,7 +169,7 @@ std::string ranked_text(const LayoutPlan& plan) {
         fmt::format("{}", i + 1),
         p.layout.label + split + fmt::format(" MBS{}", p.layout.rows_per_microbatch),
         recompute_text(p.layout.recompute)};
-    if (dispatchers) row.push_back(dispatcher_text(p.layout, plan.workload));
+    if (dispatchers) row.push_back(dispatcher_name(p.layout, plan.workload));
     for (std::string cell :
          {format_thousands(p.speed.tokens_per_s_per_gpu, 0), band_text(plan.ranked_bands[i]),
           fmt::format("{:.1f}", p.memory.memory_bytes / 1e9),

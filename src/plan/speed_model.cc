@@ -342,6 +342,10 @@ double a2a_overlapped_s(const StepBreakdown& b, const ComputeTime& c) {
 void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& layout,
                        const PlanWorkload& workload, const Fabric& fabric,
                        const SpeedParameters& p) {
+  // Sets every communication term afresh (some below add up), so a breakdown whose compute is
+  // reused can be priced again under another dispatcher (predict_per_dispatcher).
+  b.tp = b.cp = b.ep = Overlapped{};
+  b.etp_s = b.pp_s = 0;
   const StepShape& sh = b.sh;
   const ComputeTime& c = b.compute;
   const double h = model.hidden_size, passes = 1 + b.recompute.share;
@@ -591,10 +595,7 @@ std::vector<StepTimeTerm> step_time_terms(const StepBreakdown& b, const ModelSha
                    layout.dispatcher == "allgather" ? "all-gather + reduce-scatter" : "all-to-all",
                    b.ep.raw_s,
                    link(layout.dispatcher == "allgather" ? sh.ep * sh.tp : sh.ep * sh.etp),
-                   layout.dispatcher.empty()                          ? "alltoall"
-                   : layout.dispatcher == "flex" && workload.hybridep ? "flex (HybridEP)"
-                   : layout.dispatcher == "flex"                      ? "flex (DeepEP)"
-                                                                      : layout.dispatcher,
+                   layout.dispatcher.empty() ? "alltoall" : dispatcher_name(layout, workload),
                    workload.ep_a2a_overlap
                        ? ", overlapped with another micro-batch's compute (A2A/1F1B overlap) "
                          "except in warm-up and cool-down"
@@ -630,6 +631,11 @@ double predict_tokens_per_s_per_gpu(const ModelShape& model, const ClusterShape&
   return tokens_per_s_per_gpu_of(step_breakdown(model, cluster, workload, layout, p), workload);
 }
 
+std::string dispatcher_name(const Layout& layout, const PlanWorkload& workload) {
+  if (layout.dispatcher != "flex") return layout.dispatcher;
+  return workload.hybridep ? "flex (HybridEP)" : "flex (DeepEP)";
+}
+
 std::vector<double> predict_per_dispatcher(const ModelShape& model, const ClusterShape& cluster,
                                            const PlanWorkload& workload, const Layout& layout,
                                            const std::vector<std::string>& dispatchers,
@@ -648,8 +654,6 @@ std::vector<double> predict_per_dispatcher(const ModelShape& model, const Cluste
     // Only HybridEP's permutation inside the dispatch changes the compute (StageWork).
     if (hybridep_permutes(variant, workload, b.sh.ep) != first_permutes)
       add_compute(b, model, workload, variant, p);
-    b.tp = b.cp = b.ep = Overlapped{};
-    b.etp_s = b.pp_s = 0;
     finish_breakdown(b, model, workload, variant, fabric, p);
     out.push_back(tokens_per_s_per_gpu_of(b, workload));
   }

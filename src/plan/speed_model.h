@@ -111,6 +111,11 @@ double predict_tokens_per_s_per_gpu(const ModelShape& model, const ClusterShape&
                                     const PlanWorkload& workload, const Layout& layout,
                                     const SpeedParameters& parameters);
 
+/// `layout`'s token dispatcher as the planner names it: "flex (DeepEP)" or "flex (HybridEP)" by
+/// `workload.hybridep` (Megatron-LM --moe-flex-dispatcher-backend), else the dispatcher as set
+/// ("alltoall", "allgather", or empty for a dense model).
+std::string dispatcher_name(const Layout& layout, const PlanWorkload& workload);
+
 /// predict_tokens_per_s_per_gpu of `layout` with each of `dispatchers` (alltoall, flex, allgather)
 /// as its dispatcher, in that order: tokens/s per GPU, one per dispatcher. The work no dispatcher
 /// changes (the micro-batch's compute, unless HybridEP moves the permutation into the dispatch) is

@@ -15,6 +15,7 @@
 #include "plan/plan_report.h"
 #include "plan/published_measurements.h"
 #include "plan/speed_calibration.h"
+#include "plan/speed_model.h"
 
 namespace openrecipes {
 namespace {
@@ -100,9 +101,7 @@ PairSearch predict_pair(const Catalog& catalog, const Model& model, const Gpu& g
       SuggestedLayout s;
       s.layout = p.layout.label;
       s.recompute = recompute_text(p.layout.recompute);
-      s.dispatcher = p.layout.dispatcher != "flex" ? p.layout.dispatcher
-                     : search.workload.hybridep    ? "flex (HybridEP)"
-                                                   : "flex (DeepEP)";
+      s.dispatcher = dispatcher_name(p.layout, search.workload);
       s.tokens_per_s_per_gpu = p.speed.tokens_per_s_per_gpu;
       s.band = plan.ranked_bands[i].relative_error;
       s.unlike_measured = plan.ranked_bands[i].unlike_measured;
