@@ -83,6 +83,60 @@ TEST(ExportCli, ADraftsPredictionAssumesTheSettingsItsCommandCarries) {
   EXPECT_LT(drafted, nlohmann::json::parse(fp32.output)["memory_bytes"].get<double>());
 }
 
+// The run settings plan takes, given to export, join the draft's command in every framework, on
+// top of its settings recipe's (gpt-oss's --grad-reduce-in-bf16), and the draft's prediction is
+// plan's for the same flags: HybridEP and the overlaps change it.
+TEST(ExportCli, RunSettingsGivenJoinTheDraftAndItsPrediction) {
+  const std::string layout =
+      "--model gpt-oss-20b --gpu H200 --gpus 8 --layout 'TP2 EP4' --dispatcher flex";
+  const std::string settings =
+      " --moe-flex-dispatcher-backend hybridep --tp-comm-overlap "
+      "--overlap-moe-expert-parallel-comm";
+  auto predicted = [](const std::string& draft) {
+    const std::string key = "\nprediction:\n  tokens_per_s_per_gpu: ";
+    std::size_t at = draft.find(key);
+    return at == std::string::npos ? -1.0 : std::stod(draft.substr(at + key.size()));
+  };
+  CliRun plain = run("export --to megatron-lm " + layout);
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_EQ(plain.output.find("--moe-flex-dispatcher-backend"), std::string::npos);
+  for (const char* target : {"slime", "megatron-lm"}) {
+    CliRun draft = run(std::string("export --to ") + target + " " + layout + settings);
+    ASSERT_EQ(draft.exit_code, 0) << target << ": " << draft.output;
+    for (const char* flag : {"--moe-flex-dispatcher-backend hybridep", "--tp-comm-overlap",
+                             "--overlap-moe-expert-parallel-comm", "--grad-reduce-in-bf16",
+                             "--moe-token-dispatcher-type flex"})
+      EXPECT_NE(draft.output.find(flag), std::string::npos) << target << ": " << flag;
+    CliRun plan = run("plan --format json --grad-reduce-in-bf16 " + layout + settings);
+    ASSERT_EQ(plan.exit_code, 0) << plan.output;
+    const double planned = nlohmann::json::parse(plan.output)["tokens_per_s_per_gpu"].get<double>();
+    EXPECT_NEAR(predicted(draft.output), planned, 0.05 + 1e-6 * planned) << target;
+    EXPECT_NE(predicted(draft.output), predicted(plain.output)) << target;
+  }
+  CliRun bridge = run("export --to megatron-bridge " + layout + settings);
+  ASSERT_EQ(bridge.exit_code, 0) << bridge.output;
+  for (const char* line :
+       {"cfg.model.moe_flex_dispatcher_backend = \"hybridep\"", "cfg.model.tp_comm_overlap = True",
+        "cfg.model.overlap_moe_expert_parallel_comm = True"})
+    EXPECT_NE(bridge.output.find(line), std::string::npos) << line << "\n" << bridge.output;
+}
+
+// The export command recommend prints (its layout and its starting recipe's run settings) runs
+// as printed.
+TEST(ExportCli, TheCommandRecommendPrintsRuns) {
+  CliRun recommend = run("recommend --model gpt-oss-20b --gpu H200 --gpus 16");
+  ASSERT_EQ(recommend.exit_code, 0) << recommend.output;
+  const std::string key = "next: openrecipes ";
+  std::size_t at = recommend.output.find(key);
+  ASSERT_NE(at, std::string::npos) << recommend.output;
+  std::string command = recommend.output.substr(at + key.size());
+  command = command.substr(0, command.find('\n'));
+  EXPECT_NE(command.find("--grad-reduce-in-bf16"), std::string::npos) << command;
+  CliRun exported = run(command);
+  EXPECT_EQ(exported.exit_code, 0) << command << "\n" << exported.output;
+  EXPECT_NE(exported.output.find("--grad-reduce-in-bf16"), std::string::npos);
+}
+
 // Each low precision gives the same settings in the three drafts, and the planned recipe
 // validates: its run sets what run.precision asks of that precision.
 TEST(ExportCli, EachPrecisionGivesDraftsThatAgreeAndValidate) {
@@ -186,6 +240,16 @@ TEST(ExportCli, BadInputIsNamed) {
   EXPECT_EQ(beside.exit_code, 2) << beside.output;
   EXPECT_NE(beside.output.find("found --gpus, --pipeline-layout, --precision"), std::string::npos)
       << beside.output;
+  CliRun setting = run(std::string("export ") + kGptOss + " --to slime --tp-comm-overlap");
+  EXPECT_EQ(setting.exit_code, 2) << setting.output;
+  EXPECT_NE(setting.output.find("found --tp-comm-overlap"), std::string::npos) << setting.output;
+  CliRun backend =
+      run("export --model gpt-oss-20b --gpu H200 --gpus 8 --layout 'TP1 EP8' --dispatcher flex "
+          "--moe-flex-dispatcher-backend nccl --to slime");
+  EXPECT_EQ(backend.exit_code, 1) << backend.output;
+  EXPECT_NE(backend.output.find("--moe-flex-dispatcher-backend"), std::string::npos)
+      << backend.output;
+  EXPECT_NE(backend.output.find("deepep or hybridep"), std::string::npos) << backend.output;
 }
 
 TEST(ExportCli, OutputIsNeverADeviceFifoOrLink) {

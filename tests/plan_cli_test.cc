@@ -214,6 +214,31 @@ TEST(PlanCli, TheSearchTriesBothDispatchersUnlessOneIsNamed) {
       << bad.err;
 }
 
+// A dispatcher no layout could use is refused with the reason, not searched to "0 legal" or
+// dropped: allgather under the EP all-to-all overlap, and any dispatcher or flex backend for a
+// dense model, with or without --layout.
+TEST(PlanCli, ADispatcherNoLayoutCanUseIsRefused) {
+  CliRun overlap =
+      run("plan --model Qwen3-30B-A3B --gpu H100 --gpus 16 --overlap-moe-expert-parallel-comm "
+          "--dispatcher allgather");
+  EXPECT_EQ(overlap.exit_code, 1) << overlap.out;
+  EXPECT_NE(overlap.err.find("mesh.ep_a2a_overlap"), std::string::npos) << overlap.err;
+  EXPECT_NE(overlap.err.find("allgather"), std::string::npos) << overlap.err;
+  CliRun overlap_flex =
+      run("plan --model Qwen3-30B-A3B --gpu H100 --gpus 16 --overlap-moe-expert-parallel-comm "
+          "--dispatcher flex --top 1");
+  EXPECT_EQ(overlap_flex.exit_code, 0) << overlap_flex.err;
+  for (const std::string& flags :
+       {std::string("--dispatcher flex"), std::string("--layout 'TP2' --dispatcher alltoall"),
+        std::string("--moe-flex-dispatcher-backend hybridep")}) {
+    CliRun dense = run("plan --model Llama-3-8B --gpu H100 --gpus 8 " + flags);
+    EXPECT_EQ(dense.exit_code, 1) << flags << dense.out;
+    EXPECT_NE(dense.err.find("Llama-3-8B is a dense model: it has no token dispatcher"),
+              std::string::npos)
+        << flags << dense.err;
+  }
+}
+
 // A missing flag is a usage error told before any catalog is looked for, read or fitted.
 TEST(PlanCli, AMissingFlagIsToldBeforeTheCatalogIsRead) {
   std::string nowhere = testing::fresh_dir("plan_missing_flag");

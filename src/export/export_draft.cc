@@ -7,6 +7,45 @@
 #include "plan/catalog_measurements.h"
 
 namespace openrecipes {
+namespace {
+
+// The argument of `source`'s command whose rule (rules/arguments.yaml) is `name`, or null.
+CommandArgument* find_argument(ExportSource& source, const ArgumentRules& rules,
+                               const std::string& name) {
+  for (std::vector<CommandArgument>* list :
+       {&source.model_arguments, &source.training_arguments, &source.other_arguments}) {
+    for (CommandArgument& argument : *list) {
+      SpellingMatch match = rules.find_spelling(argument.flag);
+      if (match.rule && match.rule->name == name && !match.negated) return &argument;
+    }
+  }
+  return nullptr;
+}
+
+// The run settings the user's flags give, added to the draft's command so that it runs what the
+// prediction assumes (add_given_run_settings): each switch given joins the command unless the
+// settings recipe's command has it already; a flex backend given replaces the recipe's.
+void add_given_run_arguments(const RunSettingArguments& given, const ArgumentRules& rules,
+                             ExportSource& source) {
+  const std::pair<bool, const char*> switches[] = {
+      {given.tp_comm_overlap, "--tp-comm-overlap"},
+      {given.shared_expert_overlap, "--moe-shared-expert-overlap"},
+      {given.ep_a2a_overlap, "--overlap-moe-expert-parallel-comm"},
+      {given.grad_reduce_in_bf16, "--grad-reduce-in-bf16"}};
+  for (const auto& [on, flag] : switches) {
+    SpellingMatch match = rules.find_spelling(flag);
+    if (on && !(match.rule && find_argument(source, rules, match.rule->name)))
+      source.other_arguments.push_back({flag, {}});
+  }
+  if (given.flex_backend.empty()) return;
+  if (CommandArgument* backend = find_argument(source, rules, "moe_flex_dispatcher_backend")) {
+    backend->values = {given.flex_backend};
+  } else {
+    source.other_arguments.push_back({"--moe-flex-dispatcher-backend", {given.flex_backend}});
+  }
+}
+
+}  // namespace
 
 std::optional<ExportTarget> export_target(const std::string& text) {
   if (text == "slime") return ExportTarget::kSlime;
@@ -57,12 +96,16 @@ LayoutDraft export_layout_draft(const PlanRequest& request, const Catalog& catal
   // The draft's command carries the settings recipe's run settings (its overlaps, BF16
   // gradients): the prediction assumes them too.
   PlanWorkload workload = request.workload;
-  if (settings) apply_recipe_run_settings(settings->run, workload);
+  if (settings) {
+    apply_recipe_run_settings(settings->run, workload);
+    add_given_run_settings(request.run_settings, workload);
+  }
   draft.prediction = predict_layout(request.model.shape, request.cluster, workload, *request.layout,
                                     speed, request.memory);
   ExportSource source =
-      export_source_from_layout(request.model.shape, model, request.cluster, request.workload,
+      export_source_from_layout(request.model.shape, model, request.cluster, workload,
                                 *request.layout, settings, settings_path, rules);
+  add_given_run_arguments(request.run_settings, rules, source);
   switch (target) {
     case ExportTarget::kSlime:
       draft.text = planned_recipe_yaml(source, draft.prediction, slime_command(source));

@@ -49,9 +49,11 @@ struct DraftSettings {
 /// The planned draft of `request` (its layout set and legal) for `target`: the settings of
 /// `settings.recipe` when given, else of the model's best verified recipe in `recipes` when the
 /// model is in `catalog`, the layout predicted
-/// under the calibrated `speed` parameters with that recipe's run settings (its overlaps and
-/// gradient dtype, apply_recipe_run_settings, as the draft's command carries them), written by
-/// planned_recipe_yaml (slime, Megatron-LM) or megatron_bridge_recipe.
+/// under the calibrated `speed` parameters with that recipe's run settings (its overlaps, flex
+/// backend and gradient dtype, apply_recipe_run_settings) plus those `request.run_settings` gives
+/// (add_given_run_settings: a switch given is added to the command, a flex backend given replaces
+/// the recipe's), as the draft's command carries them; written by planned_recipe_yaml (slime,
+/// Megatron-LM) or megatron_bridge_recipe.
 LayoutDraft export_layout_draft(const PlanRequest& request, const Catalog& catalog,
                                 const std::vector<CatalogRecipe>& recipes,
                                 const SpeedParameters& speed, const ArgumentRules& rules,

@@ -196,20 +196,33 @@ std::string catalog_text(const LayoutPlan& plan) {
       "\nmeasured layouts of {} on {} (catalog recipes and published runs), measured beside "
       "predicted:\n",
       plan.model_name, plan.cluster.gpu.type);
-  std::vector<std::vector<std::string>> rows = {
-      {"recipe", "GPUs", "layout", "recompute", "measured", "predicted", "error", "memory GB"}};
+  // A dispatcher column as the ranked table has, each run's own (its backend from its settings).
+  const bool dispatchers = std::any_of(
+      plan.catalog.begin(), plan.catalog.end(),
+      [](const CatalogComparison& line) { return !line.prediction.layout.dispatcher.empty(); });
+  std::vector<std::string> header = {"recipe", "GPUs", "layout", "recompute"};
+  if (dispatchers) header.push_back("dispatcher");
+  for (const char* column : {"measured", "predicted", "error", "memory GB"})
+    header.push_back(column);
+  std::vector<std::vector<std::string>> rows = {header};
   for (const CatalogComparison& line : plan.catalog) {
     double measured = line.measured->tokens_per_s_per_gpu;
     double predicted = line.prediction.speed.tokens_per_s_per_gpu;
     const Layout& layout = line.prediction.layout;
-    rows.push_back({line.measured->name, fmt::format("{}", line.measured->cluster.gpus),
-                    layout.label,
-                    recompute_text(layout.recompute) + (layout.dispatcher == "flex" ? " flex" : ""),
-                    format_thousands(measured, 1), format_thousands(predicted, 1),
-                    fmt::format("{:+.1f}%", 100 * (predicted - measured) / measured),
-                    fmt::format("{:.1f}", line.prediction.memory.memory_bytes / 1e9)});
+    std::vector<std::string> row = {line.measured->name,
+                                    fmt::format("{}", line.measured->cluster.gpus), layout.label,
+                                    recompute_text(layout.recompute)};
+    if (dispatchers) row.push_back(dispatcher_name(layout, line.measured->workload));
+    for (std::string cell : {format_thousands(measured, 1), format_thousands(predicted, 1),
+                             fmt::format("{:+.1f}%", 100 * (predicted - measured) / measured),
+                             fmt::format("{:.1f}", line.prediction.memory.memory_bytes / 1e9)})
+      row.push_back(std::move(cell));
+    rows.push_back(std::move(row));
   }
-  return out + aligned_table(rows, {false, true, false, false, true, true, true, true});
+  std::vector<bool> right = {false, true, false, false};
+  if (dispatchers) right.push_back(false);
+  for (bool r : {true, true, true, true}) right.push_back(r);
+  return out + aligned_table(rows, right);
 }
 
 // Whether `rule`'s example is the even split: no placement under a rule that judges the

@@ -192,6 +192,14 @@ std::optional<Layout> resolve_layout(const LayoutArguments& arguments, const Mod
   return layout;
 }
 
+void add_given_run_settings(const RunSettingArguments& given, PlanWorkload& workload) {
+  workload.tp_comm_overlap = workload.tp_comm_overlap || given.tp_comm_overlap;
+  workload.shared_expert_overlap = workload.shared_expert_overlap || given.shared_expert_overlap;
+  workload.ep_a2a_overlap = workload.ep_a2a_overlap || given.ep_a2a_overlap;
+  if (!given.flex_backend.empty()) workload.hybridep = given.flex_backend == "hybridep";
+  if (given.grad_reduce_in_bf16) workload.grad_reduce_in_fp32 = false;
+}
+
 std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
                                                 const PlanArguments& arguments,
                                                 Problems& problems) {
@@ -219,11 +227,24 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
                       {arguments.seq_length, arguments.global_batch, *precision},
                       MemoryOptions{arguments.headroom},
                       std::nullopt};
+  request.run_settings = arguments.settings;
   request.workload.tp_comm_overlap = arguments.settings.tp_comm_overlap;
   request.workload.shared_expert_overlap = arguments.settings.shared_expert_overlap;
   request.workload.ep_a2a_overlap = arguments.settings.ep_a2a_overlap;
   request.workload.hybridep = backend == "hybridep";
   request.workload.grad_reduce_in_fp32 = !arguments.settings.grad_reduce_in_bf16;
+  // A dense model routes no tokens: a dispatcher or backend named for it would go unused.
+  if (!model->shape.is_moe()) {
+    for (const auto& [flag, value] :
+         {std::pair{"--dispatcher", arguments.layout.dispatcher},
+          std::pair{"--moe-flex-dispatcher-backend", arguments.settings.flex_backend}}) {
+      if (value.empty()) continue;
+      add_problem(problems, flag, "arguments.dispatcher",
+                  fmt::format("{} is a dense model: it has no token dispatcher", model->name),
+                  fmt::format("no {} (an MoE model's setting)", flag), value);
+    }
+    if (problems.size() != before) return std::nullopt;
+  }
   if (!arguments.layout.layout.empty()) {
     request.layout = resolve_layout(arguments.layout, model->shape, *cluster, request.workload,
                                     problems, &request.placement_chosen);
@@ -239,6 +260,15 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
   }
   if (!arguments.layout.dispatcher.empty()) {
     if (!check_dispatcher(arguments.layout.dispatcher, problems)) return std::nullopt;
+    // Every layout would break the rule: say why here rather than search to "0 legal".
+    if (request.workload.ep_a2a_overlap && arguments.layout.dispatcher == "allgather") {
+      add_problem(problems, "--dispatcher", layout_rule_id(LayoutRule::kEpA2aOverlap),
+                  fmt::format("{}: the EP all-to-all overlap (--overlap-moe-expert-parallel-comm) "
+                              "needs the alltoall or flex dispatcher",
+                              layout_rule_id(LayoutRule::kEpA2aOverlap)),
+                  "alltoall or flex", "allgather");
+      return std::nullopt;
+    }
     request.search_dispatchers = {arguments.layout.dispatcher};
   }
   return request;

@@ -118,11 +118,22 @@ struct PlanRequest {
   /// The layout's placement was chosen by balanced_placement (none was given and PP x VPP does
   /// not divide the layers).
   bool placement_chosen = false;
+  /// The run settings as the flags gave them (the workload holds them resolved): `export` adds
+  /// these to its settings recipe's, so it must tell a flag given from a default.
+  RunSettingArguments run_settings = {};
 };
 
+/// Switches on in `workload` each run setting `given` switches on, and sets the flex backend when
+/// `given` names one (deepep or hybridep, as checked by resolve_plan_request); what `given` leaves
+/// at its default keeps `workload`'s value. `export` applies a settings recipe's run settings
+/// (apply_recipe_run_settings), then the user's flags with this.
+void add_given_run_settings(const RunSettingArguments& given, PlanWorkload& workload);
+
 /// Resolves and checks `arguments` in the order model, GPU, precision, headroom and the flex
-/// backend (deepep or hybridep, field `--moe-flex-dispatcher-backend`), whole nodes, layout (or,
-/// without one, --dispatcher as the search's only dispatcher, field `--dispatcher`); the
+/// backend (deepep or hybridep, field `--moe-flex-dispatcher-backend`), whole nodes, no
+/// dispatcher or flex backend for a dense model (rule arguments.dispatcher), layout (or,
+/// without one, --dispatcher as the search's only dispatcher, field `--dispatcher`, refused as
+/// allgather under --overlap-moe-expert-parallel-comm, rule mesh.ep_a2a_overlap); the
 /// run settings go into the workload, so every layout rule (mesh.ep_a2a_overlap too) and the
 /// speed model see them. Returns nullopt with every problem found (stopping after the first stage
 /// that fails).

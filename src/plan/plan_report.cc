@@ -99,13 +99,31 @@ std::string aligned_table(const std::vector<std::vector<std::string>>& rows,
   return out;
 }
 
+namespace {
+
+// The run settings of `workload` that export takes as flags, each with its leading space: the
+// overlaps, the flex backend when `layout` uses the flex dispatcher and it is HybridEP, and BF16
+// gradients. The fused expert MLP (a published run's setting) has no flag and is left out.
+std::string run_setting_flags_text(const PlanWorkload& workload, const Layout& layout) {
+  std::string out;
+  if (workload.tp_comm_overlap) out += " --tp-comm-overlap";
+  if (workload.shared_expert_overlap) out += " --moe-shared-expert-overlap";
+  if (workload.ep_a2a_overlap) out += " --overlap-moe-expert-parallel-comm";
+  if (workload.hybridep && layout.dispatcher == "flex")
+    out += " --moe-flex-dispatcher-backend hybridep";
+  if (!workload.grad_reduce_in_fp32) out += " --grad-reduce-in-bf16";
+  return out;
+}
+
+}  // namespace
+
 std::string layout_flags_text(const std::string& model_text, const ClusterShape& cluster,
                               const PlanWorkload& workload, const Layout& layout) {
   // What differs from the defaults export would otherwise take: the GPU type's node size, the
   // protocol's rows and batch.
   const bool own_node = cluster.gpu.per_node > 0 && cluster.per_node != cluster.gpu.per_node;
   return fmt::format(
-      "--model {} --gpu {} --gpus {}{} --layout \"{}\" --recompute {}{}{}{}{}", model_text,
+      "--model {} --gpu {} --gpus {}{} --layout \"{}\" --recompute {}{}{}{}{}{}", model_text,
       cluster.gpu.type, cluster.gpus,
       own_node ? fmt::format(" --per-node {}", cluster.per_node) : "", layout_text(layout),
       recompute_text(layout.recompute),
@@ -114,7 +132,8 @@ std::string layout_flags_text(const std::string& model_text, const ClusterShape&
           ? fmt::format(" --global-batch {}", workload.global_batch)
           : "",
       placement_flags_text(layout),
-      layout.dispatcher.empty() ? "" : " --dispatcher " + layout.dispatcher);
+      layout.dispatcher.empty() ? "" : " --dispatcher " + layout.dispatcher,
+      run_setting_flags_text(workload, layout));
 }
 
 std::string predicted_usd_text(double usd_per_million_tokens) {

@@ -28,8 +28,11 @@ std::string predicted_usd_text(double usd_per_million_tokens);
 /// The flags `openrecipes export` (and `plan --layout`) take to rebuild `layout` of the model
 /// named `model_text` on `cluster` under `workload`: `--model M --gpu G --gpus N --layout "..."
 /// --recompute R` (with --per-node after --gpus when the cluster's node is not the GPU type's),
-/// then --seq-length and --global-batch when not the protocol's, the placement flags and
-/// --dispatcher when set. Values are written as the flags parse them (layout/layout_text.h).
+/// then --seq-length and --global-batch when not the protocol's, the placement flags,
+/// --dispatcher when set, and the run settings `workload` switches on (--tp-comm-overlap,
+/// --moe-shared-expert-overlap, --overlap-moe-expert-parallel-comm, --moe-flex-dispatcher-backend
+/// hybridep with the flex dispatcher, --grad-reduce-in-bf16). Values are written as the flags
+/// parse them (layout/layout_text.h).
 std::string layout_flags_text(const std::string& model_text, const ClusterShape& cluster,
                               const PlanWorkload& workload, const Layout& layout);
 

@@ -7,6 +7,7 @@
 #include "base/number_format.h"
 #include "layout/layout_text.h"
 #include "layout/pipeline_layout.h"
+#include "plan/catalog_measurements.h"
 #include "plan/plan_report.h"
 #include "runs/run_framework.h"
 
@@ -50,9 +51,12 @@ std::string export_command_text(const RecommendRequest& request, const Layout& l
     if (framework == to) continue;
     others += fmt::format("{}--to {}", others.empty() ? "" : " or ", framework);
   }
+  // The prediction assumed the starting recipe's run settings (recommend_recipe): the command
+  // asks for them too, whatever recipe export takes its other settings from.
+  PlanWorkload workload = request.workload;
+  apply_recipe_run_settings(base.run, workload);
   return fmt::format("\nnext: openrecipes export {} --to {}\n      ({} for the other frameworks)\n",
-                     layout_flags_text(model_text, request.cluster, request.workload, layout), to,
-                     others);
+                     layout_flags_text(model_text, request.cluster, workload, layout), to, others);
 }
 
 }  // namespace

@@ -275,10 +275,11 @@ nlohmann::ordered_json proposal_round_to_json(const ProposalRound& round, const 
         {{"layout", layout_text(layout)},
          {"recompute", recompute_text(layout.recompute)},
          {"placement", placement},
-         {"dispatcher",
-          layout.ep > 1
-              ? nlohmann::ordered_json(layout.dispatcher.empty() ? "alltoall" : layout.dispatcher)
-              : nlohmann::ordered_json(nullptr)},
+         // The dispatcher the flags carry (an MoE model's layout sets one even at EP 1, where
+         // it still routes the tokens); null for a dense model.
+         {"dispatcher", !layout.dispatcher.empty() ? nlohmann::ordered_json(layout.dispatcher)
+                        : layout.ep > 1            ? nlohmann::ordered_json("alltoall")
+                                                   : nlohmann::ordered_json(nullptr)},
          {"label", layout.label},
          {"flags", layout_flags_text(model_text, plan.cluster, plan.workload, layout)},
          {"predicted_tokens_per_s_per_gpu", p.prediction.speed.tokens_per_s_per_gpu},
