@@ -117,7 +117,7 @@ TEST(ExportCli, RunSettingsGivenJoinTheDraftAndItsPrediction) {
   ASSERT_EQ(bridge.exit_code, 0) << bridge.output;
   for (const char* line :
        {"cfg.model.moe_flex_dispatcher_backend = \"hybridep\"", "cfg.model.tp_comm_overlap = True",
-        "cfg.model.overlap_moe_expert_parallel_comm = True"})
+        "cfg.model.overlap_moe_expert_parallel_comm = True", "cfg.ddp.grad_reduce_in_fp32 = False"})
     EXPECT_NE(bridge.output.find(line), std::string::npos) << line << "\n" << bridge.output;
 }
 

@@ -1,6 +1,6 @@
 // Every export of the bundled recipes, and the planner's drafts with a hand-filled prediction,
 // equals its golden file under tests/golden/export/. Regenerate them after an intended change:
-//   OPENRECIPES_UPDATE_GOLDEN=1 build/openrecipes_tests --gtest_filter='ExportGolden*'
+//   OPENRECIPES_UPDATE_GOLDEN=1 build/tests/openrecipes_tests --gtest_filter='ExportGolden*'
 #include <gtest/gtest.h>
 
 #include <cstdlib>

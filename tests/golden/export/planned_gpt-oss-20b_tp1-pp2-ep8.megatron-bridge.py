@@ -99,7 +99,7 @@ def gpt_oss_20b_sft_config() -> ConfigContainer:
     cfg.model.cross_entropy_fusion_impl = "native"
     cfg.model.attention_dropout = 0.0
     cfg.model.hidden_dropout = 0.0
-    # --grad-reduce-in-bf16: no Megatron-Bridge field in rules/arguments.yaml
+    cfg.ddp.grad_reduce_in_fp32 = False
 
     # Environment (set it in the launcher): NCCL_GRAPH_REGISTER=0 NCCL_NVLS_ENABLE=0 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True TORCH_NCCL_AVOID_RECORD_STREAMS=1 TORCH_NCCL_HIGH_PRIORITY=1 AUTOTUNE_SEQ_LEN=8192 PARITY_PROBE=0
 
