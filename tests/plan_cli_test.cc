@@ -271,6 +271,14 @@ TEST(PlanCli, LayoutSettingsNeedALayoutAndALayoutNeedsText) {
   CliRun empty = run(base + "--layout ''");
   EXPECT_EQ(empty.exit_code, 2) << empty.err;
   EXPECT_NE(empty.err.find("found an empty text"), std::string::npos) << empty.err;
+  // Blanks alone are the same mistake, and so a usage error too (they were a layout problem,
+  // exit 1), in plan and export alike.
+  for (const std::string& command : {base, std::string("export --to slime --model gpt-oss-20b "
+                                                       "--gpu H200 --gpus 8 ")}) {
+    CliRun blank = run(command + "--layout '   '");
+    EXPECT_EQ(blank.exit_code, 2) << command << blank.err;
+    EXPECT_NE(blank.err.find("found only blanks"), std::string::npos) << command << blank.err;
+  }
   EXPECT_EQ(run(base + "--layout 'TP1 PP2 EP4' --recompute full").exit_code, 0);
 }
 

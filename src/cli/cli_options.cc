@@ -41,6 +41,9 @@ namespace {
 // Why `text` cannot be an option's value, or "" when it can.
 std::string flag_or_empty(const std::string& text) {
   if (text.empty()) return "expected a value, found an empty text";
+  // Blanks alone are no value either: `--layout '   '` and `--layout ''` mean the same mistake.
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    return "expected a value, found only blanks";
   bool looks_like_flag =
       text.size() > 1 && text[0] == '-' &&
       !(std::isdigit(static_cast<unsigned char>(text[1])) != 0 || text[1] == '.');

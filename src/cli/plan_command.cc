@@ -123,10 +123,10 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, int& exit_code
                        "sizes are 1; DP implied)")
           ->check(CLI::Validator(
               [](std::string& text) {
-                return text.empty() ? std::string(
-                                          "expected a layout such as \"TP2 PP8 EP32\", "
-                                          "found an empty text")
-                                    : std::string();
+                return text.find_first_not_of(" \t\r\n") == std::string::npos
+                           ? fmt::format("expected a layout such as \"TP2 PP8 EP32\", found {}",
+                                         text.empty() ? "an empty text" : "only blanks")
+                           : std::string();
               },
               ""));
   // The settings of one layout mean nothing to the search: given without --layout, they are a
