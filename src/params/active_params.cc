@@ -9,6 +9,7 @@
 #include <set>
 
 #include "params/family_registry.h"
+#include "params/layer_list.h"
 #include "params/param_blocks.h"
 
 namespace openrecipes {
@@ -91,25 +92,12 @@ struct LayerPlan {
   }
 };
 
-// Checks that `layer_types`, when given, lists every layer with a known type the family has;
-// returns false with a problem at the first that does not.
-bool check_layer_types(const HfConfig& c, const LayerPlan& plan, Problems& problems) {
+// Checks that `layer_types` (read_layer_list's: every layer, known types) has linear attention
+// only in a family that has it; returns false with a problem at the first layer that does not.
+bool check_linear_attention(const HfConfig& c, const LayerPlan& plan, Problems& problems) {
   const std::vector<std::string>& layer_types = plan.layer_types;
-  if (!layer_types.empty() && static_cast<std::int64_t>(layer_types.size()) != plan.s.layers) {
-    problems.push_back(c.problem_at("layer_types", "layer_types must list every layer",
-                                    fmt::format("{} entries", plan.s.layers),
-                                    fmt::format("{} entries", layer_types.size())));
-    return false;
-  }
   for (std::size_t i = 0; i < layer_types.size(); ++i) {
-    const std::string& type = layer_types[i];
-    if (type != "full_attention" && type != "sliding_attention" && type != "linear_attention") {
-      problems.push_back(c.problem_at(fmt::format("layer_types[{}]", i), "unknown layer type",
-                                      "full_attention, sliding_attention or linear_attention",
-                                      "\"" + type + "\""));
-      return false;
-    }
-    if (type == "linear_attention" && plan.family != Family::kHybrid) {
+    if (layer_types[i] == "linear_attention" && plan.family != Family::kHybrid) {
       problems.push_back(c.problem_at(
           fmt::format("layer_types[{}]", i), "linear attention in a model type without it",
           "full_attention or sliding_attention", "\"linear_attention\""));
@@ -289,8 +277,16 @@ std::optional<ActiveParamCount> count_active_params(const HfConfig& c, Problems&
   plan.s = Shape{hidden, layers, c.integer("vocab_size")};
 
   // Which layers are full attention, linear attention, MoE.
-  plan.layer_types = c.strings("layer_types");
-  if (layers_read && !check_layer_types(c, plan, problems)) return finish_with_problems();
+  if (layers_read) {
+    std::optional<std::vector<std::string>> types =
+        read_layer_list(c, "layer_types", layers,
+                        {"full_attention", "sliding_attention", "linear_attention"}, problems);
+    if (!types) return finish_with_problems();
+    plan.layer_types = std::move(*types);
+    if (!check_linear_attention(c, plan, problems)) return finish_with_problems();
+  } else {
+    plan.layer_types = c.strings("layer_types");  // only its type is checked
+  }
   plan.interval =
       plan.family == Family::kHybrid ? c.integer_or("full_attention_interval", 4, 1) : 1;
   plan.mlp = read_mlp_shape(c, plan.family);

@@ -6,30 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "params/layer_list.h"
+
 namespace openrecipes {
 namespace {
-
-// Checks that a per-layer list, when given, has one entry per layer and only the known kinds.
-bool check_layer_list(const HfConfig& c, const std::string& key,
-                      const std::vector<std::string>& list, std::int64_t layers,
-                      const std::vector<std::string>& kinds, Problems& problems) {
-  if (list.empty()) return true;
-  if (static_cast<std::int64_t>(list.size()) != layers) {
-    problems.push_back(c.problem_at(key, key + " must list every layer",
-                                    fmt::format("{} entries", layers),
-                                    fmt::format("{} entries", list.size())));
-    return false;
-  }
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    if (std::find(kinds.begin(), kinds.end(), list[i]) == kinds.end()) {
-      problems.push_back(c.problem_at(fmt::format("{}[{}]", key, i), "unknown layer kind",
-                                      fmt::format("{}", fmt::join(kinds, " or ")),
-                                      "\"" + list[i] + "\""));
-      return false;
-    }
-  }
-  return true;
-}
 
 // What the config says about its layers: which have routed experts and which run an indexer.
 struct LayerKinds {
@@ -42,11 +22,14 @@ struct LayerKinds {
 std::optional<LayerKinds> read_layer_kinds(const HfConfig& c, std::int64_t layers,
                                            Problems& problems) {
   LayerKinds kinds;
-  std::vector<std::string> mlp_types = c.strings("mlp_layer_types");
-  std::vector<std::string> indexer_types = c.strings("indexer_types");
-  if (!check_layer_list(c, "mlp_layer_types", mlp_types, layers, {"dense", "sparse"}, problems) ||
-      !check_layer_list(c, "indexer_types", indexer_types, layers, {"full", "shared"}, problems))
-    return std::nullopt;
+  std::optional<std::vector<std::string>> mlp_list =
+      read_layer_list(c, "mlp_layer_types", layers, {"dense", "sparse"}, problems);
+  if (!mlp_list) return std::nullopt;
+  std::optional<std::vector<std::string>> indexer_list =
+      read_layer_list(c, "indexer_types", layers, {"full", "shared"}, problems);
+  if (!indexer_list) return std::nullopt;
+  const std::vector<std::string>& mlp_types = *mlp_list;
+  const std::vector<std::string>& indexer_types = *indexer_list;
   std::int64_t first_dense = c.integer_or("first_k_dense_replace", 0, 0, layers);
   std::int64_t moe_frequency = c.integer_or("moe_layer_freq", 1, 1, layers);
   std::int64_t index_frequency = c.integer_or("index_topk_freq", 1, 1, layers);

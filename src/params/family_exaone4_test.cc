@@ -178,7 +178,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadExaone{"UnknownLayerKind",
                   testing::replace_all(edited(local_global_types(30), "4096"),
                                        "[\"sliding_attention\"", "[\"linear_attention\""),
-                  "layer_types[0]", "unknown layer type"},
+                  "layer_types[0]", "unknown layer kind"},
         BadExaone{"SlidingLayersWithoutAWindow", edited(local_global_types(30), "null"),
                   "sliding_window", "need a window"},
         // The original remote code's "LLLG" string: transformers' Exaone4Config cannot read it

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "params/layer_list.h"
 #include "params/moe_decoder.h"
 
 namespace openrecipes {
@@ -34,7 +35,7 @@ std::optional<FamilyModel> read_exaone_moe(const HfConfig& c, Problems& problems
   if (!c.problems().empty()) return config_problems(c, problems);
 
   if (mlp_listed) {
-    auto kinds = read_layer_kinds(c, "mlp_layer_types", d.s.layers, {"dense", "sparse"}, problems);
+    auto kinds = read_layer_list(c, "mlp_layer_types", d.s.layers, {"dense", "sparse"}, problems);
     if (!kinds) return config_problems(c, problems);
     for (const std::string& kind : *kinds) d.moe.push_back(kind == "sparse");
   } else {
@@ -47,8 +48,8 @@ std::optional<FamilyModel> read_exaone_moe(const HfConfig& c, Problems& problems
     for (std::int64_t i = 0; i < d.s.layers; ++i) d.moe.push_back(i >= first_dense);
   }
   if (attention_listed) {
-    auto kinds = read_layer_kinds(c, "layer_types", d.s.layers,
-                                  {"full_attention", "sliding_attention"}, problems);
+    auto kinds = read_layer_list(c, "layer_types", d.s.layers,
+                                 {"full_attention", "sliding_attention"}, problems);
     if (!kinds) return config_problems(c, problems);
     for (const std::string& kind : *kinds) d.sliding.push_back(kind == "sliding_attention");
   } else if (slides) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "params/layer_list.h"
 #include "params/param_blocks.h"
 
 namespace openrecipes {
@@ -20,27 +21,15 @@ struct GemmaDefaults {
 };
 
 // Which layers slide: `layer_types` when the config lists them, else the generation's pattern.
-// An empty result with a problem added means the list is bad.
+// An empty result with a problem added (or recorded on `c`) means the list is bad.
 std::vector<bool> sliding_layers(const HfConfig& c, const GemmaDefaults& d, std::int64_t layers,
                                  Problems& problems) {
-  std::vector<std::string> types = c.strings("layer_types");
+  std::optional<std::vector<std::string>> types =
+      read_layer_list(c, "layer_types", layers, {"sliding_attention", "full_attention"}, problems);
+  if (!types) return {};
   std::vector<bool> sliding;
-  if (!types.empty()) {
-    if (static_cast<std::int64_t>(types.size()) != layers) {
-      problems.push_back(c.problem_at("layer_types", "layer_types must list every layer",
-                                      fmt::format("{} entries (num_hidden_layers)", layers),
-                                      fmt::format("{} entries", types.size())));
-      return {};
-    }
-    for (std::size_t i = 0; i < types.size(); ++i) {
-      if (types[i] != "sliding_attention" && types[i] != "full_attention") {
-        problems.push_back(c.problem_at(fmt::format("layer_types[{}]", i), "unknown layer type",
-                                        "sliding_attention or full_attention",
-                                        "\"" + types[i] + "\""));
-        return {};
-      }
-      sliding.push_back(types[i] == "sliding_attention");
-    }
+  if (!types->empty()) {
+    for (const std::string& type : *types) sliding.push_back(type == "sliding_attention");
     return sliding;
   }
   // modeling_gemma2.py: `is_sliding = not bool(layer_idx % 2)`; configuration_gemma3.py: layer i

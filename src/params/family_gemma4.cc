@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "params/layer_list.h"
 #include "params/param_blocks.h"
 
 namespace openrecipes {
@@ -58,23 +59,11 @@ Gemma4Sizes read_sizes(const HfConfig& c, Problems& problems) {
         fmt::format("a list of {} sliding_attention or full_attention", z.s.layers), "nothing"));
     return z;
   }
-  std::vector<std::string> types = c.strings("layer_types");
-  if (!c.problems().empty()) return z;
-  if (static_cast<std::int64_t>(types.size()) != z.s.layers) {
-    problems.push_back(c.problem_at("layer_types", "layer_types must list every layer",
-                                    fmt::format("{} entries (num_hidden_layers)", z.s.layers),
-                                    fmt::format("{} entries", types.size())));
-    return z;
-  }
-  for (std::size_t i = 0; i < types.size(); ++i) {
-    if (types[i] != "sliding_attention" && types[i] != "full_attention") {
-      problems.push_back(c.problem_at(fmt::format("layer_types[{}]", i), "unknown layer type",
-                                      "sliding_attention or full_attention",
-                                      "\"" + types[i] + "\""));
-      return z;
-    }
-    z.sliding.push_back(types[i] == "sliding_attention");
-  }
+  std::optional<std::vector<std::string>> listed = read_layer_list(
+      c, "layer_types", z.s.layers, {"sliding_attention", "full_attention"}, problems);
+  if (!listed) return z;
+  const std::vector<std::string>& types = *listed;
+  for (const std::string& type : types) z.sliding.push_back(type == "sliding_attention");
   // A KV-sharing layer takes the K/V of the last earlier non-sharing layer of its kind.
   std::int64_t first_shared = z.s.layers - z.kv_shared;
   if (z.kv_shared >= z.s.layers) {

@@ -177,7 +177,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "text_config.layer_types", "must list every layer", "60 entries"},
         BadGemma4{"UnknownLayerType", kFirstLayer,
                   "\"layer_types\": [\n      \"chunked_attention\",\n",
-                  "text_config.layer_types[0]", "unknown layer type",
+                  "text_config.layer_types[0]", "unknown layer kind",
                   "sliding_attention or full_attention"},
         BadGemma4{"NoLayerTypes", "\"layer_types\": [", "\"layer_kinds\": [",
                   "text_config.layer_types", "missing required field", "60 sliding_attention"},

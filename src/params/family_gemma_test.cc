@@ -183,7 +183,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "must list every layer", "62 entries"},
         BadGemma{"UnknownLayerType", "\"sliding_window\": 1024",
                  layer_types(62, "\"chunked_attention\"") + "\"sliding_window\": 1024",
-                 "text_config.layer_types[3]", "unknown layer type",
+                 "text_config.layer_types[3]", "unknown layer kind",
                  "sliding_attention or full_attention"},
         BadGemma{"KvHeadsDoNotDivide", "\"num_key_value_heads\": 16", "\"num_key_value_heads\": 12",
                  "text_config.num_key_value_heads", "must divide", "a divisor of 32"},

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "params/layer_list.h"
+
 namespace openrecipes {
 namespace {
 
@@ -66,24 +68,11 @@ void read_gqa_attention(const HfConfig& c, GqaDecoder& d, Problems& problems) {
 
 std::optional<std::vector<bool>> sliding_from_layer_types(const HfConfig& c, std::int64_t layers,
                                                           Problems& problems) {
-  std::vector<std::string> types = c.strings("layer_types");
+  std::optional<std::vector<std::string>> types =
+      read_layer_list(c, "layer_types", layers, {"full_attention", "sliding_attention"}, problems);
+  if (!types) return std::nullopt;
   std::vector<bool> sliding;
-  if (types.empty()) return sliding;
-  if (static_cast<std::int64_t>(types.size()) != layers) {
-    problems.push_back(c.problem_at("layer_types", "layer_types must list every layer",
-                                    fmt::format("{} entries (num_hidden_layers)", layers),
-                                    fmt::format("{} entries", types.size())));
-    return std::nullopt;
-  }
-  for (std::size_t i = 0; i < types.size(); ++i) {
-    if (types[i] != "full_attention" && types[i] != "sliding_attention") {
-      problems.push_back(c.problem_at(fmt::format("layer_types[{}]", i), "unknown layer type",
-                                      "full_attention or sliding_attention",
-                                      "\"" + types[i] + "\""));
-      return std::nullopt;
-    }
-    sliding.push_back(types[i] == "sliding_attention");
-  }
+  for (const std::string& type : *types) sliding.push_back(type == "sliding_attention");
   return sliding;
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "params/layer_list.h"
 #include "params/moe_decoder.h"
 
 namespace openrecipes {
@@ -24,7 +25,7 @@ std::optional<FamilyModel> read_hy_v3(const HfConfig& c, Problems& problems) {
       listed ? 0 : c.integer_or("first_k_dense_replace", 1, 0, 100'000);
   if (!c.problems().empty()) return config_problems(c, problems);
   if (listed) {
-    auto kinds = read_layer_kinds(c, "mlp_layer_types", d.s.layers, {"dense", "sparse"}, problems);
+    auto kinds = read_layer_list(c, "mlp_layer_types", d.s.layers, {"dense", "sparse"}, problems);
     if (!kinds) return config_problems(c, problems);
     for (const std::string& kind : *kinds) d.moe.push_back(kind == "sparse");
   } else {

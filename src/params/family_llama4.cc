@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "params/layer_list.h"
 #include "params/param_blocks.h"
 
 namespace openrecipes {
@@ -33,26 +34,14 @@ std::set<std::int64_t> moe_layers(const HfConfig& c, std::int64_t layers, Proble
 
 // How many layers use chunked local attention (the RoPE layers): `layer_types` when given, else
 // `no_rope_layers` (1 = RoPE and chunked, 0 = global NoPE), else all but every
-// `no_rope_layer_interval`-th. -1 with a problem added when a list is bad.
+// `no_rope_layer_interval`-th. -1 with a problem added (or recorded on `c`) when a list is bad.
 std::int64_t chunked_layers(const HfConfig& c, std::int64_t layers, Problems& problems) {
-  std::vector<std::string> types = c.strings("layer_types");
+  std::optional<std::vector<std::string>> types =
+      read_layer_list(c, "layer_types", layers, {"chunked_attention", "full_attention"}, problems);
+  if (!types) return -1;
   std::int64_t chunked = 0;
-  if (!types.empty()) {
-    if (static_cast<std::int64_t>(types.size()) != layers) {
-      problems.push_back(c.problem_at("layer_types", "layer_types must list every layer",
-                                      fmt::format("{} entries (num_hidden_layers)", layers),
-                                      fmt::format("{} entries", types.size())));
-      return -1;
-    }
-    for (std::size_t i = 0; i < types.size(); ++i) {
-      if (types[i] != "chunked_attention" && types[i] != "full_attention") {
-        problems.push_back(c.problem_at(fmt::format("layer_types[{}]", i), "unknown layer type",
-                                        "chunked_attention or full_attention",
-                                        "\"" + types[i] + "\""));
-        return -1;
-      }
-      chunked += types[i] == "chunked_attention" ? 1 : 0;
-    }
+  if (!types->empty()) {
+    for (const std::string& type : *types) chunked += type == "chunked_attention" ? 1 : 0;
     return chunked;
   }
   std::vector<std::int64_t> no_rope = c.integers("no_rope_layers");

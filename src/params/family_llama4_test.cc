@@ -152,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadLlama4{
             "UnknownLayerType",
             " \"layer_types\": " + list_of(32, "\"full_attention\"", "\"linear_attention\"") + ",",
-            "", "", "layer_types[2]", "unknown layer type", "chunked_attention"},
+            "", "", "layer_types[2]", "unknown layer kind", "chunked_attention"},
         BadLlama4{"KvHeadsDoNotDivide", "", "\"num_key_value_heads\": 8",
                   "\"num_key_value_heads\": 7", "num_key_value_heads", "must divide",
                   "a divisor of 32"},

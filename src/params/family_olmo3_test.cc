@@ -97,7 +97,7 @@ TEST(Olmo3, BadLayerTypesAreProblems) {
     EXPECT_FALSE(problems[0].found.empty());
   };
   refuse(layer_types(31, 4), "layer_types", "must list every layer");
-  refuse(layer_types(32, 4, 1), "layer_types[1]", "unknown layer type");
+  refuse(layer_types(32, 4, 1), "layer_types[1]", "unknown layer kind");
   refuse(", \"sliding_window\": 0", "sliding_window", "too small");
 }
 

@@ -63,29 +63,6 @@ std::optional<FamilyModel> config_problems(const HfConfig& c, Problems& problems
   return std::nullopt;
 }
 
-std::optional<std::vector<std::string>> read_layer_kinds(const HfConfig& c, const std::string& key,
-                                                         std::int64_t layers,
-                                                         const std::vector<std::string>& kinds,
-                                                         Problems& problems) {
-  std::vector<std::string> values = c.strings(key);
-  if (!c.problems().empty()) return std::nullopt;  // a wrong type, recorded on `c`
-  if (static_cast<std::int64_t>(values.size()) != layers) {
-    problems.push_back(c.problem_at(key, fmt::format("{} must list every layer", key),
-                                    fmt::format("{} entries (num_hidden_layers)", layers),
-                                    fmt::format("{} entries", values.size())));
-    return std::nullopt;
-  }
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (std::find(kinds.begin(), kinds.end(), values[i]) == kinds.end()) {
-      problems.push_back(c.problem_at(fmt::format("{}[{}]", key, i), "unknown layer kind",
-                                      fmt::format("{}", fmt::join(kinds, " or ")),
-                                      "\"" + values[i] + "\""));
-      return std::nullopt;
-    }
-  }
-  return values;
-}
-
 std::optional<FamilyModel> build_moe_decoder(const HfConfig& c, const MoeDecoder& d,
                                              Problems& problems) {
   if (!c.problems().empty()) return config_problems(c, problems);

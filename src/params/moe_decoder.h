@@ -54,14 +54,6 @@ std::vector<std::string> moe_decoder_left_out(std::int64_t mtp_layers);
 /// up after reads that failed.
 std::optional<FamilyModel> config_problems(const HfConfig& c, Problems& problems);
 
-/// Reads the per-layer list `key` (e.g. `mlp_layer_types`) whose entries must be one of `kinds`
-/// and number one per decoder layer; returns the entries, or nullopt with a problem naming the
-/// field (`key` or `key[i]`), what was expected and what was found.
-std::optional<std::vector<std::string>> read_layer_kinds(const HfConfig& c, const std::string& key,
-                                                         std::int64_t layers,
-                                                         const std::vector<std::string>& kinds,
-                                                         Problems& problems);
-
 /// Counts N and fills the planner's shape for `d`. Per layer (transformers' Llama-style
 /// attention and Mixtral/DeepSeek-style MoE block, e.g. transformers/models/deepseek_v3/
 /// modeling_deepseek_v3.py): attention q H x heads*d, k and v H x kv*d, o heads*d x H; a dense
