@@ -50,6 +50,37 @@ TEST(TuneCli, ProposalsWrittenBackAsRunsAreNotProposedAgain) {
   }
 }
 
+// The run settings plan takes change the proposals as they change plan's ranking, and each
+// proposal's flags carry them, so that export writes the run that was predicted; every
+// proposal names its dispatcher (EP 1 included), as its flags do.
+TEST(TuneCli, RunSettingsReachThePredictionsAndTheFlags) {
+  nlohmann::json plain = proposals(" --count 3");
+  nlohmann::json bf16 = proposals(" --count 3 --grad-reduce-in-bf16 --tp-comm-overlap");
+  ASSERT_TRUE(plain.is_object() && bf16.is_object());
+  ASSERT_EQ(bf16["proposals"].size(), 3u) << bf16.dump();
+  for (const nlohmann::json& p : bf16["proposals"]) {
+    const std::string flags = p["flags"].get<std::string>();
+    EXPECT_NE(flags.find(" --grad-reduce-in-bf16"), std::string::npos) << flags;
+    EXPECT_NE(flags.find(" --tp-comm-overlap"), std::string::npos) << flags;
+    EXPECT_EQ(p["layout"].get<std::string>().rfind("TP1 ", 0), std::string::npos)  // TP > 1
+        << p.dump();
+    EXPECT_TRUE(p["dispatcher"].is_string()) << p.dump();
+    EXPECT_NE(flags.find(" --dispatcher " + p["dispatcher"].get<std::string>()), std::string::npos)
+        << flags;
+    testing::ShellRun draft =
+        testing::run_binary("export --to megatron-lm " + flags, testing::source_dir(), "2>&1");
+    EXPECT_EQ(draft.exit_code, 0) << flags << "\n" << draft.output;
+    EXPECT_NE(draft.output.find("--tp-comm-overlap"), std::string::npos);
+  }
+  for (const nlohmann::json& p : plain["proposals"]) {
+    EXPECT_EQ(p["flags"].get<std::string>().find("--tp-comm-overlap"), std::string::npos);
+  }
+  testing::ShellRun bad = testing::run_binary(
+      std::string(kPropose) + " --moe-flex-dispatcher-backend nccl", testing::source_dir(), "2>&1");
+  EXPECT_EQ(bad.exit_code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("deepep or hybridep"), std::string::npos) << bad.output;
+}
+
 TEST(TuneCli, ABadSessionLineIsNamedAndNothingIsProposed) {
   std::string session = testing::fresh_dir("tune_cli_bad") + "/tune.jsonl";
   std::ofstream(session) << "{\"layout\": \"TP1 PP2 EP4\", \"failure\": \"melted\"}\n";

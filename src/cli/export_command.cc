@@ -12,6 +12,7 @@
 #include "cli/planner_context.h"
 #include "cli/problem_output.h"
 #include "cli/recipe_file.h"
+#include "cli/run_setting_options.h"
 #include "export/export_draft.h"
 #include "export/export_source.h"
 #include "layout/layout_text.h"
@@ -184,19 +185,9 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, int& exit_co
                     "Count the loss as a layer of the last stage");
   command->add_option("--dispatcher", options->arguments.layout.dispatcher,
                       "alltoall, flex or allgather");
-  RunSettingArguments& settings = options->arguments.settings;
-  command->add_option("--moe-flex-dispatcher-backend", settings.flex_backend,
-                      "The flex dispatcher's backend: deepep or hybridep (default: the settings "
-                      "recipe's, else deepep)");
-  command->add_flag("--tp-comm-overlap", settings.tp_comm_overlap,
-                    "Add TP communication overlap to the draft's run");
-  command->add_flag("--moe-shared-expert-overlap", settings.shared_expert_overlap,
-                    "Add shared-expert overlap with the EP all-to-all to the draft's run");
-  command->add_flag("--overlap-moe-expert-parallel-comm", settings.ep_a2a_overlap,
-                    "Add EP all-to-all overlap with another micro-batch's compute (A2A/1F1B)");
-  command->add_flag("--grad-reduce-in-bf16", settings.grad_reduce_in_bf16,
-                    "Add BF16 gradient reduction to the draft's run (default: the settings "
-                    "recipe's, else FP32)");
+  for (CLI::Option* setting : add_run_setting_options(*command, options->arguments.settings,
+                                                      "; added to the settings recipe's run"))
+    options->layout_flags.push_back(setting);
   command->add_option("--seq-length", options->arguments.seq_length, "Tokens per row (8192)")
       ->check(whole_number(1, std::int64_t{1} << 24));
   command->add_option("--global-batch", options->arguments.global_batch, "Rows per step (128)")
@@ -208,9 +199,8 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, int& exit_co
   for (const char* name :
        {"--model", "--gpu", "--gpus", "--per-node", "--layout", "--recompute", "--layer-split",
         "--pipeline-layout", "--account-for-embedding-in-pipeline-split",
-        "--account-for-loss-in-pipeline-split", "--dispatcher", "--moe-flex-dispatcher-backend",
-        "--tp-comm-overlap", "--moe-shared-expert-overlap", "--overlap-moe-expert-parallel-comm",
-        "--grad-reduce-in-bf16", "--seq-length", "--global-batch", "--precision"})
+        "--account-for-loss-in-pipeline-split", "--dispatcher", "--seq-length", "--global-batch",
+        "--precision"})
     options->layout_flags.push_back(command->get_option(name));
   command->callback([options, &global, &exit_code] { exit_code = run_export(global, *options); });
 }

@@ -9,6 +9,7 @@
 #include "cli/number_options.h"
 #include "cli/planner_context.h"
 #include "cli/problem_output.h"
+#include "cli/run_setting_options.h"
 #include "plan/calibration_report.h"
 #include "plan/layout_plan.h"
 #include "plan/layout_request.h"
@@ -155,18 +156,7 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, int& exit_code
   plan->add_option("--dispatcher", options->arguments.layout.dispatcher,
                    "alltoall, flex or allgather: the layout's (default alltoall), or without "
                    "--layout the only one the search tries (default alltoall and flex)");
-  plan->add_option("--moe-flex-dispatcher-backend", options->arguments.settings.flex_backend,
-                   "The flex dispatcher's backend: deepep (default) or hybridep");
-  plan->add_flag("--tp-comm-overlap", options->arguments.settings.tp_comm_overlap,
-                 "Runs overlap TP communication with GEMMs (default off, as in Megatron-LM)");
-  plan->add_flag("--moe-shared-expert-overlap", options->arguments.settings.shared_expert_overlap,
-                 "Runs compute the shared expert during the EP all-to-all (default off)");
-  plan->add_flag("--overlap-moe-expert-parallel-comm", options->arguments.settings.ep_a2a_overlap,
-                 "Runs overlap one micro-batch's EP all-to-all with another's compute (A2A/1F1B; "
-                 "needs EP > 1, no full recompute, VPP when PP > 1; default off)");
-  plan->add_flag("--grad-reduce-in-bf16", options->arguments.settings.grad_reduce_in_bf16,
-                 "Runs hold and reduce-scatter gradients in BF16 (default FP32, as Megatron-LM "
-                 "does under --bf16)");
+  add_run_setting_options(*plan, options->arguments.settings, "");
   plan->add_option(
           "--headroom", options->arguments.headroom,
           "Fraction of GPU memory kept free for what the memory model leaves out (default 0.10)")

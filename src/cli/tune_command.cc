@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -10,12 +11,14 @@
 #include "cli/number_options.h"
 #include "cli/planner_context.h"
 #include "cli/problem_output.h"
+#include "cli/run_setting_options.h"
 #include "cli/slurm_job_flags.h"
 #include "layout/layout_text.h"
 #include "measure/slurm_client.h"
 #include "plan/layout_plan.h"
 #include "plan/layout_request.h"
 #include "plan/plan_report.h"
+#include "plan/speed_model.h"
 #include "tune/layout_proposals.h"
 #include "tune/tune_session.h"
 #include "tune/tune_summary.h"
@@ -33,7 +36,9 @@ struct ProposeOptions {
   std::string format = "text";
 };
 
-std::string proposals_text(const ProposalRound& round) {
+// The round as text; a dispatcher column, as plan's table has, for an MoE model's layouts (their
+// flex backend from `workload`).
+std::string proposals_text(const ProposalRound& round, const PlanWorkload& workload) {
   std::string out;
   if (round.best_measured_tokens_per_s_per_gpu > 0) {
     out += fmt::format("best measured: {:.0f} tokens/s per GPU ({})\n",
@@ -44,19 +49,32 @@ std::string proposals_text(const ProposalRound& round) {
       "{} whose band does not reach the best measured\n",
       round.skipped_measured, round.skipped_failed, round.skipped_memory, round.beaten);
   if (round.stop) return out + "stop: " + round.stop_reason + "\n";
-  std::vector<std::vector<std::string>> rows = {
-      {"layout", "recompute", "predicted tokens/s/GPU", "band", "optimistic", "memory GB"}};
+  const bool dispatchers =
+      std::any_of(round.proposals.begin(), round.proposals.end(),
+                  [](const LayoutProposal& p) { return !p.prediction.layout.dispatcher.empty(); });
+  std::vector<std::string> header = {"layout", "recompute"};
+  if (dispatchers) header.push_back("dispatcher");
+  for (const char* column : {"predicted tokens/s/GPU", "band", "optimistic", "memory GB"})
+    header.push_back(column);
+  std::vector<std::vector<std::string>> rows = {header};
   for (const LayoutProposal& p : round.proposals) {
     const Layout& layout = p.prediction.layout;
     std::string placement = placement_text(layout);
-    rows.push_back({layout_text(layout) + (placement.empty() ? "" : ", " + placement),
-                    recompute_text(p.prediction.layout.recompute),
-                    fmt::format("{:.0f}", p.prediction.speed.tokens_per_s_per_gpu),
-                    fmt::format("±{:.0f}%", 100 * p.band_used),
-                    fmt::format("{:.0f}", p.optimistic_tokens_per_s_per_gpu),
-                    fmt::format("{:.1f}", p.prediction.memory.memory_bytes / 1e9)});
+    std::vector<std::string> row = {
+        layout_text(layout) + (placement.empty() ? "" : ", " + placement),
+        recompute_text(p.prediction.layout.recompute)};
+    if (dispatchers) row.push_back(dispatcher_name(layout, workload));
+    for (std::string cell : {fmt::format("{:.0f}", p.prediction.speed.tokens_per_s_per_gpu),
+                             fmt::format("±{:.0f}%", 100 * p.band_used),
+                             fmt::format("{:.0f}", p.optimistic_tokens_per_s_per_gpu),
+                             fmt::format("{:.1f}", p.prediction.memory.memory_bytes / 1e9)})
+      row.push_back(std::move(cell));
+    rows.push_back(std::move(row));
   }
-  return out + aligned_table(rows, {false, false, true, true, true, true});
+  std::vector<bool> right = {false, false};
+  if (dispatchers) right.push_back(false);
+  for (bool r : {true, true, true, true}) right.push_back(r);
+  return out + aligned_table(rows, right);
 }
 
 int run_propose(const GlobalOptions& global, const ProposeOptions& options) {
@@ -84,7 +102,7 @@ int run_propose(const GlobalOptions& global, const ProposeOptions& options) {
   if (format == OutputFormat::kJson) {
     print_json(proposal_round_to_json(round, plan, arguments.model));
   } else {
-    fmt::print("{}", proposals_text(round));
+    fmt::print("{}", proposals_text(round, plan.workload));
   }
   return kExitOk;
 }
@@ -244,6 +262,7 @@ void add_tune_command(CLI::App& app, const GlobalOptions& global, int& exit_code
   propose->add_option("--gpu", options->arguments.gpu, "GPU type from gpus.yaml (e.g. H200)");
   propose->add_option("--gpus", options->arguments.gpus, "GPUs in all")
       ->check(whole_number(1, 1 << 20));
+  add_run_setting_options(*propose, options->arguments.settings, "");
   propose->add_option("--session", options->session,
                       "This session's runs, JSON Lines: a proposal's layout fields with "
                       "tokens_per_s_per_gpu or failure (docs/tune.md)");
