@@ -119,6 +119,15 @@ TEST(ExportCli, RunSettingsGivenJoinTheDraftAndItsPrediction) {
        {"cfg.model.moe_flex_dispatcher_backend = \"hybridep\"", "cfg.model.tp_comm_overlap = True",
         "cfg.model.overlap_moe_expert_parallel_comm = True", "cfg.ddp.grad_reduce_in_fp32 = False"})
     EXPECT_NE(bridge.output.find(line), std::string::npos) << line << "\n" << bridge.output;
+  // A switch given replaces the settings recipe's argument for the same setting: the Qwen3.5
+  // recipes run --accumulate-allreduce-grads-in-fp32, which --grad-reduce-in-bf16 switches off.
+  CliRun qwen = run(
+      "export --to megatron-lm --model Qwen3.5-122B-A10B --gpu H200 --gpus 32 --layout 'TP1 PP4 "
+      "EP8' --recompute full:uniform:2 --grad-reduce-in-bf16");
+  ASSERT_EQ(qwen.exit_code, 0) << qwen.output;
+  EXPECT_NE(qwen.output.find("--grad-reduce-in-bf16"), std::string::npos) << qwen.output;
+  EXPECT_EQ(qwen.output.find("--accumulate-allreduce-grads-in-fp32"), std::string::npos)
+      << qwen.output;
 }
 
 // The export command recommend prints (its layout and its starting recipe's run settings) runs
@@ -134,7 +143,18 @@ TEST(ExportCli, TheCommandRecommendPrintsRuns) {
   EXPECT_NE(command.find("--grad-reduce-in-bf16"), std::string::npos) << command;
   CliRun exported = run(command);
   EXPECT_EQ(exported.exit_code, 0) << command << "\n" << exported.output;
-  EXPECT_NE(exported.output.find("--grad-reduce-in-bf16"), std::string::npos);
+  // Given and in the settings recipe's run too: written once.
+  auto count = [](const std::string& text, const std::string& word) {
+    int n = 0;
+    for (std::size_t i = text.find(word); i != std::string::npos; i = text.find(word, i + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(exported.output, "--grad-reduce-in-bf16"), 1) << exported.output;
+  const std::string bridge_command =
+      command.substr(0, command.find(" --to ")) + " --to megatron-bridge";
+  CliRun bridge = run(bridge_command);
+  ASSERT_EQ(bridge.exit_code, 0) << bridge.output;
+  EXPECT_EQ(count(bridge.output, "cfg.ddp.grad_reduce_in_fp32 = False"), 1) << bridge.output;
 }
 
 // Each low precision gives the same settings in the three drafts, and the planned recipe

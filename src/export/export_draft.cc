@@ -9,22 +9,25 @@
 namespace openrecipes {
 namespace {
 
-// The argument of `source`'s command whose rule (rules/arguments.yaml) is `name`, or null.
+// The argument of `source`'s command that sets the rule (rules/arguments.yaml) named `name`, in
+// either sense (a spelling or a negation), or null.
 CommandArgument* find_argument(ExportSource& source, const ArgumentRules& rules,
                                const std::string& name) {
   for (std::vector<CommandArgument>* list :
        {&source.model_arguments, &source.training_arguments, &source.other_arguments}) {
     for (CommandArgument& argument : *list) {
       SpellingMatch match = rules.find_spelling(argument.flag);
-      if (match.rule && match.rule->name == name && !match.negated) return &argument;
+      if (match.rule && match.rule->name == name) return &argument;
     }
   }
   return nullptr;
 }
 
-// The run settings the user's flags give, added to the draft's command so that it runs what the
-// prediction assumes (add_given_run_settings): each switch given joins the command unless the
-// settings recipe's command has it already; a flex backend given replaces the recipe's.
+// The run settings the user's flags give, written into the draft's command so that it runs what
+// the prediction assumes (add_given_run_settings): a switch given replaces the settings recipe's
+// argument for the same setting (`--grad-reduce-in-bf16` replaces
+// `--accumulate-allreduce-grads-in-fp32`, its negation in the rules) or joins the command; a flex
+// backend given replaces the recipe's.
 void add_given_run_arguments(const RunSettingArguments& given, const ArgumentRules& rules,
                              ExportSource& source) {
   const std::pair<bool, const char*> switches[] = {
@@ -33,13 +36,19 @@ void add_given_run_arguments(const RunSettingArguments& given, const ArgumentRul
       {given.ep_a2a_overlap, "--overlap-moe-expert-parallel-comm"},
       {given.grad_reduce_in_bf16, "--grad-reduce-in-bf16"}};
   for (const auto& [on, flag] : switches) {
+    if (!on) continue;
     SpellingMatch match = rules.find_spelling(flag);
-    if (on && !(match.rule && find_argument(source, rules, match.rule->name)))
+    CommandArgument* written =
+        match.rule ? find_argument(source, rules, match.rule->name) : nullptr;
+    if (written) {
+      *written = {flag, {}};
+    } else {
       source.other_arguments.push_back({flag, {}});
+    }
   }
   if (given.flex_backend.empty()) return;
   if (CommandArgument* backend = find_argument(source, rules, "moe_flex_dispatcher_backend")) {
-    backend->values = {given.flex_backend};
+    *backend = {"--moe-flex-dispatcher-backend", {given.flex_backend}};
   } else {
     source.other_arguments.push_back({"--moe-flex-dispatcher-backend", {given.flex_backend}});
   }
