@@ -324,6 +324,33 @@ bool tp_comm_overlap_rule(const PlanWorkload& w, const Layout& l, Report& report
   });
 }
 
+// The shared-expert overlap (--moe-shared-expert-overlap), as Megatron-Core's
+// TransformerConfig.__post_init__ (megatron/core/transformer/transformer_config.py) refuses it:
+// with shared experts, "moe_shared_expert_overlap only works with alltoall token dispatcher"; and
+// under the A2A/1F1B overlap, "disable moe_shared_expert_overlap when enabling
+// overlap_moe_expert_parallel_comm". Without shared experts the flag does nothing and is allowed.
+template <class Report>
+bool shared_expert_overlap_rule(const ModelShape& m, const PlanWorkload& w, const Layout& l,
+                                Report& report) {
+  if (!w.shared_expert_overlap || !m.is_moe()) return true;
+  if (w.ep_a2a_overlap) {
+    return report(LayoutRule::kSharedExpertOverlap, [&] {
+      return Details{"run",
+                     "the shared-expert overlap (--moe-shared-expert-overlap) and the EP "
+                     "all-to-all overlap (--overlap-moe-expert-parallel-comm) exclude each other",
+                     "one of them", "both"};
+    });
+  }
+  if (m.shared_expert_ffn_hidden_size <= 0 || l.dispatcher.empty() || l.dispatcher == "alltoall")
+    return true;
+  return report(LayoutRule::kSharedExpertOverlap, [&] {
+    return Details{"layout.dispatcher",
+                   "the shared-expert overlap (--moe-shared-expert-overlap) of a model with shared "
+                   "experts needs the alltoall dispatcher",
+                   "alltoall, or the run without --moe-shared-expert-overlap", l.dispatcher};
+  });
+}
+
 // Checks that a row split over CP fits in max_tokens_per_gpu, then that the micro-batch's rows
 // do: a micro-batch of rows_per_microbatch rows spread over CP holds rows x row_tokens / CP tokens
 // per GPU, which max_tokens_per_gpu bounds (slime packs up to max_tokens_per_gpu x CP tokens per
@@ -367,6 +394,7 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
   if (!ep_a2a_overlap_rule(w, l, report)) return;
   if (!flex_dispatcher_rule(m, l, report)) return;
   if (!tp_comm_overlap_rule(w, l, report)) return;
+  if (!shared_expert_overlap_rule(m, w, l, report)) return;
   row_fits_rule(w, l, report);
 }
 
@@ -374,13 +402,27 @@ void apply_rules(const ModelShape& m, const ClusterShape& c, const PlanWorkload&
 
 const std::vector<LayoutRule>& all_layout_rules() {
   static const std::vector<LayoutRule> kRules = {
-      LayoutRule::kSizes,          LayoutRule::kDenseMesh,          LayoutRule::kTpHeads,
-      LayoutRule::kTpNode,         LayoutRule::kSequenceParallel,   LayoutRule::kExperts,
-      LayoutRule::kExpertMesh,     LayoutRule::kPlacementExclusive, LayoutRule::kPipelineLayout,
-      LayoutRule::kPipelineLayers, LayoutRule::kVirtualPipeline,    LayoutRule::kContextParallel,
-      LayoutRule::kCpLayers,       LayoutRule::kGlobalBatch,        LayoutRule::kRecompute,
-      LayoutRule::kEpA2aOverlap,   LayoutRule::kFlexDispatcher,     LayoutRule::kTpCommOverlap,
-      LayoutRule::kRowFits,        LayoutRule::kMicrobatchFits,
+      LayoutRule::kSizes,
+      LayoutRule::kDenseMesh,
+      LayoutRule::kTpHeads,
+      LayoutRule::kTpNode,
+      LayoutRule::kSequenceParallel,
+      LayoutRule::kExperts,
+      LayoutRule::kExpertMesh,
+      LayoutRule::kPlacementExclusive,
+      LayoutRule::kPipelineLayout,
+      LayoutRule::kPipelineLayers,
+      LayoutRule::kVirtualPipeline,
+      LayoutRule::kContextParallel,
+      LayoutRule::kCpLayers,
+      LayoutRule::kGlobalBatch,
+      LayoutRule::kRecompute,
+      LayoutRule::kEpA2aOverlap,
+      LayoutRule::kFlexDispatcher,
+      LayoutRule::kTpCommOverlap,
+      LayoutRule::kSharedExpertOverlap,
+      LayoutRule::kRowFits,
+      LayoutRule::kMicrobatchFits,
   };
   return kRules;
 }
@@ -427,6 +469,8 @@ std::string layout_rule_id(LayoutRule rule) {
       return "mesh.flex_dispatcher";
     case LayoutRule::kTpCommOverlap:
       return "mesh.tp_comm_overlap";
+    case LayoutRule::kSharedExpertOverlap:
+      return "mesh.shared_expert_overlap";
   }
   return "layout";
 }
@@ -475,6 +519,9 @@ std::string layout_rule_text(LayoutRule rule) {
       return "the flex dispatcher needs TP x EP > 1";
     case LayoutRule::kTpCommOverlap:
       return "TP communication overlap needs TP > 1";
+    case LayoutRule::kSharedExpertOverlap:
+      return "the shared-expert overlap needs alltoall (with shared experts) and excludes the EP "
+             "all-to-all overlap";
   }
   return "";
 }

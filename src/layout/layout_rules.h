@@ -53,6 +53,10 @@ enum class LayoutRule {
   /// validate_args turns sequence parallelism off at TP 1, then asserts it for the overlap
   /// (megatron/training/arguments.py)
   kTpCommOverlap,
+  /// mesh.shared_expert_overlap: the shared-expert overlap (--moe-shared-expert-overlap) of a
+  /// model with shared experts needs the alltoall dispatcher, and excludes the A2A/1F1B overlap
+  /// (Megatron-Core's TransformerConfig.__post_init__, transformer_config.py)
+  kSharedExpertOverlap,
 };
 
 /// Every rule, in the order they are checked.

@@ -390,6 +390,38 @@ TEST(LayoutRules, TpCommunicationOverlapNeedsTpAboveOne) {
   EXPECT_EQ(v[0].found, "1");
 }
 
+TEST(LayoutRules, SharedExpertOverlapNeedsAlltoallAndNoEpAllToAllOverlap) {
+  // Megatron-Core's TransformerConfig.__post_init__ for --moe-shared-expert-overlap: Qwen3.5 has
+  // a shared expert, so only the alltoall dispatcher takes the overlap.
+  PlanWorkload overlap;
+  overlap.shared_expert_overlap = true;
+  auto rule = [&](const Layout& l, const PlanWorkload& w) {
+    return first_broken_rule(shape(kQwen), h200(32), w, l);
+  };
+  Layout alltoall = layout("PP4 VPP2 EP8");
+  alltoall.dispatcher = "alltoall";
+  Layout flex = alltoall, allgather = alltoall;
+  flex.dispatcher = "flex";
+  allgather.dispatcher = "allgather";
+  EXPECT_EQ(rule(alltoall, overlap), std::nullopt);
+  EXPECT_EQ(rule(flex, overlap), LayoutRule::kSharedExpertOverlap);
+  EXPECT_EQ(rule(allgather, overlap), LayoutRule::kSharedExpertOverlap);
+  EXPECT_EQ(rule(flex, PlanWorkload{}), std::nullopt);  // no overlap, no rule
+  std::vector<LayoutViolation> v = check_layout(shape(kQwen), h200(32), overlap, flex);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(layout_rule_id(v[0].rule), "mesh.shared_expert_overlap");
+  EXPECT_EQ(v[0].field, "layout.dispatcher");
+  EXPECT_EQ(v[0].found, "flex");
+  // Beside the A2A/1F1B overlap it is refused whatever the dispatcher.
+  PlanWorkload both = overlap;
+  both.ep_a2a_overlap = true;
+  EXPECT_EQ(rule(alltoall, both), LayoutRule::kSharedExpertOverlap);
+  // A model without shared experts (gpt-oss) is not held to the dispatcher.
+  Layout gpt_flex = layout("TP1 EP8");
+  gpt_flex.dispatcher = "flex";
+  EXPECT_EQ(first_broken_rule(shape(kGptOss), h200(8), overlap, gpt_flex), std::nullopt);
+}
+
 TEST(LayoutRules, EpAllToAllOverlapNeedsEpAFitDispatcherNoFullRecomputeAndVpp) {
   // Megatron-LM's validate_args for --overlap-moe-expert-parallel-comm.
   PlanWorkload overlap;

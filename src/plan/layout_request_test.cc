@@ -60,15 +60,25 @@ TEST(LayoutRequest, RefusesAnUnknownDispatcherAndAWrongDp) {
 
 TEST(LayoutRequest, RunSettingsReachTheWorkloadAndItsRules) {
   PlanArguments arguments = gpt_oss(16, "TP2 PP2 VPP2 EP8");
-  arguments.settings = {true, true, true, "hybridep"};
+  arguments.settings = {true, true, false, "hybridep"};
   Problems problems;
   std::optional<PlanRequest> request =
       resolve_plan_request(testing::bundled_catalog().catalog, arguments, problems);
   ASSERT_TRUE(request) << testing::describe(problems);
   EXPECT_TRUE(request->workload.tp_comm_overlap);
   EXPECT_TRUE(request->workload.shared_expert_overlap);
-  EXPECT_TRUE(request->workload.ep_a2a_overlap);
+  EXPECT_FALSE(request->workload.ep_a2a_overlap);
   EXPECT_TRUE(request->workload.hybridep);
+  // The shared-expert overlap and the A2A/1F1B overlap exclude each other (Megatron-Core).
+  arguments.settings.ep_a2a_overlap = true;
+  EXPECT_FALSE(resolve_plan_request(testing::bundled_catalog().catalog, arguments, problems));
+  ASSERT_EQ(problems.size(), 1u) << testing::describe(problems);
+  EXPECT_EQ(problems[0].rule, "mesh.shared_expert_overlap");
+  problems.clear();
+  arguments.settings.shared_expert_overlap = false;
+  request = resolve_plan_request(testing::bundled_catalog().catalog, arguments, problems);
+  ASSERT_TRUE(request) << testing::describe(problems);
+  EXPECT_TRUE(request->workload.ep_a2a_overlap);
   // The A2A/1F1B overlap needs VPP when pipelined: one problem, under its rule.
   arguments.layout.layout = "TP2 PP2 EP8";
   EXPECT_FALSE(resolve_plan_request(testing::bundled_catalog().catalog, arguments, problems));

@@ -15,6 +15,8 @@ using testing::replace_all;
 using testing::validate_as;
 
 const std::string kQwenRc2 = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml";
+const std::string kQwen = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml";
+const std::string kQwenFlex = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml";
 const std::string kGptOss = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
 
 // Qwen3.5-122B-A10B's 48 layers on PP 4: the even split written as a layout string, and PP 4
@@ -140,6 +142,20 @@ const std::vector<PlacementCase> kCases = {
      "mesh.tp_comm_overlap",
      true},
     {"WithoutTheTpCommOverlapItsRuleIsSilent", kQwenRc2, {}, "mesh.tp_comm_overlap", false},
+    // --moe-shared-expert-overlap (rule mesh.shared_expert_overlap): Qwen3.5 has a shared expert,
+    // so Megatron-Core accepts the overlap with the alltoall dispatcher only, and never beside
+    // the EP all-to-all overlap.
+    {"SharedExpertOverlapWithAlltoallPasses", kQwen, {}, "mesh.shared_expert_overlap", false},
+    {"SharedExpertOverlapWithTheFlexDispatcherFails",
+     kQwenFlex,
+     {command_arguments("--moe-shared-expert-overlap")},
+     "mesh.shared_expert_overlap",
+     true},
+    {"SharedExpertOverlapBesideTheEpAllToAllOverlapFails",
+     kQwenRc2,
+     {command_arguments("--moe-shared-expert-overlap --overlap-moe-expert-parallel-comm")},
+     "mesh.shared_expert_overlap",
+     true},
     // --account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split
     {"AccountForEmbeddingInBothPasses",
      kQwenRc2,

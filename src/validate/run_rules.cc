@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <functional>
 #include <set>
 #include <string_view>
 
@@ -204,7 +205,7 @@ void check_dispatcher(const RunView& run, const Layout& l, bool moe) {
 // overlap in the workload the rule is checked under.
 void check_overlap_rule(const RunView& run, const Recipe& r, const Model* model,
                         std::initializer_list<std::string_view> names, LayoutRule rule,
-                        void (*switch_on)(PlanWorkload&)) {
+                        const std::function<void(PlanWorkload&)>& switch_on) {
   if (!model || !run.switch_on(names)) return;
   ClusterShape cluster;
   if (const Gpu* gpu = run.context().catalog.find_gpu(r.gpu.type)) cluster.gpu = *gpu;
@@ -227,6 +228,19 @@ void check_ep_a2a_overlap(const RunView& run, const Recipe& r, const Model* mode
       run, r, model,
       {"--overlap-moe-expert-parallel-comm", "comm_overlap.overlap_moe_expert_parallel_comm"},
       LayoutRule::kEpA2aOverlap, [](PlanWorkload& w) { w.ep_a2a_overlap = true; });
+}
+
+// mesh.shared_expert_overlap: the shared-expert overlap with the alltoall dispatcher (a model with
+// shared experts), and never beside the run's EP all-to-all overlap.
+void check_shared_expert_overlap(const RunView& run, const Recipe& r, const Model* model) {
+  const bool a2a = run.switch_on(
+      {"--overlap-moe-expert-parallel-comm", "comm_overlap.overlap_moe_expert_parallel_comm"});
+  check_overlap_rule(run, r, model,
+                     {"--moe-shared-expert-overlap", "model.moe_shared_expert_overlap"},
+                     LayoutRule::kSharedExpertOverlap, [a2a](PlanWorkload& w) {
+                       w.shared_expert_overlap = true;
+                       w.ep_a2a_overlap = a2a;
+                     });
 }
 
 // mesh.tp_comm_overlap: TP communication overlap only with TP > 1.
@@ -283,6 +297,7 @@ void check_run_layout(const RunView& run) {
   check_dispatcher(run, l, model && model->shape.is_moe());
   check_ep_a2a_overlap(run, r, model);
   check_tp_comm_overlap(run, r, model);
+  check_shared_expert_overlap(run, r, model);
   check.gpu_count(r.gpu);
 }
 
