@@ -81,6 +81,15 @@ TEST(MeasureCli, AnSbatchArgIsNeverMeasuresOwnFlag) {
     EXPECT_NE(refused.output.find("an #SBATCH option"), std::string::npos) << refused.output;
     EXPECT_NE(refused.output.find("measure's own flag"), std::string::npos) << refused.output;
   }
+  // Blanks alone are no #SBATCH option either: a usage error, as for every other flag.
+  for (const std::string& blank : {std::string("' '"), std::string("'\t'")}) {
+    testing::ShellRun refused = measure(
+        testing::kBundledRecipes[0] + kFilled + " --sbatch-arg " + blank, "2>&1 >/dev/null");
+    EXPECT_EQ(refused.exit_code, 2) << blank << "\n" << refused.output;
+    EXPECT_NE(refused.output.find("expected an #SBATCH option, found only blanks"),
+              std::string::npos)
+        << refused.output;
+  }
   testing::ShellRun accepted = measure(
       testing::kBundledRecipes[0] + kFilled + " --format json --sbatch-arg --constraint=h200",
       "2>/dev/null");

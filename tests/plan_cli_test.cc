@@ -230,13 +230,29 @@ TEST(PlanCli, ADispatcherNoLayoutCanUseIsRefused) {
   EXPECT_EQ(overlap_flex.exit_code, 0) << overlap_flex.err;
   for (const std::string& flags :
        {std::string("--dispatcher flex"), std::string("--layout 'TP2' --dispatcher alltoall"),
-        std::string("--moe-flex-dispatcher-backend hybridep")}) {
-    CliRun dense = run("plan --model Llama-3-8B --gpu H100 --gpus 8 " + flags);
-    EXPECT_EQ(dense.exit_code, 1) << flags << dense.out;
-    EXPECT_NE(dense.err.find("Llama-3-8B is a dense model: it has no token dispatcher"),
-              std::string::npos)
-        << flags << dense.err;
+        std::string("--moe-flex-dispatcher-backend hybridep"),
+        std::string("--moe-shared-expert-overlap"),
+        std::string("--overlap-moe-expert-parallel-comm")}) {
+    // tune propose takes the run settings, not --dispatcher or --layout.
+    const bool setting = flags.rfind("--dispatcher", 0) != 0 && flags.rfind("--layout", 0) != 0;
+    for (const char* command : {"plan", "tune propose"}) {
+      if (!setting && std::string(command) != "plan") continue;
+      CliRun dense = run(std::string(command) + " --model Llama-3-8B --gpu H100 --gpus 8 " + flags);
+      EXPECT_EQ(dense.exit_code, 1) << command << " " << flags << dense.out;
+      EXPECT_NE(dense.err.find("Llama-3-8B is a dense model: no experts, so no token dispatcher"),
+                std::string::npos)
+          << command << " " << flags << dense.err;
+    }
   }
+  // The flex backend beside another dispatcher would go unused.
+  CliRun backend =
+      run("plan --model Qwen3-30B-A3B --gpu H100 --gpus 16 --dispatcher alltoall "
+          "--moe-flex-dispatcher-backend hybridep");
+  EXPECT_EQ(backend.exit_code, 1) << backend.out;
+  EXPECT_NE(backend.err.find("--moe-flex-dispatcher-backend: the backend of the flex dispatcher, "
+                             "given with --dispatcher alltoall"),
+            std::string::npos)
+      << backend.err;
 }
 
 // A missing flag is a usage error told before any catalog is looked for, read or fitted.

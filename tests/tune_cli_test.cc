@@ -79,6 +79,15 @@ TEST(TuneCli, RunSettingsReachThePredictionsAndTheFlags) {
       std::string(kPropose) + " --moe-flex-dispatcher-backend nccl", testing::source_dir(), "2>&1");
   EXPECT_EQ(bad.exit_code, 1) << bad.output;
   EXPECT_NE(bad.output.find("deepep or hybridep"), std::string::npos) << bad.output;
+  // On one GPU, TP communication overlap leaves no legal layout: the stop says so, not "no fit".
+  testing::ShellRun none = testing::run_binary(
+      "tune propose --model gpt-oss-20b --gpu H200 --gpus 1 --tp-comm-overlap --format json",
+      testing::source_dir(), "2>&1");
+  ASSERT_EQ(none.exit_code, 0) << none.output;
+  nlohmann::json stop = nlohmann::json::parse(none.output, nullptr, false);
+  EXPECT_EQ(stop["stop"], true) << none.output;
+  EXPECT_NE(stop["stop_reason"].get<std::string>().find("no layout is legal"), std::string::npos)
+      << none.output;
 }
 
 TEST(TuneCli, ABadSessionLineIsNamedAndNothingIsProposed) {

@@ -36,14 +36,19 @@ std::optional<std::filesystem::path> resolve_root(const GlobalOptions& options) 
   return root;
 }
 
+namespace {}  // namespace
+
+bool is_blank(const std::string& text) {
+  return text.find_first_not_of(" \t\r\n\v\f") == std::string::npos;
+}
+
 namespace {
 
 // Why `text` cannot be an option's value, or "" when it can.
 std::string flag_or_empty(const std::string& text) {
   if (text.empty()) return "expected a value, found an empty text";
   // Blanks alone are no value either: `--layout '   '` and `--layout ''` mean the same mistake.
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    return "expected a value, found only blanks";
+  if (is_blank(text)) return "expected a value, found only blanks";
   bool looks_like_flag =
       text.size() > 1 && text[0] == '-' &&
       !(std::isdigit(static_cast<unsigned char>(text[1])) != 0 || text[1] == '.');
@@ -66,6 +71,7 @@ CLI::Validator not_the_commands_own_flag(const CLI::App& command) {
   return CLI::Validator(
       [names, command_name](const std::string& text) -> std::string {
         if (text.empty()) return "expected an #SBATCH option, found an empty text";
+        if (is_blank(text)) return "expected an #SBATCH option, found only blanks";
         for (const std::string& name : names) {
           if (text == name || text.rfind(name + "=", 0) == 0) {
             return fmt::format(

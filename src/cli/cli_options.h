@@ -25,15 +25,19 @@ struct GlobalOptions {
 /// holding models.yaml and recipes/. On failure prints why to stderr and returns nullopt.
 std::optional<std::filesystem::path> resolve_root(const GlobalOptions& options);
 
+/// Whether `text` holds only blanks (space, tab, CR, LF, VT, FF) or nothing: no flag takes that
+/// as a value.
+bool is_blank(const std::string& text);
+
 /// Adds to every named option of `app` and its subcommands that takes a value a check that the
 /// value is neither empty, nor blanks alone, nor a flag (`--check`, `-o`), so that `build --out
 /// --check` is a usage error instead of a site written into a folder named "--check", and `--out
 /// ''` is not taken as "the default". A leading '-' before a digit or a '.' (a negative number) and
 /// a lone "-" (standard input) stay values. `--sbatch-arg`'s values are #SBATCH flags: it refuses
-/// only an empty one and its own command's flags (`--sbatch-arg --dry-run` would submit for real).
-/// Call once, after every command is added; CLI11 then reports a refused value as a validation
-/// error naming the option ("--out: expected a value, found the flag '--check'") and main exits
-/// with kExitUsage.
+/// only an empty or blank one and its own command's flags (`--sbatch-arg --dry-run` would submit
+/// for real). Call once, after every command is added; CLI11 then reports a refused value as a
+/// validation error naming the option ("--out: expected a value, found the flag '--check'") and
+/// main exits with kExitUsage.
 void refuse_flags_as_values(CLI::App& app);
 
 }  // namespace openrecipes::cli

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "cli/cli_options.h"
 #include "cli/json_output.h"
 #include "cli/number_options.h"
 #include "cli/planner_context.h"
@@ -124,7 +125,7 @@ void add_plan_command(CLI::App& app, const GlobalOptions& global, int& exit_code
                        "sizes are 1; DP implied)")
           ->check(CLI::Validator(
               [](std::string& text) {
-                return text.find_first_not_of(" \t\r\n") == std::string::npos
+                return is_blank(text)
                            ? fmt::format("expected a layout such as \"TP2 PP8 EP32\", found {}",
                                          text.empty() ? "an empty text" : "only blanks")
                            : std::string();

@@ -233,17 +233,32 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
   request.workload.ep_a2a_overlap = arguments.settings.ep_a2a_overlap;
   request.workload.hybridep = backend == "hybridep";
   request.workload.grad_reduce_in_fp32 = !arguments.settings.grad_reduce_in_bf16;
-  // A dense model routes no tokens: a dispatcher or backend named for it would go unused.
+  // A dense model routes no tokens: a dispatcher, a backend or an expert overlap named for it
+  // would go unused (or, for the A2A/1F1B overlap, leave no legal layout to say why about).
   if (!model->shape.is_moe()) {
-    for (const auto& [flag, value] :
-         {std::pair{"--dispatcher", arguments.layout.dispatcher},
-          std::pair{"--moe-flex-dispatcher-backend", arguments.settings.flex_backend}}) {
+    const RunSettingArguments& s = arguments.settings;
+    for (const auto& [flag, value] : {std::pair{"--dispatcher", arguments.layout.dispatcher},
+                                      std::pair{"--moe-flex-dispatcher-backend", s.flex_backend},
+                                      std::pair{"--moe-shared-expert-overlap",
+                                                std::string(s.shared_expert_overlap ? "on" : "")},
+                                      std::pair{"--overlap-moe-expert-parallel-comm",
+                                                std::string(s.ep_a2a_overlap ? "on" : "")}}) {
       if (value.empty()) continue;
-      add_problem(problems, flag, "arguments.dispatcher",
-                  fmt::format("{} is a dense model: it has no token dispatcher", model->name),
-                  fmt::format("no {} (an MoE model's setting)", flag), value);
+      add_problem(
+          problems, flag, "arguments.dispatcher",
+          fmt::format("{} is a dense model: no experts, so no token dispatcher", model->name),
+          fmt::format("no {} (an MoE model's setting)", flag), value);
     }
     if (problems.size() != before) return std::nullopt;
+  }
+  // The backend is the flex dispatcher's: beside another dispatcher it would go unused.
+  const std::string& dispatcher = arguments.layout.dispatcher;
+  if (!backend.empty() && !dispatcher.empty() && dispatcher != "flex") {
+    add_problem(
+        problems, "--moe-flex-dispatcher-backend", "arguments.dispatcher",
+        fmt::format("the backend of the flex dispatcher, given with --dispatcher {}", dispatcher),
+        "--dispatcher flex, or no backend", backend);
+    return std::nullopt;
   }
   if (!arguments.layout.layout.empty()) {
     request.layout = resolve_layout(arguments.layout, model->shape, *cluster, request.workload,

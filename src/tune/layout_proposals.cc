@@ -95,7 +95,10 @@ ProposalRound propose_layouts(const LayoutPlan& plan, const std::vector<SessionR
   if (round.stop) {
     round.stop_reason =
         plan.search.ranked.empty()
-            ? "no layout fits (openrecipes plan --explain says why)"
+            ? (plan.search.legal == 0
+                   ? "no layout is legal under these run settings (openrecipes plan --explain "
+                     "says which rule refuses them)"
+                   : "no legal layout fits (openrecipes plan --explain says why)")
             : fmt::format(
                   "no remaining layout is predicted to beat the best measured, {:.0f} "
                   "tokens/s per GPU ({}), by more than its error band",
