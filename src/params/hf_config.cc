@@ -223,9 +223,11 @@ std::vector<std::string> HfConfig::strings(const std::string& key) const {
     report(key, "wrong type", "a list of strings", found_in(*node));
     return out;
   }
-  for (const YamlNode& item : node->items) {
+  for (std::size_t i = 0; i < node->items.size(); ++i) {
+    const YamlNode& item = node->items[i];
     if (item.kind != YamlNode::Kind::kScalar || !item.quoted) {
-      report(key, "wrong type", "a list of strings", found_in(item));
+      // At the entry, so that a null or number inside the list is not read as the list's.
+      report(fmt::format("{}[{}]", key, i), "wrong type", "a string", found_in(item));
       return {};
     }
     out.push_back(item.scalar);
@@ -241,10 +243,11 @@ std::vector<std::int64_t> HfConfig::integers(const std::string& key) const {
     report(key, "wrong type", "a list of integers", found_in(*node));
     return out;
   }
-  for (const YamlNode& item : node->items) {
+  for (std::size_t i = 0; i < node->items.size(); ++i) {
+    const YamlNode& item = node->items[i];
     nlohmann::json value = resolve_scalar(item);
     if (!value.is_number_integer()) {
-      report(key, "wrong type", "a list of integers", found_in(item));
+      report(fmt::format("{}[{}]", key, i), "wrong type", "an integer", found_in(item));
       return {};
     }
     out.push_back(value.get<std::int64_t>());

@@ -69,15 +69,24 @@ TEST(LayerList, AnUnknownKindNamesItsLayer) {
   EXPECT_EQ(r.problems[0].found, "\"linear_attention\"");
 }
 
-TEST(LayerList, AWrongTypeIsLeftOnTheConfig) {
-  for (const std::string& field : {std::string(R"("layer_types": "full_attention")"),
-                                   std::string(R"("layer_types": [1, 2, 3])")}) {
-    Read r = read(field);
-    EXPECT_FALSE(r.list) << field;
-    EXPECT_TRUE(r.problems.empty()) << field;
-    ASSERT_EQ(r.config_issues.size(), 1u) << field;
-    EXPECT_EQ(r.config_issues[0].field, "layer_types") << field;
-    EXPECT_EQ(r.config_issues[0].expected, "a list of strings") << field;
+TEST(LayerList, AWrongTypeIsLeftOnTheConfigAtTheListOrTheEntry) {
+  struct Case {
+    std::string field, at, expected, found;
+  };
+  for (const Case& c :
+       {Case{R"("layer_types": "full_attention")", "layer_types", "a list of strings", "string"},
+        Case{R"("layer_types": ["full_attention", 3, "full_attention"])", "layer_types[1]",
+             "a string", "integer 3"},
+        Case{R"("layer_types": ["full_attention", "full_attention", null])", "layer_types[2]",
+             "a string", "null"}}) {
+    Read r = read(c.field);
+    EXPECT_FALSE(r.list) << c.field;
+    EXPECT_TRUE(r.problems.empty()) << c.field;
+    ASSERT_EQ(r.config_issues.size(), 1u) << c.field;
+    EXPECT_EQ(r.config_issues[0].field, c.at) << c.field;
+    EXPECT_EQ(r.config_issues[0].expected, c.expected) << c.field;
+    EXPECT_NE(r.config_issues[0].found.find(c.found), std::string::npos)
+        << c.field << ": " << r.config_issues[0].found;
   }
 }
 
