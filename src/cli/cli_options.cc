@@ -36,8 +36,6 @@ std::optional<std::filesystem::path> resolve_root(const GlobalOptions& options) 
   return root;
 }
 
-namespace {}  // namespace
-
 bool is_blank(const std::string& text) {
   return text.find_first_not_of(" \t\r\n\v\f") == std::string::npos;
 }
