@@ -52,28 +52,22 @@ std::string proposals_text(const ProposalRound& round, const PlanWorkload& workl
   const bool dispatchers =
       std::any_of(round.proposals.begin(), round.proposals.end(),
                   [](const LayoutProposal& p) { return !p.prediction.layout.dispatcher.empty(); });
-  std::vector<std::string> header = {"layout", "recompute"};
-  if (dispatchers) header.push_back("dispatcher");
-  for (const char* column : {"predicted tokens/s/GPU", "band", "optimistic", "memory GB"})
-    header.push_back(column);
-  std::vector<std::vector<std::string>> rows = {header};
+  std::vector<std::vector<std::string>> rows = {{"layout", "recompute", "dispatcher",
+                                                 "predicted tokens/s/GPU", "band", "optimistic",
+                                                 "memory GB"}};
   for (const LayoutProposal& p : round.proposals) {
     const Layout& layout = p.prediction.layout;
     std::string placement = placement_text(layout);
-    std::vector<std::string> row = {
-        layout_text(layout) + (placement.empty() ? "" : ", " + placement),
-        recompute_text(p.prediction.layout.recompute)};
-    if (dispatchers) row.push_back(dispatcher_name(layout, workload));
-    for (std::string cell : {fmt::format("{:.0f}", p.prediction.speed.tokens_per_s_per_gpu),
-                             fmt::format("±{:.0f}%", 100 * p.band_used),
-                             fmt::format("{:.0f}", p.optimistic_tokens_per_s_per_gpu),
-                             fmt::format("{:.1f}", p.prediction.memory.memory_bytes / 1e9)})
-      row.push_back(std::move(cell));
-    rows.push_back(std::move(row));
+    rows.push_back({layout_text(layout) + (placement.empty() ? "" : ", " + placement),
+                    recompute_text(p.prediction.layout.recompute),
+                    dispatcher_name(layout, workload),
+                    fmt::format("{:.0f}", p.prediction.speed.tokens_per_s_per_gpu),
+                    fmt::format("±{:.0f}%", 100 * p.band_used),
+                    fmt::format("{:.0f}", p.optimistic_tokens_per_s_per_gpu),
+                    fmt::format("{:.1f}", p.prediction.memory.memory_bytes / 1e9)});
   }
-  std::vector<bool> right = {false, false};
-  if (dispatchers) right.push_back(false);
-  for (bool r : {true, true, true, true}) right.push_back(r);
+  std::vector<bool> right = {false, false, false, true, true, true, true};
+  if (!dispatchers) erase_column(rows, right, 2);
   return out + aligned_table(rows, right);
 }
 

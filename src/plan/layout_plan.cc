@@ -154,36 +154,26 @@ std::string ranked_text(const LayoutPlan& plan) {
   const bool dispatchers =
       std::any_of(plan.search.ranked.begin(), plan.search.ranked.end(),
                   [](const LayoutPrediction& p) { return !p.layout.dispatcher.empty(); });
-  std::vector<std::string> header = {"rank", "layout", "recompute"};
-  if (dispatchers) header.push_back("dispatcher");
-  for (const char* column :
-       {"tokens/s/GPU", "band", "memory GB", "MFU", "$/1M tokens", "measured"}) {
-    header.push_back(column);
-  }
-  std::vector<std::vector<std::string>> rows = {header};
+  std::vector<std::vector<std::string>> rows = {{"rank", "layout", "recompute", "dispatcher",
+                                                 "tokens/s/GPU", "band", "memory GB", "MFU",
+                                                 "$/1M tokens", "measured"}};
   for (std::size_t i = 0; i < plan.search.ranked.size(); ++i) {
     const LayoutPrediction& p = plan.search.ranked[i];
     const MeasuredLayout* m = plan.ranked_measured[i];
     std::string split = has_placement(p.layout) ? " " + placement_text(p.layout) : "";
-    std::vector<std::string> row = {
-        fmt::format("{}", i + 1),
-        p.layout.label + split + fmt::format(" MBS{}", p.layout.rows_per_microbatch),
-        recompute_text(p.layout.recompute)};
-    if (dispatchers) row.push_back(dispatcher_name(p.layout, plan.workload));
-    for (std::string cell :
-         {format_thousands(p.speed.tokens_per_s_per_gpu, 0), band_text(plan.ranked_bands[i]),
-          fmt::format("{:.1f}", p.memory.memory_bytes / 1e9),
-          format_fraction_percent(p.speed.mfu, 1),
-          predicted_usd_text(p.speed.usd_per_million_tokens),
-          m ? format_thousands(m->tokens_per_s_per_gpu, 1) + " (" + recipe_stem(m->name) + ")"
-            : std::string()}) {
-      row.push_back(std::move(cell));
-    }
-    rows.push_back(std::move(row));
+    rows.push_back(
+        {fmt::format("{}", i + 1),
+         p.layout.label + split + fmt::format(" MBS{}", p.layout.rows_per_microbatch),
+         recompute_text(p.layout.recompute), dispatcher_name(p.layout, plan.workload),
+         format_thousands(p.speed.tokens_per_s_per_gpu, 0), band_text(plan.ranked_bands[i]),
+         fmt::format("{:.1f}", p.memory.memory_bytes / 1e9),
+         format_fraction_percent(p.speed.mfu, 1),
+         predicted_usd_text(p.speed.usd_per_million_tokens),
+         m ? format_thousands(m->tokens_per_s_per_gpu, 1) + " (" + recipe_stem(m->name) + ")"
+           : std::string()});
   }
-  std::vector<bool> right = {true, false, false};
-  if (dispatchers) right.push_back(false);
-  for (bool r : {true, false, true, true, true, false}) right.push_back(r);
+  std::vector<bool> right = {true, false, false, false, true, false, true, true, true, false};
+  if (!dispatchers) erase_column(rows, right, 3);
   const LayoutPrediction& top = plan.search.ranked.front();
   return aligned_table(rows, right) + "\n" +
          gap_text(top.speed.tokens_per_s_per_gpu, plan.ranked_bands.front(), plan.best_measured,
@@ -200,28 +190,22 @@ std::string catalog_text(const LayoutPlan& plan) {
   const bool dispatchers = std::any_of(
       plan.catalog.begin(), plan.catalog.end(),
       [](const CatalogComparison& line) { return !line.prediction.layout.dispatcher.empty(); });
-  std::vector<std::string> header = {"recipe", "GPUs", "layout", "recompute"};
-  if (dispatchers) header.push_back("dispatcher");
-  for (const char* column : {"measured", "predicted", "error", "memory GB"})
-    header.push_back(column);
-  std::vector<std::vector<std::string>> rows = {header};
+  std::vector<std::vector<std::string>> rows = {{"recipe", "GPUs", "layout", "recompute",
+                                                 "dispatcher", "measured", "predicted", "error",
+                                                 "memory GB"}};
   for (const CatalogComparison& line : plan.catalog) {
     double measured = line.measured->tokens_per_s_per_gpu;
     double predicted = line.prediction.speed.tokens_per_s_per_gpu;
     const Layout& layout = line.prediction.layout;
-    std::vector<std::string> row = {line.measured->name,
-                                    fmt::format("{}", line.measured->cluster.gpus), layout.label,
-                                    recompute_text(layout.recompute)};
-    if (dispatchers) row.push_back(dispatcher_name(layout, line.measured->workload));
-    for (std::string cell : {format_thousands(measured, 1), format_thousands(predicted, 1),
-                             fmt::format("{:+.1f}%", 100 * (predicted - measured) / measured),
-                             fmt::format("{:.1f}", line.prediction.memory.memory_bytes / 1e9)})
-      row.push_back(std::move(cell));
-    rows.push_back(std::move(row));
+    rows.push_back({line.measured->name, fmt::format("{}", line.measured->cluster.gpus),
+                    layout.label, recompute_text(layout.recompute),
+                    dispatcher_name(layout, line.measured->workload), format_thousands(measured, 1),
+                    format_thousands(predicted, 1),
+                    fmt::format("{:+.1f}%", 100 * (predicted - measured) / measured),
+                    fmt::format("{:.1f}", line.prediction.memory.memory_bytes / 1e9)});
   }
-  std::vector<bool> right = {false, true, false, false};
-  if (dispatchers) right.push_back(false);
-  for (bool r : {true, true, true, true}) right.push_back(r);
+  std::vector<bool> right = {false, true, false, false, false, true, true, true, true};
+  if (!dispatchers) erase_column(rows, right, 4);
   return out + aligned_table(rows, right);
 }
 

@@ -117,6 +117,14 @@ std::string run_setting_flags_text(const PlanWorkload& workload, const Layout& l
 
 }  // namespace
 
+void erase_column(std::vector<std::vector<std::string>>& rows, std::vector<bool>& right,
+                  std::size_t column) {
+  for (std::vector<std::string>& row : rows) {
+    if (column < row.size()) row.erase(row.begin() + static_cast<std::ptrdiff_t>(column));
+  }
+  if (column < right.size()) right.erase(right.begin() + static_cast<std::ptrdiff_t>(column));
+}
+
 std::string layout_flags_text(const std::string& model_text, const ClusterShape& cluster,
                               const PlanWorkload& workload, const Layout& layout) {
   // What differs from the defaults export would otherwise take: the GPU type's node size, the

@@ -44,4 +44,9 @@ std::string prediction_explanation_text(const LayoutPrediction& prediction);
 std::string aligned_table(const std::vector<std::vector<std::string>>& rows,
                           const std::vector<bool>& right);
 
+/// Takes column `column` out of `rows` (a table as aligned_table reads it) and `right`: for a
+/// column only some tables have, such as the dispatcher, which a dense model's layouts lack.
+void erase_column(std::vector<std::vector<std::string>>& rows, std::vector<bool>& right,
+                  std::size_t column);
+
 }  // namespace openrecipes
