@@ -228,11 +228,7 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
                       MemoryOptions{arguments.headroom},
                       std::nullopt};
   request.run_settings = arguments.settings;
-  request.workload.tp_comm_overlap = arguments.settings.tp_comm_overlap;
-  request.workload.shared_expert_overlap = arguments.settings.shared_expert_overlap;
-  request.workload.ep_a2a_overlap = arguments.settings.ep_a2a_overlap;
-  request.workload.hybridep = backend == "hybridep";
-  request.workload.grad_reduce_in_fp32 = !arguments.settings.grad_reduce_in_bf16;
+  add_given_run_settings(arguments.settings, request.workload);  // on Megatron-LM's defaults
   // A dense model routes no tokens: a dispatcher, a backend or an expert overlap named for it
   // would go unused (or, for the A2A/1F1B overlap, leave no legal layout to say why about).
   if (!model->shape.is_moe()) {
