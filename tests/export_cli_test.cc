@@ -130,6 +130,43 @@ TEST(ExportCli, RunSettingsGivenJoinTheDraftAndItsPrediction) {
       << qwen.output;
 }
 
+// A draft runs its settings recipe's switches, so the layout is checked under them: with the
+// shared-expert-overlap recipe as the best Qwen3.5 one, the flex dispatcher (which plan allows
+// without that switch) and --overlap-moe-expert-parallel-comm beside it are refused under rule
+// mesh.shared_expert_overlap, naming the recipe, and nothing is written.
+TEST(ExportCli, ALayoutIllegalUnderTheSettingsRecipesSwitchesIsRefused) {
+  fs::path root = testing::catalog_copy("export_settings_rules");
+  for (const char* faster : {"attune-tp1-pp4-ep8-rc2.yaml", "attune-tp1-pp4-ep8-flex.yaml"})
+    fs::remove(root / "recipes" / "qwen3.5-122b-a10b" / "h200" / faster);
+  const std::string model = " --model Qwen3.5-122B-A10B --gpu H200 --gpus 32";
+  auto in_copy = [&](const std::string& arguments) {
+    return testing::run_binary(arguments, root.string(), "2>&1");
+  };
+  testing::ShellRun plain = in_copy("export --to megatron-lm -o draft.sh" + model +
+                                    " --layout 'TP1 PP4 EP8' --recompute full:uniform:2");
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_NE(testing::read_file(root / "draft.sh").find("--moe-shared-expert-overlap"),
+            std::string::npos);
+  fs::remove(root / "draft.sh");
+  // Each is legal without the recipe's switch (the EP all-to-all overlap needs VPP > 1 and no
+  // full recompute, mesh.ep_a2a_overlap).
+  for (const char* flags :
+       {" --layout 'TP1 PP4 EP8' --recompute full:uniform:2 --dispatcher flex",
+        " --layout 'TP1 PP4 VPP2 EP8' --recompute selective --overlap-moe-expert-parallel-comm"}) {
+    testing::ShellRun planned = in_copy("plan" + model + flags);
+    EXPECT_EQ(planned.exit_code, 0) << flags << ": " << planned.output;
+    testing::ShellRun refused = in_copy("export --to megatron-lm -o draft.sh" + model + flags);
+    EXPECT_EQ(refused.exit_code, 1) << flags << ": " << refused.output;
+    EXPECT_NE(refused.output.find("mesh.shared_expert_overlap"), std::string::npos)
+        << flags << ": " << refused.output;
+    EXPECT_NE(refused.output.find("under the run settings of "
+                                  "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml"),
+              std::string::npos)
+        << flags << ": " << refused.output;
+    EXPECT_FALSE(fs::exists(root / "draft.sh")) << flags;
+  }
+}
+
 // The export command recommend prints (its layout and its starting recipe's run settings) runs
 // as printed.
 TEST(ExportCli, TheCommandRecommendPrintsRuns) {

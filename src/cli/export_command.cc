@@ -56,8 +56,11 @@ std::optional<std::string> export_layout(const GlobalOptions& global, const Expo
   std::optional<PlanRequest> request =
       resolve_plan_request(context->catalog(), options.arguments, problems);
   if (!request) return std::nullopt;
-  LayoutDraft draft = export_layout_draft(*request, context->catalog(), context->checked.recipes,
-                                          context->calibration.parameters, *context->rules, target);
+  std::optional<LayoutDraft> drafted =
+      export_layout_draft(*request, context->catalog(), context->checked.recipes,
+                          context->calibration.parameters, *context->rules, target, problems);
+  if (!drafted) return std::nullopt;
+  const LayoutDraft& draft = *drafted;
   if (!draft.prediction.memory.fits) {
     fmt::print(stderr,
                "openrecipes export: warning: {} is predicted to need {:.1f} GB per GPU, more than "

@@ -1,5 +1,7 @@
 #include "export/export_draft.h"
 
+#include <fmt/format.h>
+
 #include "export/megatron_bridge_recipe.h"
 #include "export/megatron_lm_command.h"
 #include "export/planned_recipe.h"
@@ -89,10 +91,12 @@ const CatalogRecipe* best_verified_recipe(const std::vector<CatalogRecipe>& reci
   return best;
 }
 
-LayoutDraft export_layout_draft(const PlanRequest& request, const Catalog& catalog,
-                                const std::vector<CatalogRecipe>& recipes,
-                                const SpeedParameters& speed, const ArgumentRules& rules,
-                                ExportTarget target, const DraftSettings& settings_override) {
+std::optional<LayoutDraft> export_layout_draft(const PlanRequest& request, const Catalog& catalog,
+                                               const std::vector<CatalogRecipe>& recipes,
+                                               const SpeedParameters& speed,
+                                               const ArgumentRules& rules, ExportTarget target,
+                                               Problems& problems,
+                                               const DraftSettings& settings_override) {
   const Model* model = request.model.in_catalog ? catalog.find_model(request.model.name) : nullptr;
   const CatalogRecipe* best = model ? best_verified_recipe(recipes, model->name) : nullptr;
   const Recipe* settings = settings_override.recipe ? settings_override.recipe
@@ -108,6 +112,16 @@ LayoutDraft export_layout_draft(const PlanRequest& request, const Catalog& catal
   if (settings) {
     apply_recipe_run_settings(settings->run, workload);
     add_given_run_settings(request.run_settings, workload);
+    std::vector<LayoutViolation> violations =
+        check_layout(request.model.shape, request.cluster, workload, *request.layout);
+    if (!violations.empty()) {
+      add_layout_violations(violations, *request.layout, request.model.shape, request.cluster,
+                            fmt::format(" under the run settings of {}, the recipe the draft "
+                                        "takes its command from",
+                                        settings_path),
+                            problems);
+      return std::nullopt;
+    }
   }
   draft.prediction = predict_layout(request.model.shape, request.cluster, workload, *request.layout,
                                     speed, request.memory);

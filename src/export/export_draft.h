@@ -53,10 +53,16 @@ struct DraftSettings {
 /// backend and gradient dtype, apply_recipe_run_settings) plus those `request.run_settings` gives
 /// (add_given_run_settings: a switch given is added to the command, a flex backend given replaces
 /// the recipe's), as the draft's command carries them; written by planned_recipe_yaml (slime,
-/// Megatron-LM) or megatron_bridge_recipe.
-LayoutDraft export_layout_draft(const PlanRequest& request, const Catalog& catalog,
-                                const std::vector<CatalogRecipe>& recipes,
-                                const SpeedParameters& speed, const ArgumentRules& rules,
-                                ExportTarget target, const DraftSettings& settings = {});
+/// Megatron-LM) or megatron_bridge_recipe. The layout is checked again under those merged
+/// settings, since a switch the settings recipe runs can make illegal a layout the flags alone
+/// allow (its --moe-shared-expert-overlap beside --dispatcher flex, rule
+/// mesh.shared_expert_overlap): then returns nullopt with one Problem per broken rule
+/// (add_layout_violations, field `--layout`, naming the settings recipe).
+std::optional<LayoutDraft> export_layout_draft(const PlanRequest& request, const Catalog& catalog,
+                                               const std::vector<CatalogRecipe>& recipes,
+                                               const SpeedParameters& speed,
+                                               const ArgumentRules& rules, ExportTarget target,
+                                               Problems& problems,
+                                               const DraftSettings& settings = {});
 
 }  // namespace openrecipes

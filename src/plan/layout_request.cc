@@ -181,15 +181,22 @@ std::optional<Layout> resolve_layout(const LayoutArguments& arguments, const Mod
                 fmt::format("DP{} or no DP", dp), fmt::format("DP{}", layout->dp));
     return std::nullopt;
   }
-  for (const LayoutViolation& v : check_layout(model, cluster, workload, *layout)) {
-    add_problem(problems, "--layout", layout_rule_id(v.rule),
-                fmt::format("{} on {} x {} is not a legal layout of {}: {}: {}: {}",
-                            layout_text(*layout), cluster.gpus, cluster.gpu.type, model.name,
-                            layout_rule_id(v.rule), v.field, v.message),
-                v.expected, v.found);
-  }
+  add_layout_violations(check_layout(model, cluster, workload, *layout), *layout, model, cluster,
+                        "", problems);
   if (problems.size() != before) return std::nullopt;
   return layout;
+}
+
+void add_layout_violations(const std::vector<LayoutViolation>& violations, const Layout& layout,
+                           const ModelShape& model, const ClusterShape& cluster,
+                           const std::string& qualifier, Problems& problems) {
+  for (const LayoutViolation& v : violations) {
+    add_problem(problems, "--layout", layout_rule_id(v.rule),
+                fmt::format("{} on {} x {} is not a legal layout of {}{}: {}: {}: {}",
+                            layout_text(layout), cluster.gpus, cluster.gpu.type, model.name,
+                            qualifier, layout_rule_id(v.rule), v.field, v.message),
+                v.expected, v.found);
+  }
 }
 
 void add_given_run_settings(const RunSettingArguments& given, PlanWorkload& workload) {

@@ -13,6 +13,7 @@
 #include "base/problem.h"
 #include "catalog/catalog.h"
 #include "catalog/protocol.h"
+#include "layout/layout_rules.h"
 #include "layout/plan_inputs.h"
 #include "params/model_shape.h"
 #include "plan/memory_model.h"
@@ -79,6 +80,15 @@ struct LayoutArguments {
 std::optional<Layout> resolve_layout(const LayoutArguments& arguments, const ModelShape& model,
                                      const ClusterShape& cluster, const PlanWorkload& workload,
                                      Problems& problems, bool* placement_chosen = nullptr);
+
+/// Adds one Problem per broken rule in `violations` (check_layout's for `layout` of `model` on
+/// `cluster`): field `--layout`, the rule's id, "<layout> on <W> x <GPU> is not a legal layout of
+/// <model><qualifier>: <rule>: <field>: <message>", and the rule's expected and found.
+/// `qualifier` says under what the layout was checked (" under the run settings of <recipe>"), or
+/// is empty.
+void add_layout_violations(const std::vector<LayoutViolation>& violations, const Layout& layout,
+                           const ModelShape& model, const ClusterShape& cluster,
+                           const std::string& qualifier, Problems& problems);
 
 /// The run's communication settings, as Megatron-LM spells them; all off by default, as in
 /// Megatron-LM's arguments (PlanWorkload says what each changes).
