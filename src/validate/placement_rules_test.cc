@@ -228,6 +228,29 @@ const std::vector<PlacementCase> kCases = {
 INSTANTIATE_TEST_SUITE_P(RunPlacement, PlacementTest, ::testing::ValuesIn(kCases),
                          [](const auto& param_info) { return param_info.param.name; });
 
+// A run rule's problem names the recipe field it is about before its message (field `run`), and
+// nothing for a rule about the command alone: the two overlaps that exclude each other read
+// "run: the shared-expert overlap ...", not "run: run: ...".
+TEST(RunRuleProblems, NameTheLayoutFieldOnlyWhenTheRuleIsAboutOne) {
+  auto shared_expert_problem = [](const std::string& recipe, const std::string& arguments) {
+    std::string text = read_source_file(recipe);
+    text =
+        replace_all(text, command_arguments(arguments).first, command_arguments(arguments).second);
+    for (const Problem& problem : validate_as(recipe, text))
+      if (problem.rule == "mesh.shared_expert_overlap") return problem;
+    return Problem{};
+  };
+  Problem both = shared_expert_problem(
+      kQwenRc2, "--moe-shared-expert-overlap --overlap-moe-expert-parallel-comm");
+  EXPECT_EQ(both.field, "run");
+  EXPECT_EQ(both.message.rfind("the shared-expert overlap", 0), 0u) << both.message;
+  EXPECT_EQ(format_problem_line(both).find("run: run:"), std::string::npos)
+      << format_problem_line(both);
+  Problem flex = shared_expert_problem(kQwenFlex, "--moe-shared-expert-overlap");
+  EXPECT_EQ(flex.field, "run");
+  EXPECT_EQ(flex.message.rfind("layout.dispatcher: ", 0), 0u) << flex.message;
+}
+
 // gpt-oss's recipe (24 layers, PP 2) with its run replaced by a Megatron-Bridge command of the
 // same layout plus `overrides`, and its layout block gaining `fields`.
 std::string as_bridge_recipe(const std::string& overrides, const std::string& fields = "") {

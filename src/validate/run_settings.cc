@@ -113,8 +113,11 @@ void RunView::report_argument(const std::string& rule, const TrainingArgument* a
     std::size_t at = source.line(position.line).find(argument->spelling);
     if (at != std::string_view::npos) position.column = static_cast<int>(at) + 1;
   }
-  c_.report_at(position, rule, "run", fmt::format("{}: {}", field, message), std::move(expected),
-               std::move(found));
+  // The problem's field is `run`; the recipe field the rule is about leads the message, unless
+  // it is `run` itself (a rule about the command alone, such as two switches that exclude each
+  // other).
+  if (!field.empty() && field != "run") message = fmt::format("{}: {}", field, message);
+  c_.report_at(position, rule, "run", std::move(message), std::move(expected), std::move(found));
 }
 
 }  // namespace openrecipes

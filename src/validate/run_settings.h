@@ -49,7 +49,8 @@ class RunView {
   /// Whether a switch is on: stated and not `false`/`False`/`0`.
   bool switch_on(std::initializer_list<std::string_view> spellings) const;
 
-  /// Reports a problem under `rule` about `field`: at the setting's line in the file (the
+  /// Reports a problem under `rule` about `field` (field `run`; the message leads with `field`
+  /// unless it is `run`): at the setting's line in the file (the
   /// command's line for kCommand, the `model_script.sets` key for kModelScript), else at `run`.
   void report(const std::string& rule, const std::optional<RunSetting>& at,
               const std::string& field, std::string message, std::string expected,
