@@ -244,6 +244,19 @@ TEST(PlanCli, ADispatcherNoLayoutCanUseIsRefused) {
           << command << " " << flags << dense.err;
     }
   }
+  // With nothing legal the search says so, rather than that nothing fits: one GPU has no EP for
+  // the overlap to hide; Qwen3.5-122B-A10B's legal layouts on 8 H200 all run out of memory.
+  CliRun one_gpu =
+      run("plan --model gpt-oss-20b --gpu H200 --gpus 1 --overlap-moe-expert-parallel-comm");
+  EXPECT_EQ(one_gpu.exit_code, 1) << one_gpu.err;
+  EXPECT_NE(one_gpu.out.find("0 legal"), std::string::npos) << one_gpu.out;
+  EXPECT_NE(one_gpu.out.find("no layout is legal under these run settings"), std::string::npos)
+      << one_gpu.out;
+  CliRun no_fit = run("plan --model Qwen3.5-122B-A10B --gpu H200 --gpus 8");
+  EXPECT_EQ(no_fit.exit_code, 1) << no_fit.err;
+  EXPECT_EQ(no_fit.out.find(" 0 legal"), std::string::npos) << no_fit.out;
+  EXPECT_NE(no_fit.out.find("no legal layout is predicted to fit in memory"), std::string::npos)
+      << no_fit.out;
   // The flex backend beside another dispatcher would go unused.
   CliRun backend =
       run("plan --model Qwen3-30B-A3B --gpu H100 --gpus 16 --dispatcher alltoall "

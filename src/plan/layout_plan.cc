@@ -148,7 +148,14 @@ std::string headline_text(const LayoutPlan& plan) {
 }
 
 std::string ranked_text(const LayoutPlan& plan) {
-  if (plan.search.ranked.empty()) return "no legal layout is predicted to fit; see --explain\n";
+  if (plan.search.ranked.empty()) {
+    // Say which it is: no layout obeys the rules (under the run settings given), or every legal
+    // one is predicted to run out of memory.
+    return plan.search.legal == 0
+               ? "no layout is legal under these run settings; see --explain for the rules each "
+                 "breaks\n"
+               : "no legal layout is predicted to fit in memory; see --explain\n";
+  }
   // A MoE model's layouts each name their dispatcher (the search tries several); a dense one's
   // have none, and no column.
   const bool dispatchers =
