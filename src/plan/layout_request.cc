@@ -240,12 +240,14 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
   // would go unused (or, for the A2A/1F1B overlap, leave no legal layout to say why about).
   if (!model->shape.is_moe()) {
     const RunSettingArguments& s = arguments.settings;
-    for (const auto& [flag, value] : {std::pair{"--dispatcher", arguments.layout.dispatcher},
-                                      std::pair{"--moe-flex-dispatcher-backend", s.flex_backend},
-                                      std::pair{"--moe-shared-expert-overlap",
-                                                std::string(s.shared_expert_overlap ? "on" : "")},
-                                      std::pair{"--overlap-moe-expert-parallel-comm",
-                                                std::string(s.ep_a2a_overlap ? "on" : "")}}) {
+    // What was found: the value given, or a switch's own name.
+    const char* shared = "--moe-shared-expert-overlap";
+    const char* a2a = "--overlap-moe-expert-parallel-comm";
+    for (const auto& [flag, value] :
+         {std::pair{"--dispatcher", arguments.layout.dispatcher},
+          std::pair{"--moe-flex-dispatcher-backend", s.flex_backend},
+          std::pair{shared, std::string(s.shared_expert_overlap ? shared : "")},
+          std::pair{a2a, std::string(s.ep_a2a_overlap ? a2a : "")}}) {
       if (value.empty()) continue;
       add_problem(
           problems, flag, "arguments.dispatcher",
