@@ -164,8 +164,11 @@ CatalogCheck check_catalog(const fs::path& root, const std::vector<std::string>&
       check.problems.push_back(std::move(problem));
     }
   }
-  for (RecipeReport& report :
-       validate_recipe_files(*check.loaded, paths, clean ? &clean->known : nullptr)) {
+  std::vector<RecipeReport> reports =
+      validate_recipe_files(*check.loaded, paths, clean ? &clean->known : nullptr);
+  // Reserved: a recipe is large, and growing the vector would move every one already in it.
+  check.recipes.reserve(check.recipes.size() + reports.size());
+  for (RecipeReport& report : reports) {
     ++check.files_checked;
     if (report.problems.empty() && report.recipe) {
       if (clean && !report.clean_key.empty()) clean->found.push_back(std::move(report.clean_key));
