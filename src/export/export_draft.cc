@@ -7,6 +7,7 @@
 #include "export/planned_recipe.h"
 #include "export/slime_command.h"
 #include "plan/catalog_measurements.h"
+#include "plan/run_setting_flags.h"
 
 namespace openrecipes {
 namespace {
@@ -32,13 +33,9 @@ CommandArgument* find_argument(ExportSource& source, const ArgumentRules& rules,
 // backend given replaces the recipe's.
 void add_given_run_arguments(const RunSettingArguments& given, const ArgumentRules& rules,
                              ExportSource& source) {
-  const std::pair<bool, const char*> switches[] = {
-      {given.tp_comm_overlap, "--tp-comm-overlap"},
-      {given.shared_expert_overlap, "--moe-shared-expert-overlap"},
-      {given.ep_a2a_overlap, "--overlap-moe-expert-parallel-comm"},
-      {given.grad_reduce_in_bf16, "--grad-reduce-in-bf16"}};
-  for (const auto& [on, flag] : switches) {
-    if (!on) continue;
+  for (const RunSwitch& s : run_switches()) {
+    if (!(given.*s.given)) continue;
+    const char* flag = s.flag;
     SpellingMatch match = rules.find_spelling(flag);
     CommandArgument* written =
         match.rule ? find_argument(source, rules, match.rule->name) : nullptr;

@@ -7,6 +7,7 @@
 
 #include "base/parallel_for.h"
 #include "plan/plan_report.h"
+#include "plan/run_setting_flags.h"
 #include "runs/training_command.h"
 #include "text/sha256.h"
 
@@ -72,14 +73,9 @@ void apply_recipe_run_settings(const std::string& run, PlanWorkload& workload) {
     const TrainingArgument* a = command.find_spelling({spelling});
     return a && a->value != "false";
   };
-  workload.tp_comm_overlap = on("--tp-comm-overlap");
-  workload.shared_expert_overlap = on("--moe-shared-expert-overlap");
-  workload.ep_a2a_overlap = on("--overlap-moe-expert-parallel-comm");
+  for (const RunSwitch& s : run_switches()) s.set(workload, on(s.flag));
   const TrainingArgument* backend = command.find_spelling({"--moe-flex-dispatcher-backend"});
   workload.hybridep = backend && backend->value == "hybridep";
-  // Megatron-LM keeps FP32 gradients under --bf16 unless --grad-reduce-in-bf16
-  // (validate_args, megatron/training/arguments.py).
-  workload.grad_reduce_in_fp32 = !on("--grad-reduce-in-bf16");
 }
 
 std::vector<MeasuredLayout> measured_layouts(const Catalog& catalog,

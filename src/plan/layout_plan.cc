@@ -12,6 +12,7 @@
 #include "plan/calibration_report.h"
 #include "plan/memory_model.h"
 #include "plan/plan_report.h"
+#include "plan/run_setting_flags.h"
 #include "plan/speed_model.h"
 
 namespace openrecipes {
@@ -22,28 +23,24 @@ std::string recipe_stem(const std::string& path) {
   return name.size() > 5 ? name.substr(0, name.size() - 5) : name;
 }
 
-// The run settings `workload` switches on, as Megatron-LM's flags spell them (the fused expert
-// MLP, a published run's setting with no Megatron-LM flag, as Megatron-Bridge's name).
-std::vector<std::string> run_setting_flags(const PlanWorkload& workload) {
-  std::vector<std::string> flags;
-  if (workload.tp_comm_overlap) flags.push_back("--tp-comm-overlap");
-  if (workload.shared_expert_overlap) flags.push_back("--moe-shared-expert-overlap");
-  if (workload.ep_a2a_overlap) flags.push_back("--overlap-moe-expert-parallel-comm");
-  if (workload.hybridep) flags.push_back("--moe-flex-dispatcher-backend hybridep");
+// The run settings `workload` switches on, as Megatron-LM's flags spell them (run_setting_flags,
+// the backend whatever the dispatcher), and the fused expert MLP, a published run's setting with
+// no Megatron-LM flag, as Megatron-Bridge names it.
+std::vector<std::string> run_settings_shown(const PlanWorkload& workload) {
+  std::vector<std::string> flags = run_setting_flags(workload, true);
   if (workload.fused_expert_mlp) flags.push_back("cutedsl_fused_grouped_mlp");
-  if (!workload.grad_reduce_in_fp32) flags.push_back("--grad-reduce-in-bf16");
   return flags;
 }
 
 std::string run_settings_text(const PlanWorkload& workload) {
-  std::vector<std::string> flags = run_setting_flags(workload);
+  std::vector<std::string> flags = run_settings_shown(workload);
   return flags.empty() ? "Megatron-LM's defaults" : fmt::format("{}", fmt::join(flags, " "));
 }
 
 nlohmann::json measured_json(const MeasuredLayout* m) {
   return m ? nlohmann::json{{"recipe", m->name},
                             {"tokens_per_s_per_gpu", m->tokens_per_s_per_gpu},
-                            {"run_settings", run_setting_flags(m->workload)}}
+                            {"run_settings", run_settings_shown(m->workload)}}
            : nlohmann::json(nullptr);
 }
 
@@ -345,7 +342,7 @@ nlohmann::json layout_plan_to_json(const LayoutPlan& plan) {
       {"seq_length", plan.workload.row_tokens},
       {"global_batch", plan.workload.global_batch},
       {"precision", precision_name(plan.workload.precision)},
-      {"run_settings", run_setting_flags(plan.workload)},
+      {"run_settings", run_settings_shown(plan.workload)},
       {"headroom_fraction", plan.memory.headroom_fraction},
       {"searched",
        {{"candidates", result.candidates}, {"legal", result.legal}, {"fitting", result.fitting}}},
@@ -369,7 +366,7 @@ std::string layout_plan_text(const LayoutPlan& plan, bool explain) {
 
 nlohmann::json one_layout_plan_to_json(const OneLayoutPlan& plan) {
   nlohmann::json j = prediction_to_json(plan.prediction, true);
-  j["run_settings"] = run_setting_flags(plan.workload);
+  j["run_settings"] = run_settings_shown(plan.workload);
   j["measured"] = measured_json(plan.measured);
   j["band"] = band_json(plan.band);
   j["best_measured"] = measured_json(plan.best_measured);

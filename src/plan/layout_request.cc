@@ -199,14 +199,6 @@ void add_layout_violations(const std::vector<LayoutViolation>& violations, const
   }
 }
 
-void add_given_run_settings(const RunSettingArguments& given, PlanWorkload& workload) {
-  workload.tp_comm_overlap = workload.tp_comm_overlap || given.tp_comm_overlap;
-  workload.shared_expert_overlap = workload.shared_expert_overlap || given.shared_expert_overlap;
-  workload.ep_a2a_overlap = workload.ep_a2a_overlap || given.ep_a2a_overlap;
-  if (!given.flex_backend.empty()) workload.hybridep = given.flex_backend == "hybridep";
-  if (given.grad_reduce_in_bf16) workload.grad_reduce_in_fp32 = false;
-}
-
 std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
                                                 const PlanArguments& arguments,
                                                 Problems& problems) {

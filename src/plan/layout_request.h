@@ -17,6 +17,7 @@
 #include "layout/plan_inputs.h"
 #include "params/model_shape.h"
 #include "plan/memory_model.h"
+#include "plan/run_setting_flags.h"
 
 namespace openrecipes {
 
@@ -90,16 +91,6 @@ void add_layout_violations(const std::vector<LayoutViolation>& violations, const
                            const ModelShape& model, const ClusterShape& cluster,
                            const std::string& qualifier, Problems& problems);
 
-/// The run's communication settings, as Megatron-LM spells them; all off by default, as in
-/// Megatron-LM's arguments (PlanWorkload says what each changes).
-struct RunSettingArguments {
-  bool tp_comm_overlap = false;        ///< --tp-comm-overlap
-  bool shared_expert_overlap = false;  ///< --moe-shared-expert-overlap
-  bool ep_a2a_overlap = false;         ///< --overlap-moe-expert-parallel-comm
-  std::string flex_backend;            ///< --moe-flex-dispatcher-backend: deepep or hybridep
-  bool grad_reduce_in_bf16 = false;    ///< --grad-reduce-in-bf16: BF16 gradients (else FP32)
-};
-
 /// Everything the user's flags say, before it is resolved.
 struct PlanArguments {
   std::string model;
@@ -132,12 +123,6 @@ struct PlanRequest {
   /// these to its settings recipe's, so it must tell a flag given from a default.
   RunSettingArguments run_settings = {};
 };
-
-/// Switches on in `workload` each run setting `given` switches on, and sets the flex backend when
-/// `given` names one (deepep or hybridep, as checked by resolve_plan_request); what `given` leaves
-/// at its default keeps `workload`'s value. `export` applies a settings recipe's run settings
-/// (apply_recipe_run_settings), then the user's flags with this.
-void add_given_run_settings(const RunSettingArguments& given, PlanWorkload& workload);
 
 /// Resolves and checks `arguments` in the order model, GPU, precision, headroom and the flex
 /// backend (deepep or hybridep, field `--moe-flex-dispatcher-backend`), whole nodes, no

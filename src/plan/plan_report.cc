@@ -7,6 +7,7 @@
 #include "base/number_format.h"
 #include "catalog/protocol.h"
 #include "layout/layout_text.h"
+#include "plan/run_setting_flags.h"
 
 namespace openrecipes {
 namespace {
@@ -101,17 +102,13 @@ std::string aligned_table(const std::vector<std::vector<std::string>>& rows,
 
 namespace {
 
-// The run settings of `workload` that export takes as flags, each with its leading space: the
-// overlaps, the flex backend when `layout` uses the flex dispatcher and it is HybridEP, and BF16
-// gradients. The fused expert MLP (a published run's setting) has no flag and is left out.
+// The run settings of `workload` that export takes as flags, each with its leading space
+// (run_setting_flags: the backend only when `layout` uses the flex dispatcher). The fused expert
+// MLP (a published run's setting) has no flag and is left out.
 std::string run_setting_flags_text(const PlanWorkload& workload, const Layout& layout) {
   std::string out;
-  if (workload.tp_comm_overlap) out += " --tp-comm-overlap";
-  if (workload.shared_expert_overlap) out += " --moe-shared-expert-overlap";
-  if (workload.ep_a2a_overlap) out += " --overlap-moe-expert-parallel-comm";
-  if (workload.hybridep && layout.dispatcher == "flex")
-    out += " --moe-flex-dispatcher-backend hybridep";
-  if (!workload.grad_reduce_in_fp32) out += " --grad-reduce-in-bf16";
+  for (const std::string& flag : run_setting_flags(workload, layout.dispatcher == "flex"))
+    out += " " + flag;
   return out;
 }
 
