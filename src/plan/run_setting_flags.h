@@ -23,10 +23,10 @@ struct RunSettingArguments {
 
 /// A run setting that is a switch: Megatron-LM's flag, off by default.
 struct RunSwitch {
-  const char* flag;        ///< "--tp-comm-overlap"
-  const char* help;        ///< what switching it on does, one phrase
-  const char* by_default;  ///< what runs without it
-  bool RunSettingArguments::*given;
+  const char* flag;                              ///< "--tp-comm-overlap"
+  const char* help;                              ///< what switching it on does, one phrase
+  const char* by_default;                        ///< what runs without it
+  bool RunSettingArguments::*given;              ///< the field the command line sets
   bool (*on)(const PlanWorkload& workload);      ///< whether `workload` runs with it
   void (*set)(PlanWorkload& workload, bool on);  ///< sets it in `workload`
 };
