@@ -20,16 +20,23 @@ namespace {
 
 namespace mustache = kainjow::mustache;
 
+// The page's JSON as kainjow's data. Each child is moved into its parent: kainjow's set and
+// push_back take a const reference and copy the whole subtree, which made building a page's data
+// cost its size times its depth.
 mustache::data to_data(const nlohmann::json& value) {
   switch (value.type()) {
     case nlohmann::json::value_t::object: {
       mustache::data object{mustache::data::type::object};
-      for (const auto& [key, child] : value.items()) object.set(key, to_data(child));
+      for (const auto& [key, child] : value.items()) object[key] = to_data(child);
       return object;
     }
     case nlohmann::json::value_t::array: {
       mustache::data list{mustache::data::type::list};
-      for (const auto& child : value) list.push_back(to_data(child));
+      // kainjow gives no mutable list; the vector itself was made non-const by the constructor
+      // above, so casting the const away to move into it is defined.
+      auto& items = const_cast<mustache::list&>(list.list_value());
+      items.reserve(value.size());
+      for (const auto& child : value) items.push_back(to_data(child));
       return list;
     }
     case nlohmann::json::value_t::string:
