@@ -244,6 +244,17 @@ TEST(PlanCli, ADispatcherNoLayoutCanUseIsRefused) {
           << command << " " << flags << dense.err;
     }
   }
+  // The two expert overlaps exclude each other, and Qwen3.5's shared expert holds its overlap to
+  // alltoall (mesh.shared_expert_overlap): refused before any search.
+  for (const char* flags : {"--moe-shared-expert-overlap --overlap-moe-expert-parallel-comm",
+                            "--moe-shared-expert-overlap --dispatcher flex"}) {
+    CliRun shared =
+        run(std::string("plan --model Qwen3.5-122B-A10B --gpu H200 --gpus 32 ") + flags);
+    EXPECT_EQ(shared.exit_code, 1) << flags << shared.out;
+    EXPECT_EQ(shared.out, "") << flags;
+    EXPECT_NE(shared.err.find("mesh.shared_expert_overlap"), std::string::npos)
+        << flags << shared.err;
+  }
   // With nothing legal the search says so, rather than that nothing fits: one GPU has no EP for
   // the overlap to hide; Qwen3.5-122B-A10B's legal layouts on 8 H200 all run out of memory.
   CliRun one_gpu =

@@ -56,11 +56,8 @@ std::optional<std::string> export_layout(const GlobalOptions& global, const Expo
   std::optional<PlanRequest> request =
       resolve_plan_request(context->catalog(), options.arguments, problems);
   if (!request) return std::nullopt;
-  std::optional<LayoutDraft> drafted =
-      export_layout_draft(*request, context->catalog(), context->checked.recipes,
-                          context->calibration.parameters, *context->rules, target, problems);
-  if (!drafted) return std::nullopt;
-  const LayoutDraft& draft = *drafted;
+  LayoutDraft draft = export_layout_draft(*request, context->catalog(), context->checked.recipes,
+                                          context->calibration.parameters, *context->rules, target);
   if (!draft.prediction.memory.fits) {
     fmt::print(stderr,
                "openrecipes export: warning: {} is predicted to need {:.1f} GB per GPU, more than "
@@ -188,8 +185,9 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, int& exit_co
                     "Count the loss as a layer of the last stage");
   command->add_option("--dispatcher", options->arguments.layout.dispatcher,
                       "alltoall, flex or allgather");
-  for (CLI::Option* setting : add_run_setting_options(*command, options->arguments.settings,
-                                                      "; added to the settings recipe's run"))
+  for (CLI::Option* setting : add_run_setting_options(
+           *command, options->arguments.settings,
+           "; the draft runs exactly the settings given, in place of its settings recipe's"))
     options->layout_flags.push_back(setting);
   command->add_option("--seq-length", options->arguments.seq_length, "Tokens per row (8192)")
       ->check(whole_number(1, std::int64_t{1} << 24));

@@ -1,12 +1,9 @@
 #include "export/export_draft.h"
 
-#include <fmt/format.h>
-
 #include "export/megatron_bridge_recipe.h"
 #include "export/megatron_lm_command.h"
 #include "export/planned_recipe.h"
 #include "export/slime_command.h"
-#include "plan/catalog_measurements.h"
 #include "plan/run_setting_flags.h"
 
 namespace openrecipes {
@@ -26,30 +23,59 @@ CommandArgument* find_argument(ExportSource& source, const ArgumentRules& rules,
   return nullptr;
 }
 
-// The run settings the user's flags give, written into the draft's command so that it runs what
-// the prediction assumes (add_given_run_settings): a switch given replaces the settings recipe's
-// argument for the same setting (`--grad-reduce-in-bf16` replaces
-// `--accumulate-allreduce-grads-in-fp32`, its negation in the rules) or joins the command; a flex
-// backend given replaces the recipe's.
-void add_given_run_arguments(const RunSettingArguments& given, const ArgumentRules& rules,
-                             ExportSource& source) {
+// Removes `argument` (an element of one of `source`'s argument lists, found by find_argument).
+void remove_argument(ExportSource& source, const CommandArgument* argument) {
+  for (std::vector<CommandArgument>* list :
+       {&source.model_arguments, &source.training_arguments, &source.other_arguments}) {
+    std::erase_if(*list, [&](const CommandArgument& a) { return &a == argument; });
+  }
+}
+
+// Whether `argument` (which sets the switch's setting, in either sense) switches it on: it is
+// spelled in the switch flag's own sense (`--grad-reduce-in-bf16`, not its negation
+// `--accumulate-allreduce-grads-in-fp32`) and its value, if any, is not false.
+bool switches_on(const CommandArgument& argument, const RunSwitch& s, const ArgumentRules& rules) {
+  const bool value_off =
+      !argument.values.empty() && (argument.values[0] == "false" || argument.values[0] == "False");
+  return rules.find_spelling(argument.flag).negated == rules.find_spelling(s.flag).negated &&
+         !value_off;
+}
+
+// Makes the draft's command run exactly `workload`'s run settings, the ones its prediction
+// assumes: each switch on is written (replacing the settings recipe's argument for the same
+// setting, in either sense: `--grad-reduce-in-bf16` replaces
+// `--accumulate-allreduce-grads-in-fp32`, its negation in the rules) or added; a switch the
+// recipe turns on that `workload` has off is taken out and named (dropped_run_settings), and so is
+// a HybridEP backend where the flex layout is predicted with DeepEP. The flex backend is written
+// where the layout uses the flex dispatcher and `workload` runs HybridEP.
+void set_run_arguments(const PlanWorkload& workload, const Layout& layout,
+                       const ArgumentRules& rules, ExportSource& source) {
   for (const RunSwitch& s : run_switches()) {
-    if (!(given.*s.given)) continue;
-    const char* flag = s.flag;
-    SpellingMatch match = rules.find_spelling(flag);
+    SpellingMatch match = rules.find_spelling(s.flag);
     CommandArgument* written =
         match.rule ? find_argument(source, rules, match.rule->name) : nullptr;
-    if (written) {
-      *written = {flag, {}};
-    } else {
-      source.other_arguments.push_back({flag, {}});
+    if (s.on(workload)) {
+      if (written) {
+        *written = {s.flag, {}};
+      } else {
+        source.other_arguments.push_back({s.flag, {}});
+      }
+    } else if (written && switches_on(*written, s, rules)) {
+      source.dropped_run_settings.push_back(*written);
+      remove_argument(source, written);
     }
   }
-  if (given.flex_backend.empty()) return;
-  if (CommandArgument* backend = find_argument(source, rules, "moe_flex_dispatcher_backend")) {
-    *backend = {"--moe-flex-dispatcher-backend", {given.flex_backend}};
-  } else {
-    source.other_arguments.push_back({"--moe-flex-dispatcher-backend", {given.flex_backend}});
+  if (layout.dispatcher != "flex") return;  // the backend is the flex dispatcher's alone
+  CommandArgument* backend = find_argument(source, rules, "moe_flex_dispatcher_backend");
+  if (workload.hybridep) {
+    if (backend) {
+      *backend = {"--moe-flex-dispatcher-backend", {"hybridep"}};
+    } else {
+      source.other_arguments.push_back({"--moe-flex-dispatcher-backend", {"hybridep"}});
+    }
+  } else if (backend && !backend->values.empty() && backend->values[0] == "hybridep") {
+    source.dropped_run_settings.push_back(*backend);
+    remove_argument(source, backend);
   }
 }
 
@@ -88,12 +114,10 @@ const CatalogRecipe* best_verified_recipe(const std::vector<CatalogRecipe>& reci
   return best;
 }
 
-std::optional<LayoutDraft> export_layout_draft(const PlanRequest& request, const Catalog& catalog,
-                                               const std::vector<CatalogRecipe>& recipes,
-                                               const SpeedParameters& speed,
-                                               const ArgumentRules& rules, ExportTarget target,
-                                               Problems& problems,
-                                               const DraftSettings& settings_override) {
+LayoutDraft export_layout_draft(const PlanRequest& request, const Catalog& catalog,
+                                const std::vector<CatalogRecipe>& recipes,
+                                const SpeedParameters& speed, const ArgumentRules& rules,
+                                ExportTarget target, const DraftSettings& settings_override) {
   const Model* model = request.model.in_catalog ? catalog.find_model(request.model.name) : nullptr;
   const CatalogRecipe* best = model ? best_verified_recipe(recipes, model->name) : nullptr;
   const Recipe* settings = settings_override.recipe ? settings_override.recipe
@@ -103,29 +127,15 @@ std::optional<LayoutDraft> export_layout_draft(const PlanRequest& request, const
                               : best                   ? best->catalog_path
                                                        : "";
   LayoutDraft draft;
-  // The draft's command carries the settings recipe's run settings (its overlaps, BF16
-  // gradients): the prediction assumes them too.
-  PlanWorkload workload = request.workload;
-  if (settings) {
-    apply_recipe_run_settings(settings->run, workload);
-    add_given_run_settings(request.run_settings, workload);
-    std::vector<LayoutViolation> violations =
-        check_layout(request.model.shape, request.cluster, workload, *request.layout);
-    if (!violations.empty()) {
-      add_layout_violations(violations, *request.layout, request.model.shape, request.cluster,
-                            fmt::format(" under the run settings of {}, the recipe the draft "
-                                        "takes its command from",
-                                        settings_path),
-                            problems);
-      return std::nullopt;
-    }
-  }
-  draft.prediction = predict_layout(request.model.shape, request.cluster, workload, *request.layout,
-                                    speed, request.memory);
+  // The draft runs, and is predicted under, the run settings of the request: plan's flags (and
+  // under tune, its reference's), not whatever else its settings recipe switches on, so that a
+  // command plan printed exports the run plan predicted.
+  draft.prediction = predict_layout(request.model.shape, request.cluster, request.workload,
+                                    *request.layout, speed, request.memory);
   ExportSource source =
-      export_source_from_layout(request.model.shape, model, request.cluster, workload,
+      export_source_from_layout(request.model.shape, model, request.cluster, request.workload,
                                 *request.layout, settings, settings_path, rules);
-  add_given_run_arguments(request.run_settings, rules, source);
+  set_run_arguments(request.workload, *request.layout, rules, source);
   switch (target) {
     case ExportTarget::kSlime:
       draft.text = planned_recipe_yaml(source, draft.prediction, slime_command(source));

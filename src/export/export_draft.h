@@ -46,23 +46,19 @@ struct DraftSettings {
   std::string path;                ///< the recipe's path, for the draft's comments
 };
 
-/// The planned draft of `request` (its layout set and legal) for `target`: the settings of
-/// `settings.recipe` when given, else of the model's best verified recipe in `recipes` when the
-/// model is in `catalog`, the layout predicted
-/// under the calibrated `speed` parameters with that recipe's run settings (its overlaps, flex
-/// backend and gradient dtype, apply_recipe_run_settings) plus those `request.run_settings` gives
-/// (add_given_run_settings: a switch given is added to the command, a flex backend given replaces
-/// the recipe's), as the draft's command carries them; written by planned_recipe_yaml (slime,
-/// Megatron-LM) or megatron_bridge_recipe. The layout is checked again under those merged
-/// settings, since a switch the settings recipe runs can make illegal a layout the flags alone
-/// allow (its --moe-shared-expert-overlap beside --dispatcher flex, rule
-/// mesh.shared_expert_overlap): then returns nullopt with one Problem per broken rule
-/// (add_layout_violations, field `--layout`, naming the settings recipe).
-std::optional<LayoutDraft> export_layout_draft(const PlanRequest& request, const Catalog& catalog,
-                                               const std::vector<CatalogRecipe>& recipes,
-                                               const SpeedParameters& speed,
-                                               const ArgumentRules& rules, ExportTarget target,
-                                               Problems& problems,
-                                               const DraftSettings& settings = {});
+/// The planned draft of `request` (its layout set and legal) for `target`: the settings
+/// (optimizer, schedule, env, rows, command) of `settings.recipe` when given, else of the model's
+/// best verified recipe in `recipes` when the model is in `catalog`, run under exactly
+/// `request.workload`'s run settings, which the layout was checked and is predicted under (with
+/// the calibrated `speed` parameters): plan's flags, and under tune its reference's. Each switch
+/// on is written in place of the recipe's argument for the same setting or added; a switch (or a
+/// HybridEP backend) the recipe runs that the request does not is taken out of the command and
+/// named in a comment ("Not carried: ..."), so that an export command plan printed drafts the run
+/// plan predicted. Written by planned_recipe_yaml (slime, Megatron-LM) or
+/// megatron_bridge_recipe.
+LayoutDraft export_layout_draft(const PlanRequest& request, const Catalog& catalog,
+                                const std::vector<CatalogRecipe>& recipes,
+                                const SpeedParameters& speed, const ArgumentRules& rules,
+                                ExportTarget target, const DraftSettings& settings = {});
 
 }  // namespace openrecipes

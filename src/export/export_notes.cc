@@ -26,6 +26,16 @@ std::string comment_lines(const std::string& text, const std::string& indent) {
   return out;
 }
 
+std::string dropped_run_settings_note(const ExportSource& source, const std::string& indent) {
+  if (source.dropped_run_settings.empty()) return "";
+  return comment_lines(
+      "Not carried: " + arguments_words(source.dropped_run_settings) +
+          ", which the settings recipe runs: this layout was predicted without it (the run "
+          "settings are the flags given to export, as to plan); give the flag to plan and export "
+          "to keep it",
+      indent);
+}
+
 std::string arguments_words(const std::vector<CommandArgument>& arguments) {
   std::string out;
   for (const CommandArgument& argument : arguments) {

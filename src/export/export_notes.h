@@ -15,6 +15,12 @@ namespace openrecipes {
 /// words are never split, a word longer than a line gets a line of its own. Empty text: "".
 std::string comment_lines(const std::string& text, const std::string& indent = "");
 
+/// The note naming the settings recipe's run settings a planned draft leaves out
+/// (`source.dropped_run_settings`), as comment lines starting with `indent`: "Not carried: ...
+/// (run by <settings source>; this layout was predicted without it: give the flag to plan and
+/// export to keep it)"; "" when none was left out.
+std::string dropped_run_settings_note(const ExportSource& source, const std::string& indent = "");
+
 /// The arguments as one line of words: `--a 1 --b`, values as written (no shell quoting).
 std::string arguments_words(const std::vector<CommandArgument>& arguments);
 

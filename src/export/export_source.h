@@ -58,6 +58,10 @@ struct ExportSource {
   /// The recipe's `model_script` (what the array holds, as the recipe states it); none when the
   /// recipe states none.
   std::optional<ModelScript> model_script;
+  /// The settings recipe's run-setting arguments (run_switches(), a HybridEP backend) that a
+  /// planned draft leaves out: its flags, and so its prediction, do not switch them on
+  /// (export_layout_draft). A draft names them (dropped_run_settings_note).
+  std::vector<CommandArgument> dropped_run_settings;
   /// Where training_arguments and other_arguments come from, in words (a recipe path, or the
   /// defaults and why).
   std::string settings_source;

@@ -37,10 +37,11 @@ std::vector<std::string> placeholders(const std::string& text) {
   return out;
 }
 
-// What the command alone does not carry: the patches (and the --spec that imports them), the
-// placeholders to fill and the variables to set.
+// What the command alone does not carry: the settings recipe's run settings a planned draft
+// leaves out, the patches (and the --spec that imports them), the placeholders to fill and the
+// variables to set.
 std::string run_notes(const ExportSource& source, const std::string& command) {
-  std::string out;
+  std::string out = dropped_run_settings_note(source);
   if (source.model_arguments_outside_run) {
     out += comment_lines(
         "Not carried: MODEL_ARGS. The command expands ${MODEL_ARGS[@]} but does not define it "

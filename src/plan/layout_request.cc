@@ -181,22 +181,15 @@ std::optional<Layout> resolve_layout(const LayoutArguments& arguments, const Mod
                 fmt::format("DP{} or no DP", dp), fmt::format("DP{}", layout->dp));
     return std::nullopt;
   }
-  add_layout_violations(check_layout(model, cluster, workload, *layout), *layout, model, cluster,
-                        "", problems);
-  if (problems.size() != before) return std::nullopt;
-  return layout;
-}
-
-void add_layout_violations(const std::vector<LayoutViolation>& violations, const Layout& layout,
-                           const ModelShape& model, const ClusterShape& cluster,
-                           const std::string& qualifier, Problems& problems) {
-  for (const LayoutViolation& v : violations) {
+  for (const LayoutViolation& v : check_layout(model, cluster, workload, *layout)) {
     add_problem(problems, "--layout", layout_rule_id(v.rule),
-                fmt::format("{} on {} x {} is not a legal layout of {}{}: {}: {}: {}",
-                            layout_text(layout), cluster.gpus, cluster.gpu.type, model.name,
-                            qualifier, layout_rule_id(v.rule), v.field, v.message),
+                fmt::format("{} on {} x {} is not a legal layout of {}: {}: {}: {}",
+                            layout_text(*layout), cluster.gpus, cluster.gpu.type, model.name,
+                            layout_rule_id(v.rule), v.field, v.message),
                 v.expected, v.found);
   }
+  if (problems.size() != before) return std::nullopt;
+  return layout;
 }
 
 std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
@@ -226,7 +219,6 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
                       {arguments.seq_length, arguments.global_batch, *precision},
                       MemoryOptions{arguments.headroom},
                       std::nullopt};
-  request.run_settings = arguments.settings;
   add_given_run_settings(arguments.settings, request.workload);  // on Megatron-LM's defaults
   // A dense model routes no tokens: a dispatcher, a backend or an expert overlap named for it
   // would go unused (or, for the A2A/1F1B overlap, leave no legal layout to say why about).
@@ -270,8 +262,28 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
                 "--layout with it", "no --layout");
     return std::nullopt;
   }
+  // Every layout would break the rule (Megatron-Core's TransformerConfig refuses the two overlaps
+  // together): say why here rather than search to "0 legal".
+  const std::string shared_rule = layout_rule_id(LayoutRule::kSharedExpertOverlap);
+  if (request.workload.shared_expert_overlap && request.workload.ep_a2a_overlap) {
+    add_problem(problems, "--moe-shared-expert-overlap", shared_rule,
+                fmt::format("{}: the shared-expert overlap and the EP all-to-all overlap "
+                            "(--overlap-moe-expert-parallel-comm) exclude each other",
+                            shared_rule),
+                "one of them", "both");
+    return std::nullopt;
+  }
   if (!arguments.layout.dispatcher.empty()) {
     if (!check_dispatcher(arguments.layout.dispatcher, problems)) return std::nullopt;
+    if (request.workload.shared_expert_overlap && model->shape.shared_expert_ffn_hidden_size > 0 &&
+        arguments.layout.dispatcher != "alltoall") {
+      add_problem(problems, "--dispatcher", shared_rule,
+                  fmt::format("{}: the shared-expert overlap (--moe-shared-expert-overlap) of a "
+                              "model with shared experts needs the alltoall dispatcher",
+                              shared_rule),
+                  "alltoall, or no --moe-shared-expert-overlap", arguments.layout.dispatcher);
+      return std::nullopt;
+    }
     // Every layout would break the rule: say why here rather than search to "0 legal".
     if (request.workload.ep_a2a_overlap && arguments.layout.dispatcher == "allgather") {
       add_problem(problems, "--dispatcher", layout_rule_id(LayoutRule::kEpA2aOverlap),

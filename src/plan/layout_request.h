@@ -13,7 +13,6 @@
 #include "base/problem.h"
 #include "catalog/catalog.h"
 #include "catalog/protocol.h"
-#include "layout/layout_rules.h"
 #include "layout/plan_inputs.h"
 #include "params/model_shape.h"
 #include "plan/memory_model.h"
@@ -82,15 +81,6 @@ std::optional<Layout> resolve_layout(const LayoutArguments& arguments, const Mod
                                      const ClusterShape& cluster, const PlanWorkload& workload,
                                      Problems& problems, bool* placement_chosen = nullptr);
 
-/// Adds one Problem per broken rule in `violations` (check_layout's for `layout` of `model` on
-/// `cluster`): field `--layout`, the rule's id, "<layout> on <W> x <GPU> is not a legal layout of
-/// <model><qualifier>: <rule>: <field>: <message>", and the rule's expected and found.
-/// `qualifier` says under what the layout was checked (" under the run settings of <recipe>"), or
-/// is empty.
-void add_layout_violations(const std::vector<LayoutViolation>& violations, const Layout& layout,
-                           const ModelShape& model, const ClusterShape& cluster,
-                           const std::string& qualifier, Problems& problems);
-
 /// Everything the user's flags say, before it is resolved.
 struct PlanArguments {
   std::string model;
@@ -119,16 +109,16 @@ struct PlanRequest {
   /// The layout's placement was chosen by balanced_placement (none was given and PP x VPP does
   /// not divide the layers).
   bool placement_chosen = false;
-  /// The run settings as the flags gave them (the workload holds them resolved): `export` adds
-  /// these to its settings recipe's, so it must tell a flag given from a default.
-  RunSettingArguments run_settings = {};
 };
 
 /// Resolves and checks `arguments` in the order model, GPU, precision, headroom and the flex
 /// backend (deepep or hybridep, field `--moe-flex-dispatcher-backend`), whole nodes, no
 /// dispatcher or flex backend for a dense model (rule arguments.dispatcher), layout (or,
-/// without one, --dispatcher as the search's only dispatcher, field `--dispatcher`, refused as
-/// allgather under --overlap-moe-expert-parallel-comm, rule mesh.ep_a2a_overlap); the
+/// without one, what would leave no layout legal: the two expert overlaps together, field
+/// `--moe-shared-expert-overlap`, and a dispatcher other than alltoall beside the shared-expert
+/// overlap of a model with shared experts, rule mesh.shared_expert_overlap; then --dispatcher as
+/// the search's only dispatcher, field `--dispatcher`, refused as allgather under
+/// --overlap-moe-expert-parallel-comm, rule mesh.ep_a2a_overlap); the
 /// run settings go into the workload, so every layout rule (mesh.ep_a2a_overlap too) and the
 /// speed model see them. Returns nullopt with every problem found (stopping after the first stage
 /// that fails).

@@ -298,19 +298,16 @@ bool Session::reattach(Problems& problems) {
 bool Session::submit(const LayoutProposal& proposal, Problems& problems) {
   int number = static_cast<int>(log_.state().runs.size()) + 1;
   std::string dir = (fs::path(log_.dir()) / "runs" / fmt::format("{:03d}", number)).string();
-  PlanRequest request = inputs_.request;
-  request.layout = proposal.prediction.layout;
-  // The proposal was searched under the reference's run settings, so its draft is legal under
-  // them; a problem here is a bug, reported rather than run.
-  std::optional<LayoutDraft> draft = export_layout_draft(
-      request, *inputs_.catalog, {}, learned_->calibration.parameters, *inputs_.rules, target_,
-      problems, {&reference_.recipe, reference_name()});
-  if (!draft) return false;
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw IoError(dir, fmt::format("cannot make {}: {}", dir, ec.message()));
+  PlanRequest request = inputs_.request;
+  request.layout = proposal.prediction.layout;
+  LayoutDraft draft =
+      export_layout_draft(request, *inputs_.catalog, {}, learned_->calibration.parameters,
+                          *inputs_.rules, target_, {&reference_.recipe, reference_name()});
   std::string draft_path = (fs::path(dir) / "draft.yaml").string();
-  if (!write_text_atomically(draft_path, draft->text, "draft", problems)) return false;
+  if (!write_text_atomically(draft_path, draft.text, "draft", problems)) return false;
 
   ActiveJob job;
   job.run = number;
