@@ -61,48 +61,37 @@ TEST(ExportCli, LayoutGivesAPlannedDraftThatValidates) {
   }
 }
 
-// A planned draft runs the run settings its flags give, as plan predicts them, not whatever else
-// its settings recipe switches on: the gpt-oss recipe's --grad-reduce-in-bf16 is taken out and
-// named unless given, and the draft's memory is plan's for the same flags either way (72.2 GB
-// with FP32 gradients, 65.7 GB with BF16).
-TEST(ExportCli, ADraftRunsAndIsPredictedUnderTheFlagsGiven) {
+// A planned draft's command carries its settings recipe's run settings (the gpt-oss recipe's
+// --grad-reduce-in-bf16), and its prediction assumes them: the memory plan predicts with that
+// flag, not with FP32 gradients (72.2 GB against the command's 65.7 GB).
+TEST(ExportCli, ADraftsPredictionAssumesTheSettingsItsCommandCarries) {
   const std::string layout =
       "--model gpt-oss-20b --gpu H200 --gpus 8 --layout 'TP1 PP2 EP4' --recompute full:block:3";
-  auto memory = [](const std::string& draft) {
-    std::size_t at = draft.find("\nprediction:\n  tokens_per_s_per_gpu: ");
-    at = at == std::string::npos ? at : draft.find("  memory_bytes: ", at);
-    return at == std::string::npos ? -1.0 : std::stod(draft.substr(at + 16));
-  };
-  auto plan_memory = [](const std::string& flags) {
-    CliRun plan = run("plan --format json " + flags);
-    EXPECT_EQ(plan.exit_code, 0) << plan.output;
-    return nlohmann::json::parse(plan.output)["memory_bytes"].get<double>();
-  };
-  CliRun fp32 = run("export --to megatron-lm " + layout);
-  ASSERT_EQ(fp32.exit_code, 0) << fp32.output;
-  EXPECT_EQ(memory(fp32.output), plan_memory(layout));
-  EXPECT_EQ(fp32.output.find("\n    --grad-reduce-in-bf16"), std::string::npos) << fp32.output;
-  EXPECT_NE(
-      fp32.output.find("# Not carried: --grad-reduce-in-bf16, which the settings recipe runs"),
-      std::string::npos)
-      << fp32.output;
-  CliRun bf16 = run("export --to megatron-lm --grad-reduce-in-bf16 " + layout);
-  ASSERT_EQ(bf16.exit_code, 0) << bf16.output;
-  EXPECT_NE(bf16.output.find("--grad-reduce-in-bf16"), std::string::npos) << bf16.output;
-  EXPECT_EQ(bf16.output.find("Not carried: --grad-reduce-in-bf16"), std::string::npos);
-  EXPECT_EQ(memory(bf16.output), plan_memory("--grad-reduce-in-bf16 " + layout));
-  EXPECT_LT(memory(bf16.output), memory(fp32.output));
+  CliRun draft = run("export --to megatron-lm " + layout);
+  ASSERT_EQ(draft.exit_code, 0) << draft.output;
+  ASSERT_NE(draft.output.find("--grad-reduce-in-bf16"), std::string::npos) << draft.output;
+  const std::string key = "\nprediction:\n  tokens_per_s_per_gpu: ";
+  std::size_t at = draft.output.find(key);
+  ASSERT_NE(at, std::string::npos) << draft.output;
+  at = draft.output.find("  memory_bytes: ", at);
+  ASSERT_NE(at, std::string::npos) << draft.output;
+  const double drafted = std::stod(draft.output.substr(at + 16));
+  CliRun plan = run("plan --format json --grad-reduce-in-bf16 " + layout);
+  ASSERT_EQ(plan.exit_code, 0) << plan.output;
+  EXPECT_EQ(drafted, nlohmann::json::parse(plan.output)["memory_bytes"].get<double>());
+  CliRun fp32 = run("plan --format json " + layout);
+  EXPECT_LT(drafted, nlohmann::json::parse(fp32.output)["memory_bytes"].get<double>());
 }
 
-// The run settings plan takes, given to export, are the draft's command's in every framework
-// (gpt-oss's recipe runs --grad-reduce-in-bf16, given here too), and the draft's prediction is
+// The run settings plan takes, given to export, join the draft's command in every framework, on
+// top of its settings recipe's (gpt-oss's --grad-reduce-in-bf16), and the draft's prediction is
 // plan's for the same flags: HybridEP and the overlaps change it.
 TEST(ExportCli, RunSettingsGivenJoinTheDraftAndItsPrediction) {
   const std::string layout =
       "--model gpt-oss-20b --gpu H200 --gpus 8 --layout 'TP2 EP4' --dispatcher flex";
   const std::string settings =
       " --moe-flex-dispatcher-backend hybridep --tp-comm-overlap "
-      "--overlap-moe-expert-parallel-comm --grad-reduce-in-bf16";
+      "--overlap-moe-expert-parallel-comm";
   auto predicted = [](const std::string& draft) {
     const std::string key = "\nprediction:\n  tokens_per_s_per_gpu: ";
     std::size_t at = draft.find(key);
@@ -118,7 +107,7 @@ TEST(ExportCli, RunSettingsGivenJoinTheDraftAndItsPrediction) {
                              "--overlap-moe-expert-parallel-comm", "--grad-reduce-in-bf16",
                              "--moe-token-dispatcher-type flex"})
       EXPECT_NE(draft.output.find(flag), std::string::npos) << target << ": " << flag;
-    CliRun plan = run("plan --format json " + layout + settings);
+    CliRun plan = run("plan --format json --grad-reduce-in-bf16 " + layout + settings);
     ASSERT_EQ(plan.exit_code, 0) << plan.output;
     const double planned = nlohmann::json::parse(plan.output)["tokens_per_s_per_gpu"].get<double>();
     EXPECT_NEAR(predicted(draft.output), planned, 0.05 + 1e-6 * planned) << target;
@@ -143,9 +132,10 @@ TEST(ExportCli, RunSettingsGivenJoinTheDraftAndItsPrediction) {
 
 // A switch the settings recipe runs does not stop a layout plan allows: with the shared-expert
 // overlap recipe as the best Qwen3.5 one, the flex dispatcher and the EP all-to-all overlap
-// (which Megatron-Core refuses beside that switch, rule mesh.shared_expert_overlap) export as plan
-// predicted them, the recipe's switch taken out and named; given, the switch is kept.
-TEST(ExportCli, ASwitchOfTheSettingsRecipeThatTheFlagsDoNotGiveIsLeftOut) {
+// (which Megatron-Core refuses beside that switch, rule mesh.shared_expert_overlap) export with
+// the switch left out and named, predicted as plan predicts the same flags; an alltoall layout
+// keeps the recipe's switch, says so, and is predicted as plan predicts it with the switch.
+TEST(ExportCli, ASwitchOfTheSettingsRecipeIsLeftOutWhereTheLayoutBreaksARuleWithIt) {
   fs::path root = testing::catalog_copy("export_settings_switches");
   for (const char* faster : {"attune-tp1-pp4-ep8-rc2.yaml", "attune-tp1-pp4-ep8-flex.yaml"})
     fs::remove(root / "recipes" / "qwen3.5-122b-a10b" / "h200" / faster);
@@ -159,21 +149,31 @@ TEST(ExportCli, ASwitchOfTheSettingsRecipeThatTheFlagsDoNotGiveIsLeftOut) {
     return at == std::string::npos ? -1.0 : std::stod(draft.substr(at + key.size()));
   };
   const std::string shared = "--moe-shared-expert-overlap";
-  for (const char* flags :
-       {" --layout 'TP1 PP4 EP8' --recompute full:uniform:2 --dispatcher flex",
-        " --layout 'TP1 PP4 VPP2 EP8' --recompute selective --overlap-moe-expert-parallel-comm",
-        " --layout 'TP1 PP4 EP8' --recompute full:uniform:2 --moe-shared-expert-overlap"}) {
-    const bool given = std::string(flags).find(shared) != std::string::npos;
-    testing::ShellRun plan = in_copy("plan --format json" + model + flags);
+  const std::string alltoall = " --layout 'TP1 PP4 EP8' --recompute full:uniform:2";
+  for (const std::string& flags : {alltoall + " --dispatcher flex",
+                                   std::string(" --layout 'TP1 PP4 VPP2 EP8' --recompute selective "
+                                               "--overlap-moe-expert-parallel-comm"),
+                                   alltoall}) {
+    const bool kept = flags == alltoall;
+    testing::ShellRun plan =
+        in_copy("plan --format json" + model + flags + (kept ? " " + shared : ""));
     ASSERT_EQ(plan.exit_code, 0) << flags << ": " << plan.output;
     testing::ShellRun draft = in_copy("export --to megatron-lm" + model + flags);
     ASSERT_EQ(draft.exit_code, 0) << flags << ": " << draft.output;
     EXPECT_NEAR(predicted(draft.output),
                 nlohmann::json::parse(plan.output)["tokens_per_s_per_gpu"].get<double>(), 0.05)
         << flags;
-    EXPECT_EQ(draft.output.find("\n    " + shared) != std::string::npos, given)
+    EXPECT_EQ(draft.output.find("\n    " + shared) != std::string::npos, kept)
         << flags << ": " << draft.output;
-    EXPECT_EQ(draft.output.find("# Not carried: " + shared) != std::string::npos, !given)
+    EXPECT_EQ(draft.output.find("# Run settings from the settings recipe, not given to export: " +
+                                shared) != std::string::npos,
+              kept)
+        << flags << ": " << draft.output;
+    EXPECT_EQ(draft.output.find("# Not carried: " + shared + ", which the settings recipe runs") !=
+                  std::string::npos,
+              !kept)
+        << flags << ": " << draft.output;
+    EXPECT_EQ(draft.output.find("mesh.shared_expert_overlap") != std::string::npos, !kept)
         << flags << ": " << draft.output;
   }
 }

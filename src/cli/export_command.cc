@@ -186,8 +186,7 @@ void add_export_command(CLI::App& app, const GlobalOptions& global, int& exit_co
   command->add_option("--dispatcher", options->arguments.layout.dispatcher,
                       "alltoall, flex or allgather");
   for (CLI::Option* setting : add_run_setting_options(
-           *command, options->arguments.settings,
-           "; the draft runs exactly the settings given, in place of its settings recipe's"))
+           *command, options->arguments.settings, "; on top of the settings recipe's run settings"))
     options->layout_flags.push_back(setting);
   command->add_option("--seq-length", options->arguments.seq_length, "Tokens per row (8192)")
       ->check(whole_number(1, std::int64_t{1} << 24));

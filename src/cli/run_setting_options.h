@@ -14,7 +14,7 @@ namespace openrecipes::cli {
 /// --overlap-moe-expert-parallel-comm, --grad-reduce-in-bf16) to `command`, each writing its
 /// field of `settings` (which must outlive the parse). Every one defaults to Megatron-LM's default
 /// (off; FP32 gradients under --bf16). `note` ends each description in --help ("" or, for export,
-/// that they replace its settings recipe's). Returns the options, in that order.
+/// that they add to its settings recipe's). Returns the options, in that order.
 std::vector<CLI::Option*> add_run_setting_options(CLI::App& command, RunSettingArguments& settings,
                                                   const char* note);
 

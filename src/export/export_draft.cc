@@ -1,9 +1,13 @@
 #include "export/export_draft.h"
 
+#include <fmt/format.h>
+
 #include "export/megatron_bridge_recipe.h"
 #include "export/megatron_lm_command.h"
 #include "export/planned_recipe.h"
 #include "export/slime_command.h"
+#include "layout/layout_rules.h"
+#include "plan/catalog_measurements.h"
 #include "plan/run_setting_flags.h"
 
 namespace openrecipes {
@@ -41,13 +45,43 @@ bool switches_on(const CommandArgument& argument, const RunSwitch& s, const Argu
          !value_off;
 }
 
-// Makes the draft's command run exactly `workload`'s run settings, the ones its prediction
-// assumes: each switch on is written (replacing the settings recipe's argument for the same
-// setting, in either sense: `--grad-reduce-in-bf16` replaces
-// `--accumulate-allreduce-grads-in-fp32`, its negation in the rules) or added; a switch the
-// recipe turns on that `workload` has off is taken out and named (dropped_run_settings), and so is
-// a HybridEP backend where the flex layout is predicted with DeepEP. The flex backend is written
-// where the layout uses the flex dispatcher and `workload` runs HybridEP.
+// The run settings a planned draft runs, and what the draft says of them.
+struct DraftRunSettings {
+  PlanWorkload workload;
+  std::vector<std::string> from_recipe;  ///< switches on though no flag gave them
+  std::string dropped_reason;            ///< the rule a dropped switch broke, in words
+};
+
+// The run settings a planned draft runs: its settings recipe's (apply_recipe_run_settings) with
+// the flags `request` was given on top (add_given_run_settings). A switch only the recipe turns on
+// that makes the layout illegal (its --moe-shared-expert-overlap beside the flex dispatcher, rule
+// mesh.shared_expert_overlap) is switched off, in run_switches' order until the layout is legal:
+// the request's flags alone were checked legal, so dropping every such switch always is.
+DraftRunSettings draft_run_settings(const PlanRequest& request, const Recipe& settings) {
+  DraftRunSettings out{request.workload, {}, ""};
+  apply_recipe_run_settings(settings.run, out.workload);
+  add_given_run_settings(request.run_settings, out.workload);
+  for (const RunSwitch& s : run_switches()) {
+    std::vector<LayoutViolation> broken =
+        check_layout(request.model.shape, request.cluster, out.workload, *request.layout);
+    if (broken.empty()) break;
+    if (!s.on(out.workload) || request.run_settings.*s.given) continue;
+    s.set(out.workload, false);
+    out.dropped_reason =
+        fmt::format("{}: {}", layout_rule_id(broken.front().rule), broken.front().message);
+  }
+  for (const RunSwitch& s : run_switches())
+    if (s.on(out.workload) && !(request.run_settings.*s.given)) out.from_recipe.push_back(s.flag);
+  return out;
+}
+
+// Makes the draft's command run exactly `workload`'s run settings (draft_run_settings), the ones
+// its prediction assumes: each switch on is written in place of the settings recipe's argument
+// for the same setting, in either sense (`--grad-reduce-in-bf16` replaces
+// `--accumulate-allreduce-grads-in-fp32`, its negation in the rules), or added; a switch the
+// recipe turns on that `workload` has off is taken out (dropped_run_settings). Where the layout
+// uses the flex dispatcher, the backend is `workload`'s: HybridEP written, or the recipe's
+// HybridEP replaced by DeepEP when the flags give it.
 void set_run_arguments(const PlanWorkload& workload, const Layout& layout,
                        const ArgumentRules& rules, ExportSource& source) {
   for (const RunSwitch& s : run_switches()) {
@@ -66,16 +100,11 @@ void set_run_arguments(const PlanWorkload& workload, const Layout& layout,
     }
   }
   if (layout.dispatcher != "flex") return;  // the backend is the flex dispatcher's alone
-  CommandArgument* backend = find_argument(source, rules, "moe_flex_dispatcher_backend");
-  if (workload.hybridep) {
-    if (backend) {
-      *backend = {"--moe-flex-dispatcher-backend", {"hybridep"}};
-    } else {
-      source.other_arguments.push_back({"--moe-flex-dispatcher-backend", {"hybridep"}});
-    }
-  } else if (backend && !backend->values.empty() && backend->values[0] == "hybridep") {
-    source.dropped_run_settings.push_back(*backend);
-    remove_argument(source, backend);
+  const std::string value = workload.hybridep ? "hybridep" : "deepep";
+  if (CommandArgument* backend = find_argument(source, rules, "moe_flex_dispatcher_backend")) {
+    *backend = {"--moe-flex-dispatcher-backend", {value}};
+  } else if (workload.hybridep) {
+    source.other_arguments.push_back({"--moe-flex-dispatcher-backend", {value}});
   }
 }
 
@@ -127,15 +156,18 @@ LayoutDraft export_layout_draft(const PlanRequest& request, const Catalog& catal
                               : best                   ? best->catalog_path
                                                        : "";
   LayoutDraft draft;
-  // The draft runs, and is predicted under, the run settings of the request: plan's flags (and
-  // under tune, its reference's), not whatever else its settings recipe switches on, so that a
-  // command plan printed exports the run plan predicted.
-  draft.prediction = predict_layout(request.model.shape, request.cluster, request.workload,
+  // The draft runs its settings recipe's run settings with the flags given on top, and is
+  // predicted under exactly those; without a settings recipe, under the flags alone.
+  DraftRunSettings run = settings ? draft_run_settings(request, *settings)
+                                  : DraftRunSettings{request.workload, {}, ""};
+  draft.prediction = predict_layout(request.model.shape, request.cluster, run.workload,
                                     *request.layout, speed, request.memory);
   ExportSource source =
-      export_source_from_layout(request.model.shape, model, request.cluster, request.workload,
+      export_source_from_layout(request.model.shape, model, request.cluster, run.workload,
                                 *request.layout, settings, settings_path, rules);
-  set_run_arguments(request.workload, *request.layout, rules, source);
+  source.recipe_run_settings = run.from_recipe;
+  source.dropped_run_settings_reason = run.dropped_reason;
+  set_run_arguments(run.workload, *request.layout, rules, source);
   switch (target) {
     case ExportTarget::kSlime:
       draft.text = planned_recipe_yaml(source, draft.prediction, slime_command(source));

@@ -48,13 +48,15 @@ struct DraftSettings {
 
 /// The planned draft of `request` (its layout set and legal) for `target`: the settings
 /// (optimizer, schedule, env, rows, command) of `settings.recipe` when given, else of the model's
-/// best verified recipe in `recipes` when the model is in `catalog`, run under exactly
-/// `request.workload`'s run settings, which the layout was checked and is predicted under (with
-/// the calibrated `speed` parameters): plan's flags, and under tune its reference's. Each switch
-/// on is written in place of the recipe's argument for the same setting or added; a switch (or a
-/// HybridEP backend) the recipe runs that the request does not is taken out of the command and
-/// named in a comment ("Not carried: ..."), so that an export command plan printed drafts the run
-/// plan predicted. Written by planned_recipe_yaml (slime, Megatron-LM) or
+/// best verified recipe in `recipes` when the model is in `catalog`. The draft runs that recipe's
+/// run settings (its overlaps, flex backend and gradient dtype) with those `request.run_settings`
+/// gives on top: each switch given replaces the recipe's argument for the same setting, in either
+/// sense, or is added; a backend given replaces the recipe's. A switch only the recipe runs that
+/// makes the layout illegal (--moe-shared-expert-overlap beside the flex dispatcher, rule
+/// mesh.shared_expert_overlap) is left out, so export never refuses a layout plan allows. The
+/// layout is predicted under exactly the settings the draft runs (with the calibrated `speed`
+/// parameters), and a comment names the switches taken from the recipe and any left out
+/// (run_settings_note). Written by planned_recipe_yaml (slime, Megatron-LM) or
 /// megatron_bridge_recipe.
 LayoutDraft export_layout_draft(const PlanRequest& request, const Catalog& catalog,
                                 const std::vector<CatalogRecipe>& recipes,

@@ -1,6 +1,7 @@
 #include "export/export_notes.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <regex>
@@ -26,14 +27,23 @@ std::string comment_lines(const std::string& text, const std::string& indent) {
   return out;
 }
 
-std::string dropped_run_settings_note(const ExportSource& source, const std::string& indent) {
-  if (source.dropped_run_settings.empty()) return "";
-  return comment_lines(
-      "Not carried: " + arguments_words(source.dropped_run_settings) +
-          ", which the settings recipe runs: this layout was predicted without it (the run "
-          "settings are the flags given to export, as to plan); give the flag to plan and export "
-          "to keep it",
-      indent);
+std::string run_settings_note(const ExportSource& source, const std::string& indent) {
+  std::string out;
+  if (!source.recipe_run_settings.empty()) {
+    out += comment_lines(fmt::format("Run settings from the settings recipe, not given to export: "
+                                     "{}; the prediction assumes them, as plan does only when "
+                                     "they are given",
+                                     fmt::join(source.recipe_run_settings, " ")),
+                         indent);
+  }
+  if (!source.dropped_run_settings.empty()) {
+    out += comment_lines("Not carried: " + arguments_words(source.dropped_run_settings) +
+                             ", which the settings recipe runs: this layout is not legal with "
+                             "it (" +
+                             source.dropped_run_settings_reason + ")",
+                         indent);
+  }
+  return out;
 }
 
 std::string arguments_words(const std::vector<CommandArgument>& arguments) {

@@ -15,11 +15,12 @@ namespace openrecipes {
 /// words are never split, a word longer than a line gets a line of its own. Empty text: "".
 std::string comment_lines(const std::string& text, const std::string& indent = "");
 
-/// The note naming the settings recipe's run settings a planned draft leaves out
-/// (`source.dropped_run_settings`), as comment lines starting with `indent`: "Not carried: ...
-/// (run by <settings source>; this layout was predicted without it: give the flag to plan and
-/// export to keep it)"; "" when none was left out.
-std::string dropped_run_settings_note(const ExportSource& source, const std::string& indent = "");
+/// The note on a planned draft's run settings, as comment lines starting with `indent`: the
+/// settings recipe's switches it runs though export was not given them ("Run settings from the
+/// settings recipe, not given to export: ...; the prediction assumes them, as plan does only when
+/// they are given") and those it leaves out ("Not carried: ..., which the settings recipe runs:
+/// this layout is not legal with it (<rule>: <why>)"); "" when neither.
+std::string run_settings_note(const ExportSource& source, const std::string& indent = "");
 
 /// The arguments as one line of words: `--a 1 --b`, values as written (no shell quoting).
 std::string arguments_words(const std::vector<CommandArgument>& arguments);

@@ -58,10 +58,15 @@ struct ExportSource {
   /// The recipe's `model_script` (what the array holds, as the recipe states it); none when the
   /// recipe states none.
   std::optional<ModelScript> model_script;
-  /// The settings recipe's run-setting arguments (run_switches(), a HybridEP backend) that a
-  /// planned draft leaves out: its flags, and so its prediction, do not switch them on
-  /// (export_layout_draft). A draft names them (dropped_run_settings_note).
+  /// The settings recipe's switches (run_switches()) that a planned draft runs though its flags
+  /// did not give them: its prediction assumes them (export_layout_draft). A draft names them
+  /// (run_settings_note).
+  std::vector<std::string> recipe_run_settings;
+  /// The settings recipe's switches a planned draft leaves out because the layout breaks a rule
+  /// with them (export_layout_draft), and that rule's problem in words. A draft names them
+  /// (run_settings_note).
   std::vector<CommandArgument> dropped_run_settings;
+  std::string dropped_run_settings_reason;
   /// Where training_arguments and other_arguments come from, in words (a recipe path, or the
   /// defaults and why).
   std::string settings_source;

@@ -189,7 +189,7 @@ std::string training_section(const ExportSource& source) {
             arguments_words(replaced),
         "    ");
   }
-  out += dropped_run_settings_note(source, "    ");
+  out += run_settings_note(source, "    ");
   return out + "\n";
 }
 

@@ -122,7 +122,7 @@ std::string header(const ExportSource& source, const std::vector<CommandArgument
         "the recipe's layout and workload fields): " +
         arguments_words(replaced));
   }
-  out += dropped_run_settings_note(source);
+  out += run_settings_note(source);
   out += spec_comment(source);
   if (is_sft(source)) out += sft_comment(source);
   if (!tokenizer_override.empty()) {

@@ -37,11 +37,11 @@ std::vector<std::string> placeholders(const std::string& text) {
   return out;
 }
 
-// What the command alone does not carry: the settings recipe's run settings a planned draft
-// leaves out, the patches (and the --spec that imports them), the placeholders to fill and the
+// What the command alone does not carry: the run settings taken from or left out of the settings
+// recipe, the patches (and the --spec that imports them), the placeholders to fill and the
 // variables to set.
 std::string run_notes(const ExportSource& source, const std::string& command) {
-  std::string out = dropped_run_settings_note(source);
+  std::string out = run_settings_note(source);
   if (source.model_arguments_outside_run) {
     out += comment_lines(
         "Not carried: MODEL_ARGS. The command expands ${MODEL_ARGS[@]} but does not define it "

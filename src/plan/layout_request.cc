@@ -219,6 +219,7 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
                       {arguments.seq_length, arguments.global_batch, *precision},
                       MemoryOptions{arguments.headroom},
                       std::nullopt};
+  request.run_settings = arguments.settings;
   add_given_run_settings(arguments.settings, request.workload);  // on Megatron-LM's defaults
   // A dense model routes no tokens: a dispatcher, a backend or an expert overlap named for it
   // would go unused (or, for the A2A/1F1B overlap, leave no legal layout to say why about).

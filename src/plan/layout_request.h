@@ -109,6 +109,9 @@ struct PlanRequest {
   /// The layout's placement was chosen by balanced_placement (none was given and PP x VPP does
   /// not divide the layers).
   bool placement_chosen = false;
+  /// The run settings as the flags gave them (the workload holds them resolved): `export` adds
+  /// these to its settings recipe's, so it must tell a flag given from a default.
+  RunSettingArguments run_settings = {};
 };
 
 /// Resolves and checks `arguments` in the order model, GPU, precision, headroom and the flex

@@ -42,8 +42,9 @@ std::vector<std::string> run_setting_flags(const PlanWorkload& workload, bool wi
 
 /// Switches on in `workload` each run setting `given` switches on, and sets the flex backend when
 /// `given` names one (deepep or hybridep, as checked by resolve_plan_request); what `given` leaves
-/// at its default keeps `workload`'s value (resolve_plan_request applies the flags to
-/// Megatron-LM's defaults).
+/// at its default keeps `workload`'s value. resolve_plan_request applies the flags to
+/// Megatron-LM's defaults; `export` to its settings recipe's run settings
+/// (apply_recipe_run_settings).
 void add_given_run_settings(const RunSettingArguments& given, PlanWorkload& workload);
 
 }  // namespace openrecipes
