@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "export/megatron_bridge_recipe.h"
 #include "export/megatron_lm_command.h"
 #include "export/planned_recipe.h"
@@ -55,23 +57,51 @@ struct DraftRunSettings {
 // The run settings a planned draft runs: its settings recipe's (apply_recipe_run_settings) with
 // the flags `request` was given on top (add_given_run_settings). A switch only the recipe turns on
 // that makes the layout illegal (its --moe-shared-expert-overlap beside the flex dispatcher, rule
-// mesh.shared_expert_overlap) is switched off, in run_switches' order until the layout is legal:
-// the request's flags alone were checked legal, so dropping every such switch always is.
+// mesh.shared_expert_overlap) is switched off: each such switch whose removal mends a broken rule,
+// in run_switches' order, then, should the layout still be illegal, every one left. The request's
+// flags alone were checked legal, so the draft's settings always are.
 DraftRunSettings draft_run_settings(const PlanRequest& request, const Recipe& settings) {
   DraftRunSettings out{request.workload, {}, ""};
   apply_recipe_run_settings(settings.run, out.workload);
   add_given_run_settings(request.run_settings, out.workload);
+  auto broken = [&] {
+    return check_layout(request.model.shape, request.cluster, out.workload, *request.layout);
+  };
+  auto recipe_only = [&](const RunSwitch& s) {
+    return s.on(out.workload) && !(request.run_settings.*s.given);
+  };
+  // The first of `before`'s rules that `after` no longer breaks, in words.
+  auto mended = [](const std::vector<LayoutViolation>& before,
+                   const std::vector<LayoutViolation>& after) {
+    for (const LayoutViolation& v : before) {
+      if (std::none_of(after.begin(), after.end(),
+                       [&](const LayoutViolation& w) { return w.rule == v.rule; }))
+        return fmt::format("{}: {}", layout_rule_id(v.rule), v.message);
+    }
+    return std::string();
+  };
+  std::vector<LayoutViolation> now = broken();
   for (const RunSwitch& s : run_switches()) {
-    std::vector<LayoutViolation> broken =
-        check_layout(request.model.shape, request.cluster, out.workload, *request.layout);
-    if (broken.empty()) break;
-    if (!s.on(out.workload) || request.run_settings.*s.given) continue;
+    if (now.empty() || !recipe_only(s)) continue;
     s.set(out.workload, false);
-    out.dropped_reason =
-        fmt::format("{}: {}", layout_rule_id(broken.front().rule), broken.front().message);
+    std::vector<LayoutViolation> without = broken();
+    std::string reason = mended(now, without);
+    if (reason.empty()) {
+      s.set(out.workload, true);  // not this switch's rule: the recipe's setting stays
+      continue;
+    }
+    out.dropped_reason = reason;
+    now = std::move(without);
+  }
+  for (const RunSwitch& s : run_switches()) {
+    if (now.empty() || !recipe_only(s)) continue;
+    s.set(out.workload, false);
+    std::vector<LayoutViolation> without = broken();
+    if (std::string reason = mended(now, without); !reason.empty()) out.dropped_reason = reason;
+    now = std::move(without);
   }
   for (const RunSwitch& s : run_switches())
-    if (s.on(out.workload) && !(request.run_settings.*s.given)) out.from_recipe.push_back(s.flag);
+    if (recipe_only(s)) out.from_recipe.push_back(s.flag);
   return out;
 }
 
