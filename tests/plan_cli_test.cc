@@ -268,7 +268,18 @@ TEST(PlanCli, ADispatcherNoLayoutCanUseIsRefused) {
   EXPECT_EQ(no_fit.out.find(" 0 legal"), std::string::npos) << no_fit.out;
   EXPECT_NE(no_fit.out.find("no legal layout is predicted to fit in memory"), std::string::npos)
       << no_fit.out;
-  // The flex backend beside another dispatcher would go unused.
+  // The flex backend beside another dispatcher would go unused, also beside a layout's default
+  // (alltoall).
+  for (const char* command : {"plan", "export --to slime"}) {
+    CliRun implicit = run(std::string(command) +
+                          " --model Qwen3-30B-A3B --gpu H100 --gpus 16 --layout 'TP1 EP8' "
+                          "--moe-flex-dispatcher-backend hybridep");
+    EXPECT_EQ(implicit.exit_code, 1) << command << implicit.out;
+    EXPECT_EQ(implicit.out, "") << command;
+    EXPECT_NE(implicit.err.find("given with a layout on the alltoall dispatcher"),
+              std::string::npos)
+        << command << implicit.err;
+  }
   CliRun backend =
       run("plan --model Qwen3-30B-A3B --gpu H100 --gpus 16 --dispatcher alltoall "
           "--moe-flex-dispatcher-backend hybridep");

@@ -254,6 +254,15 @@ std::optional<PlanRequest> resolve_plan_request(const Catalog& catalog,
     request.layout = resolve_layout(arguments.layout, model->shape, *cluster, request.workload,
                                     problems, &request.placement_chosen);
     if (!request.layout) return std::nullopt;
+    // The same for a layout on the default dispatcher (alltoall): its backend would go unused.
+    if (!backend.empty() && request.layout->dispatcher != "flex") {
+      add_problem(problems, "--moe-flex-dispatcher-backend", "arguments.dispatcher",
+                  fmt::format("the backend of the flex dispatcher, given with a layout on the {} "
+                              "dispatcher (the default without --dispatcher)",
+                              request.layout->dispatcher),
+                  "--dispatcher flex, or no backend", backend);
+      return std::nullopt;
+    }
     return request;
   }
   if (const char* flag = placement_flag_given(arguments.layout)) {

@@ -60,6 +60,7 @@ TEST(LayoutRequest, RefusesAnUnknownDispatcherAndAWrongDp) {
 
 TEST(LayoutRequest, RunSettingsReachTheWorkloadAndItsRules) {
   PlanArguments arguments = gpt_oss(16, "TP2 PP2 VPP2 EP8");
+  arguments.layout.dispatcher = "flex";  // the backend is the flex dispatcher's
   arguments.settings = {true, true, false, "hybridep"};
   Problems problems;
   std::optional<PlanRequest> request =
