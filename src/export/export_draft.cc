@@ -41,10 +41,8 @@ void remove_argument(ExportSource& source, const CommandArgument* argument) {
 // spelled in the switch flag's own sense (`--grad-reduce-in-bf16`, not its negation
 // `--accumulate-allreduce-grads-in-fp32`) and its value, if any, is not false.
 bool switches_on(const CommandArgument& argument, const RunSwitch& s, const ArgumentRules& rules) {
-  const bool value_off =
-      !argument.values.empty() && (argument.values[0] == "false" || argument.values[0] == "False");
   return rules.find_spelling(argument.flag).negated == rules.find_spelling(s.flag).negated &&
-         !value_off;
+         (argument.values.empty() || switch_value_on(argument.values[0]));
 }
 
 // The run settings a planned draft runs, and what the draft says of them.
@@ -81,25 +79,24 @@ DraftRunSettings draft_run_settings(const PlanRequest& request, const Recipe& se
     return std::string();
   };
   std::vector<LayoutViolation> now = broken();
-  for (const RunSwitch& s : run_switches()) {
-    if (now.empty() || !recipe_only(s)) continue;
-    s.set(out.workload, false);
-    std::vector<LayoutViolation> without = broken();
-    std::string reason = mended(now, without);
-    if (reason.empty()) {
-      s.set(out.workload, true);  // not this switch's rule: the recipe's setting stays
-      continue;
+  // Switches off, in run_switches' order while the layout stays illegal, each switch only the
+  // recipe turns on; with `only_mending`, only one whose removal mends a broken rule.
+  auto drop_recipe_switches = [&](bool only_mending) {
+    for (const RunSwitch& s : run_switches()) {
+      if (now.empty() || !recipe_only(s)) continue;
+      s.set(out.workload, false);
+      std::vector<LayoutViolation> without = broken();
+      std::string reason = mended(now, without);
+      if (reason.empty() && only_mending) {
+        s.set(out.workload, true);  // not this switch's rule: the recipe's setting stays
+        continue;
+      }
+      if (!reason.empty()) out.dropped_reason = reason;
+      now = std::move(without);
     }
-    out.dropped_reason = reason;
-    now = std::move(without);
-  }
-  for (const RunSwitch& s : run_switches()) {
-    if (now.empty() || !recipe_only(s)) continue;
-    s.set(out.workload, false);
-    std::vector<LayoutViolation> without = broken();
-    if (std::string reason = mended(now, without); !reason.empty()) out.dropped_reason = reason;
-    now = std::move(without);
-  }
+  };
+  drop_recipe_switches(true);
+  drop_recipe_switches(false);
   for (const RunSwitch& s : run_switches())
     if (recipe_only(s)) out.from_recipe.push_back(s.flag);
   return out;

@@ -71,7 +71,7 @@ void apply_recipe_run_settings(const std::string& run, PlanWorkload& workload) {
   TrainingCommand command = read_training_command(run, no_argument_rules());
   auto on = [&](std::string_view spelling) {
     const TrainingArgument* a = command.find_spelling({spelling});
-    return a && a->value != "false";
+    return a && switch_value_on(a->value);
   };
   for (const RunSwitch& s : run_switches()) s.set(workload, on(s.flag));
   const TrainingArgument* backend = command.find_spelling({"--moe-flex-dispatcher-backend"});

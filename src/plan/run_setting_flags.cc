@@ -1,6 +1,13 @@
 #include "plan/run_setting_flags.h"
 
+#include "base/ascii.h"
+
 namespace openrecipes {
+
+bool switch_value_on(std::string_view value) {
+  const std::string lower = ascii_lowercase(value);
+  return lower != "false" && lower != "0" && lower != "no";
+}
 
 const std::vector<RunSwitch>& run_switches() {
   static const std::vector<RunSwitch> switches = {

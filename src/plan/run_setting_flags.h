@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "layout/plan_inputs.h"
@@ -34,6 +35,11 @@ struct RunSwitch {
 /// The switches, in the order every command writes them: --tp-comm-overlap,
 /// --moe-shared-expert-overlap, --overlap-moe-expert-parallel-comm, --grad-reduce-in-bf16.
 const std::vector<RunSwitch>& run_switches();
+
+/// Whether a switch's flag written with `value` switches it on: any value but a false one, in any
+/// case ("false", Megatron-Bridge's Python "False", "0", "no"), as read_training_command reads a
+/// switch; the bare flag (empty value) is on, as a Megatron-LM store_true flag is.
+bool switch_value_on(std::string_view value);
 
 /// The flags that give `workload`'s run settings on top of Megatron-LM's defaults: each switch
 /// on (run_switches' order), then `--moe-flex-dispatcher-backend hybridep` when the workload runs

@@ -3,6 +3,7 @@
 // workload without clearing it, and a recipe's command read back gives the same settings.
 #include "plan/run_setting_flags.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "plan/catalog_measurements.h"
@@ -85,6 +86,23 @@ TEST(RunSettingFlags, ReadBackFromACommandAsTheSameSettings) {
   read.shared_expert_overlap = true;  // not in the command: read back as off
   apply_recipe_run_settings(command, read);
   EXPECT_EQ(run_setting_flags(read, true), run_setting_flags(written, true)) << command;
+}
+
+// A switch written with a false value, in any of the spellings the command reader takes for one
+// (Megatron-Bridge's `False`, Hydra's `false`, `0`), is read as off; the bare flag and `True` as
+// on. Export (export_draft) reads a recipe's switches with the same predicate.
+TEST(RunSettingFlags, AFalseValueInAnySpellingSwitchesTheSettingOff) {
+  for (const char* off : {"false", "False", "FALSE", "0", "no"}) {
+    EXPECT_FALSE(switch_value_on(off)) << off;
+    PlanWorkload read;
+    apply_recipe_run_settings(fmt::format("torchrun pretrain_gpt.py --tp-comm-overlap {}", off),
+                              read);
+    EXPECT_FALSE(read.tp_comm_overlap) << off;
+  }
+  for (const char* on : {"", "true", "True", "1"}) EXPECT_TRUE(switch_value_on(on)) << on;
+  PlanWorkload bare;
+  apply_recipe_run_settings("torchrun pretrain_gpt.py --tp-comm-overlap", bare);
+  EXPECT_TRUE(bare.tp_comm_overlap);
 }
 
 }  // namespace
