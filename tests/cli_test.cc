@@ -666,6 +666,50 @@ TEST(Cli, NumbersAreDecimalAndARefusalSaysWhatWasExpected) {
       << converge.output;
 }
 
+// CLI11's own usage errors (an unknown option, a stray argument, a switch's value that is not
+// true or false, an option without its value, a value outside its choices) are worded as the
+// commands word theirs, name the command, exit 2, and with --format json fill the problem's
+// field, expected and found.
+TEST(Cli, UsageErrorsOfTheParserNameTheFlagWhatWasExpectedAndWhatWasFound) {
+  struct Case {
+    std::string arguments;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {"plan --bogus",
+       "openrecipes plan: --bogus: expected one of the command's options (see "
+       "openrecipes plan --help), found '--bogus'"},
+      {"plan extra words",
+       "openrecipes plan: unexpected arguments 'extra words' (see openrecipes "
+       "plan --help)"},
+      {"plan --tp-comm-overlap=garbage",
+       "--tp-comm-overlap: expected true or false (or the flag alone), found 'garbage'"},
+      {"plan --gpus", "--gpus: expected a value (INT in [1 - 1048576]) after it, found none"},
+      {"validate --format xml",
+       "openrecipes validate: --format: expected one of text, json, "
+       "found 'xml'"},
+  };
+  for (const Case& c : cases) {
+    CliRun r = run_errors(c.arguments);
+    EXPECT_EQ(r.exit_code, 2) << c.arguments << ": " << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.arguments << ": " << r.output;
+    EXPECT_EQ(r.output.find("The following argument"), std::string::npos) << r.output;
+  }
+  CliRun json = run_errors("plan --format json --tp-comm-overlap=garbage");
+  EXPECT_EQ(json.exit_code, 2);
+  nlohmann::json refused = nlohmann::json::parse(json.output);
+  ASSERT_TRUE(refused.is_array() && refused.size() == 1u) << json.output;
+  EXPECT_EQ(refused[0]["rule"], "usage");
+  EXPECT_EQ(refused[0]["field"], "--tp-comm-overlap");
+  EXPECT_EQ(refused[0]["expected"], "true or false (or the flag alone)");
+  EXPECT_EQ(refused[0]["found"], "'garbage'");
+  CliRun unknown = run_errors("validate --format json --bogus");
+  nlohmann::json problem = nlohmann::json::parse(unknown.output);
+  ASSERT_TRUE(problem.is_array() && problem.size() == 1u) << unknown.output;
+  EXPECT_EQ(problem[0]["field"], "--bogus");
+  EXPECT_EQ(problem[0]["found"], "'--bogus'");
+}
+
 TEST(Cli, MissingFileExitsOne) {
   CliRun result = run("validate no/such.yaml");
   EXPECT_EQ(result.exit_code, 1);

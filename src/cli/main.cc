@@ -18,6 +18,7 @@
 #include "cli/finalize_command.h"
 #include "cli/help_format.h"
 #include "cli/measure_command.h"
+#include "cli/parse_error_message.h"
 #include "cli/plan_command.h"
 #include "cli/problem_output.h"
 #include "cli/recommend_command.h"
@@ -133,10 +134,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // A usage error (an unknown flag, a value out of range): with --format json, the one-problem
     // array every command prints.
+    const std::string command = command_path(app);
+    const std::string message = openrecipes::cli::usage_message(e, command);
     if (json_requested(argc, argv)) {
-      return print_usage_error(command_path(app), e.what(), openrecipes::OutputFormat::kJson);
+      return print_usage_error(command, message, openrecipes::OutputFormat::kJson);
     }
-    app.exit(e);
+    std::fprintf(stderr, "%s: %s\nRun with --help for more information.\n", command.c_str(),
+                 message.c_str());
     return kExitUsage;
   } catch (const openrecipes::InputError& e) {
     // Bad input found deep in a computation (a tokenizer's pattern PCRE2 gives up on): printed as

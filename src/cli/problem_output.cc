@@ -18,8 +18,8 @@ int print_problems(const Problems& problems, OutputFormat format, std::FILE* to)
 namespace {
 
 // A flag's refused value, "--gpus: expected a whole number from 1 to 1048576, found '8abc'" (as
-// number_options.h and refuse_flags_as_values word it), as a problem with its field, expected
-// and found; any other message as it is.
+// number_options.h, refuse_flags_as_values and usage_message word it), as a problem with its
+// field, expected and found; any other message as it is.
 Problem usage_problem(const std::string& message) {
   const std::string kExpected = ": expected ", kFound = ", found ";
   std::size_t colon = message.find(kExpected);
@@ -31,7 +31,7 @@ Problem usage_problem(const std::string& message) {
           {},
           message.substr(0, colon),
           "usage",
-          "invalid value",
+          message,
           message.substr(colon + kExpected.size(), found - colon - kExpected.size()),
           message.substr(found + kFound.size())};
 }
