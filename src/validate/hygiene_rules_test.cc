@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "base/source_text.h"
 #include "test_support.h"
@@ -253,6 +254,68 @@ TEST(HygieneRules, APatchFileIsCheckedAtItsOwnLine) {
   EXPECT_EQ(problems[0].position.column, 9);
   EXPECT_EQ(problems[1].rule, "hygiene.host");
   fs::remove_all(root);
+}
+
+// The scan skips a pattern when the text lacks a literal every match of it holds (may_match in
+// hygiene_scan.cc); on every bundled recipe and patch, and on a text that hits each pattern (in
+// other cases, beside look-alikes), it finds exactly what running every pattern finds.
+TEST(HygieneScan, SkippingPatternsByTheirLiteralsFindsWhatEveryPatternFinds) {
+  std::vector<std::string> texts;
+  for (const std::string& recipe : kBundledRecipes) texts.push_back(read_source_file(recipe));
+  for (const auto& entry : std::filesystem::directory_iterator(
+           std::filesystem::path(testing::source_dir()) / "patches")) {
+    texts.push_back(read_source_file("patches/" + entry.path().filename().string()));
+  }
+  for (const char* text : {
+           "srun -A team-x --Account=x --account team-x --partition=batch --qos high "
+           "--reservation=r --nodelist gpu[01-04] --clusters c1 sbatch salloc job.sh",
+           "#SBATCH --reservation=hero-run\n  #SBATCH -p batch",
+           "SLURM_ACCOUNT=team-x SBATCH_PARTITION=p SALLOC_QOS=q SRUN_X=y slurm_account=x",
+           "cp /home/jdoe/x /Users/jdoe/y ~jdoe/z ~/ok /HOME/x",
+           "--container-image registry.example.com/team-x/private:latest --image=quay.io/x/y:1",
+           "docker pull my.registry.io:5000/team/img:tag; podman  pull x.y/z@sha256:"
+           "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef docker://h.io/a:b",
+           "MASTER_ADDR=gpu-node-017 --master-addr node1 --master_addr n2 --rdzv-endpoint h:1 "
+           "--rdzv_endpoint h2:2",
+           "http://head-0.train.cluster.local:8000 fabric-mgr.CORP wiki.Internal x.lan y.intranet "
+           "z.home.arpa box.localdomain a.LOCAL.b notlocal local.",
+           "10.1.2.3 10.0.0.5:8080 1.2.3.4.5 v1.2.3.4 999.1.1.1 1.2.3 0.02 3.1.4 1..2.3.4 "
+           "12.34.56.78/24 a1.2.3.4",
+           "tcp://[fd00:1234::17]:29500 [::1] 01:00:00 fe80::1:2:3 a:b:c",
+           "train.sh >/lustre/x/log 2>&1; ls /scratch/team-x /tmp/ok \"/data/set\"",
+       }) {
+    texts.emplace_back(text);
+  }
+  ASSERT_GT(texts.size(), 11u);
+  const std::size_t written = texts.size() - 11;
+  // Each word and each pair of neighbouring words on its own too, so that no finding of one
+  // pattern rides on another's literal elsewhere in the same text.
+  for (std::size_t i = written; i < written + 11; ++i) {
+    std::vector<std::string> words;
+    std::istringstream split(texts[i]);
+    for (std::string word; split >> word;) words.push_back(word);
+    for (std::size_t w = 0; w < words.size(); ++w) {
+      texts.push_back(words[w]);
+      if (w + 1 < words.size()) texts.push_back(words[w] + " " + words[w + 1]);
+    }
+  }
+  for (const std::string& text : texts) {
+    for (HygieneText kind :
+         {HygieneText::kCommand, HygieneText::kProse, HygieneText::kVersions, HygieneText::kCode}) {
+      std::vector<HygieneFinding> skipping = scan_hygiene(text, kind);
+      std::vector<HygieneFinding> every = scan_hygiene_every_pattern(text, kind);
+      ASSERT_EQ(skipping.size(), every.size()) << text;
+      for (std::size_t i = 0; i < every.size(); ++i) {
+        EXPECT_EQ(skipping[i].kind, every[i].kind) << text;
+        EXPECT_EQ(skipping[i].begin, every[i].begin) << text;
+        EXPECT_EQ(skipping[i].end, every[i].end) << text;
+      }
+    }
+  }
+  // Each text written above holds findings: the comparison is not of empty lists.
+  for (std::size_t i = written; i < written + 11; ++i) {
+    EXPECT_FALSE(scan_hygiene(texts[i], HygieneText::kCommand).empty()) << texts[i];
+  }
 }
 
 }  // namespace

@@ -52,6 +52,71 @@ constexpr const char* kPath =
 
 #undef HYGIENE_VALUE
 
+// Whether `text` holds one of `literals`, ASCII case ignored when `ignore_case`.
+bool holds_any(std::string_view text, std::initializer_list<std::string_view> literals,
+               bool ignore_case = false) {
+  if (!ignore_case) {
+    return std::any_of(literals.begin(), literals.end(),
+                       [&](std::string_view l) { return text.find(l) != std::string_view::npos; });
+  }
+  const std::string lower = ascii_lowercase(text);
+  return std::any_of(literals.begin(), literals.end(),
+                     [&](std::string_view l) { return lower.find(l) != std::string::npos; });
+}
+
+// Whether `text` holds a run of digits and dots with three dots between four digit groups, as
+// every match of kIpv4 is.
+bool holds_dotted_quad(std::string_view text) {
+  int groups = 0;  // digit groups of the current run, each ended by one dot
+  bool digits = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      digits = true;
+    } else if (c == '.' && digits) {
+      ++groups;
+      digits = false;
+    } else {
+      groups = 0;
+      digits = false;
+    }
+    if (groups >= 3 && digits) return true;
+  }
+  return false;
+}
+
+// Whether a match of the pattern `source` can lie in `text`: false when `text` lacks a literal
+// every match holds (each pattern above names it). The patterns are tried at nearly every
+// position of a text, and a recipe's command and notes hold few of these literals, so this
+// check skips most of the matching (and never changes what is found: HygieneScan's tests
+// compare it with the patterns alone).
+bool may_match(const char* source, std::string_view text) {
+  if (source == kSchedulerLong) {
+    return holds_any(
+        text, {"--account", "--partition", "--reservation", "--qos", "--nodelist", "--clusters"});
+  }
+  if (source == kSchedulerDirective) return holds_any(text, {"#SBATCH"});
+  if (source == kSchedulerVariable)
+    return holds_any(text, {"SLURM_", "SBATCH_", "SALLOC_", "SRUN_"});
+  if (source == kSlurmCommand) return holds_any(text, {"srun", "sbatch", "salloc"});
+  if (source == kUserHome) return holds_any(text, {"/home/", "/Users/"});
+  if (source == kUserTilde) return holds_any(text, {"~"});
+  if (source == kImageOption) return holds_any(text, {"--container-image", "--image"});
+  if (source == kImagePull) return holds_any(text, {"pull"});
+  if (source == kImageScheme) return holds_any(text, {"://"});
+  if (source == kMasterAddress) return holds_any(text, {"MASTER_ADDR"});
+  if (source == kMasterOption) {
+    return holds_any(text,
+                     {"--master-addr", "--master_addr", "--rdzv-endpoint", "--rdzv_endpoint"});
+  }
+  if (source == kInternalHost) {
+    return holds_any(text, {".internal", ".local", ".corp", ".lan", ".intra", ".home.arpa"}, true);
+  }
+  if (source == kIpv4) return holds_dotted_quad(text);
+  if (source == kIpv6) return holds_any(text, {":"});
+  if (source == kPath || source == kImageReference) return holds_any(text, {"/"});
+  return true;
+}
+
 // Each pattern above, compiled once (thread-safe static initialisation).
 const Pattern& pattern(const char* source) {
   static const std::map<const char*, Pattern> all = [] {
@@ -73,6 +138,13 @@ const Pattern& pattern(const char* source) {
 // Every match of the pattern `source` in `text`, as [begin, end) offsets; empty ones skipped.
 std::vector<std::pair<std::size_t, std::size_t>> matches(const char* source,
                                                          std::string_view text) {
+  if (!may_match(source, text)) return {};
+  return pattern(source).find_all(text);
+}
+
+// matches without may_match's check, for the test that compares the two.
+std::vector<std::pair<std::size_t, std::size_t>> matches_unfiltered(const char* source,
+                                                                    std::string_view text) {
   return pattern(source).find_all(text);
 }
 
@@ -182,7 +254,8 @@ bool ipv6_address(std::string_view text) {
 
 class Scanner {
  public:
-  Scanner(std::string_view text, HygieneText kind) : text_(text), kind_(kind) {}
+  Scanner(std::string_view text, HygieneText kind, bool filtered = true)
+      : text_(text), kind_(kind), filtered_(filtered) {}
 
   std::vector<HygieneFinding> run() {
     scheduler();
@@ -197,18 +270,24 @@ class Scanner {
   }
 
  private:
+  // Every match of `source` in `text` (matches, or matches_unfiltered for the comparing test).
+  std::vector<std::pair<std::size_t, std::size_t>> find(const char* source,
+                                                        std::string_view text) const {
+    return filtered_ ? matches(source, text) : matches_unfiltered(source, text);
+  }
+
   void scheduler() {
     const char* where =
         "a variable such as $SLURM_ACCOUNT, or leave it out and pass it to "
         "`openrecipes measure` (--account, --partition)";
-    for (auto [b, e] : matches(kSchedulerDirective, text_))
+    for (auto [b, e] : find(kSchedulerDirective, text_))
       add(HygieneKind::kScheduler, b, e, "an #SBATCH directive (a site's scheduler settings)",
           "no #SBATCH line: `openrecipes measure` writes the job script (--account, --partition)");
-    for (auto [b, e] : matches(kSchedulerLong, text_))
+    for (auto [b, e] : find(kSchedulerLong, text_))
       if (!upper_case_placeholder(text_.substr(b, e - b)))
         add(HygieneKind::kScheduler, b, e, kSchedulerWhat, where);
     if (kind_ == HygieneText::kCommand || kind_ == HygieneText::kCode) short_options(where);
-    for (auto [b, e] : matches(kSchedulerVariable, text_))
+    for (auto [b, e] : find(kSchedulerVariable, text_))
       if (!upper_case_placeholder(text_.substr(b, e - b)))
         add(HygieneKind::kScheduler, b, e, "a Slurm variable set to a site's name", where);
   }
@@ -216,7 +295,7 @@ class Scanner {
   // srun/sbatch/salloc's short forms -A, -p, -w, -M, -q: read only among the options that follow
   // the command word, so that `mkdir -p` or `grep -A 3` elsewhere is not one.
   void short_options(const char* where) {
-    for (auto [b, e] : matches(kSlurmCommand, text_)) {
+    for (auto [b, e] : find(kSlurmCommand, text_)) {
       enum class Next { kOption, kShortValue, kLongValue } next = Next::kOption;
       for (std::size_t at = skip_blanks(e); at < text_.size(); at = skip_blanks(at)) {
         std::size_t word_end = at;
@@ -263,7 +342,7 @@ class Scanner {
 
   void users() {
     for (const char* pattern : {kUserHome, kUserTilde}) {
-      for (auto [b, e] : matches(pattern, text_)) {
+      for (auto [b, e] : find(pattern, text_)) {
         // In code, `~name` is Python's bitwise not (`~mask`) unless a path follows.
         bool bitwise_not = kind_ == HygieneText::kCode && text_[b] == '~' &&
                            (e >= text_.size() || text_[e] != '/');
@@ -276,7 +355,7 @@ class Scanner {
 
   void registries() {
     for (const char* pattern : {kImageOption, kImagePull, kImageScheme, kImageReference}) {
-      for (auto [b, e] : matches(pattern, text_)) {
+      for (auto [b, e] : find(pattern, text_)) {
         std::string host = registry_host(text_.substr(b, e - b));
         if (public_registry(host)) continue;
         add(HygieneKind::kRegistry, b, e,
@@ -289,17 +368,17 @@ class Scanner {
 
   void hosts() {
     for (const char* pattern : {kMasterAddress, kMasterOption}) {
-      for (auto [b, e] : matches(pattern, text_)) {
+      for (auto [b, e] : find(pattern, text_)) {
         std::string_view value = text_.substr(b, e - b);
         if (loopback(value) || upper_case_placeholder(value) ||
             value.substr(0, 10) == "localhost:" ||
-            matches(kIpv4, value).size() == 1)  // an address: addresses() reports it
+            find(kIpv4, value).size() == 1)  // an address: addresses() reports it
           continue;
         add(HygieneKind::kHost, b, e, "a host name the rendezvous is pinned to",
             "a variable such as $MASTER_ADDR (set by the launcher), or localhost");
       }
     }
-    for (auto [b, e] : matches(kInternalHost, text_)) {
+    for (auto [b, e] : find(kInternalHost, text_)) {
       std::size_t next = e;
       while (next < text_.size() && text_[next] == ' ') ++next;
       if (next < text_.size() && (text_[next] == '(' || text_[next] == '=')) continue;  // code
@@ -310,12 +389,12 @@ class Scanner {
 
   void addresses() {
     const char* where = "a variable such as $MASTER_ADDR, or leave the address out";
-    for (auto [b, e] : matches(kIpv4, text_)) {
+    for (auto [b, e] : find(kIpv4, text_)) {
       if (loopback(text_.substr(b, e - b))) continue;
       if (kind_ == HygieneText::kVersions && !address_context(b, e)) continue;
       add(HygieneKind::kAddress, b, e, "an IP address", where);
     }
-    for (auto [b, e] : matches(kIpv6, text_)) {
+    for (auto [b, e] : find(kIpv6, text_)) {
       if (ipv6_address(text_.substr(b, e - b)))
         add(HygieneKind::kAddress, b, e, "an IPv6 address", where);
     }
@@ -331,7 +410,7 @@ class Scanner {
   }
 
   void paths() {
-    for (auto [b, e] : matches(kPath, text_)) {
+    for (auto [b, e] : find(kPath, text_)) {
       if (allowed_path(text_.substr(b, e - b))) continue;
       add(HygieneKind::kPath, b, e, "an absolute path outside the system folders",
           "a variable such as $CKPT_DIR or $DATA_DIR (\"$CKPT_DIR/...\")");
@@ -347,6 +426,7 @@ class Scanner {
 
   std::string_view text_;
   HygieneText kind_;
+  bool filtered_;  ///< skip the patterns whose literals `text_` lacks (may_match)
   std::vector<HygieneFinding> found_;
 };
 
@@ -372,6 +452,10 @@ std::string_view hygiene_rule_id(HygieneKind kind) {
 
 std::vector<HygieneFinding> scan_hygiene(std::string_view text, HygieneText kind) {
   return Scanner(text, kind).run();
+}
+
+std::vector<HygieneFinding> scan_hygiene_every_pattern(std::string_view text, HygieneText kind) {
+  return Scanner(text, kind, false).run();
 }
 
 std::vector<HygieneFinding> scan_hygiene_env(std::string_view name, std::string_view value) {

@@ -45,6 +45,10 @@ std::string_view hygiene_rule_id(HygieneKind kind);
 /// (Docker Hub); loopback and unspecified addresses (127.0.0.0/8, 0.0.0.0, ::1, ::) and localhost.
 std::vector<HygieneFinding> scan_hygiene(std::string_view text, HygieneText kind);
 
+/// scan_hygiene with every pattern run on the whole text, without first skipping those whose
+/// literals the text lacks: the same findings, more slowly. For the test that shows the two agree.
+std::vector<HygieneFinding> scan_hygiene_every_pattern(std::string_view text, HygieneText kind);
+
 /// Findings for one `env` entry: its value scanned as a command, plus the entry itself when a
 /// Slurm variable (SLURM_*, SBATCH_*, SALLOC_*, SRUN_*) or MASTER_ADDR is set to a literal name.
 /// Offsets are into `value`.
