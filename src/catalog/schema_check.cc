@@ -373,6 +373,55 @@ std::optional<Problem> to_problem(const valijson::ValidationResults::Error& erro
   return problem;
 }
 
+// The schema nodes of `root` (each after resolve_ref) under which check_patterns may meet a
+// pattern: one with `pattern` or a `propertyNames` pattern, or one whose `properties`,
+// `additionalProperties` or `items` lead to such a node. Found as a fixed point over every node
+// reachable from the root, so that a schema whose $refs loop is right too.
+std::unordered_set<const nlohmann::json*> nodes_with_patterns(const nlohmann::json& root) {
+  // The nodes check_patterns can reach, each with the nodes it walks into.
+  std::map<const nlohmann::json*, std::vector<const nlohmann::json*>> children;
+  std::vector<const nlohmann::json*> pending = {&resolve_ref(root, root)};
+  while (!pending.empty()) {
+    const nlohmann::json* node = pending.back();
+    pending.pop_back();
+    if (!node->is_object() || children.count(node)) continue;
+    std::vector<const nlohmann::json*>& next = children[node];
+    auto add = [&](const nlohmann::json& schema) {
+      const nlohmann::json* resolved = &resolve_ref(root, schema);
+      next.push_back(resolved);
+      pending.push_back(resolved);
+    };
+    if (auto properties = node->find("properties");
+        properties != node->end() && properties->is_object()) {
+      for (const nlohmann::json& property : *properties) add(property);
+    }
+    if (auto additional = node->find("additionalProperties");
+        additional != node->end() && additional->is_object()) {
+      add(*additional);
+    }
+    if (auto items = node->find("items"); items != node->end()) add(*items);
+  }
+  std::unordered_set<const nlohmann::json*> with;
+  for (const auto& [node, next] : children) {
+    auto names = node->find("propertyNames");
+    if (node->contains("pattern") ||
+        (names != node->end() && names->is_object() && names->contains("pattern"))) {
+      with.insert(node);
+    }
+  }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [node, next] : children) {
+      if (with.count(node)) continue;
+      if (std::any_of(next.begin(), next.end(), [&](const auto* n) { return with.count(n); })) {
+        with.insert(node);
+        grew = true;
+      }
+    }
+  }
+  return with;
+}
+
 }  // namespace
 
 std::optional<SchemaChecker> SchemaChecker::load(const std::string& path, Problems& problems) {
@@ -381,10 +430,11 @@ std::optional<SchemaChecker> SchemaChecker::load(const std::string& path, Proble
   std::optional<YamlDocument> document = parse_yaml(*text, path, problems);
   if (!document) return std::nullopt;
   SchemaChecker checker;
-  checker.json_ = to_json(document->root);
+  auto json = std::make_shared<const nlohmann::json>(to_json(document->root));
+  checker.json_ = json;
   checker.ordered_json_ = to_ordered_json(document->root);
   std::set<std::string> sources;
-  nlohmann::json for_valijson = without_patterns(checker.json_, sources);
+  nlohmann::json for_valijson = without_patterns(*json, sources);
   for (const std::string& source : sources) {
     std::optional<Pattern> pattern =
         Pattern::compile(source, {path, {1, 1}, "", "schema", "", "", ""}, problems);
@@ -397,6 +447,8 @@ std::optional<SchemaChecker> SchemaChecker::load(const std::string& path, Proble
     valijson::adapters::NlohmannJsonAdapter adapter(for_valijson);
     parser.populateSchema(adapter, *schema);
     checker.schema_ = std::move(schema);
+    checker.with_patterns_ = std::make_shared<const std::unordered_set<const nlohmann::json*>>(
+        nodes_with_patterns(*json));
   } catch (const std::exception& error) {
     problems.push_back({path,
                         {1, 1},
@@ -428,8 +480,8 @@ struct SchemaChecker::FieldPath {
 void SchemaChecker::check_patterns(const nlohmann::json& schema_node, const YamlNode& node,
                                    const FieldPath& field, const YamlDocument& document,
                                    Problems& problems) const {
-  const nlohmann::json& schema = resolve_ref(json_, schema_node);
-  if (!schema.is_object()) return;
+  const nlohmann::json& schema = resolve_ref(*json_, schema_node);
+  if (!schema.is_object() || !with_patterns_->count(&schema)) return;
   // `found` is a callable giving the value as the problem shows it, built only on a mismatch
   // (most values match, and a catalog of thousands of recipes checks every one).
   auto check = [&](const std::string& text, const std::string& pattern_source, const FieldPath& at,
@@ -501,7 +553,7 @@ Problems SchemaChecker::check(const YamlDocument& document) const {
       wrong_type;  // a wrong type says it all; drop the same field's other findings
   valijson::ValidationResults::Error error;
   while (results.popError(error)) {
-    std::optional<Problem> problem = to_problem(error, document, json_);
+    std::optional<Problem> problem = to_problem(error, document, *json_);
     if (problem && seen.insert({problem->field, problem->message}).second) {
       if (problem->message == "wrong type") wrong_type.insert(problem->field);
       all.push_back(std::move(*problem));
@@ -513,7 +565,7 @@ Problems SchemaChecker::check(const YamlDocument& document) const {
       problems.push_back(std::move(problem));
     }
   }
-  check_patterns(json_, document.root, FieldPath{}, document, problems);
+  check_patterns(*json_, document.root, FieldPath{}, document, problems);
   std::stable_sort(problems.begin(), problems.end(), [](const Problem& a, const Problem& b) {
     return std::pair(a.position.line, a.position.column) <
            std::pair(b.position.line, b.position.column);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <unordered_set>
 
 #include "base/problem.h"
 #include "base/yaml_document.h"
@@ -34,7 +35,7 @@ class SchemaChecker {
   Problems check(const YamlDocument& document) const;
 
   /// The schema itself as JSON (for the field reference and for rule listings).
-  const nlohmann::json& json() const { return json_; }
+  const nlohmann::json& json() const { return *json_; }
   /// The schema with its mappings in file order (for the generated field reference).
   const nlohmann::ordered_json& ordered_json() const { return ordered_json_; }
 
@@ -43,8 +44,12 @@ class SchemaChecker {
   void check_patterns(const nlohmann::json& schema, const YamlNode& node, const FieldPath& field,
                       const YamlDocument& document, Problems& problems) const;
 
-  nlohmann::json json_;
+  // Shared, so that a copy's schema nodes keep their addresses, which with_patterns_ holds.
+  std::shared_ptr<const nlohmann::json> json_;
   nlohmann::ordered_json ordered_json_;
+  /// The schema nodes (each after its $ref) under which a value may meet a `pattern` or a
+  /// `propertyNames` pattern: check_patterns walks no other part of a document.
+  std::shared_ptr<const std::unordered_set<const nlohmann::json*>> with_patterns_;
   std::shared_ptr<const valijson::Schema> schema_;
   std::map<std::string, Pattern> patterns_;  ///< every pattern of the schema, compiled
 };

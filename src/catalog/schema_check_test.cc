@@ -190,6 +190,35 @@ TEST(SchemaCheck, EnvironmentNamesMustBeShellNames) {
   EXPECT_EQ(problems[0].message, "wrong format of a name");
 }
 
+// check_patterns walks only the parts of a document whose schema holds a pattern somewhere below
+// it; each pattern of the recipe schema that the bundled recipe reaches is still checked, wherever
+// it sits (behind a $ref, under propertyNames, in an array's items).
+TEST(SchemaCheck, EveryPatternTheRecipeReachesIsChecked) {
+  struct Case {
+    std::string from, to, field;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"  measured: 2026-10-13", "  measured: 2026/10/13", "result.measured"},
+           {"    revision: 6cee5e81ee83917806bbde320786a8fb61efebee", "    revision: main",
+            "model.active_params.revision"},
+           {"    source: https://huggingface.co/openai/gpt-oss-20b",
+            "    source: http://huggingface.co/openai/gpt-oss-20b", "model.active_params.source"},
+           {"      loss_mask: gpt_oss", "      loss_mask: Gpt-Oss",
+            "workload.dataset.builder.loss_mask"},
+           {"- patches/attune_gpt_oss_yarn.py", "- ../attune_gpt_oss_yarn.py", "patches[0]"},
+       }) {
+    Problems problems = check_edited(c.from, c.to);
+    bool found = false;
+    for (const Problem& p : problems) found = found || (p.message == "wrong format");
+    EXPECT_TRUE(found) << c.to << "\n" << describe(problems);
+    if (!problems.empty()) {
+      EXPECT_EQ(problems[0].field.substr(problems[0].field.rfind('.') + 1),
+                c.field.substr(c.field.rfind('.') + 1))
+          << describe(problems);
+    }
+  }
+}
+
 // A schema file in a temporary folder, for the broken-schema cases.
 std::string write_schema(const std::string& name, const std::string& text) {
   std::string path = testing::test_temp_dir() + "/" + name;
