@@ -36,7 +36,7 @@ CASE_PATH=/nonexistent expect 1 "Slurm's commands are not on PATH" "$recipe" --s
 # --format json: the same problems as one JSON array on stderr.
 expect 1 '"rule": "measure.env"' "$recipe" --slurm --format json --env 1BAD=x
 CASE_PATH=/nonexistent expect 1 '"file": "sbatch"' "$recipe" --slurm --format json --out "$work/runs" "${stand_in[@]}"
-expect 2 "--format: xml not in" "$recipe" --slurm --format xml
+expect 2 "--format: expected one of text, json, found 'xml'" "$recipe" --slurm --format xml
 
 # The pre-flight (docs/measure.md): every problem at once, nothing written, even with --dry-run.
 expect 1 "run: the run reads \$STAND_IN and nothing sets it" "$recipe" --slurm --dry-run
