@@ -703,6 +703,12 @@ TEST(Cli, UsageErrorsOfTheParserNameTheFlagWhatWasExpectedAndWhatWasFound) {
   EXPECT_EQ(refused[0]["field"], "--tp-comm-overlap");
   EXPECT_EQ(refused[0]["expected"], "true or false (or the flag alone)");
   EXPECT_EQ(refused[0]["found"], "'garbage'");
+  // An unknown option is what was found, not the words after it (its value, perhaps).
+  CliRun with_value = run_errors("plan --bogus=3 extra");
+  EXPECT_NE(with_value.output.find("--bogus: expected one of the command's options (see "
+                                   "openrecipes plan --help), found '--bogus=3'\n"),
+            std::string::npos)
+      << with_value.output;
   CliRun unknown = run_errors("validate --format json --bogus");
   nlohmann::json problem = nlohmann::json::parse(unknown.output);
   ASSERT_TRUE(problem.is_array() && problem.size() == 1u) << unknown.output;

@@ -73,9 +73,10 @@ std::string usage_message(const CLI::ParseError& error, const std::string& comma
       found += (found.empty() ? "" : " ") + *word;
     }
     if (!words.empty() && words.back().starts_with("-")) {
-      const std::string& first = words.back();  // the first the command line gave
+      // The first the command line gave, alone: the words after it may be its value.
+      const std::string& first = words.back();
       return fmt::format("{}: expected one of the command's options (see {} --help), found '{}'",
-                         first.substr(0, first.find('=')), command, found);
+                         first.substr(0, first.find('=')), command, first);
     }
     return fmt::format("unexpected argument{} '{}' (see {} --help)", words.size() > 1 ? "s" : "",
                        found, command);
