@@ -27,16 +27,23 @@ std::optional<std::string_view> after(std::string_view text, std::string_view pr
   return text.substr(prefix.size());
 }
 
+// CLI11's "a,b,c" as "a, b, c".
+std::string spaced_list(std::string_view list) {
+  std::string spaced(list);
+  for (std::size_t comma = spaced.find(','); comma != std::string::npos;
+       comma = spaced.find(',', comma + 2)) {
+    spaced.insert(comma + 1, " ");
+  }
+  return spaced;
+}
+
 // "--to: expected one of slime, megatron-lm, found 'x'" from CLI::IsMember's "x not in {a,b}".
 std::optional<std::string> not_a_choice(std::string_view name, std::string_view detail) {
   std::size_t not_in = detail.rfind(" not in {");
   if (not_in == std::string_view::npos || !detail.ends_with("}")) return std::nullopt;
-  std::string choices(detail.substr(not_in + 9, detail.size() - not_in - 10));
-  for (std::size_t comma = choices.find(','); comma != std::string::npos;
-       comma = choices.find(',', comma + 2)) {
-    choices.insert(comma + 1, " ");
-  }
-  return fmt::format("{}: expected one of {}, found '{}'", name, choices, detail.substr(0, not_in));
+  return fmt::format("{}: expected one of {}, found '{}'", name,
+                     spaced_list(detail.substr(not_in + 9, detail.size() - not_in - 10)),
+                     detail.substr(0, not_in));
 }
 
 // The value an option's type description asks for, in words: "TEXT:{text,json}" as "one of text,
@@ -46,12 +53,7 @@ std::string wanted_value(std::string_view type) {
     type = type.substr(colon + 1);
   }
   if (type.starts_with("{") && type.ends_with("}")) {
-    std::string choices(type.substr(1, type.size() - 2));
-    for (std::size_t comma = choices.find(','); comma != std::string::npos;
-         comma = choices.find(',', comma + 2)) {
-      choices.insert(comma + 1, " ");
-    }
-    return "one of " + choices;
+    return "one of " + spaced_list(type.substr(1, type.size() - 2));
   }
   if (type == "TEXT" || type.empty()) return "a value";
   return fmt::format("a value ({})", type);
