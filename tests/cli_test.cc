@@ -621,6 +621,20 @@ TEST(Cli, AnOptionsValueIsNeverAFlagNorEmpty) {
 // Numbers are read as written in decimal, and a refused one is named with what was expected:
 // CLI11 alone read "010" as octal 8 and "0x10" as 16, called "8abc" out of range, and let NaN
 // through its range checks.
+// `arguments` (with --format json) exit 2 with one problem of rule `usage` whose field, expected
+// and found are the ones given.
+void expect_usage_problem(const std::string& arguments, const std::string& field,
+                          const std::string& expected, const std::string& found) {
+  CliRun json = run_errors(arguments);
+  EXPECT_EQ(json.exit_code, 2) << arguments;
+  nlohmann::json refused = nlohmann::json::parse(json.output);
+  ASSERT_TRUE(refused.is_array() && refused.size() == 1u) << json.output;
+  EXPECT_EQ(refused[0]["rule"], "usage");
+  EXPECT_EQ(refused[0]["field"], field);
+  EXPECT_EQ(refused[0]["expected"], expected);
+  EXPECT_EQ(refused[0]["found"], found);
+}
+
 TEST(Cli, NumbersAreDecimalAndARefusalSaysWhatWasExpected) {
   const std::string plan = "plan --model gpt-oss-20b --gpu H200 ";
   for (const char* gpus : {"8abc", "010", "0x10", "1e1", "8.0", "0", "2097152", "-8", "+8"}) {
@@ -648,14 +662,8 @@ TEST(Cli, NumbersAreDecimalAndARefusalSaysWhatWasExpected) {
             std::string::npos)
       << export_run.output;
   // With --format json the refusal is a problem with its field, expected and found.
-  CliRun json = run_errors(plan + "--gpus 0x10 --format json");
-  EXPECT_EQ(json.exit_code, 2);
-  nlohmann::json refused = nlohmann::json::parse(json.output);
-  ASSERT_TRUE(refused.is_array() && refused.size() == 1u) << json.output;
-  EXPECT_EQ(refused[0]["rule"], "usage");
-  EXPECT_EQ(refused[0]["field"], "--gpus");
-  EXPECT_EQ(refused[0]["expected"], "a whole number from 1 to 1048576");
-  EXPECT_EQ(refused[0]["found"], "'0x10'");
+  expect_usage_problem(plan + "--gpus 0x10 --format json", "--gpus",
+                       "a whole number from 1 to 1048576", "'0x10'");
   // What a person writes still reads: an exponent, a point without a leading zero.
   EXPECT_EQ(run(plan + "--gpus 8 --top 1 --headroom 5e-2").exit_code, 0);
   EXPECT_EQ(run(plan + "--gpus 8 --top 1 --headroom .2").exit_code, 0);
@@ -695,25 +703,17 @@ TEST(Cli, UsageErrorsOfTheParserNameTheFlagWhatWasExpectedAndWhatWasFound) {
     EXPECT_NE(r.output.find(c.says), std::string::npos) << c.arguments << ": " << r.output;
     EXPECT_EQ(r.output.find("The following argument"), std::string::npos) << r.output;
   }
-  CliRun json = run_errors("plan --format json --tp-comm-overlap=garbage");
-  EXPECT_EQ(json.exit_code, 2);
-  nlohmann::json refused = nlohmann::json::parse(json.output);
-  ASSERT_TRUE(refused.is_array() && refused.size() == 1u) << json.output;
-  EXPECT_EQ(refused[0]["rule"], "usage");
-  EXPECT_EQ(refused[0]["field"], "--tp-comm-overlap");
-  EXPECT_EQ(refused[0]["expected"], "true or false (or the flag alone)");
-  EXPECT_EQ(refused[0]["found"], "'garbage'");
+  expect_usage_problem("plan --format json --tp-comm-overlap=garbage", "--tp-comm-overlap",
+                       "true or false (or the flag alone)", "'garbage'");
   // An unknown option is what was found, not the words after it (its value, perhaps).
   CliRun with_value = run_errors("plan --bogus=3 extra");
   EXPECT_NE(with_value.output.find("--bogus: expected one of the command's options (see "
                                    "openrecipes plan --help), found '--bogus=3'\n"),
             std::string::npos)
       << with_value.output;
-  CliRun unknown = run_errors("validate --format json --bogus");
-  nlohmann::json problem = nlohmann::json::parse(unknown.output);
-  ASSERT_TRUE(problem.is_array() && problem.size() == 1u) << unknown.output;
-  EXPECT_EQ(problem[0]["field"], "--bogus");
-  EXPECT_EQ(problem[0]["found"], "'--bogus'");
+  expect_usage_problem("validate --format json --bogus", "--bogus",
+                       "one of the command's options (see openrecipes validate --help)",
+                       "'--bogus'");
 }
 
 TEST(Cli, MissingFileExitsOne) {
