@@ -21,7 +21,7 @@ struct ActiveParamsOptions {
   std::string format = "text";
 };
 
-void print_text(const std::string& source, const ActiveParamCount& count) {
+void print_count_text(const std::string& source, const ActiveParamCount& count) {
   fmt::print("{} ({}): N = {} active parameters per token\n\n", source, count.model_type,
              format_count(count.active_params));
   fmt::print("{:<17} {:>6} {:>15} {:>15}  {}\n", "component", "layers", "per layer", "total",
@@ -91,7 +91,7 @@ int run_active_params(const GlobalOptions& global, const ActiveParamsOptions& op
   if (options.format == "json") {
     print_json(to_json(path, *count));
   } else {
-    print_text(path, *count);
+    print_count_text(path, *count);
   }
   return kExitOk;
 }

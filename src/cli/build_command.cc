@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct BuildOptions {
+struct SiteBuildFlags {
   std::string out;
   std::string format = "text";
   bool check = false;
@@ -60,7 +60,7 @@ const char* difference_kind(const SiteDifference& d) {
                                                     : "unreadable";
 }
 
-int run_build(const GlobalOptions& global, const BuildOptions& options) {
+int run_site_build(const GlobalOptions& global, const SiteBuildFlags& options) {
   std::optional<fs::path> root = resolve_root(global);
   if (!root) return kExitUsage;
   fs::path out =
@@ -147,7 +147,7 @@ int run_build(const GlobalOptions& global, const BuildOptions& options) {
 }  // namespace
 
 void add_build_command(CLI::App& app, const GlobalOptions& global, int& exit_code) {
-  auto options = std::make_shared<BuildOptions>();
+  auto options = std::make_shared<SiteBuildFlags>();
   CLI::App* command = app.add_subcommand(
       "build", "Validate the catalog and render the static site (ranked pages per model and GPU)");
   command->add_option("--out", options->out, "Site folder (default: <root>/site)");
@@ -159,7 +159,8 @@ void add_build_command(CLI::App& app, const GlobalOptions& global, int& exit_cod
       ->check(CLI::IsMember({"text", "json"}));
   command->add_flag("--check", options->check,
                     "Write nothing; list every stale, missing or extra file and exit 1 if any");
-  command->callback([&global, &exit_code, options] { exit_code = run_build(global, *options); });
+  command->callback(
+      [&global, &exit_code, options] { exit_code = run_site_build(global, *options); });
 }
 
 }  // namespace openrecipes::cli

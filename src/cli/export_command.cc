@@ -22,7 +22,7 @@
 namespace openrecipes::cli {
 namespace {
 
-constexpr const char* kMe = "openrecipes export";
+constexpr const char* kExportCommand = "openrecipes export";
 
 namespace fs = std::filesystem;
 
@@ -90,13 +90,13 @@ bool usage_ok(const ExportOptions& options) {
   OutputFormat format = output_format(options.format);
   if (!export_target(options.to)) {
     print_usage_error(
-        kMe,
+        kExportCommand,
         fmt::format("--to: expected slime, megatron-lm or megatron-bridge, found {}", options.to),
         format);
     return false;
   }
   if (options.recipe.empty() == options.arguments.layout.layout.empty()) {
-    print_usage_error(kMe,
+    print_usage_error(kExportCommand,
                       fmt::format("give a recipe file or --layout (expected one, found {})",
                                   options.recipe.empty() ? "neither" : "both"),
                       format);
@@ -108,7 +108,7 @@ bool usage_ok(const ExportOptions& options) {
       if (flag->count() > 0) given.push_back(flag->get_name());
     }
     if (!given.empty()) {
-      print_usage_error(kMe,
+      print_usage_error(kExportCommand,
                         fmt::format("{}: a recipe file states its own model, GPUs and layout "
                                     "(expected only --to, -o and --format with a recipe, found {})",
                                     given.front(), fmt::join(given, ", ")),
@@ -118,14 +118,15 @@ bool usage_ok(const ExportOptions& options) {
   }
   const PlanArguments& a = options.arguments;
   if (!a.layout.layout.empty() && (a.model.empty() || a.gpu.empty() || a.gpus <= 0)) {
-    print_usage_error(kMe, "a layout needs --model, --gpu and --gpus (expected all three)", format);
+    print_usage_error(kExportCommand,
+                      "a layout needs --model, --gpu and --gpus (expected all three)", format);
     return false;
   }
   std::error_code same_ec;
   if (!options.output.empty() && !options.recipe.empty() && fs::exists(options.output, same_ec) &&
       fs::equivalent(options.output, options.recipe, same_ec)) {
     print_usage_error(
-        kMe,
+        kExportCommand,
         fmt::format("-o {}: that is the recipe being exported (expected another file)",
                     options.output),
         format);

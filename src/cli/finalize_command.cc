@@ -24,7 +24,7 @@ struct FinalizeOptions {
 
 // Each part, the status and the path; with --dry-run these go to stderr and the recipe itself
 // to stdout.
-void print_text(const FinalizedRecipe& recipe, bool written) {
+void print_finalized_text(const FinalizedRecipe& recipe, bool written) {
   std::FILE* out = written ? stdout : stderr;
   for (const CorrectnessPart& part : recipe.check.parts)
     fmt::print(out, "{:<16} {:<10} {}\n", part.name, part.status(), part.detail);
@@ -60,7 +60,7 @@ int run_finalize(const GlobalOptions& global, FinalizeOptions& options) {
   if (format == OutputFormat::kJson) {
     print_json_result(*recipe, written);
   } else {
-    print_text(*recipe, written);
+    print_finalized_text(*recipe, written);
   }
   return recipe->status == "verified" ? kExitOk : kExitProblems;
 }

@@ -19,7 +19,7 @@
 namespace openrecipes::cli {
 namespace {
 
-constexpr const char* kMe = "openrecipes measure";
+constexpr const char* kMeasureCommand = "openrecipes measure";
 
 struct MeasureOptions {
   std::string recipe;
@@ -43,7 +43,8 @@ int print_dry_run(const SbatchScript& script, OutputFormat format) {
     print_json(out);
     return kExitOk;
   }
-  for (const std::string& note : script.notes) fmt::print(stderr, "{}: {}\n", kMe, note);
+  for (const std::string& note : script.notes)
+    fmt::print(stderr, "{}: {}\n", kMeasureCommand, note);
   fmt::print("{}", script.text);
   return kExitOk;
 }
@@ -52,7 +53,7 @@ int print_dry_run(const SbatchScript& script, OutputFormat format) {
 int measure_on_slurm(const RecipeFile& recipe, const MeasureRequest& request, OutputFormat format) {
   SlurmClient slurm;
   StopOnSignal stop_on_signal;
-  TerminalObserver observer(kMe);
+  TerminalObserver observer(kMeasureCommand);
   Problems problems;
   // Slurm's or the job's failures are IoErrors, printed by main as `openrecipes measure: ...`.
   std::optional<MeasuredRun> run =
@@ -69,8 +70,10 @@ int measure_on_slurm(const RecipeFile& recipe, const MeasureRequest& request, Ou
 int run_measure(const GlobalOptions& global, const MeasureOptions& options) {
   OutputFormat format = output_format(options.format);
   if (!options.slurm)
-    return print_usage_error(kMe, "give --slurm (Slurm is the scheduler measure runs on)", format);
-  std::optional<MeasureRequest> request = measure_request_from(options.job, kMe, format);
+    return print_usage_error(kMeasureCommand,
+                             "give --slurm (Slurm is the scheduler measure runs on)", format);
+  std::optional<MeasureRequest> request =
+      measure_request_from(options.job, kMeasureCommand, format);
   if (!request) return kExitUsage;
   request->recipe_file = options.recipe;
   request->out_dir = options.out;

@@ -28,13 +28,13 @@ const CLI::Validator kNotEmpty(
     },
     "TEXT");
 
-struct BuildOptions {
+struct RowsBuildFlags {
   RowsBuildOptions build;
   std::string loss_mask;
   std::string format = "text";
 };
 
-int run_build(BuildOptions& options) {
+int run_rows_build(RowsBuildFlags& options) {
   options.build.loss_mask =
       parse_loss_mask_type(options.loss_mask).value();  // CLI11 checked the name
   // A build killed with SIGKILL leaves its temporary file beside the output (RowsFileWriter::finish
@@ -182,7 +182,7 @@ void add_rows_command(CLI::App& app, const GlobalOptions& global, int& exit_code
       app.add_subcommand("rows", "Build and verify the fixed SFT rows (data/README.md)");
   rows->require_subcommand(1);
 
-  auto build = std::make_shared<BuildOptions>();
+  auto build = std::make_shared<RowsBuildFlags>();
   CLI::App* b = rows->add_subcommand("build",
                                      "Build the fixed rows from Tulu-layout conversations (Parquet "
                                      "or JSONL) and print the recipe's "
@@ -219,7 +219,7 @@ void add_rows_command(CLI::App& app, const GlobalOptions& global, int& exit_code
   b->add_option("--threads", build->build.threads, "Threads (default: every core)")
       ->check(whole_number(1, 1024));
   b->add_option("--format", build->format, "Output format")->check(CLI::IsMember({"text", "json"}));
-  b->callback([&exit_code, build] { exit_code = run_build(*build); });
+  b->callback([&exit_code, build] { exit_code = run_rows_build(*build); });
 
   auto verify = std::make_shared<VerifyOptions>();
   CLI::App* v = rows->add_subcommand("verify",

@@ -16,8 +16,8 @@ bool has_flag(const std::vector<CommandArgument>& list, const std::string& flag)
   return false;
 }
 
-void add(std::vector<CommandArgument>& list, const std::string& flag,
-         std::vector<std::string> values = {}) {
+void add_argument(std::vector<CommandArgument>& list, const std::string& flag,
+                  std::vector<std::string> values = {}) {
   list.push_back({flag, std::move(values)});
 }
 
@@ -152,37 +152,38 @@ std::string header(const ExportSource& source, const std::vector<CommandArgument
 std::vector<CommandArgument> training_arguments(const ExportSource& source, bool sft) {
   const Layout& l = source.layout;
   std::vector<CommandArgument> list;
-  add(list, "--seq-length", {fmt::format("{}", source.workload.row_tokens)});
+  add_argument(list, "--seq-length", {fmt::format("{}", source.workload.row_tokens)});
   if (!has_flag(source.model_arguments, "--max-position-embeddings"))
-    add(list, "--max-position-embeddings", {fmt::format("{}", source.workload.row_tokens)});
+    add_argument(list, "--max-position-embeddings",
+                 {fmt::format("{}", source.workload.row_tokens)});
   for (const CommandArgument& argument : layout_arguments(source)) list.push_back(argument);
-  add(list, "--micro-batch-size", {fmt::format("{}", l.rows_per_microbatch)});
-  add(list, "--global-batch-size", {fmt::format("{}", source.workload.global_batch)});
-  add(list, "--train-iters", {fmt::format("{}", kProtocolSteps)});
-  add(list, "--bf16");
+  add_argument(list, "--micro-batch-size", {fmt::format("{}", l.rows_per_microbatch)});
+  add_argument(list, "--global-batch-size", {fmt::format("{}", source.workload.global_batch)});
+  add_argument(list, "--train-iters", {fmt::format("{}", kProtocolSteps)});
+  add_argument(list, "--bf16");
   for (const CommandArgument& argument : precision_arguments(source.workload.precision))
     list.push_back(argument);
   for (const CommandArgument& argument : source.training_arguments) list.push_back(argument);
-  add(list, "--use-distributed-optimizer");
+  add_argument(list, "--use-distributed-optimizer");
   for (const CommandArgument& argument : source.other_arguments) list.push_back(argument);
   if (sft) {
-    add(list, "--sft");
-    add(list, "--data-path", {"$SFT_JSONL"});
-    add(list, "--split", {"100,0,0"});
-    add(list, "--tokenizer-type", {"SFTTokenizer"});
-    add(list, "--sft-tokenizer-prompt-format", {"$SFT_PROMPT_FORMAT"});
-    add(list, "--no-create-attention-mask-in-dataloader");
+    add_argument(list, "--sft");
+    add_argument(list, "--data-path", {"$SFT_JSONL"});
+    add_argument(list, "--split", {"100,0,0"});
+    add_argument(list, "--tokenizer-type", {"SFTTokenizer"});
+    add_argument(list, "--sft-tokenizer-prompt-format", {"$SFT_PROMPT_FORMAT"});
+    add_argument(list, "--no-create-attention-mask-in-dataloader");
   } else {
-    add(list, "--data-path", {"$DATA_PATH"});
-    add(list, "--split", {"100,0,0"});
+    add_argument(list, "--data-path", {"$DATA_PATH"});
+    add_argument(list, "--split", {"100,0,0"});
     if (!has_flag(source.model_arguments, "--tokenizer-type"))
-      add(list, "--tokenizer-type", {"HuggingFaceTokenizer"});
+      add_argument(list, "--tokenizer-type", {"HuggingFaceTokenizer"});
   }
-  add(list, "--tokenizer-model", {"$TOKENIZER"});
-  add(list, "--load", {"$CHECKPOINT"});
-  add(list, "--finetune");
-  add(list, "--eval-iters", {"0"});
-  add(list, "--log-interval", {"1"});
+  add_argument(list, "--tokenizer-model", {"$TOKENIZER"});
+  add_argument(list, "--load", {"$CHECKPOINT"});
+  add_argument(list, "--finetune");
+  add_argument(list, "--eval-iters", {"0"});
+  add_argument(list, "--log-interval", {"1"});
   return list;
 }
 

@@ -8,11 +8,7 @@
 #include "params/param_blocks.h"
 
 namespace openrecipes {
-namespace {
-
-int as_int(std::int64_t value) { return static_cast<int>(value); }
-
-}  // namespace
+namespace {}  // namespace
 
 std::optional<FamilyModel> read_falcon_h1(const HfConfig& c, Problems& problems) {
   auto fail = [&]() -> std::optional<FamilyModel> {
@@ -84,21 +80,21 @@ std::optional<FamilyModel> read_falcon_h1(const HfConfig& c, Problems& problems)
 
   model.shape = shape_base(model.count, s, tied);
   ModelShape& shape = model.shape;
-  shape.attention_heads = as_int(heads);
-  shape.kv_heads = as_int(kv_heads);
-  shape.head_dim = as_int(head_dim);
-  shape.attention_layers = as_int(s.layers);
+  shape.attention_heads = static_cast<int>(heads);
+  shape.kv_heads = static_cast<int>(kv_heads);
+  shape.head_dim = static_cast<int>(head_dim);
+  shape.attention_layers = static_cast<int>(s.layers);
   shape.attention_params = attention.first;
-  shape.mamba_layers = as_int(s.layers);
-  shape.mamba_heads = as_int(m.heads);
-  shape.mamba_head_dim = as_int(m.head_dim);
-  shape.mamba_groups = as_int(m.groups);
-  shape.mamba_state_size = as_int(m.state);
-  shape.mamba_conv_kernel = as_int(m.kernel);
+  shape.mamba_layers = static_cast<int>(s.layers);
+  shape.mamba_heads = static_cast<int>(m.heads);
+  shape.mamba_head_dim = static_cast<int>(m.head_dim);
+  shape.mamba_groups = static_cast<int>(m.groups);
+  shape.mamba_state_size = static_cast<int>(m.state);
+  shape.mamba_conv_kernel = static_cast<int>(m.kernel);
   shape.mamba_params = mamba.first;
   shape.gated_mlp = true;
-  shape.dense_mlp_layers = as_int(s.layers);
-  shape.dense_ffn_hidden_size = as_int(ffn);
+  shape.dense_mlp_layers = static_cast<int>(s.layers);
+  shape.dense_ffn_hidden_size = static_cast<int>(ffn);
   shape.dense_mlp_params = mlp;
   return model;
 }

@@ -9,30 +9,29 @@
 namespace openrecipes {
 namespace {
 
-int as_int(std::int64_t value) { return static_cast<int>(value); }
-
 // The planner's sizes of `d`, with the per-layer counts of `count`.
 ModelShape shape_of(const GqaDecoder& d, const ActiveParamCount& count) {
   ModelShape shape = shape_base(count, d.s, d.tied_embeddings);
-  shape.attention_heads = as_int(d.heads);
-  shape.kv_heads = as_int(d.kv_heads);
-  shape.head_dim = as_int(d.head_dim);
+  shape.attention_heads = static_cast<int>(d.heads);
+  shape.kv_heads = static_cast<int>(d.kv_heads);
+  shape.head_dim = static_cast<int>(d.head_dim);
   shape.attention_layers = shape.layers;
   shape.attention_params = d.attention.first;
-  shape.sliding_window_layers = as_int(std::count(d.sliding.begin(), d.sliding.end(), true));
-  if (shape.sliding_window_layers > 0) shape.sliding_window = as_int(d.sliding_window);
+  shape.sliding_window_layers =
+      static_cast<int>(std::count(d.sliding.begin(), d.sliding.end(), true));
+  if (shape.sliding_window_layers > 0) shape.sliding_window = static_cast<int>(d.sliding_window);
   shape.gated_mlp = true;
-  shape.mtp_layers = as_int(d.mtp_layers);
+  shape.mtp_layers = static_cast<int>(d.mtp_layers);
   if (d.experts > 0) {
     shape.moe_layers = shape.layers;
-    shape.experts = as_int(d.experts);
-    shape.experts_per_token = as_int(d.experts_per_token);
-    shape.expert_ffn_hidden_size = as_int(d.expert_ffn);
+    shape.experts = static_cast<int>(d.experts);
+    shape.experts_per_token = static_cast<int>(d.experts_per_token);
+    shape.expert_ffn_hidden_size = static_cast<int>(d.expert_ffn);
     shape.expert_params = gated_mlp(d.s.hidden, d.expert_ffn);
     shape.router_params = d.s.hidden * d.experts;
   } else {
     shape.dense_mlp_layers = shape.layers;
-    shape.dense_ffn_hidden_size = as_int(d.dense_ffn);
+    shape.dense_ffn_hidden_size = static_cast<int>(d.dense_ffn);
     shape.dense_mlp_params = gated_mlp(d.s.hidden, d.dense_ffn);
   }
   return shape;

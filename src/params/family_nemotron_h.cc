@@ -15,8 +15,6 @@ namespace {
 // The one part a nemotron_h layer holds (NemotronHBlock: one mixer per layer).
 enum class Block { kMamba, kAttention, kMlp, kMoe };
 
-int as_int(std::int64_t value) { return static_cast<int>(value); }
-
 // The layer kinds of `hybrid_override_pattern` (empty when absent or bad; problems go to `c`).
 std::vector<Block> blocks_of_pattern(const HfConfig& c) {
   std::vector<Block> blocks;
@@ -256,29 +254,29 @@ std::optional<FamilyModel> read_nemotron_h(const HfConfig& c, Problems& problems
 
   model.shape = shape_base(model.count, s, tied);
   ModelShape& shape = model.shape;
-  shape.mtp_layers = as_int(mtp);
-  shape.attention_heads = as_int(heads);
-  shape.kv_heads = as_int(kv_heads);
-  shape.head_dim = as_int(head_dim);
-  shape.attention_layers = as_int(attention_layers);
+  shape.mtp_layers = static_cast<int>(mtp);
+  shape.attention_heads = static_cast<int>(heads);
+  shape.kv_heads = static_cast<int>(kv_heads);
+  shape.head_dim = static_cast<int>(head_dim);
+  shape.attention_layers = static_cast<int>(attention_layers);
   shape.attention_params = attention.first;
-  shape.mamba_layers = as_int(mamba_layers);
-  shape.mamba_heads = as_int(m.heads);
-  shape.mamba_head_dim = as_int(m.head_dim);
-  shape.mamba_groups = as_int(m.groups);
-  shape.mamba_state_size = as_int(m.state);
-  shape.mamba_conv_kernel = as_int(m.kernel);
+  shape.mamba_layers = static_cast<int>(mamba_layers);
+  shape.mamba_heads = static_cast<int>(m.heads);
+  shape.mamba_head_dim = static_cast<int>(m.head_dim);
+  shape.mamba_groups = static_cast<int>(m.groups);
+  shape.mamba_state_size = static_cast<int>(m.state);
+  shape.mamba_conv_kernel = static_cast<int>(m.kernel);
   shape.hybrid_layer_pattern = pattern_of(blocks);
   shape.mamba_params = mamba.first;
   shape.gated_mlp = false;
-  shape.dense_mlp_layers = as_int(mlp_layers);
-  shape.dense_ffn_hidden_size = as_int(dense_ffn);
+  shape.dense_mlp_layers = static_cast<int>(mlp_layers);
+  shape.dense_ffn_hidden_size = static_cast<int>(dense_ffn);
   shape.dense_mlp_params = 2 * s.hidden * dense_ffn;
-  shape.moe_layers = as_int(moe_layers);
-  shape.experts = as_int(moe.experts);
-  shape.experts_per_token = as_int(moe.top_k);
-  shape.expert_ffn_hidden_size = as_int(moe.expert_ffn);
-  shape.shared_expert_ffn_hidden_size = as_int(moe.shared_ffn);
+  shape.moe_layers = static_cast<int>(moe_layers);
+  shape.experts = static_cast<int>(moe.experts);
+  shape.experts_per_token = static_cast<int>(moe.top_k);
+  shape.expert_ffn_hidden_size = static_cast<int>(moe.expert_ffn);
+  shape.shared_expert_ffn_hidden_size = static_cast<int>(moe.shared_ffn);
   shape.expert_params = moe_layers > 0 ? one_expert : 0;
   shape.shared_expert_params = moe_layers > 0 ? shared : 0;
   shape.router_params = moe_layers > 0 ? s.hidden * moe.experts : 0;

@@ -7,8 +7,6 @@
 namespace openrecipes {
 namespace {
 
-int as_int(std::int64_t value) { return static_cast<int>(value); }
-
 // Checks the relations between sizes that are valid one by one; adds a problem for each broken.
 bool check_relations(const HfConfig& c, const MoeDecoder& d, Problems& problems) {
   const std::size_t before = problems.size();
@@ -107,26 +105,27 @@ std::optional<FamilyModel> build_moe_decoder(const HfConfig& c, const MoeDecoder
 
   model.shape = shape_base(model.count, s, d.tied);
   ModelShape& shape = model.shape;
-  shape.mtp_layers = as_int(d.mtp_layers);
-  shape.attention_heads = as_int(d.heads);
-  shape.kv_heads = as_int(d.kv_heads);
-  shape.head_dim = as_int(d.head_dim);
-  shape.attention_layers = as_int(s.layers);
-  shape.sliding_window_layers = as_int(std::count(d.sliding.begin(), d.sliding.end(), true));
-  shape.sliding_window = shape.sliding_window_layers > 0 ? as_int(d.sliding_window) : 0;
+  shape.mtp_layers = static_cast<int>(d.mtp_layers);
+  shape.attention_heads = static_cast<int>(d.heads);
+  shape.kv_heads = static_cast<int>(d.kv_heads);
+  shape.head_dim = static_cast<int>(d.head_dim);
+  shape.attention_layers = static_cast<int>(s.layers);
+  shape.sliding_window_layers =
+      static_cast<int>(std::count(d.sliding.begin(), d.sliding.end(), true));
+  shape.sliding_window = shape.sliding_window_layers > 0 ? static_cast<int>(d.sliding_window) : 0;
   shape.gated_mlp = true;
-  shape.moe_layers = as_int(std::count(d.moe.begin(), d.moe.end(), true));
+  shape.moe_layers = static_cast<int>(std::count(d.moe.begin(), d.moe.end(), true));
   shape.dense_mlp_layers = shape.layers - shape.moe_layers;
   if (shape.dense_mlp_layers > 0) {
-    shape.dense_ffn_hidden_size = as_int(d.dense_ffn);
+    shape.dense_ffn_hidden_size = static_cast<int>(d.dense_ffn);
     shape.dense_mlp_params = dense;
   }
   if (shape.moe_layers > 0) {
-    shape.experts = as_int(d.experts);
-    shape.experts_per_token = as_int(d.top_k);
-    shape.expert_ffn_hidden_size = as_int(d.expert_ffn);
+    shape.experts = static_cast<int>(d.experts);
+    shape.experts_per_token = static_cast<int>(d.top_k);
+    shape.expert_ffn_hidden_size = static_cast<int>(d.expert_ffn);
     shape.expert_params = expert;
-    shape.shared_expert_ffn_hidden_size = as_int(d.shared_ffn);
+    shape.shared_expert_ffn_hidden_size = static_cast<int>(d.shared_ffn);
     shape.shared_expert_params = d.shared_ffn > 0 ? shared : 0;
     shape.router_params = router;
   }

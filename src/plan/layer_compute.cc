@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
+#include "plan/dtype_bytes.h"
 #include "plan/layer_parts.h"
 
 namespace openrecipes {
 namespace {
 
-constexpr double kBf16Bytes = 2;
 // Kernels one forward pass launches per layer part (norm, GEMMs, rotary, attention, residual;
 // router, top-k, permute, grouped GEMMs, activation, unpermute), counted from Megatron-Core's
 // TransformerLayer with Transformer Engine modules; an estimate, the fitted per-kernel cost
@@ -18,7 +18,7 @@ constexpr double kBf16Bytes = 2;
 constexpr double kAttentionKernels = 8, kDeltaNetKernels = 12, kDenseMlpKernels = 5,
                  kMoeKernels = 14, kOutputKernels = 3, kMambaKernels = 12, kIndexerKernels = 8;
 
-double d(std::int64_t v) { return static_cast<double>(v); }
+double to_double(std::int64_t v) { return static_cast<double>(v); }
 
 // One linear layer of a layer kind: the GEMM its forward runs on the GPU and which rate it uses.
 struct Linear {
@@ -113,11 +113,11 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   const double tp = w.tp, etp = w.etp;
   const double m = w.rows * w.row_tokens / w.cp;  // tokens per GPU in each GEMM
   const double sp_tokens = m / tp;                // tokens per GPU outside TP regions
-  const double attn_layers = d(model.attention_layers) * share;
-  const double gdn_layers = d(model.linear_attention_layers) * share;
-  const double mlp_layers = d(model.dense_mlp_layers) * share;
-  const double moe_layers = d(model.moe_layers) * share;
-  const double mamba_layers = d(model.mamba_layers) * share;
+  const double attn_layers = to_double(model.attention_layers) * share;
+  const double gdn_layers = to_double(model.linear_attention_layers) * share;
+  const double mlp_layers = to_double(model.dense_mlp_layers) * share;
+  const double moe_layers = to_double(model.moe_layers) * share;
+  const double mamba_layers = to_double(model.mamba_layers) * share;
   double bytes_fwd = 0;  // memory-bound bytes of one forward pass
   // Selective recompute: the GEMM and kernel seconds and the memory-bound bytes of the modules'
   // second forward (the whole MoE layer covers its activation and shared experts).
@@ -130,13 +130,13 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   // Softmax attention: projections, the kernel, norm + residual (10 h bytes per token), rotary.
   if (attn_layers > 0) {
     std::vector<Linear> lin;
-    double inner = d(model.attention_heads) * model.head_dim;
-    add_block(lin, m, h, d(model.attention_params), inner, tp, 1, true);
+    double inner = to_double(model.attention_heads) * model.head_dim;
+    add_block(lin, m, h, to_double(model.attention_params), inner, tp, 1, true);
     add_linears(tot, lin, attn_layers, false, r);
     double full = full_attention_keys(model, w.row_tokens);
-    double sliding = std::min(d(model.sliding_window), w.row_tokens / 2);
-    double full_layers = d(model.attention_layers - model.sliding_window_layers) * share;
-    double sliding_layers = d(model.sliding_window_layers) * share;
+    double sliding = std::min(to_double(model.sliding_window), w.row_tokens / 2);
+    double full_layers = to_double(model.attention_layers - model.sliding_window_layers) * share;
+    double sliding_layers = to_double(model.sliding_window_layers) * share;
     double pairs =
         m * (model.attention_heads / tp) * (full_layers * full + sliding_layers * sliding);
     double matmul_flop = 4.0 * model.head_dim * pairs;
@@ -155,10 +155,10 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
     const double a = model.attention_heads, rope = model.mla_rope_head_dim;
     std::vector<Linear> up;
     if (model.mla_q_lora_rank > 0)
-      up.push_back({{m, a * model.head_dim / tp, d(model.mla_q_lora_rank), 1}, true});
-    up.push_back(
-        {{m, a * (model.head_dim - rope + model.mla_v_head_dim) / tp, d(model.mla_kv_lora_rank), 1},
-         true});
+      up.push_back({{m, a * model.head_dim / tp, to_double(model.mla_q_lora_rank), 1}, true});
+    up.push_back({{m, a * (model.head_dim - rope + model.mla_v_head_dim) / tp,
+                   to_double(model.mla_kv_lora_rank), 1},
+                  true});
     for (const Linear& l : up) recompute_s += attn_layers * linear_time(l, r).fwd_s;
     recompute_bytes += attn_layers * 4 * (a / tp + 1) * rope * m;
   }
@@ -166,7 +166,7 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   // so its GEMM and scoring run on all m tokens with every indexer head.
   if (attn_layers > 0 && has_sparse_attention(model) && model.indexer_params > 0) {
     std::vector<Linear> lin;
-    lin.push_back({{m, d(model.indexer_params) / h, h, 1}, true});
+    lin.push_back({{m, to_double(model.indexer_params) / h, h, 1}, true});
     add_linears(tot, lin, attn_layers, false, r);
     double pairs = attn_layers * m * indexer_keys(model, w.row_tokens);
     double flop = 2.0 * model.indexer_heads * model.indexer_head_dim * pairs;
@@ -177,8 +177,8 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   // Gated DeltaNet: projections, the chunked recurrence, convolution and gates on its inputs.
   if (gdn_layers > 0) {
     std::vector<Linear> lin;
-    double inner = d(model.linear_value_heads) * model.linear_value_head_dim;
-    add_block(lin, m, h, d(model.linear_attention_params), inner, tp, 1, true);
+    double inner = to_double(model.linear_value_heads) * model.linear_value_head_dim;
+    add_block(lin, m, h, to_double(model.linear_attention_params), inner, tp, 1, true);
     add_linears(tot, lin, gdn_layers, false, r);
     double dk = model.linear_key_head_dim, dv = model.linear_value_head_dim;
     double flop = gdn_layers * m * (model.linear_value_heads / tp) *
@@ -216,7 +216,8 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   // write f; ungated: read f, write f).
   if (mlp_layers > 0) {
     std::vector<Linear> lin;
-    add_block(lin, m, h, d(model.dense_mlp_params), model.dense_ffn_hidden_size, tp, 1, true);
+    add_block(lin, m, h, to_double(model.dense_mlp_params), model.dense_ffn_hidden_size, tp, 1,
+              true);
     const double gemm_before = tot.t.dense_gemm_fwd_s;
     add_linears(tot, lin, mlp_layers, false, r);
     const double activation = activation_bytes(model) * model.dense_ffn_hidden_size / tp * m;
@@ -230,12 +231,12 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   }
   // MoE: router, routed experts as one grouped GEMM, shared expert, permute and unpermute.
   if (moe_layers > 0 && model.experts > 0) {
-    double local_experts = std::max(1.0, d(model.experts) / w.ep);
+    double local_experts = std::max(1.0, to_double(model.experts) / w.ep);
     double routed = sp_tokens * model.experts_per_token * etp * w.routing_imbalance;
     tot.t.tokens_per_expert = routed / local_experts;
     const double expert_before = tot.t.expert_gemm_fwd_s, dense_before = tot.t.dense_gemm_fwd_s;
     std::vector<Linear> experts;
-    add_block(experts, tot.t.tokens_per_expert, h, d(model.expert_params),
+    add_block(experts, tot.t.tokens_per_expert, h, to_double(model.expert_params),
               model.expert_ffn_hidden_size, etp, local_experts, true);
     add_linears(tot, experts, moe_layers, true, r);
     // Fused (fc1 + activation + quantization in one kernel, forward and backward): the
@@ -247,13 +248,13 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
       tot.cast_fwd_bytes -= moe_layers * linear_time(experts[1], r, true).cast_fwd_bytes;
       tot.cast_bwd_bytes -= moe_layers * linear_time(experts[0], r, true).cast_bwd_bytes;
     }
-    std::vector<Linear> router = {{{sp_tokens, d(model.experts), h, 1}, false}};
+    std::vector<Linear> router = {{{sp_tokens, to_double(model.experts), h, 1}, false}};
     add_linears(tot, router, moe_layers, false, r);
     // The shared expert alone: what its overlap can hide the all-to-all under.
     std::vector<Linear> shared;
     double before = tot.t.dense_gemm_fwd_s;
-    add_block(shared, m, h, d(model.shared_expert_params), model.shared_expert_ffn_hidden_size, tp,
-              1, true);
+    add_block(shared, m, h, to_double(model.shared_expert_params),
+              model.shared_expert_ffn_hidden_size, tp, 1, true);
     add_linears(tot, shared, moe_layers, false, r);
     tot.t.shared_expert_fwd_s = tot.t.dense_gemm_fwd_s - before;
     // Permute and unpermute each read and write every routed copy (2 + 2 bytes per element).
@@ -278,8 +279,8 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   // The output layer (BF16) and the loss on the last stage: logits written and read in FP32.
   if (w.has_output) {
     std::vector<Linear> out;
-    double vocab =
-        d(model.output_params > 0 ? model.output_params / model.hidden_size : model.vocab_size);
+    double vocab = to_double(model.output_params > 0 ? model.output_params / model.hidden_size
+                                                     : model.vocab_size);
     out.push_back({{m, vocab / tp, h, 1}, false});
     LinearTime lt = linear_time(out.front(), r);
     tot.t.output_fwd_s = lt.fwd_s;

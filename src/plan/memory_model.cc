@@ -8,13 +8,12 @@
 
 #include "layout/layout_rules.h"
 #include "layout/pipeline_stages.h"
+#include "plan/dtype_bytes.h"
 #include "plan/layer_parts.h"
 
 namespace openrecipes {
 namespace {
 
-constexpr double kBf16Bytes = 2;
-constexpr double kFp32Bytes = 4;
 /// FP32 master weight + Adam m + Adam v, per parameter (Megatron-LM theoretical_memory_usage.py:
 /// "18 bytes per parameter" = 2 weight + 4 gradient + 12 optimizer, the 12 sharded by the
 /// distributed optimizer).

@@ -10,18 +10,18 @@
 #include "layout/layout_rules.h"
 #include "layout/pipeline_stages.h"
 #include "plan/collective_time.h"
+#include "plan/dtype_bytes.h"
 #include "plan/layer_compute.h"
 #include "plan/layer_parts.h"
 
 namespace openrecipes {
 namespace {
 
-constexpr double kBf16Bytes = 2;  // activations, gathered parameters, all-to-all payloads
 // Distributed Adam step per parameter of the rank's shard: read the FP32 gradient, master weight
 // and two moments (16 B), write the three back (12 B) and the BF16 weight (2 B).
-constexpr double kOptimizerBytesPerParam = 30;
+constexpr double kOptimizerStepBytesPerParam = 30;
 
-double d(std::int64_t v) { return static_cast<double>(v); }
+double as_double(std::int64_t v) { return static_cast<double>(v); }
 
 // HybridEP permutes the routed copies inside its dispatch and combine (LayerCompute's
 // StageWork::permute_in_dispatch): the flex dispatcher with that backend, and EP > 1.
@@ -91,23 +91,26 @@ ForwardFlops forward_flops_per_token(const ModelShape& m, std::int64_t row_token
   // Linear layers: 2 FLOP (multiply and add) per weight a token touches (Kaplan et al. 2020,
   // arXiv:2001.08361, sec. 2.1): attention and GDN projections, dense MLPs, the top-k routed
   // experts, the shared expert and the router of every MoE layer.
-  double weights = d(m.attention_layers) * d(m.attention_params) +
-                   d(m.linear_attention_layers) * d(m.linear_attention_params) +
-                   d(m.dense_mlp_layers) * d(m.dense_mlp_params) +
-                   d(m.moe_layers) * (m.experts_per_token * d(m.expert_params) +
-                                      d(m.shared_expert_params) + d(m.router_params));
+  double weights =
+      as_double(m.attention_layers) * as_double(m.attention_params) +
+      as_double(m.linear_attention_layers) * as_double(m.linear_attention_params) +
+      as_double(m.dense_mlp_layers) * as_double(m.dense_mlp_params) +
+      as_double(m.moe_layers) * (m.experts_per_token * as_double(m.expert_params) +
+                                 as_double(m.shared_expert_params) + as_double(m.router_params));
   // Mamba-2 projections (and the depthwise convolution, one multiply-add per weight and token)
   // and the sparse-attention indexer's projections.
-  weights += d(m.mamba_layers) * d(m.mamba_params) + d(m.attention_layers) * d(m.indexer_params);
+  weights += as_double(m.mamba_layers) * as_double(m.mamba_params) +
+             as_double(m.attention_layers) * as_double(m.indexer_params);
   f.layer_matmul_flop = 2 * weights;
-  f.output_flop = 2 * d(m.output_params > 0 ? m.output_params : m.vocab_size * m.hidden_size);
+  f.output_flop =
+      2 * as_double(m.output_params > 0 ? m.output_params : m.vocab_size * m.hidden_size);
   // Softmax attention: QK^T and AV each cost 2 x heads x head_dim FLOP per attended key, so
   // 4 x heads x head_dim x context per token and layer. Causal masking halves the full row's
   // context (mean s / 2), as Megatron-LM's num_floating_point_operations counts it
   // (Narayanan et al. 2021, arXiv:2104.04473, appendix). A sliding-window layer attends to at most
   // its window.
-  double full_context = full_attention_keys(m, d(row_tokens));
-  double sliding_context = std::min(d(m.sliding_window), d(row_tokens) / 2);
+  double full_context = full_attention_keys(m, as_double(row_tokens));
+  double sliding_context = std::min(as_double(m.sliding_window), as_double(row_tokens) / 2);
   double per_context = 4.0 * m.attention_heads * m.head_dim;
   int full_layers = m.attention_layers - m.sliding_window_layers;
   f.attention_core_flop =
@@ -117,12 +120,13 @@ ForwardFlops forward_flops_per_token(const ModelShape& m, std::int64_t row_token
   // (S^T k, S q against the dk x dv state: 4 dk dv) plus the intra-chunk attention-like products
   // over the C tokens of its chunk (2 C (dk + dv)).
   double dk = m.linear_key_head_dim, dv = m.linear_value_head_dim;
-  f.linear_attention_core_flop = d(m.linear_attention_layers) * m.linear_value_heads *
+  f.linear_attention_core_flop = as_double(m.linear_attention_layers) * m.linear_value_heads *
                                  (4 * dk * dv + 2 * kDeltaNetChunkTokens * (dk + dv));
-  f.mamba_core_flop = d(m.mamba_layers) *
-                      mamba_scan_flop_per_token(m, m.mamba_heads, m.mamba_groups, d(row_tokens));
-  f.indexer_core_flop = d(m.attention_layers) * 2.0 * m.indexer_heads * m.indexer_head_dim *
-                        indexer_keys(m, d(row_tokens));
+  f.mamba_core_flop =
+      as_double(m.mamba_layers) *
+      mamba_scan_flop_per_token(m, m.mamba_heads, m.mamba_groups, as_double(row_tokens));
+  f.indexer_core_flop = as_double(m.attention_layers) * 2.0 * m.indexer_heads * m.indexer_head_dim *
+                        indexer_keys(m, as_double(row_tokens));
   return f;
 }
 
@@ -148,8 +152,8 @@ StepShape step_shape(const ModelShape& model, const ClusterShape& cluster,
   sh.world = std::max(cluster.gpus, 1);
   sh.dp = std::max(implied_data_parallel(cluster, layout), 1);
   sh.rows_per_mb = std::max(layout.rows_per_microbatch, 1);
-  sh.s = d(workload.row_tokens);
-  sh.m = std::max(1.0, d(workload.global_batch) / (sh.dp * sh.rows_per_mb));
+  sh.s = as_double(workload.row_tokens);
+  sh.m = std::max(1.0, as_double(workload.global_batch) / (sh.dp * sh.rows_per_mb));
   sh.layers = std::max(model.layers, 1);
   return sh;
 }
@@ -206,7 +210,7 @@ RecomputeCost recompute_cost(const Layout& layout, int stage_layers, int vpp) {
     int chunk_layers = std::max(stage_layers / vpp, 1);
     if (r.granularity == "full") {
       if (r.method == "block") {
-        rc.recomputed_layers = d(std::min(k, chunk_layers)) * vpp;
+        rc.recomputed_layers = as_double(std::min(k, chunk_layers)) * vpp;
         rc.units = rc.recomputed_layers;
       } else {
         rc.recomputed_layers = stage_layers;
@@ -359,8 +363,9 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
   // Selective recompute of a whole dense MLP or MoE block gathers and scatters its tokens again.
   const Recompute& selective = b.recompute.selective;
   const bool rerun_moe = selective.recomputes_module("moe");
-  double rerun_blocks = (selective.recomputes_module("mlp") ? d(model.dense_mlp_layers) : 0) +
-                        (rerun_moe ? d(model.moe_layers) : 0);
+  double rerun_blocks =
+      (selective.recomputes_module("mlp") ? as_double(model.dense_mlp_layers) : 0) +
+      (rerun_moe ? as_double(model.moe_layers) : 0);
   b.tp.raw_s += rerun_blocks * b.stage.layer_share * 2 * tp_one;
   double dense_gemm_s = c.dense_gemm_fwd_s * passes + c.dense_gemm_bwd_s;
   b.tp.s = workload.tp_comm_overlap && sh.tp > 1
@@ -370,7 +375,7 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
   // one rank's K/V forward, K/V and their gradients backward, under core attention.
   if (sh.cp > 1 && model.attention_layers > 0 && !has_sparse_attention(model)) {
     double kv = tokens * 2 * model.kv_heads * model.head_dim * kBf16Bytes / sh.tp;
-    double attn_layers = d(model.attention_layers) * b.stage.layer_share;
+    double attn_layers = as_double(model.attention_layers) * b.stage.layer_share;
     b.cp.raw_s = attn_layers * (passes + 2) * (sh.cp - 1) * point_to_point_s(kv, sh.tp, fabric);
     double attention_s = c.attention_fwd_s * passes + c.attention_bwd_s;
     b.cp.s = std::max(0.0, b.cp.raw_s - attention_s);
@@ -383,7 +388,7 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
   if (sh.cp > 1 && model.attention_layers > 0 && has_sparse_attention(model)) {
     double kv = tokens * (2.0 * model.kv_heads * model.head_dim / sh.tp + model.indexer_head_dim) *
                 kBf16Bytes;
-    double attn_layers = d(model.attention_layers) * b.stage.layer_share;
+    double attn_layers = as_double(model.attention_layers) * b.stage.layer_share;
     double one = ring_collective_s(kv * sh.cp, sh.cp, sh.tp * sh.cp, fabric);
     b.cp.raw_s = attn_layers * (passes + 1) * one;
     b.cp.s = b.cp.raw_s;
@@ -392,8 +397,8 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
   // ranks instead (Megatron-Core's gated_delta_net.py): an all-to-all of the projected inputs
   // before it and of its output after it, in each pass, not hidden.
   if (sh.cp > 1 && model.linear_attention_layers > 0) {
-    double width = d(model.linear_attention_params) / h / sh.tp;  // projection in + out
-    double gdn_layers = d(model.linear_attention_layers) * b.stage.layer_share;
+    double width = as_double(model.linear_attention_params) / h / sh.tp;  // projection in + out
+    double gdn_layers = as_double(model.linear_attention_layers) * b.stage.layer_share;
     double one = all_to_all_s(tokens * width * kBf16Bytes, sh.cp, sh.tp * sh.cp, fabric);
     b.cp.raw_s += gdn_layers * (passes + 1) * one;
     b.cp.s += gdn_layers * (passes + 1) * one;
@@ -404,7 +409,7 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
   // megatron/core/ssm/mamba_context_parallel.py), in each pass, not hidden.
   if (sh.cp > 1 && model.mamba_layers > 0) {
     double width = (mamba_in_proj_outputs(model) + mamba_inner(model)) / sh.tp;
-    double mamba_layers = d(model.mamba_layers) * b.stage.layer_share;
+    double mamba_layers = as_double(model.mamba_layers) * b.stage.layer_share;
     double one = all_to_all_s(tokens * width * kBf16Bytes, sh.cp, sh.tp * sh.cp, fabric);
     b.cp.raw_s += mamba_layers * (passes + 1) * one;
     b.cp.s += mamba_layers * (passes + 1) * one;
@@ -426,7 +431,7 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
             ? deepep_network_share(model.experts, model.experts_per_token,
                                    static_cast<double>(sh.ep * sh.etp) / fabric.domain)
             : 1.0;
-    double moe_layers = d(model.moe_layers) * b.stage.layer_share;
+    double moe_layers = as_double(model.moe_layers) * b.stage.layer_share;
     // Selective recompute of the whole MoE layer dispatches and combines once more.
     double ep_passes = passes + (rerun_moe ? 1 : 0);
     // The allgather dispatcher gathers every token of the TP x EP group to each rank (not only
@@ -446,7 +451,7 @@ void add_communication(StepBreakdown& b, const ModelShape& model, const Layout& 
   // after it, as TP does around a dense MLP.
   if (sh.etp > 1 && model.is_moe()) {
     double bytes = tokens / sh.tp * sh.etp * model.experts_per_token * h * kBf16Bytes;
-    b.etp_s = d(model.moe_layers) * b.stage.layer_share * 2 * (passes + 1) *
+    b.etp_s = as_double(model.moe_layers) * b.stage.layer_share * 2 * (passes + 1) *
               ring_collective_s(bytes, sh.etp, sh.etp, fabric);
   }
   // PP: activations forward and gradients back across each virtual chunk's boundary; with VPP > 1
@@ -479,8 +484,8 @@ void add_data_parallel(StepBreakdown& b, const ModelShape& model, const PlanWork
   // The indexer's weights are duplicated on every TP rank (Megatron-Core DSAIndexer).
   double duplicated = tp_duplicated_params_per_layer(model) * b.stage.layers;
   double dense = (model.dense_params_per_layer() * b.stage.layers - duplicated +
-                  (b.stage.has_output ? d(model.output_params) : 0) +
-                  (b.stage.has_embedding ? d(model.embedding_params) : 0)) /
+                  (b.stage.has_output ? as_double(model.output_params) : 0) +
+                  (b.stage.has_embedding ? as_double(model.embedding_params) : 0)) /
                      sh.tp +
                  duplicated;
   double expert = model.expert_params_per_layer() * b.stage.layers / (sh.ep * sh.etp);
@@ -499,8 +504,9 @@ void add_data_parallel(StepBreakdown& b, const ModelShape& model, const PlanWork
   double tail_s = b.stage.layers > 0 ? (b.dp_rs_s + b.dp_ag_s) / b.stage.layers : 0;
   b.dp_s = std::max(0.0, b.dp_rs_s - backward_s) + std::max(0.0, b.dp_ag_s - forward_s) + tail_s;
   double shard = dense / std::max(dense_group, 1) + expert / b.expert_dp;
-  b.optimizer_s =
-      b.rates.hbm_bytes_per_s > 0 ? shard * kOptimizerBytesPerParam / b.rates.hbm_bytes_per_s : 0;
+  b.optimizer_s = b.rates.hbm_bytes_per_s > 0
+                      ? shard * kOptimizerStepBytesPerParam / b.rates.hbm_bytes_per_s
+                      : 0;
 }
 
 // The micro-batch's communication, then the step's sum, on `b` whose compute is set.
@@ -532,7 +538,7 @@ StepBreakdown step_breakdown(const ModelShape& model, const ClusterShape& cluste
 }
 
 double tokens_per_s_per_gpu_of(const StepBreakdown& b, const PlanWorkload& workload) {
-  double tokens = d(workload.global_batch) * b.sh.s;
+  double tokens = as_double(workload.global_batch) * b.sh.s;
   return b.step_s > 0 ? tokens / (b.step_s * b.sh.world) : 0;
 }
 
@@ -619,7 +625,7 @@ std::vector<StepTimeTerm> step_time_terms(const StepBreakdown& b, const ModelSha
                    sh.dp, b.expert_dp, b.dp_rs_s, b.dp_ag_s)},
       {"optimizer step", b.optimizer_s,
        fmt::format("Adam over the rank's shard, {:.0f} B per parameter at {:.3g} B/s",
-                   kOptimizerBytesPerParam, b.rates.hbm_bytes_per_s)},
+                   kOptimizerStepBytesPerParam, b.rates.hbm_bytes_per_s)},
   };
 }
 

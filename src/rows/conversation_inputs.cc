@@ -26,8 +26,8 @@ struct InputFault {
 };
 
 // An input problem in `file` (at a JSONL `line`, or 0), rule `rows.input`.
-[[noreturn]] void fault(const std::string& file, std::string message, std::uint64_t line = 0,
-                        std::string field = "") {
+[[noreturn]] void input_fault(const std::string& file, std::string message, std::uint64_t line = 0,
+                              std::string field = "") {
   throw InputFault{{file,
                     {static_cast<int>(line), 0},
                     std::move(field),
@@ -40,7 +40,7 @@ struct InputFault {
 // A problem with row `row` of Parquet input `path` at `field` (e.g. `messages[2].role`).
 [[noreturn]] void row_fault(const std::string& path, std::uint64_t row, const std::string& field,
                             std::string message) {
-  fault(path, std::move(message), 0, fmt::format("row {}: {}", row, field));
+  input_fault(path, std::move(message), 0, fmt::format("row {}: {}", row, field));
 }
 
 InputFormat format_of(const std::string& path) {
@@ -49,15 +49,15 @@ InputFormat format_of(const std::string& path) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (extension == ".parquet") return InputFormat::kParquet;
   if (extension == ".jsonl" || extension == ".json") return InputFormat::kJsonl;
-  fault(path, fmt::format("expected a .parquet or .jsonl file, found '{}'",
-                          extension.empty() ? "no extension" : extension));
+  input_fault(path, fmt::format("expected a .parquet or .jsonl file, found '{}'",
+                                extension.empty() ? "no extension" : extension));
 }
 
 void check_readable(const std::string& path) {
   std::error_code ec;
   fs::file_status status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) fault(path, "no such file");
-  if (!fs::is_regular_file(status)) fault(path, "not a regular file");
+  if (ec || !fs::exists(status)) input_fault(path, "no such file");
+  if (!fs::is_regular_file(status)) input_fault(path, "not a regular file");
   std::ifstream probe(path, std::ios::binary);
   if (!probe) throw IoError(path, path + ": cannot be read");
 }
@@ -99,7 +99,7 @@ ParquetLayout check_parquet_layout(const std::string& path, DuckDbSession& duckd
   bool has_messages = false;
   std::string found_columns;
   if (std::optional<std::string> unsafe = parquet_footer_problem(path))
-    fault(path, "not a readable Parquet file (" + *unsafe + ")");
+    input_fault(path, "not a readable Parquet file (" + *unsafe + ")");
   try {
     DuckDbStream columns =
         stream_query(duckdb, "SELECT * FROM read_parquet(" + sql_string(path) + ") LIMIT 0");
@@ -130,20 +130,21 @@ ParquetLayout check_parquet_layout(const std::string& path, DuckDbSession& duckd
       }
       duckdb_destroy_logical_type(&type);
       if (!ok || !has_role || !has_content) {
-        fault(path,
-              fmt::format("expected a list of STRUCT(role VARCHAR, content VARCHAR), found {}",
-                          spelled),
-              0, "messages");
+        input_fault(
+            path,
+            fmt::format("expected a list of STRUCT(role VARCHAR, content VARCHAR), found {}",
+                        spelled),
+            0, "messages");
       }
     }
   } catch (const DuckDbError& error) {
-    fault(path, fmt::format("not a readable Parquet file ({})", error.what()));
+    input_fault(path, fmt::format("not a readable Parquet file ({})", error.what()));
   }
   if (!has_messages) {
-    fault(path, fmt::format("no column 'messages' (expected the layout of "
-                            "allenai/tulu-3-sft-mixture: id, messages, "
-                            "source; found {})",
-                            found_columns.empty() ? "no columns" : found_columns));
+    input_fault(path, fmt::format("no column 'messages' (expected the layout of "
+                                  "allenai/tulu-3-sft-mixture: id, messages, "
+                                  "source; found {})",
+                                  found_columns.empty() ? "no columns" : found_columns));
   }
   return layout;
 }
@@ -191,7 +192,7 @@ void for_each_parquet_row(const std::string& path, DuckDbSession& duckdb, Take t
       }
     }
   } catch (const DuckDbError& error) {
-    fault(path, fmt::format("cannot read the rows from row {} on ({})", row, error.what()));
+    input_fault(path, fmt::format("cannot read the rows from row {} on ({})", row, error.what()));
   }
 }
 
@@ -321,7 +322,8 @@ void read_input(const ConversationInput& input, DuckDbSession& duckdb,
   std::uint64_t first = global;
   if (input.format == InputFormat::kJsonl) {
     for_each_jsonl_line(input.path, [&](std::uint64_t line_number, const std::string& line) {
-      if (global - first >= input.conversations) fault(input.path, "changed while being read");
+      if (global - first >= input.conversations)
+        input_fault(input.path, "changed while being read");
       if (SourceConversation* slot = slot_for(global)) {
         slot->where = fmt::format("{}:{}", input.path, line_number);
         slot->file = input.path;
@@ -336,7 +338,7 @@ void read_input(const ConversationInput& input, DuckDbSession& duckdb,
                          [&](std::uint64_t row, std::optional<std::string_view> id,
                              const MessageColumns& c, std::uint64_t i) {
                            if (row >= input.conversations)
-                             fault(input.path, "changed while being read");
+                             input_fault(input.path, "changed while being read");
                            if (SourceConversation* slot = slot_for(global)) {
                              slot->where = fmt::format("{} row {}", input.path, row);
                              slot->file = input.path;
@@ -348,7 +350,7 @@ void read_input(const ConversationInput& input, DuckDbSession& duckdb,
                            ++global;
                          });
   }
-  if (global - first != input.conversations) fault(input.path, "changed while being read");
+  if (global - first != input.conversations) input_fault(input.path, "changed while being read");
 }
 
 }  // namespace

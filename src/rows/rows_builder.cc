@@ -43,7 +43,8 @@ struct BuildFault {
 
 // A build problem with `file` (a path the build reads or writes, or an option such as `--rows`),
 // rule `rows.build`.
-[[noreturn]] void fault(const std::string& file, std::string message, std::string field = "") {
+[[noreturn]] void build_fault(const std::string& file, std::string message,
+                              std::string field = "") {
   throw BuildFault{{file, {}, std::move(field), "rows.build", std::move(message), "", ""}};
 }
 
@@ -62,30 +63,32 @@ std::pair<std::string, std::int32_t> resolve_eos(const Tokenizer& tokenizer,
     std::optional<std::string> text =
         fs::exists(config) ? read_text_file(config.string(), 64u << 20, problems) : std::nullopt;
     if (!text) {
-      fault(config.string(),
-            "no EOS token: the file is missing or unreadable; pass --eos TOKEN, the tokenizer's "
-            "end-of-sequence token (it changes the rows)");
+      build_fault(
+          config.string(),
+          "no EOS token: the file is missing or unreadable; pass --eos TOKEN, the tokenizer's "
+          "end-of-sequence token (it changes the rows)");
     }
     if (std::optional<JsonSyntaxError> error = json_syntax_error(*text)) {
-      fault(config.string(), format_problem_line(json_syntax_problem(*error, "", "json")));
+      build_fault(config.string(), format_problem_line(json_syntax_problem(*error, "", "json")));
     }
     nlohmann::json value = nlohmann::json::parse(*text);
     if (!value.is_object()) {
-      fault(config.string(),
-            fmt::format("expected an object with eos_token, found {}", value.type_name()));
+      build_fault(config.string(),
+                  fmt::format("expected an object with eos_token, found {}", value.type_name()));
     }
     value = value.value("eos_token", nlohmann::json());
     if (value.is_object()) value = value.value("content", nlohmann::json());
     if (!value.is_string() || value.get<std::string>().empty()) {
-      fault(config.string(),
-            fmt::format("expected a token, found {}; pass --eos TOKEN", value.dump()), "eos_token");
+      build_fault(config.string(),
+                  fmt::format("expected a token, found {}; pass --eos TOKEN", value.dump()),
+                  "eos_token");
     }
     token = value.get<std::string>();
   }
   std::optional<std::int32_t> id = tokenizer.added_token_id(token);
   if (!id) {
-    fault(options.tokenizer_path,
-          fmt::format("EOS token '{}' is not an added token of this tokenizer", token));
+    build_fault(options.tokenizer_path,
+                fmt::format("EOS token '{}' is not an added token of this tokenizer", token));
   }
   return {token, *id};
 }
@@ -93,8 +96,8 @@ std::pair<std::string, std::int32_t> resolve_eos(const Tokenizer& tokenizer,
 // Refuses a path that is not UTF-8 (DuckDB and the rows' metadata need UTF-8), naming the option.
 void check_utf8(const std::string& what, const std::string& text) {
   if (std::optional<std::size_t> at = first_invalid_utf8(text)) {
-    fault(what,
-          fmt::format("not valid UTF-8 at byte {} (DuckDB and the rows file need UTF-8)", *at));
+    build_fault(
+        what, fmt::format("not valid UTF-8 at byte {} (DuckDB and the rows file need UTF-8)", *at));
   }
 }
 
@@ -104,22 +107,22 @@ void check_output(const RowsBuildOptions& options) {
   std::error_code ec;
   fs::path parent = fs::path(output).parent_path();
   if (!parent.empty() && !fs::is_directory(parent, ec)) {
-    fault(output, fmt::format("the directory {} does not exist", parent.string()));
+    build_fault(output, fmt::format("the directory {} does not exist", parent.string()));
   }
   fs::file_status status = fs::symlink_status(output, ec);
   if (!fs::exists(status)) return;
-  if (fs::is_directory(status)) fault(output, "is a directory");
+  if (fs::is_directory(status)) build_fault(output, "is a directory");
   if (fs::is_symlink(status)) {
-    fault(output, "is a symbolic link; name the file itself (the build replaces the path)");
+    build_fault(output, "is a symbolic link; name the file itself (the build replaces the path)");
   }
-  if (!fs::is_regular_file(status)) fault(output, "exists and is not a regular file");
+  if (!fs::is_regular_file(status)) build_fault(output, "exists and is not a regular file");
   std::vector<std::string> read = options.inputs;
   read.push_back(options.tokenizer_path);
   read.push_back(
       (fs::path(options.tokenizer_path).parent_path() / "tokenizer_config.json").string());
   for (const std::string& path : read) {
     if (fs::equivalent(path, output, ec)) {
-      fault(
+      build_fault(
           output,
           fmt::format("is also a file the build reads ({}); write the rows to another file", path));
     }
@@ -127,15 +130,17 @@ void check_output(const RowsBuildOptions& options) {
 }
 
 void check_options(const RowsBuildOptions& options) {
-  if (options.rows < 1) fault("--rows", fmt::format("expected at least 1, found {}", options.rows));
+  if (options.rows < 1)
+    build_fault("--rows", fmt::format("expected at least 1, found {}", options.rows));
   if (options.row_tokens < 1 || options.row_tokens > (1 << 24)) {
-    fault("--row-tokens", fmt::format("expected 1 to 16,777,216, found {}", options.row_tokens));
+    build_fault("--row-tokens",
+                fmt::format("expected 1 to 16,777,216, found {}", options.row_tokens));
   }
   if (options.rows > std::numeric_limits<std::int32_t>::max()) {
-    fault("--rows", fmt::format("expected at most 2,147,483,647, found {}", options.rows));
+    build_fault("--rows", fmt::format("expected at most 2,147,483,647, found {}", options.rows));
   }
-  if (options.name.empty()) fault("--name", "expected the row set's name, found nothing");
-  if (options.output.empty()) fault("-o", "expected the rows file to write");
+  if (options.name.empty()) build_fault("--name", "expected the row set's name, found nothing");
+  if (options.output.empty()) build_fault("-o", "expected the rows file to write");
   check_utf8("--name", options.name);
   check_utf8("--tokenizer-name", options.tokenizer_label);
   check_utf8("--eos", options.eos_token);
@@ -146,8 +151,8 @@ void check_options(const RowsBuildOptions& options) {
     for (std::size_t k = 0; k < i; ++k) {
       if (options.inputs[k] == options.inputs[i] ||
           fs::equivalent(options.inputs[k], options.inputs[i], ec)) {
-        fault(options.inputs[i],
-              "given twice as an input (its conversations would be taken twice)");
+        build_fault(options.inputs[i],
+                    "given twice as an input (its conversations would be taken twice)");
       }
     }
   }
@@ -246,15 +251,16 @@ std::shared_ptr<const Tokenizer> load_build_tokenizer(const RowsBuildOptions& op
       Tokenizer::load(options.tokenizer_path, load_problems);
   if (!tokenizer) {
     const Problem& refused = load_problems.front();
-    fault(options.tokenizer_path,
-          (refused.field.empty() ? "" : refused.field + ": ") + refused.message);
+    build_fault(options.tokenizer_path,
+                (refused.field.empty() ? "" : refused.field + ": ") + refused.message);
   }
   for (const std::string& special : required_special_tokens(options.loss_mask)) {
     if (!tokenizer->added_token_id(special)) {
-      fault(options.tokenizer_path,
-            fmt::format("has no token {}, which the {} chat format writes: wrong tokenizer for "
-                        "this --loss-mask?",
-                        special, loss_mask_name(options.loss_mask)));
+      build_fault(
+          options.tokenizer_path,
+          fmt::format("has no token {}, which the {} chat format writes: wrong tokenizer for "
+                      "this --loss-mask?",
+                      special, loss_mask_name(options.loss_mask)));
     }
   }
   return tokenizer;
@@ -344,9 +350,9 @@ RowsBuildResult build_checked(const RowsBuildOptions& options,
   std::optional<ConversationIndex> index = scan_inputs(options.inputs, duckdb, problems);
   stop_on(problems);
   result.conversations_available = index->size();
-  if (index->size() == 0) fault(options.inputs.front(), "the inputs hold no conversations");
+  if (index->size() == 0) build_fault(options.inputs.front(), "the inputs hold no conversations");
   if (index->size() > std::numeric_limits<std::uint32_t>::max()) {
-    fault(options.inputs.front(), "more than 4,294,967,295 conversations: split the build");
+    build_fault(options.inputs.front(), "more than 4,294,967,295 conversations: split the build");
   }
   RowsFileWriter writer(duckdb);
   RowsHasher hasher;
@@ -356,13 +362,14 @@ RowsBuildResult build_checked(const RowsBuildOptions& options,
   });
   pack_in_order({options, *tokenizer, duckdb, *index, threads, report}, packer);
   if (!packer.done()) {
-    fault(options.inputs.front(),
-          fmt::format("the inputs ran out: all {} conversations gave {} of the {} rows asked for "
-                      "({} rows skipped "
-                      "without supervised tokens); add inputs or ask for fewer --rows",
-                      format_count(static_cast<std::int64_t>(index->size())),
-                      format_count(packer.stats().rows), format_count(options.rows),
-                      format_count(packer.stats().skipped_rows)));
+    build_fault(
+        options.inputs.front(),
+        fmt::format("the inputs ran out: all {} conversations gave {} of the {} rows asked for "
+                    "({} rows skipped "
+                    "without supervised tokens); add inputs or ask for fewer --rows",
+                    format_count(static_cast<std::int64_t>(index->size())),
+                    format_count(packer.stats().rows), format_count(options.rows),
+                    format_count(packer.stats().skipped_rows)));
   }
   result.rows = packer.stats().rows;
   result.skipped_rows = packer.stats().skipped_rows;

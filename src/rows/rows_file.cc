@@ -38,27 +38,6 @@ constexpr Column kColumns[] = {
     {"stream_row", "INTEGER"},
 };
 
-struct LogicalTypes {
-  std::vector<duckdb_logical_type> types;
-  LogicalTypes() {
-    duckdb_logical_type integer = duckdb_create_logical_type(DUCKDB_TYPE_INTEGER);
-    duckdb_logical_type utinyint = duckdb_create_logical_type(DUCKDB_TYPE_UTINYINT);
-    duckdb_logical_type varchar = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
-    types = {duckdb_create_logical_type(DUCKDB_TYPE_INTEGER),
-             duckdb_create_list_type(integer),
-             duckdb_create_list_type(utinyint),
-             duckdb_create_list_type(varchar),
-             duckdb_create_logical_type(DUCKDB_TYPE_INTEGER),
-             duckdb_create_logical_type(DUCKDB_TYPE_INTEGER)};
-    duckdb_destroy_logical_type(&integer);
-    duckdb_destroy_logical_type(&utinyint);
-    duckdb_destroy_logical_type(&varchar);
-  }
-  ~LogicalTypes() {
-    for (duckdb_logical_type& type : types) duckdb_destroy_logical_type(&type);
-  }
-};
-
 // Fills list column `column` of `chunk` from `rows`; `values(row)` gives a row's vector.
 template <typename T, typename Values>
 void fill_list(duckdb_data_chunk chunk, idx_t column, const std::vector<PackedRow>& rows,
@@ -82,6 +61,28 @@ void fill_list(duckdb_data_chunk chunk, idx_t column, const std::vector<PackedRo
 }  // namespace
 
 struct RowsFileWriter::Impl {
+  // The columns' DuckDB types, destroyed with the writer. A member type rather than one of the
+  // anonymous namespace, so that Impl stays valid in a unity build (-Wsubobject-linkage).
+  struct LogicalTypes {
+    std::vector<duckdb_logical_type> types;
+    LogicalTypes() {
+      duckdb_logical_type integer = duckdb_create_logical_type(DUCKDB_TYPE_INTEGER);
+      duckdb_logical_type utinyint = duckdb_create_logical_type(DUCKDB_TYPE_UTINYINT);
+      duckdb_logical_type varchar = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
+      types = {duckdb_create_logical_type(DUCKDB_TYPE_INTEGER),
+               duckdb_create_list_type(integer),
+               duckdb_create_list_type(utinyint),
+               duckdb_create_list_type(varchar),
+               duckdb_create_logical_type(DUCKDB_TYPE_INTEGER),
+               duckdb_create_logical_type(DUCKDB_TYPE_INTEGER)};
+      duckdb_destroy_logical_type(&integer);
+      duckdb_destroy_logical_type(&utinyint);
+      duckdb_destroy_logical_type(&varchar);
+    }
+    ~LogicalTypes() {
+      for (duckdb_logical_type& type : types) duckdb_destroy_logical_type(&type);
+    }
+  };
   DuckDbSession& duckdb;
   duckdb_appender appender = nullptr;
   LogicalTypes types;
@@ -193,8 +194,8 @@ struct RowsFault {
   Problem problem;
 };
 
-[[noreturn]] void fault(const std::string& path, std::string field, std::string message,
-                        std::string expected = "", std::string found = "") {
+[[noreturn]] void file_fault(const std::string& path, std::string field, std::string message,
+                             std::string expected = "", std::string found = "") {
   throw RowsFault{{path,
                    {},
                    std::move(field),
@@ -218,10 +219,10 @@ void check_layout(const std::string& path, DuckDbSession& duckdb) {
       std::string spelled = type_name(type);
       duckdb_destroy_logical_type(&type);
       if (spelled != column.type)
-        fault(path, needed, "column of the wrong type", column.type, spelled);
+        file_fault(path, needed, "column of the wrong type", column.type, spelled);
     }
     if (!found) {
-      fault(
+      file_fault(
           path, needed,
           fmt::format(
               "no column '{}' (expected a rows file: row, input_ids, loss_mask, conversation_ids, "
@@ -244,7 +245,7 @@ nlohmann::json read_build_metadata(const std::string& path, DuckDbSession& duckd
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception&) {
-    fault(path, std::string("metadata.") + kRowsMetadataKey, "not valid JSON");
+    file_fault(path, std::string("metadata.") + kRowsMetadataKey, "not valid JSON");
   }
 }
 
@@ -320,7 +321,7 @@ void RowsReader::read_chunk(const DuckDbChunk& chunk) {
     if (is_valid(duckdb_vector_get_validity(stream_rows), i)) last_stream_row_ = stream_row_data[i];
     if (!is_valid(duckdb_vector_get_validity(ids), i) ||
         !is_valid(duckdb_vector_get_validity(masks), i)) {
-      fault(path_, "input_ids", fmt::format("{}: input_ids or loss_mask is null", at));
+      file_fault(path_, "input_ids", fmt::format("{}: input_ids or loss_mask is null", at));
     }
     const duckdb_list_entry& id_list = id_lists[i];
     const duckdb_list_entry& mask_list = mask_lists[i];
@@ -419,7 +420,7 @@ std::optional<RowsFileSummary> read_rows_file(const std::string& path, DuckDbSes
   RowsReader reader(path, summary);
   try {
     if (std::optional<std::string> unsafe = parquet_footer_problem(path))
-      fault(path, "footer", "not a readable rows file (" + *unsafe + ")");
+      file_fault(path, "footer", "not a readable rows file (" + *unsafe + ")");
     check_layout(path, duckdb);
     summary.build = read_build_metadata(path, duckdb);
     DuckDbStream rows =

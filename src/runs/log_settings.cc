@@ -4,10 +4,10 @@
 #include <cstdlib>
 #include <utility>
 
+#include "base/ascii.h"
+
 namespace openrecipes {
 namespace {
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -20,7 +20,7 @@ std::string_view trim(std::string_view text) {
 std::optional<std::int64_t> whole_integer(std::string_view text) {
   if (text.empty() || text.size() > 12) return std::nullopt;
   for (char c : text) {
-    if (!is_digit(c)) return std::nullopt;
+    if (!ascii_digit(c)) return std::nullopt;
   }
   return std::strtoll(std::string(text).c_str(), nullptr, 10);
 }
@@ -32,7 +32,7 @@ std::optional<std::int64_t> integer_after(std::string_view line, std::string_vie
   std::size_t k = at + label.size();
   while (k < line.size() && line[k] == ' ') ++k;
   std::size_t digits = k;
-  while (k < line.size() && is_digit(line[k])) ++k;
+  while (k < line.size() && ascii_digit(line[k])) ++k;
   return whole_integer(line.substr(digits, k - digits));
 }
 

@@ -34,12 +34,13 @@ struct SeriesFault {
   Problem problem;
 };
 
-[[noreturn]] void fault(const Where& where, std::string message, std::string rule = "loss.value") {
+[[noreturn]] void series_fault(const Where& where, std::string message,
+                               std::string rule = "loss.value") {
   throw SeriesFault{
       {where.file, {where.line, 0}, where.field, std::move(rule), std::move(message), "", ""}};
 }
 
-Where field_of(Where where, const std::string& field) {
+Where with_field(Where where, const std::string& field) {
   where.field = where.field.empty() ? field : where.field + "." + field;
   return where;
 }
@@ -55,10 +56,10 @@ std::int64_t parse_step(const std::string& text, const Where& where) {
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), step);
   if (text.empty() || error != std::errc() || end != text.data() + text.size() || step < 0 ||
       step > kMaxSeriesStep) {
-    fault(where,
-          fmt::format("step '{}': expected a 0-based integer from 0 to {}", text.substr(0, 40),
-                      kMaxSeriesStep),
-          "loss.step");
+    series_fault(where,
+                 fmt::format("step '{}': expected a 0-based integer from 0 to {}",
+                             text.substr(0, 40), kMaxSeriesStep),
+                 "loss.step");
   }
   return step;
 }
@@ -75,12 +76,12 @@ double json_loss(const nlohmann::json& value, const Where& where) {
   }
   std::string found =
       value.is_string() ? "\"" + value.get<std::string>().substr(0, 40) + "\"" : value.type_name();
-  fault(where, fmt::format("expected a number, found {}", found));
+  series_fault(where, fmt::format("expected a number, found {}", found));
 }
 
 void insert(LossSeries& series, std::int64_t step, double loss, const Where& where) {
   if (!series.loss.emplace(step, loss).second) {
-    fault(where, fmt::format("step {} given twice", step), "loss.step");
+    series_fault(where, fmt::format("step {} given twice", step), "loss.step");
   }
 }
 
@@ -115,12 +116,12 @@ std::string quote_non_finite(const std::string& text) {
 
 // The integer `metric[key]` of a golden-values metric, or a loss.golden fault naming it.
 std::int64_t golden_integer(const nlohmann::json& metric, const char* key, const Where& where) {
-  Where at = field_of(where, key);
-  if (!metric.contains(key)) fault(at, fmt::format("no {}", key), "loss.golden");
+  Where at = with_field(where, key);
+  if (!metric.contains(key)) series_fault(at, fmt::format("no {}", key), "loss.golden");
   const nlohmann::json& value = metric.at(key);
   if (!value.is_number_integer()) {
-    fault(at, fmt::format("expected an integer, found {}", value.dump().substr(0, 40)),
-          "loss.golden");
+    series_fault(at, fmt::format("expected an integer, found {}", value.dump().substr(0, 40)),
+                 "loss.golden");
   }
   return value.get<std::int64_t>();
 }
@@ -135,44 +136,46 @@ LossSeries from_megatron_golden(const std::string& path, const nlohmann::json& m
   std::int64_t end = golden_integer(metric, "end_step", where);
   std::int64_t interval = golden_integer(metric, "step_interval", where);
   if (interval < 1 || interval > kMaxGoldenStep) {
-    fault(field_of(where, "step_interval"),
-          fmt::format("expected a positive integer, found {}", interval), "loss.golden");
+    series_fault(with_field(where, "step_interval"),
+                 fmt::format("expected a positive integer, found {}", interval), "loss.golden");
   }
   if (start < 0 || end < start || end > kMaxGoldenStep) {
-    fault(field_of(where, "end_step"),
-          fmt::format("expected 0 <= start_step <= end_step <= {}, found {} and {}", kMaxGoldenStep,
-                      start, end),
-          "loss.golden");
+    series_fault(with_field(where, "end_step"),
+                 fmt::format("expected 0 <= start_step <= end_step <= {}, found {} and {}",
+                             kMaxGoldenStep, start, end),
+                 "loss.golden");
   }
   series.sampled = interval > 1;
   const nlohmann::json* values = metric.contains("values") ? &metric.at("values") : nullptr;
-  Where at = field_of(where, "values");
+  Where at = with_field(where, "values");
   if (values && values->is_array()) {
     series.source =
         "Megatron-LM golden values JSON (list: value i is step start_step + i x "
         "step_interval)";
     for (std::size_t i = 0; i < values->size(); ++i) {
       std::int64_t step = start + static_cast<std::int64_t>(i) * interval;
-      Where item = field_of(at, fmt::format("[{}]", i));
+      Where item = with_field(at, fmt::format("[{}]", i));
       if (step > end)
-        fault(item, fmt::format("step {} is past end_step {}", step, end), "loss.golden");
+        series_fault(item, fmt::format("step {} is past end_step {}", step, end), "loss.golden");
       insert(series, step, json_loss((*values)[i], item), item);
     }
   } else if (values && values->is_object()) {
     for (const auto& [key, value] : values->items()) {
-      Where item = field_of(at, fmt::format("\"{}\"", key.substr(0, 40)));
+      Where item = with_field(at, fmt::format("\"{}\"", key.substr(0, 40)));
       std::int64_t iteration = parse_step(key, item);
       if (iteration < 1 || iteration < start || iteration > end) {
-        fault(item,
-              fmt::format("iteration {} is outside start_step {} to end_step {} (iterations count "
-                          "from 1)",
-                          iteration, start, end),
-              "loss.golden");
+        series_fault(
+            item,
+            fmt::format("iteration {} is outside start_step {} to end_step {} (iterations count "
+                        "from 1)",
+                        iteration, start, end),
+            "loss.golden");
       }
       insert(series, iteration - 1, json_loss(value, item), item);
     }
   } else {
-    fault(at, "expected the values as an object keyed by iteration or a list", "loss.golden");
+    series_fault(at, "expected the values as an object keyed by iteration or a list",
+                 "loss.golden");
   }
   return series;
 }
@@ -193,8 +196,8 @@ LossSeries from_json(const std::string& path, const std::string& text) {
   std::string patched = quote_non_finite(text);
   Where file{path, 0, ""};
   if (std::optional<std::size_t> at = json_too_deep(patched)) {
-    fault(file, fmt::format("nesting deeper than {} levels at byte {}", kMaxJsonDepth, *at),
-          "loss.json");
+    series_fault(file, fmt::format("nesting deeper than {} levels at byte {}", kMaxJsonDepth, *at),
+                 "loss.json");
   }
   if (std::optional<JsonSyntaxError> error = json_syntax_error(patched)) {
     // 1e309 and the like: a number past a double, which nlohmann::json refuses.
@@ -207,8 +210,8 @@ LossSeries from_json(const std::string& path, const std::string& text) {
     if (!value.contains("lm loss")) {
       std::string metrics;
       for (const auto& [key, entry] : value.items()) metrics += (metrics.empty() ? "" : ", ") + key;
-      fault(file, fmt::format("no \"lm loss\" metric (found {})", metrics.substr(0, 120)),
-            "loss.golden");
+      series_fault(file, fmt::format("no \"lm loss\" metric (found {})", metrics.substr(0, 120)),
+                   "loss.golden");
     }
     return from_megatron_golden(path, value.at("lm loss"));
   }
@@ -227,23 +230,23 @@ LossSeries from_json(const std::string& path, const std::string& text) {
       // Megatron-Bridge's golden values: per step {"lm loss": ..., "iteration-time": ...}, beside
       // scalar memory figures (alloc, max_alloc) that are not steps.
       if (golden && !numeric && !entry.is_object()) continue;
-      if (!numeric) fault(where, "expected a step number as the key", "loss.step");
+      if (!numeric) series_fault(where, "expected a step number as the key", "loss.step");
       if (entry.is_object()) {
         series.source = "golden values JSON";
-        if (!entry.contains("lm loss")) fault(where, "no \"lm loss\"");
+        if (!entry.contains("lm loss")) series_fault(where, "no \"lm loss\"");
         insert(series, parse_step(key, where),
-               json_loss(entry.at("lm loss"), field_of(where, "\"lm loss\"")), file);
+               json_loss(entry.at("lm loss"), with_field(where, "\"lm loss\"")), file);
       } else {
-        if (golden) fault(where, "expected {\"lm loss\": ...} as the other steps");
+        if (golden) series_fault(where, "expected {\"lm loss\": ...} as the other steps");
         series.source = "JSON {step: loss}";
         insert(series, parse_step(key, where), json_loss(entry, where), file);
       }
     }
   } else {
-    fault(file,
-          fmt::format("expected a list of losses or an object keyed by step, found {}",
-                      value.type_name()),
-          "loss.json");
+    series_fault(file,
+                 fmt::format("expected a list of losses or an object keyed by step, found {}",
+                             value.type_name()),
+                 "loss.json");
   }
   return series;
 }
@@ -261,7 +264,7 @@ LossSeries from_csv(const std::string& path, const std::string& text) {
     if (line.find_first_not_of(" \t") == std::string::npos || line[0] == '#') continue;
     std::size_t comma = line.find(',');
     Where where{path, line_number, ""};
-    if (comma == std::string::npos) fault(where, "expected `step,loss`", "loss.csv");
+    if (comma == std::string::npos) series_fault(where, "expected `step,loss`", "loss.csv");
     std::string step = line.substr(0, comma), loss = line.substr(comma + 1);
     auto trim = [](std::string& s) {
       s.erase(0, s.find_first_not_of(" \t"));
@@ -270,21 +273,23 @@ LossSeries from_csv(const std::string& path, const std::string& text) {
     trim(step);
     trim(loss);
     if (loss.find(',') != std::string::npos)
-      fault(where, fmt::format("expected two columns, `step,loss`, found `{}`", line), "loss.csv");
+      series_fault(where, fmt::format("expected two columns, `step,loss`, found `{}`", line),
+                   "loss.csv");
     bool header = step.find_first_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
                   std::string::npos;
     // A header names its columns: the second must be a loss (`loss`, `lm loss`, `train/loss`),
     // so that `step,accuracy` is not compared as if it were one.
     if (line_number == 1 && header && ascii_lowercase(loss).find("loss") == std::string::npos)
-      fault(where,
-            fmt::format("the second column is `{}`, not a loss (expected a header `step,loss`)",
-                        loss),
-            "loss.csv");
+      series_fault(
+          where,
+          fmt::format("the second column is `{}`, not a loss (expected a header `step,loss`)",
+                      loss),
+          "loss.csv");
     if (line_number == 1 && header) continue;
     char* stop = nullptr;
     double value = std::strtod(loss.c_str(), &stop);
     if (loss.empty() || *stop != '\0')
-      fault(where, fmt::format("loss '{}': expected a number", loss));
+      series_fault(where, fmt::format("loss '{}': expected a number", loss));
     insert(series, parse_step(step, where), value, where);
   }
   return series;

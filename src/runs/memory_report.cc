@@ -7,15 +7,14 @@
 #include <set>
 #include <string>
 
+#include "base/ascii.h"
 #include "runs/training_log.h"
 
 namespace openrecipes {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
 // The field a label names: `| max allocated: ` -> `max allocated`.
-std::string field_of(std::string_view label) {
+std::string report_field(std::string_view label) {
   return std::string(label.substr(2, label.size() - 4));
 }
 
@@ -28,7 +27,7 @@ bool figure_after(std::string_view line, std::size_t from, std::string_view labe
   if (at == std::string_view::npos) {
     problems.push_back({path,
                         {line_number, 0},
-                        field_of(label),
+                        report_field(label),
                         "log.number",
                         "a memory report line without this figure",
                         std::string(label),
@@ -46,7 +45,7 @@ bool figure_after(std::string_view line, std::size_t from, std::string_view labe
     std::string found = log_excerpt(std::string_view(piece).substr(0, piece.find(" |")));
     problems.push_back({path,
                         {line_number, static_cast<int>(k) + 1},
-                        field_of(label),
+                        report_field(label),
                         "log.number",
                         "not a number",
                         "a number of MB, 0 or more",
@@ -61,7 +60,7 @@ std::optional<int> rank_of(std::string_view line) {
   std::size_t at = line.find("[Rank ");
   if (at == std::string_view::npos) return std::nullopt;
   std::size_t k = at + 6, digits = k;
-  while (k < line.size() && is_digit(line[k])) ++k;
+  while (k < line.size() && ascii_digit(line[k])) ++k;
   if (k == digits || k - digits > 7 || k >= line.size() || line[k] != ']') return std::nullopt;
   return std::atoi(std::string(line.substr(digits, k - digits)).c_str());
 }
@@ -80,7 +79,7 @@ bool read_memory_line(std::string_view line, int line_number, const std::string&
   std::size_t after = line.find("(after ");
   if (after != std::string_view::npos && after < memory) {
     std::size_t k = after + 7, digits = k;
-    while (k < memory && is_digit(line[k])) ++k;
+    while (k < memory && ascii_digit(line[k])) ++k;
     if (k > digits && k - digits <= 9)
       report.after_iterations =
           std::strtoll(std::string(line.substr(digits, k - digits)).c_str(), nullptr, 10);

@@ -24,7 +24,7 @@ std::string_view base_name(std::string_view word) {
   return slash == std::string_view::npos ? word : word.substr(slash + 1);
 }
 
-bool is_override(const TrainingArgument& argument) {
+bool is_override_argument(const TrainingArgument& argument) {
   return !argument.spelling.empty() && argument.spelling[0] != '-' &&
          argument.spelling.find('.') != std::string::npos;
 }
@@ -58,7 +58,7 @@ RunFramework detect_framework(const TrainingCommand& command) {
     return RunFramework::kSlime;
   }
   for (const TrainingArgument& argument : command.arguments) {
-    if (is_override(argument)) return RunFramework::kBridge;
+    if (is_override_argument(argument)) return RunFramework::kBridge;
   }
   return RunFramework::kUnknown;
 }

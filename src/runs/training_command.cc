@@ -25,7 +25,7 @@ bool is_key(std::string_view key) {
 }
 
 // `section.key=value` (Megatron-Bridge, Hydra) or `key=value`, with Hydra's `+`/`++` prefixes.
-bool is_override(const ShellWord& word) {
+bool is_override_word(const ShellWord& word) {
   if (!word.opaque_array.empty()) return false;
   std::string_view text = word.text;
   if (text.rfind("++", 0) == 0) {
@@ -45,7 +45,7 @@ bool is_deletion(const ShellWord& word) {
 }
 
 bool is_option(const ShellWord& word) {
-  return is_flag(word) || is_override(word) || is_deletion(word);
+  return is_flag(word) || is_override_word(word) || is_deletion(word);
 }
 
 // Programs that launch training: a command run by one of them is preferred over a helper
@@ -198,13 +198,13 @@ void read_flag(const std::vector<ShellWord>& words, std::size_t& i, const Argume
     argument.valued = false;
   } else if (takes == ArgumentTakes::kValues) {
     std::vector<std::string> values;
-    while (value_word(i + 1) && !is_override(words[i + 1]) && !is_deletion(words[i + 1])) {
+    while (value_word(i + 1) && !is_override_word(words[i + 1]) && !is_deletion(words[i + 1])) {
       argument.unevaluated |= words[i + 1].unevaluated;
       values.push_back(words[++i].text);
     }
     argument.value = fmt::format("{}", fmt::join(values, " "));
     argument.value_words = std::move(values);
-  } else if (value_word(i + 1) && (match.rule || !is_override(words[i + 1])) &&
+  } else if (value_word(i + 1) && (match.rule || !is_override_word(words[i + 1])) &&
              !is_deletion(words[i + 1])) {
     argument.unevaluated = words[i + 1].unevaluated;
     argument.value = words[++i].text;
@@ -259,7 +259,7 @@ void read_words(const ShellCommand& command, const ArgumentRules& rules, Trainin
       read_deletion(word, rules, argument);
     } else if (is_flag(word)) {
       read_flag(words, i, rules, argument);
-    } else if (is_override(word)) {
+    } else if (is_override_word(word)) {
       read_override(word, rules, argument);
     } else {
       out.program += (out.program.empty() ? "" : " ") + word.text;

@@ -10,13 +10,12 @@
 #include <ctime>
 #include <map>
 
+#include "base/ascii.h"
 #include "base/problem.h"
 #include "base/yaml_document.h"
 
 namespace openrecipes {
 namespace {
-
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // Step numbers beyond this are not a training run's; longer digit runs read as kMaxStep + 1.
 constexpr std::int64_t kMaxStep = 100'000'000;
@@ -27,9 +26,9 @@ struct LogFault {
   Problem problem;
 };
 
-[[noreturn]] void fault(const std::string& path, int line, int column, std::string field,
-                        std::string rule, std::string message, std::string expected = "",
-                        std::string found = "") {
+[[noreturn]] void log_fault(const std::string& path, int line, int column, std::string field,
+                            std::string rule, std::string message, std::string expected = "",
+                            std::string found = "") {
   throw LogFault{{path,
                   {line, column},
                   std::move(field),
@@ -43,8 +42,8 @@ struct LogFault {
 // there.
 [[noreturn]] void bad_number(const std::string& path, int line, std::size_t at,
                              std::string_view field, std::string_view text) {
-  fault(path, line, static_cast<int>(at) + 1, std::string(field), "log.number", "not a number",
-        "a number", "'" + log_excerpt(text) + "'");
+  log_fault(path, line, static_cast<int>(at) + 1, std::string(field), "log.number", "not a number",
+            "a number", "'" + log_excerpt(text) + "'");
 }
 
 // The number starting at `text[at]` (after spaces), as strtod reads it (E notation, nan, inf),
@@ -85,7 +84,7 @@ std::optional<std::pair<std::int64_t, std::int64_t>> iteration_of(std::string_vi
     std::size_t k = at + 10;
     while (k < line.size() && line[k] == ' ') ++k;
     std::size_t digits = k;
-    while (k < line.size() && is_digit(line[k])) ++k;
+    while (k < line.size() && ascii_digit(line[k])) ++k;
     if (k > digits && k < line.size() && line[k] == '/') {
       if (k - digits > 9) return std::pair(kMaxStep + 1, kMaxStep + 1);
       std::int64_t n =
@@ -93,7 +92,7 @@ std::optional<std::pair<std::int64_t, std::int64_t>> iteration_of(std::string_vi
       ++k;
       while (k < line.size() && line[k] == ' ') ++k;
       std::size_t total = k;
-      while (k < line.size() && is_digit(line[k])) ++k;
+      while (k < line.size() && ascii_digit(line[k])) ++k;
       if (k > total) {
         if (k - total > 9) return std::pair(n, kMaxStep + 1);
         return std::pair(
@@ -115,7 +114,7 @@ std::optional<std::pair<std::int64_t, std::size_t>> slime_record(std::string_vie
     std::size_t k = at + word.size();
     if (k >= line.size() || line[k] != ' ') continue;
     std::size_t digits = ++k;
-    while (k < line.size() && is_digit(line[k])) ++k;
+    while (k < line.size() && ascii_digit(line[k])) ++k;
     if (k == digits || line.substr(k, 3) != ": {") continue;
     if (k - digits > 9) return std::pair(kMaxStep + 1, k + 2);
     return std::pair(
@@ -153,10 +152,10 @@ void add_step(std::map<std::int64_t, StepRecord>& steps, StepRecord record,
     return !a || !b || *a == *b || (std::isnan(*a) && std::isnan(*b));
   };
   if (!same(first.loss, record.loss) || !same(first.step_time_s, record.step_time_s)) {
-    fault(path, record.line, 0, "step", "log.step",
-          fmt::format(
-              "step {} appears again with other values (first at line {}); give one run's log",
-              record.step, first.line));
+    log_fault(path, record.line, 0, "step", "log.step",
+              fmt::format(
+                  "step {} appears again with other values (first at line {}); give one run's log",
+                  record.step, first.line));
   }
   if (!first.loss) first.loss = record.loss;
   if (!first.step_time_s) first.step_time_s = record.step_time_s;
@@ -181,8 +180,8 @@ void add_megatron_line(std::string_view line, int line_number,
   record.step = iteration.first - 1;
   record.line = line_number;
   if (iteration.first > kMaxStep + 1 || iteration.second > kMaxStep) {
-    fault(path, line_number, 0, "iteration", "log.step",
-          fmt::format("expected at most {}", kMaxStep));
+    log_fault(path, line_number, 0, "iteration", "log.step",
+              fmt::format("expected at most {}", kMaxStep));
   }
   if (auto ms = labelled_number(line, "elapsed time per iteration (ms):", path, line_number)) {
     record.step_time_s = *ms / 1000.0;
@@ -190,8 +189,8 @@ void add_megatron_line(std::string_view line, int line_number,
   record.loss = labelled_number(line, "lm loss:", path, line_number);
   record.timestamp_s = bracketed_timestamp(line);
   if (record.step < 0) {
-    fault(path, line_number, 0, fmt::format("iteration {}", iteration.first), "log.step",
-          "expected 1 or more");
+    log_fault(path, line_number, 0, fmt::format("iteration {}", iteration.first), "log.step",
+              "expected 1 or more");
   }
   lines.total_steps = iteration.second;
   add_step(lines.megatron, record, path);
@@ -222,8 +221,8 @@ LogLines read_log_lines(std::string_view text, const std::string& path) {
     }
     if (auto step = slime_record(line, "step")) {
       if (step->first > kMaxStep) {
-        fault(path, line_number, 0, "step", "log.step",
-              fmt::format("expected at most {}", kMaxStep));
+        log_fault(path, line_number, 0, "step", "log.step",
+                  fmt::format("expected at most {}", kMaxStep));
       }
       StepRecord record;
       record.step = step->first;
@@ -255,9 +254,9 @@ void add_slime_steps(LogLines& lines, const std::string& path, TrainingLog& log)
     if (everywhere) key = k;
   }
   if (!lines.slime_perf.empty() && !key) {
-    fault(path, 0, 0, "", "log.format",
-          "the `perf N:` lines do not all print one of perf/step_time, perf/train_time or "
-          "perf/actor_train_time");
+    log_fault(path, 0, 0, "", "log.format",
+              "the `perf N:` lines do not all print one of perf/step_time, perf/train_time or "
+              "perf/actor_train_time");
   }
   log.step_time_source =
       key ? fmt::format("{} of `perf N:` (one step per rollout)", kSlimeTimeKeys[*key]) : "none";
@@ -289,7 +288,7 @@ std::optional<double> parse_log_timestamp(std::string_view text) {
   if (text.size() < 19) return std::nullopt;
   const char* shape = "dddd-dd-dd dd:dd:dd";
   for (int i = 0; i < 19; ++i) {
-    if (shape[i] == 'd' ? !is_digit(text[i]) : text[i] != shape[i]) {
+    if (shape[i] == 'd' ? !ascii_digit(text[i]) : text[i] != shape[i]) {
       if (!(i == 10 && text[i] == 'T')) return std::nullopt;
     }
   }
@@ -308,9 +307,9 @@ std::optional<double> parse_log_timestamp(std::string_view text) {
     return std::nullopt;
   }
   double seconds = static_cast<double>(timegm(&tm));
-  if (text.size() > 20 && (text[19] == '.' || text[19] == ',') && is_digit(text[20])) {
+  if (text.size() > 20 && (text[19] == '.' || text[19] == ',') && ascii_digit(text[20])) {
     double scale = 0.1;
-    for (std::size_t i = 20; i < text.size() && is_digit(text[i]); ++i, scale /= 10)
+    for (std::size_t i = 20; i < text.size() && ascii_digit(text[i]); ++i, scale /= 10)
       seconds += (text[i] - '0') * scale;
   }
   return seconds;
@@ -332,11 +331,12 @@ std::optional<TrainingLog> parse_training_log(std::string_view text, const std::
     } else if (!lines.slime_steps.empty()) {
       add_slime_steps(lines, path, log);
     } else {
-      fault(path, 0, 0, "", "log.format",
-            "no training step lines found (expected Megatron-LM or Megatron-Bridge `iteration N/ M "
-            "| ... | "
-            "elapsed time per iteration (ms): ... | lm loss: ...` or slime `step N: {'train/loss': "
-            "...}` lines)");
+      log_fault(
+          path, 0, 0, "", "log.format",
+          "no training step lines found (expected Megatron-LM or Megatron-Bridge `iteration N/ M "
+          "| ... | "
+          "elapsed time per iteration (ms): ... | lm loss: ...` or slime `step N: {'train/loss': "
+          "...}` lines)");
     }
     return log;
   } catch (const LogFault& fault) {

@@ -12,7 +12,7 @@
 namespace openrecipes {
 namespace {
 
-const std::string kRule = "run.placement";
+const std::string kPlacementRule = "run.placement";
 
 // A Python or Hydra null (`None`, `null`) or an empty value: the setting is not set.
 bool is_unset(const std::string& value) {
@@ -62,7 +62,7 @@ void check_layout_string(const RunView& run, const Layout& l) {
                             ? "the run command sets --pipeline-model-parallel-layout, the layout "
                               "states no pipeline_layout"
                             : "the run command sets --pipeline-model-parallel-layout differently";
-  run.report(kRule, setting, "layout.pipeline_layout", message,
+  run.report(kPlacementRule, setting, "layout.pipeline_layout", message,
              l.pipeline_layout.empty() ? "no --pipeline-model-parallel-layout"
                                        : "--pipeline-model-parallel-layout " + l.pipeline_layout,
              setting ? value : "no such argument");
@@ -72,7 +72,7 @@ void check_account_for(const RunView& run, const std::string& field, bool layout
                        std::initializer_list<std::string_view> names) {
   bool on = run.switch_on(names);
   if (on == layout_value) return;
-  run.report(kRule, run.effective(names), field,
+  run.report(kPlacementRule, run.effective(names), field,
              on ? fmt::format("the run command sets {}, the layout does not", *names.begin())
                 : fmt::format("the run command does not set {}", *names.begin()),
              layout_value ? std::string(*names.begin()) : "no " + std::string(*names.begin()),
@@ -86,19 +86,19 @@ void check_stage_layers(const RunView& run, const std::string& field,
   if (!layout_value) {
     if (setting) {
       run.report(
-          kRule, setting, "layout.layer_split",
+          kPlacementRule, setting, "layout.layer_split",
           fmt::format("the run command sets {}, the layout's layer_split is null", *names.begin()),
           fmt::format("no {}", *names.begin()), setting->value);
     }
     return;
   }
   if (!setting) {
-    run.report(kRule, setting, field,
+    run.report(kPlacementRule, setting, field,
                fmt::format("the run command does not set {}", *names.begin()),
                fmt::format("{} {}", *names.begin(), *layout_value), "no such argument");
     return;
   }
-  check_stated_integer(run, kRule, *setting, field, *layout_value, *names.begin());
+  check_stated_integer(run, kPlacementRule, *setting, field, *layout_value, *names.begin());
 }
 
 // Megatron-LM's validate_args allows at most one of the layout string and the two VPP flags
@@ -113,7 +113,7 @@ void check_vpp_with_layout_string(const RunView& run) {
        {"--num-virtual-stages-per-pipeline-rank", "--num-layers-per-virtual-pipeline-stage"}) {
     std::optional<RunSetting> vpp = stated(run, {flag});
     if (!vpp) continue;
-    run.report(kRule, vpp, "layout.vpp",
+    run.report(kPlacementRule, vpp, "layout.vpp",
                fmt::format("Megatron-LM takes the virtual stages from "
                            "--pipeline-model-parallel-layout and refuses {} beside it",
                            flag),

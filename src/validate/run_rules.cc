@@ -16,7 +16,7 @@
 namespace openrecipes {
 namespace {
 
-const std::string kRule = "run.layout";
+const std::string kLayoutRule = "run.layout";
 
 class LayoutChecker {
  public:
@@ -29,7 +29,7 @@ class LayoutChecker {
     if (!setting) {
       if (layout_value != fallback) {
         run_.report(
-            kRule, setting, field,
+            kLayoutRule, setting, field,
             fmt::format("the run command does not set {} (so it is {})", *names.begin(), fallback),
             fmt::format("{} {}", *names.begin(), layout_value), "no such argument");
       }
@@ -44,7 +44,7 @@ class LayoutChecker {
               std::optional<std::string> fallback = std::nullopt) {
     std::optional<RunSetting> setting = run_.or_default(names, fallback);
     if (setting && setting->value != layout_value) {
-      run_.report(kRule, setting, field,
+      run_.report(kLayoutRule, setting, field,
                   setting->source == SettingSource::kDefault
                       ? fmt::format("{} defaults {} to {}", framework_name(run_.framework()),
                                     *names.begin(), setting->value)
@@ -60,7 +60,7 @@ class LayoutChecker {
     // Megatron-LM turns sequence parallelism off at TP 1 (arguments.py), so only TP > 1 counts.
     bool effective = on && l.tp > 1;
     if (effective != l.sequence_parallel) {
-      run_.report(kRule, setting, "layout.sequence_parallel",
+      run_.report(kLayoutRule, setting, "layout.sequence_parallel",
                   l.tp == 1 && l.sequence_parallel
                       ? "sequence parallelism has no effect at TP 1"
                       : "the run command's sequence parallelism disagrees with the layout",
@@ -76,14 +76,14 @@ class LayoutChecker {
     std::optional<RunSetting> granularity = run_.effective(names);
     if (!l.recompute) {
       if (granularity) {
-        run_.report(kRule, granularity, "layout.recompute",
+        run_.report(kLayoutRule, granularity, "layout.recompute",
                     "the run command recomputes, the layout does not", "no --recompute-granularity",
                     granularity->value);
       }
       return;
     }
     if (!granularity) {
-      run_.report(kRule, granularity, "layout.recompute.granularity",
+      run_.report(kLayoutRule, granularity, "layout.recompute.granularity",
                   "the run command does not recompute",
                   "--recompute-granularity " + l.recompute->granularity, "no such argument");
       return;
@@ -119,7 +119,7 @@ class LayoutChecker {
       }
     }
     if (found != expected) {
-      run_.report(kRule, setting, "layout.recompute.modules",
+      run_.report(kLayoutRule, setting, "layout.recompute.modules",
                   setting ? "the run command recomputes other modules"
                           : "the run command does not set --recompute-modules (so it is "
                             "core_attn alone)",
@@ -136,7 +136,7 @@ class LayoutChecker {
       std::optional<long long> nodes_value = n ? setting_integer(n->value) : std::nullopt;
       std::optional<long long> per_node_value = g ? setting_integer(g->value) : std::nullopt;
       if (g && per_node_value && *per_node_value != gpu.per_node) {
-        run_.report(kRule, g, "gpu.per_node",
+        run_.report(kLayoutRule, g, "gpu.per_node",
                     fmt::format("the run command sets {} differently", *per_node.begin()),
                     fmt::format("{}", gpu.per_node), g->value);
       }
@@ -144,7 +144,7 @@ class LayoutChecker {
       long long product = 0;
       bool overflow = __builtin_mul_overflow(*nodes_value, *per_node_value, &product);
       if (overflow || product != gpu.count) {
-        run_.report(kRule, n, "gpu.count",
+        run_.report(kLayoutRule, n, "gpu.count",
                     "the run command's nodes x GPUs per node disagrees with gpu.count",
                     fmt::format("{}", gpu.count),
                     fmt::format("{} x {}", *nodes_value, *per_node_value));
@@ -158,7 +158,7 @@ class LayoutChecker {
   void required(const std::string& field, const std::string& layout_value,
                 std::initializer_list<std::string_view> names) {
     if (!layout_value.empty() && !run_.effective(names)) {
-      run_.report(kRule, std::nullopt, field, "the run command does not set it",
+      run_.report(kLayoutRule, std::nullopt, field, "the run command does not set it",
                   fmt::format("{} {}", *names.begin(), layout_value), "no such argument");
       return;
     }
@@ -167,7 +167,7 @@ class LayoutChecker {
 
   void compare_integer(const RunSetting& setting, const std::string& field, long long expected,
                        std::string_view name) {
-    check_stated_integer(run_, kRule, setting, field, expected, name);
+    check_stated_integer(run_, kLayoutRule, setting, field, expected, name);
   }
 
   const RunView& run_;
@@ -192,7 +192,7 @@ void check_dispatcher(const RunView& run, const Layout& l, bool moe) {
                             moe ? default_dispatcher(run.framework()) : std::nullopt);
   if (moe && !run.or_default(names, default_dispatcher(run.framework()))) {
     run.report(
-        kRule, std::nullopt, "layout.dispatcher",
+        kLayoutRule, std::nullopt, "layout.dispatcher",
         fmt::format("{} leaves the dispatcher to the recipe it runs: the command must set it",
                     framework_name(run.framework())),
         "model.moe_token_dispatcher_type=" + (l.dispatcher.empty() ? "..." : l.dispatcher),
@@ -253,7 +253,7 @@ void check_tp_comm_overlap(const RunView& run, const Recipe& r, const Model* mod
 
 bool run_is_readable(const RunView& run) {
   for (const Problem& problem : run.command().problems) {
-    run.context().report_at(run.position_of_line(problem.position.line), kRule, "run",
+    run.context().report_at(run.position_of_line(problem.position.line), kLayoutRule, "run",
                             "the run command cannot be read: " + problem.message);
   }
   return has_command(run.command());
