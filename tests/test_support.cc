@@ -78,6 +78,11 @@ std::vector<MeasuredLayout> bundled_recipe_measurements() {
   return measured_layouts(loaded.catalog, recipes);
 }
 
+const CatalogCheck& bundled_catalog_check() {
+  static const CatalogCheck check = check_catalog(source_dir(), {}, source_dir());
+  return check;
+}
+
 const LoadedCatalog& bundled_catalog() {
   static const LoadedCatalog* loaded = [] {
     Problems problems;

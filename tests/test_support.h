@@ -46,6 +46,9 @@ std::int64_t component_total(const ActiveParamCount& count, const std::string& n
 /// The bundled catalog, loaded once; fails the test if it does not load.
 const LoadedCatalog& bundled_catalog();
 
+/// `check_catalog` of the bundled catalog (every recipe, the published measurements), once.
+const CatalogCheck& bundled_catalog_check();
+
 /// The measured layouts of the bundled recipes (kBundledRecipes, each validated), as the speed
 /// model is calibrated on them; fails the test for a recipe that does not validate.
 std::vector<MeasuredLayout> bundled_recipe_measurements();
@@ -101,12 +104,17 @@ struct ShellRun {
 ShellRun run_binary(const std::string& arguments, const std::string& directory,
                     const std::string& redirections);
 
+/// The bundled recipes, relative to the repository root: gpt-oss-20b and Qwen3.5-122B-A10B on
+/// H200, the second also with the flex dispatcher and its release candidate 2 stack.
+inline const std::string kGptOssRecipe = "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml";
+inline const std::string kQwenRecipe = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml";
+inline const std::string kQwenFlexRecipe =
+    "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml";
+inline const std::string kQwenRc2Recipe =
+    "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml";
+
 /// The four bundled recipes, relative to the repository root.
-inline const std::vector<std::string> kBundledRecipes = {
-    "recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml",
-    "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.yaml",
-    "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-flex.yaml",
-    "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8-rc2.yaml",
-};
+inline const std::vector<std::string> kBundledRecipes = {kGptOssRecipe, kQwenRecipe,
+                                                         kQwenFlexRecipe, kQwenRc2Recipe};
 
 }  // namespace openrecipes::testing

@@ -1,6 +1,6 @@
 // Every export of the bundled recipes, and the planner's drafts with a hand-filled prediction,
 // equals its golden file under tests/golden/export/. Regenerate them after an intended change:
-//   OPENRECIPES_UPDATE_GOLDEN=1 build/tests/openrecipes_tests --gtest_filter='ExportGolden*'
+//   OPENRECIPES_UPDATE_GOLDEN=1 build/tests/openrecipes_unit_tests --gtest_filter='ExportGolden*'
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 using testing::bundled_catalog;
 using testing::source_dir;
 
-const ArgumentRules& rules() { return testing::bundled_argument_rules(); }
+const ArgumentRules& golden_rules() { return testing::bundled_argument_rules(); }
 
 Recipe bundled_recipe(const std::string& path) {
   RecipeReport report = validate_recipe_file(bundled_catalog(), source_dir() + "/" + path);
@@ -36,7 +36,7 @@ Recipe bundled_recipe(const std::string& path) {
 ExportSource recipe_source(const std::string& path) {
   Problems error;
   std::optional<ExportSource> source = export_source_from_recipe(
-      bundled_recipe(path), path, bundled_catalog().catalog, rules(), error);
+      bundled_recipe(path), path, bundled_catalog().catalog, golden_rules(), error);
   EXPECT_TRUE(source) << testing::describe(error);
   return *source;
 }
@@ -54,7 +54,7 @@ ExportSource planner_source() {
   layout.dispatcher = "alltoall";
   Recipe settings = bundled_recipe(testing::kBundledRecipes[0]);
   return export_source_from_layout(model->shape, model, {*gpu, 16, 8}, PlanWorkload{}, layout,
-                                   &settings, testing::kBundledRecipes[0], rules());
+                                   &settings, testing::kBundledRecipes[0], golden_rules());
 }
 
 LayoutPrediction fixed_prediction(const ExportSource& source) {
@@ -91,7 +91,7 @@ void expect_golden(const std::string& name, const std::string& text) {
   ADD_FAILURE()
       << name
       << " differs from its golden file (diff above). If the change is intended, regenerate: "
-      << "OPENRECIPES_UPDATE_GOLDEN=1 openrecipes_tests --gtest_filter='ExportGolden*'";
+      << "OPENRECIPES_UPDATE_GOLDEN=1 openrecipes_unit_tests --gtest_filter='ExportGolden*'";
 }
 
 // Runs python3 -m py_compile on `text`; returns its exit status.
@@ -113,7 +113,8 @@ TEST(ExportGolden, RecipesToThreeFrameworks) {
     ExportSource source = recipe_source(path);
     expect_golden(stem(path) + ".slime.sh", slime_command(source));
     expect_golden(stem(path) + ".megatron-lm.sh", megatron_lm_command(source));
-    expect_golden(stem(path) + ".megatron-bridge.py", megatron_bridge_recipe(source, rules()));
+    expect_golden(stem(path) + ".megatron-bridge.py",
+                  megatron_bridge_recipe(source, golden_rules()));
   }
 }
 
@@ -125,7 +126,7 @@ TEST(ExportGolden, PlannerDraftsWithFixedPredictions) {
   expect_golden("planned_gpt-oss-20b_tp1-pp2-ep8.megatron-lm.yaml",
                 planned_recipe_yaml(source, prediction, megatron_lm_command(source)));
   expect_golden("planned_gpt-oss-20b_tp1-pp2-ep8.megatron-bridge.py",
-                megatron_bridge_recipe(source, rules(), &prediction));
+                megatron_bridge_recipe(source, golden_rules(), &prediction));
 }
 
 // The placement cases: Qwen3.5-122B-A10B's 48 layers on PP 4 VPP 2 as an explicit layout
@@ -159,7 +160,7 @@ TEST(ExportGolden, PlacementsToThreeFrameworks) {
     SCOPED_TRACE(name);
     expect_golden(name + ".slime.sh", slime_command(source));
     expect_golden(name + ".megatron-lm.sh", megatron_lm_command(source));
-    std::string bridge = megatron_bridge_recipe(source, rules());
+    std::string bridge = megatron_bridge_recipe(source, golden_rules());
     expect_golden(name + ".megatron-bridge.py", bridge);
     EXPECT_EQ(py_compile(name, bridge), 0) << bridge;
   }
@@ -168,7 +169,7 @@ TEST(ExportGolden, PlacementsToThreeFrameworks) {
 TEST(ExportPlacement, TheLayoutStringIsOneShellWordInPlaceOfTheVppFlag) {
   ExportSource source = layout_string_source();
   for (const std::string& text : {megatron_lm_command(source), slime_command(source)}) {
-    TrainingCommand command = read_training_command(text, rules());
+    TrainingCommand command = read_training_command(text, golden_rules());
     ASSERT_TRUE(command.problems.empty()) << command.problems.front().message;
     const TrainingArgument* layout = command.find("pipeline_model_parallel_layout");
     ASSERT_NE(layout, nullptr) << text;
@@ -176,7 +177,7 @@ TEST(ExportPlacement, TheLayoutStringIsOneShellWordInPlaceOfTheVppFlag) {
     // Megatron-LM's validate_args allows one of the layout string and the VPP flags.
     EXPECT_EQ(command.find("virtual_pipeline_model_parallel_size"), nullptr) << text;
   }
-  std::string bridge = megatron_bridge_recipe(source, rules());
+  std::string bridge = megatron_bridge_recipe(source, golden_rules());
   EXPECT_NE(bridge.find("cfg.model.pipeline_model_parallel_layout = \"" + kVpp2Layout + "\"\n"),
             std::string::npos)
       << bridge;
@@ -186,17 +187,18 @@ TEST(ExportPlacement, TheLayoutStringIsOneShellWordInPlaceOfTheVppFlag) {
 TEST(ExportPlacement, TheAccountForSwitchesAreWrittenForEveryFramework) {
   ExportSource source = account_for_source();
   for (const std::string& text : {megatron_lm_command(source), slime_command(source)}) {
-    TrainingCommand command = read_training_command(text, rules());
+    TrainingCommand command = read_training_command(text, golden_rules());
     EXPECT_NE(command.find("account_for_embedding_in_pipeline_split"), nullptr) << text;
     EXPECT_NE(command.find("account_for_loss_in_pipeline_split"), nullptr) << text;
   }
-  std::string bridge = megatron_bridge_recipe(source, rules());
+  std::string bridge = megatron_bridge_recipe(source, golden_rules());
   EXPECT_NE(bridge.find("cfg.model.account_for_embedding_in_pipeline_split = True\n"),
             std::string::npos);
   EXPECT_NE(bridge.find("cfg.model.account_for_loss_in_pipeline_split = True\n"),
             std::string::npos);
   // A plain recipe sets them off explicitly, so a base recipe's placement does not carry over.
-  std::string plain = megatron_bridge_recipe(recipe_source(testing::kBundledRecipes[0]), rules());
+  std::string plain =
+      megatron_bridge_recipe(recipe_source(testing::kBundledRecipes[0]), golden_rules());
   EXPECT_NE(plain.find("cfg.model.pipeline_model_parallel_layout = None\n"), std::string::npos);
   EXPECT_NE(plain.find("cfg.model.account_for_loss_in_pipeline_split = False\n"),
             std::string::npos);
@@ -226,20 +228,20 @@ TEST(ExportRecompute, ModulesAreWrittenForEveryFramework) {
   source.layout.recompute = Recompute{"selective", "", std::nullopt, {"moe_act", "layernorm"}};
   source.run_text.clear();
   for (const std::string& text : {megatron_lm_command(source), slime_command(source)}) {
-    TrainingCommand command = read_training_command(text, rules());
+    TrainingCommand command = read_training_command(text, golden_rules());
     ASSERT_TRUE(command.problems.empty()) << command.problems.front().message;
     const TrainingArgument* modules = command.find("recompute_modules");
     ASSERT_NE(modules, nullptr) << text;
     EXPECT_EQ(modules->value, "moe_act layernorm");
   }
-  std::string bridge = megatron_bridge_recipe(source, rules());
+  std::string bridge = megatron_bridge_recipe(source, golden_rules());
   EXPECT_NE(bridge.find("cfg.model.recompute_modules = [\"moe_act\", \"layernorm\"]\n"),
             std::string::npos)
       << bridge;
   EXPECT_EQ(py_compile("recompute_modules", bridge), 0) << bridge;
   // Bare selective states Megatron-Core's default, so a base recipe's list does not carry over.
   source.layout.recompute->modules.clear();
-  EXPECT_NE(megatron_bridge_recipe(source, rules())
+  EXPECT_NE(megatron_bridge_recipe(source, golden_rules())
                 .find("cfg.model.recompute_modules = [\"core_attn\"]\n"),
             std::string::npos);
   source.layout.recompute->modules = {"moe_act"};
@@ -256,12 +258,12 @@ TEST(ExportRecompute, ModulesAreWrittenForEveryFramework) {
 TEST(ExportBridge, EveryRecipeModuleIsValidPython) {
   for (const std::string& path : testing::kBundledRecipes) {
     SCOPED_TRACE(path);
-    std::string text = megatron_bridge_recipe(recipe_source(path), rules());
+    std::string text = megatron_bridge_recipe(recipe_source(path), golden_rules());
     EXPECT_EQ(py_compile(stem(path), text), 0) << text;
   }
   ExportSource source = planner_source();
   LayoutPrediction prediction = fixed_prediction(source);
-  EXPECT_EQ(py_compile("planned", megatron_bridge_recipe(source, rules(), &prediction)), 0);
+  EXPECT_EQ(py_compile("planned", megatron_bridge_recipe(source, golden_rules(), &prediction)), 0);
 }
 
 TEST(ExportBridge, FunctionNamesFollowTheModel) {
@@ -274,7 +276,7 @@ TEST(ExportMegatronLm, CommandCarriesTheRecipeLayout) {
     SCOPED_TRACE(path);
     Recipe recipe = bundled_recipe(path);
     TrainingCommand command =
-        read_training_command(megatron_lm_command(recipe_source(path)), rules());
+        read_training_command(megatron_lm_command(recipe_source(path)), golden_rules());
     ASSERT_TRUE(command.problems.empty()) << command.problems.front().message;
     auto value = [&](const char* name) {
       const TrainingArgument* argument = command.find(name);

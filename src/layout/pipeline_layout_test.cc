@@ -9,7 +9,7 @@
 namespace openrecipes {
 namespace {
 
-std::string text_of(const Problems& problems) {
+std::string layout_problem_text(const Problems& problems) {
   return render_problems(problems, OutputFormat::kText);
 }
 
@@ -17,7 +17,7 @@ std::vector<PipelineChunk> parsed(const std::string& text) {
   Problems problems;
   std::optional<std::vector<PipelineChunk>> chunks =
       parse_pipeline_layout(text, "--pipeline-layout", problems);
-  EXPECT_TRUE(chunks) << text_of(problems);
+  EXPECT_TRUE(chunks) << layout_problem_text(problems);
   return chunks.value_or(std::vector<PipelineChunk>{});
 }
 
@@ -25,16 +25,16 @@ std::vector<PipelineChunk> parsed(const std::string& text) {
 std::string refusal(const std::string& text) {
   Problems problems;
   EXPECT_FALSE(parse_pipeline_layout(text, "--pipeline-layout", problems)) << text;
-  return text_of(problems);
+  return layout_problem_text(problems);
 }
 
 PipelineChunk chunk(int decoders, int mtp = 0, bool embedding = false, bool loss = false) {
   return PipelineChunk{decoders, mtp, embedding, loss};
 }
 
-ModelShape model(int layers, int mtp = 0) { return testing::model_with_layers(layers, mtp); }
+ModelShape layout_model(int layers, int mtp = 0) { return testing::model_with_layers(layers, mtp); }
 
-Layout pipeline(int pp, int vpp) { return testing::pipeline_layout_of(pp, vpp); }
+Layout layout_pipeline(int pp, int vpp) { return testing::pipeline_layout_of(pp, vpp); }
 
 TEST(PipelineLayout, ParsesMegatronsDocumentedStrings) {
   // PipelineParallelLayerLayout.parse_str_to_list's docstring: "Ettt|(tt|)*29,m|L" is
@@ -67,9 +67,9 @@ TEST(PipelineLayout, ParsesTheStringsOfMegatronsUnitTests) {
             std::string::npos);
   // The placement refuses MTP layers spread over stages (validate_layer_layout: "All of the MTP
   // layers must be in the same one virtual pipeline stage").
-  Layout l = pipeline(7, 1);
+  Layout l = layout_pipeline(7, 1);
   l.pipeline_layout = "E|t|t|m|m|m|L";
-  EXPECT_FALSE(place_layers(model(2, 3), l));
+  EXPECT_FALSE(place_layers(layout_model(2, 3), l));
 }
 
 TEST(PipelineLayout, UnrollsLikeMegatron) {
@@ -145,7 +145,7 @@ TEST(PipelineLayout, PrintsWhatItParses) {
 }
 
 TEST(PipelinePlacement, EvenSplit) {
-  std::optional<PipelinePlacement> p = place_layers(model(48), pipeline(4, 2));
+  std::optional<PipelinePlacement> p = place_layers(layout_model(48), layout_pipeline(4, 2));
   ASSERT_TRUE(p);
   ASSERT_EQ(p->chunks.size(), 8u);
   for (const PipelineChunk& c : p->chunks) EXPECT_EQ(c.decoder_layers, 6);
@@ -153,10 +153,11 @@ TEST(PipelinePlacement, EvenSplit) {
   EXPECT_TRUE(p->at(3, 1).has_loss);
   EXPECT_EQ(p->stage_decoder_layers(2), 12);
   PlacementError error;
-  EXPECT_FALSE(place_layers(model(94), pipeline(8, 1), &error));  // 94 = 8 x 11.75
+  EXPECT_FALSE(place_layers(layout_model(94), layout_pipeline(8, 1), &error));  // 94 = 8 x 11.75
   EXPECT_EQ(error.rule, PlacementRule::kLayers);
   EXPECT_EQ(error.found, "8");
-  EXPECT_FALSE(place_layers(model(48), pipeline(8, 4), &error));  // 6 layers per stage
+  EXPECT_FALSE(
+      place_layers(layout_model(48), layout_pipeline(8, 4), &error));  // 6 layers per stage
   EXPECT_EQ(error.rule, PlacementRule::kVirtual);
   EXPECT_EQ(error.expected, "a divisor of 6");
 }
@@ -164,10 +165,10 @@ TEST(PipelinePlacement, EvenSplit) {
 TEST(PipelinePlacement, AccountForEmbeddingAndLoss) {
   // Qwen3-235B-A22B's 94 layers on PP8 VPP4: 94 + 2 = 96 counted, 12 per stage, 3 per chunk; the
   // first chunk holds the embedding and 2 decoder layers, the last 2 and the loss.
-  Layout l = pipeline(8, 4);
+  Layout l = layout_pipeline(8, 4);
   l.account_for_embedding_in_pipeline_split = true;
   l.account_for_loss_in_pipeline_split = true;
-  std::optional<PipelinePlacement> p = place_layers(model(94), l);
+  std::optional<PipelinePlacement> p = place_layers(layout_model(94), l);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->at(0, 0), chunk(2, 0, true));
   EXPECT_EQ(p->at(0, 1), chunk(3));
@@ -179,16 +180,16 @@ TEST(PipelinePlacement, AccountForEmbeddingAndLoss) {
   // The embedding alone: 95 counted layers do not divide over 8 stages.
   l.account_for_loss_in_pipeline_split = false;
   PlacementError error;
-  EXPECT_FALSE(place_layers(model(94), l, &error));
+  EXPECT_FALSE(place_layers(layout_model(94), l, &error));
   EXPECT_EQ(error.rule, PlacementRule::kLayers);
   EXPECT_EQ(error.expected, "a divisor of 95");
 }
 
 TEST(PipelinePlacement, FirstAndLastStages) {
   // DeepSeek-V3's 61 layers on PP4: 15 first, 14 last, 16 on each middle stage.
-  Layout l = pipeline(4, 1);
+  Layout l = layout_pipeline(4, 1);
   l.layer_split = LayerSplit{15, 14};
-  std::optional<PipelinePlacement> p = place_layers(model(61, 1), l);
+  std::optional<PipelinePlacement> p = place_layers(layout_model(61, 1), l);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->stage_decoder_layers(0), 15);
   EXPECT_EQ(p->stage_decoder_layers(1), 16);
@@ -196,15 +197,15 @@ TEST(PipelinePlacement, FirstAndLastStages) {
   EXPECT_EQ(p->stage_mtp_layers(3), 1);  // MTP on the last chunk
   l.vpp = 2;                             // 15 is odd
   PlacementError error;
-  EXPECT_FALSE(place_layers(model(61, 1), l, &error));
+  EXPECT_FALSE(place_layers(layout_model(61, 1), l, &error));
   EXPECT_EQ(error.rule, PlacementRule::kVirtual);
 }
 
 TEST(PipelinePlacement, ExplicitString) {
   // DeepSeek-V3 on PP16 VPP2 as Megatron-LM's documentation writes it.
-  Layout l = pipeline(16, 2);
+  Layout l = layout_pipeline(16, 2);
   l.pipeline_layout = "Et*3|(tt|)*29,m|L";
-  std::optional<PipelinePlacement> p = place_layers(model(61, 1), l);
+  std::optional<PipelinePlacement> p = place_layers(layout_model(61, 1), l);
   ASSERT_TRUE(p);
   EXPECT_EQ(p->at(0, 0), chunk(3, 0, true));
   EXPECT_EQ(p->at(14, 1), chunk(0, 1));  // chunk 30 = VPP rank 1 of stage 14
@@ -212,59 +213,59 @@ TEST(PipelinePlacement, ExplicitString) {
   EXPECT_EQ(p->stage_decoder_layers(0), 5);  // chunks 0 and 16
   // Trained without MTP, the same placement leaves the m out.
   l.pipeline_layout = "Et*3|(tt|)*29,|L";
-  EXPECT_TRUE(place_layers(model(61, 1), l));
+  EXPECT_TRUE(place_layers(layout_model(61, 1), l));
 }
 
 TEST(PipelinePlacement, RefusesStringsThatDoNotFit) {
   PlacementError error;
-  Layout l = pipeline(8, 2);
+  Layout l = layout_pipeline(8, 2);
   l.pipeline_layout = "Et*3|(tt|)*29,m|L";  // 32 chunks, not 16
-  EXPECT_FALSE(place_layers(model(61, 1), l, &error));
+  EXPECT_FALSE(place_layers(layout_model(61, 1), l, &error));
   EXPECT_EQ(error.rule, PlacementRule::kLayout);
   EXPECT_EQ(error.expected, "PP x VPP = 8 x 2 = 16 chunks");
   EXPECT_EQ(error.found, "32 chunks");
-  l = pipeline(16, 2);
+  l = layout_pipeline(16, 2);
   l.pipeline_layout = "Et*3|(tt|)*29,m|L";
-  EXPECT_FALSE(place_layers(model(62, 1), l, &error));  // one decoder layer short
+  EXPECT_FALSE(place_layers(layout_model(62, 1), l, &error));  // one decoder layer short
   EXPECT_EQ(error.found, "61 t");
-  EXPECT_FALSE(place_layers(model(61, 2), l, &error));  // 1 of 2 MTP layers
+  EXPECT_FALSE(place_layers(layout_model(61, 2), l, &error));  // 1 of 2 MTP layers
   EXPECT_NE(error.message.find("MTP"), std::string::npos);
   // A model without MTP layers is told so, not asked for "none or all 0".
   l.pipeline_layout = "Et*3|(tt|)*29,tm|L";
-  EXPECT_FALSE(place_layers(model(62), l, &error));
+  EXPECT_FALSE(place_layers(layout_model(62), l, &error));
   EXPECT_NE(error.message.find("but model has none"), std::string::npos) << error.message;
   EXPECT_EQ(error.expected, "no m");
   l.pipeline_layout = "Et*3|(tt|)*29,m|L";
   l.pipeline_layout = "Et*61|m|(|)*29,L";  // MTP on stage 1's first chunk
-  EXPECT_FALSE(place_layers(model(61, 1), l, &error));
+  EXPECT_FALSE(place_layers(layout_model(61, 1), l, &error));
   EXPECT_NE(error.message.find("last virtual chunk"), std::string::npos) << error.message;
   l.pipeline_layout = "Et*3|(tt|)*29,m|Lx";
-  EXPECT_FALSE(place_layers(model(61, 1), l, &error));
+  EXPECT_FALSE(place_layers(layout_model(61, 1), l, &error));
   EXPECT_NE(error.message.find("position 18"), std::string::npos) << error.message;
-  l = pipeline(1, 2);
+  l = layout_pipeline(1, 2);
   l.pipeline_layout = "Et|tL";
-  EXPECT_FALSE(place_layers(model(2), l, &error));
+  EXPECT_FALSE(place_layers(layout_model(2), l, &error));
   EXPECT_EQ(error.rule, PlacementRule::kVirtual);
 }
 
 TEST(PipelinePlacement, FormsThatCannotBeCombined) {
   PlacementError error;
-  Layout l = pipeline(4, 1);
+  Layout l = layout_pipeline(4, 1);
   l.layer_split = LayerSplit{15, 14};
   l.account_for_loss_in_pipeline_split = true;
-  EXPECT_FALSE(place_layers(model(61), l, &error));
+  EXPECT_FALSE(place_layers(layout_model(61), l, &error));
   EXPECT_EQ(error.rule, PlacementRule::kExclusive);
   EXPECT_EQ(error.found, "layer_split, account_for_loss_in_pipeline_split");
   l.layer_split.reset();
   l.pipeline_layout = "Et*15|t*16|t*16|t*14L";
-  EXPECT_FALSE(place_layers(model(61), l, &error));
+  EXPECT_FALSE(place_layers(layout_model(61), l, &error));
   EXPECT_EQ(error.rule, PlacementRule::kExclusive);
   // Short enough that `plan --layout`'s one-line refusal (capped at 240 characters) keeps it whole.
   EXPECT_LT(error.message.size(), 100u) << error.message;
   l.account_for_loss_in_pipeline_split = false;
-  EXPECT_TRUE(place_layers(model(61), l));
+  EXPECT_TRUE(place_layers(layout_model(61), l));
   EXPECT_TRUE(has_placement(l));
-  EXPECT_FALSE(has_placement(pipeline(4, 1)));
+  EXPECT_FALSE(has_placement(layout_pipeline(4, 1)));
 }
 
 }  // namespace

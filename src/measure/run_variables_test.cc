@@ -14,7 +14,7 @@ std::vector<std::string> names(const std::vector<RunVariable>& variables) {
   return out;
 }
 
-std::string bundled_run(const std::string& path) {
+std::string bundled_run_text(const std::string& path) {
   Problems problems;
   std::optional<YamlDocument> document =
       parse_yaml(testing::read_source_file(path), path, problems);
@@ -23,10 +23,10 @@ std::string bundled_run(const std::string& path) {
 
 // gpt-oss defines MODEL_ARGS itself; the Qwen recipes leave it to the model script.
 TEST(RunVariables, TheBundledRecipesReadTheCheckpointsAndTheRows) {
-  EXPECT_EQ(names(variables_read(bundled_run(testing::kBundledRecipes[0]))),
+  EXPECT_EQ(names(variables_read(bundled_run_text(testing::kBundledRecipes[0]))),
             (std::vector<std::string>{"HF_CKPT", "TORCH_DIST", "SFT_DATA"}));
   for (std::size_t i = 1; i < testing::kBundledRecipes.size(); ++i) {
-    EXPECT_EQ(names(variables_read(bundled_run(testing::kBundledRecipes[i]))),
+    EXPECT_EQ(names(variables_read(bundled_run_text(testing::kBundledRecipes[i]))),
               (std::vector<std::string>{"MODEL_ARGS[@]", "HF_CKPT", "TORCH_DIST", "SFT_DATA"}))
         << testing::kBundledRecipes[i];
   }

@@ -29,7 +29,7 @@ std::string with(const std::string& fields) {
   return testing::replace_all(sibling(), "\"use_bias\": false,", "\"use_bias\": false, " + fields);
 }
 
-std::optional<ModelShape> shape_of(const std::string& text, Problems& problems) {
+std::optional<ModelShape> exaone_shape(const std::string& text, Problems& problems) {
   std::optional<HfConfig> config = HfConfig::parse(text, "exaone.json", problems);
   if (!config) return std::nullopt;
   return model_shape_from_config(*config, "", problems);
@@ -39,7 +39,7 @@ std::optional<ModelShape> shape_of(const std::string& text, Problems& problems) 
 // layer_types nor sliding_window: no sliding layers.
 TEST(ExaoneMoe, CountsLikeTheSameArchitecture) {
   Problems problems;
-  auto shape = shape_of(sibling(), problems);
+  auto shape = exaone_shape(sibling(), problems);
   ASSERT_TRUE(shape) << testing::describe(problems);
   EXPECT_EQ(shape->model_type, "exaone_moe");
   EXPECT_EQ(shape->active_params, 3'352'002'560);
@@ -50,13 +50,13 @@ TEST(ExaoneMoe, CountsLikeTheSameArchitecture) {
 // 28 - 7 = 21 of them; a layer_types list, when given, decides instead (here 2 sliding).
 TEST(ExaoneMoe, SlidingLayers) {
   Problems problems;
-  auto shape = shape_of(with("\"sliding_window\": 4096,"), problems);
+  auto shape = exaone_shape(with("\"sliding_window\": 4096,"), problems);
   ASSERT_TRUE(shape) << testing::describe(problems);
   EXPECT_EQ(shape->sliding_window_layers, 21);
   EXPECT_EQ(shape->sliding_window, 4096);
   std::string types = "\"layer_types\": [\"sliding_attention\", \"sliding_attention\"";
   for (int i = 2; i < 28; ++i) types += ", \"full_attention\"";
-  shape = shape_of(with("\"sliding_window\": 128, " + types + "],"), problems);
+  shape = exaone_shape(with("\"sliding_window\": 128, " + types + "],"), problems);
   ASSERT_TRUE(shape) << testing::describe(problems);
   EXPECT_EQ(shape->sliding_window_layers, 2);
   EXPECT_EQ(shape->sliding_window, 128);
@@ -66,7 +66,7 @@ TEST(ExaoneMoe, SlidingLayers) {
 TEST(ExaoneMoe, BadConfigsAreClearProblems) {
   auto refuse = [](const std::string& text, const std::string& field, const std::string& message) {
     Problems problems;
-    EXPECT_FALSE(shape_of(text, problems)) << field;
+    EXPECT_FALSE(exaone_shape(text, problems)) << field;
     ASSERT_FALSE(problems.empty());
     EXPECT_EQ(problems[0].field, field) << testing::describe(problems);
     EXPECT_NE(problems[0].message.find(message), std::string::npos) << testing::describe(problems);

@@ -15,7 +15,7 @@ namespace {
 const char* const k31b = "tests/fixtures/configs/gemma-4-31b-it/config.json";
 const char* const kE2b = "tests/fixtures/configs/gemma-4-e2b-it/config.json";
 
-std::optional<ActiveParamCount> count_text(const std::string& text, Problems& problems) {
+std::optional<ActiveParamCount> count_gemma4(const std::string& text, Problems& problems) {
   auto config = HfConfig::parse(text, "gemma4.json", problems);
   if (!config) return std::nullopt;
   return count_active_params(*config, problems);
@@ -23,7 +23,7 @@ std::optional<ActiveParamCount> count_text(const std::string& text, Problems& pr
 
 TEST(Gemma4Params, Dense31bHasItsOwnGlobalLayers) {
   Problems problems;
-  auto count = count_text(testing::read_source_file(k31b), problems);
+  auto count = count_gemma4(testing::read_source_file(k31b), problems);
   ASSERT_TRUE(count) << testing::describe(problems);
   EXPECT_EQ(count->model_type, "gemma4_text");
   // hidden 5376, 32 heads, 60 layers: 50 sliding, 10 global (every sixth in layer_types).
@@ -62,7 +62,7 @@ TEST(Gemma4Params, Dense31bTotalIsThePublishedSize) {
 
 TEST(Gemma4Params, E2bSharesKvAndHasPerLayerEmbeddings) {
   Problems problems;
-  auto count = count_text(testing::read_source_file(kE2b), problems);
+  auto count = count_gemma4(testing::read_source_file(kE2b), problems);
   ASSERT_TRUE(count) << testing::describe(problems);
   // hidden 1536, 8 heads, 1 KV head, head_dim 256 (512 global), 35 layers with global layers
   // 4, 9, ..., 34; the last 20 (15-34) reuse K/V, so they keep only q and o.
@@ -115,7 +115,7 @@ TEST(Gemma4Params, MoeBlockCountsTheDenseMlpAsTheSharedExpert) {
            {"\"expert_intermediate_size\": null", "\"expert_intermediate_size\": 704"}})
     text = testing::replace_all(text, from, to);
   Problems problems;
-  auto count = count_text(text, problems);
+  auto count = count_gemma4(text, problems);
   ASSERT_TRUE(count) << testing::describe(problems);
   EXPECT_EQ(testing::component_total(*count, "shared experts"), std::int64_t{60} * 346'816'512);
   EXPECT_EQ(testing::component_total(*count, "dense MLP"), 0);
@@ -134,7 +134,7 @@ TEST(Gemma4Params, TopKAboveTheExpertsIsRefused) {
            {"\"expert_intermediate_size\": null", "\"expert_intermediate_size\": 704"}})
     text = testing::replace_all(text, from, to);
   Problems problems;
-  EXPECT_FALSE(count_text(text, problems));
+  EXPECT_FALSE(count_gemma4(text, problems));
   ASSERT_FALSE(problems.empty());
   EXPECT_EQ(problems[0].field, "text_config.top_k_experts");
   EXPECT_EQ(problems[0].expected, "at most 8");
@@ -157,7 +157,7 @@ TEST_P(BadGemma4Test, IsAClearProblem) {
   std::string text = testing::replace_all(original, c.from, c.to);
   ASSERT_NE(text, original) << "the edit must apply";
   Problems problems;
-  EXPECT_FALSE(count_text(text, problems));
+  EXPECT_FALSE(count_gemma4(text, problems));
   ASSERT_FALSE(problems.empty());
   EXPECT_EQ(problems[0].file, "gemma4.json");
   EXPECT_GT(problems[0].position.line, 0);

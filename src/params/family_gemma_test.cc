@@ -16,7 +16,7 @@ const char* const kGemma3_27b = "tests/fixtures/configs/gemma-3-27b-it/config.js
 const char* const kGemma3_4b = "tests/fixtures/configs/gemma-3-4b-it/config.json";
 const char* const kGemma2_9b = "tests/fixtures/configs/gemma-2-9b-it/config.json";
 
-std::optional<HfConfig> parse(const std::string& text, Problems& problems) {
+std::optional<HfConfig> parse_gemma(const std::string& text, Problems& problems) {
   return HfConfig::parse(text, "gemma.json", problems);
 }
 
@@ -129,7 +129,7 @@ TEST(GemmaParams, LayerTypesOverrideThePattern) {
       testing::replace_all(testing::read_source_file(kGemma3_27b), "\"sliding_window\": 1024",
                            types + "], \"sliding_window\": 1024");
   Problems problems;
-  auto config = parse(text, problems);
+  auto config = parse_gemma(text, problems);
   ASSERT_TRUE(config) << testing::describe(problems);
   auto shape = model_shape_from_config(*config, "", problems);
   ASSERT_TRUE(shape) << testing::describe(problems);
@@ -159,7 +159,7 @@ TEST_P(BadGemmaTest, IsAClearProblem) {
   std::string text = testing::replace_all(testing::read_source_file(kGemma3_27b), c.from, c.to);
   ASSERT_NE(text, testing::read_source_file(kGemma3_27b)) << "the edit must apply";
   Problems problems;
-  auto config = parse(text, problems);
+  auto config = parse_gemma(text, problems);
   ASSERT_TRUE(config) << testing::describe(problems);
   EXPECT_FALSE(count_active_params(*config, problems));
   ASSERT_FALSE(problems.empty());

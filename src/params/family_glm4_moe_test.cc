@@ -16,7 +16,7 @@ const char kGlm45Air[] = "tests/fixtures/configs/glm-4.5-air/config.json";
 
 std::string air() { return testing::read_source_file(kGlm45Air); }
 
-std::optional<ActiveParamCount> count_text(const std::string& text, Problems& problems) {
+std::optional<ActiveParamCount> count_glm4_moe(const std::string& text, Problems& problems) {
   std::optional<HfConfig> config = HfConfig::parse(text, "glm.json", problems);
   if (!config) return std::nullopt;
   return count_active_params(*config, problems);
@@ -32,7 +32,7 @@ std::optional<ActiveParamCount> count_text(const std::string& text, Problems& pr
 // N = 5,016,387,584 + 134,479,872 + 45 x 156,237,824 + 620,756,992 = 12,802,326,528.
 TEST(Glm4Moe, Glm45AirCountsByHand) {
   Problems problems;
-  auto result = count_text(air(), problems);
+  auto result = count_glm4_moe(air(), problems);
   ASSERT_TRUE(result) << testing::describe(problems);
   EXPECT_EQ(result->model_type, "glm4_moe");
   EXPECT_EQ(testing::component_total(*result, "attention"), std::int64_t{46} * 109'051'904);
@@ -82,10 +82,11 @@ TEST(Glm4Moe, Glm45AirShapeRebuildsThePublishedSize) {
 // with two, each of the 45 MoE layers gains 17,301,504.
 TEST(Glm4Moe, OneSharedExpertByDefault) {
   Problems problems;
-  auto unstated = count_text(testing::replace_all(air(), "\"n_shared_experts\": 1,", ""), problems);
+  auto unstated =
+      count_glm4_moe(testing::replace_all(air(), "\"n_shared_experts\": 1,", ""), problems);
   ASSERT_TRUE(unstated) << testing::describe(problems);
   EXPECT_EQ(unstated->active_params, 12'802'326'528);
-  auto two = count_text(
+  auto two = count_glm4_moe(
       testing::replace_all(air(), "\"n_shared_experts\": 1,", "\"n_shared_experts\": 2,"),
       problems);
   ASSERT_TRUE(two) << testing::describe(problems);
@@ -97,7 +98,7 @@ TEST(Glm4Moe, BadConfigsAreClearProblems) {
                    const std::string& message) {
     Problems problems;
     ASSERT_NE(air().find(from), std::string::npos) << from;
-    EXPECT_FALSE(count_text(testing::replace_all(air(), from, to), problems)) << from;
+    EXPECT_FALSE(count_glm4_moe(testing::replace_all(air(), from, to), problems)) << from;
     ASSERT_FALSE(problems.empty());
     EXPECT_EQ(problems[0].field, field) << testing::describe(problems);
     EXPECT_NE(problems[0].message.find(message), std::string::npos) << testing::describe(problems);

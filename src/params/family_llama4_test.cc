@@ -21,7 +21,7 @@ std::string as_llama4(const std::string& extra = "") {
                               "\"model_type\": \"llama4_text\"," + extra);
 }
 
-std::optional<ActiveParamCount> count_text(const std::string& text, Problems& problems) {
+std::optional<ActiveParamCount> count_llama4(const std::string& text, Problems& problems) {
   auto config = HfConfig::parse(text, "llama4.json", problems);
   if (!config) return std::nullopt;
   return count_active_params(*config, problems);
@@ -29,7 +29,7 @@ std::optional<ActiveParamCount> count_text(const std::string& text, Problems& pr
 
 TEST(Llama4Params, EveryLayerIsMoeByDefault) {
   Problems problems;
-  auto count = count_text(as_llama4(), problems);
+  auto count = count_llama4(as_llama4(), problems);
   ASSERT_TRUE(count) << testing::describe(problems);
   EXPECT_EQ(count->model_type, "llama4_text");
   // hidden 4096, 32 layers, 32 heads and 8 KV heads of 128 (Llama4TextConfig's head_dim default,
@@ -51,7 +51,7 @@ TEST(Llama4Params, InterleavedDenseLayersUseTheMlpSize) {
   // Step 2 (Maverick's): layers 1, 3, ..., 31 are MoE (16), the other 16 dense with
   // intermediate_size_mlp (default 16384): 3 x 4096 x 16384 = 201,326,592 each.
   Problems problems;
-  auto count = count_text(as_llama4(" \"interleave_moe_layer_step\": 2,"), problems);
+  auto count = count_llama4(as_llama4(" \"interleave_moe_layer_step\": 2,"), problems);
   ASSERT_TRUE(count) << testing::describe(problems);
   EXPECT_EQ(testing::component_total(*count, "routed experts"), std::int64_t{16} * 352'321'536);
   EXPECT_EQ(testing::component_total(*count, "dense MLP"), std::int64_t{16} * 201'326'592);
@@ -90,7 +90,7 @@ TEST(Llama4Params, ShapeHasExpertsAndChunkedLayers) {
 
 TEST(Llama4Params, MoeLayersListOverridesTheStep) {
   Problems problems;
-  auto count = count_text(as_llama4(" \"moe_layers\": [0, 31],"), problems);
+  auto count = count_llama4(as_llama4(" \"moe_layers\": [0, 31],"), problems);
   ASSERT_TRUE(count) << testing::describe(problems);
   EXPECT_EQ(testing::component_total(*count, "routed experts"), std::int64_t{2} * 352'321'536);
   EXPECT_EQ(testing::component_total(*count, "dense MLP"), std::int64_t{30} * 201'326'592);
@@ -123,7 +123,7 @@ TEST_P(BadLlama4Test, IsAClearProblem) {
     text = edited;
   }
   Problems problems;
-  EXPECT_FALSE(count_text(text, problems));
+  EXPECT_FALSE(count_llama4(text, problems));
   ASSERT_FALSE(problems.empty());
   EXPECT_EQ(problems[0].file, "llama4.json");
   EXPECT_GT(problems[0].position.line, 0);

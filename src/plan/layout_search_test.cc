@@ -13,7 +13,7 @@ namespace {
 
 using testing::bundled_catalog;
 
-ClusterShape h200(int gpus) {
+ClusterShape h200_cluster(int gpus) {
   return cluster_of(*bundled_catalog().catalog.find_gpu("H200"), gpus);
 }
 
@@ -78,10 +78,11 @@ TEST(LayoutSearch, ExploresTheBalancedPlacementOfEachPpAndVpp) {
   SearchOptions options;
   options.top = 100000;  // every fitting layout
   LayoutSearchResult result =
-      search_layouts(shape("gpt-oss-20b"), h200(8), PlanWorkload{}, options);
+      search_layouts(shape("gpt-oss-20b"), h200_cluster(8), PlanWorkload{}, options);
   bool pp8_vpp2 = false;
   for (const LayoutPrediction& p : result.ranked) {
-    EXPECT_TRUE(check_layout(shape("gpt-oss-20b"), h200(8), PlanWorkload{}, p.layout).empty())
+    EXPECT_TRUE(
+        check_layout(shape("gpt-oss-20b"), h200_cluster(8), PlanWorkload{}, p.layout).empty())
         << p.layout.label << " " << placement_text(p.layout);
     if (p.layout.pp == 8 && p.layout.vpp == 2) {
       pp8_vpp2 = true;
@@ -96,7 +97,7 @@ TEST(LayoutSearch, RanksOnlyLegalFittingLayoutsBestFirst) {
   SearchOptions options;
   options.top = 20;
   LayoutSearchResult result =
-      search_layouts(shape("gpt-oss-20b"), h200(8), PlanWorkload{}, options);
+      search_layouts(shape("gpt-oss-20b"), h200_cluster(8), PlanWorkload{}, options);
   ASSERT_FALSE(result.ranked.empty());
   EXPECT_LE(result.ranked.size(), 20u);
   EXPECT_GE(result.candidates, result.legal);
@@ -104,7 +105,8 @@ TEST(LayoutSearch, RanksOnlyLegalFittingLayoutsBestFirst) {
   EXPECT_EQ(result.legal, result.fitting + result.rejected_by_memory);
   for (std::size_t i = 0; i < result.ranked.size(); ++i) {
     const LayoutPrediction& p = result.ranked[i];
-    EXPECT_TRUE(check_layout(shape("gpt-oss-20b"), h200(8), PlanWorkload{}, p.layout).empty())
+    EXPECT_TRUE(
+        check_layout(shape("gpt-oss-20b"), h200_cluster(8), PlanWorkload{}, p.layout).empty())
         << p.layout.label;
     EXPECT_TRUE(p.memory.fits) << p.layout.label;
     EXPECT_EQ(p.layout.dp * p.layout.tp * p.layout.pp * p.layout.cp, 8) << p.layout.label;
@@ -118,13 +120,14 @@ TEST(LayoutSearch, RanksOnlyLegalFittingLayoutsBestFirst) {
 TEST(LayoutSearch, SaysWhichRuleRejectedWhat) {
   SearchOptions options;
   LayoutSearchResult result =
-      search_layouts(shape("Qwen3.5-122B-A10B"), h200(32), PlanWorkload{}, options);
+      search_layouts(shape("Qwen3.5-122B-A10B"), h200_cluster(32), PlanWorkload{}, options);
   bool heads = false;
   for (const RuleRejections& r : result.rejected) {
     EXPECT_GT(r.count, 0);
     EXPECT_EQ(r.example_violation.rule, r.rule);  // the example breaks the rule it is filed under
-    EXPECT_EQ(first_broken_rule(shape("Qwen3.5-122B-A10B"), h200(32), PlanWorkload{}, r.example),
-              r.rule);
+    EXPECT_EQ(
+        first_broken_rule(shape("Qwen3.5-122B-A10B"), h200_cluster(32), PlanWorkload{}, r.example),
+        r.rule);
     if (r.rule == LayoutRule::kTpHeads) {
       heads = true;
       EXPECT_GT(r.example.tp, 2);  // 2 KV heads: TP 4 and 8 are rejected
@@ -151,8 +154,8 @@ TEST(LayoutSearch, BlocksDecidedAtOnceCountAsCheckingEveryMesh) {
     fast.top = 5;
     SearchOptions every = fast;
     every.check_every_mesh = true;
-    LayoutSearchResult a = search_layouts(shape(model), h200(gpus), PlanWorkload{}, fast);
-    LayoutSearchResult b = search_layouts(shape(model), h200(gpus), PlanWorkload{}, every);
+    LayoutSearchResult a = search_layouts(shape(model), h200_cluster(gpus), PlanWorkload{}, fast);
+    LayoutSearchResult b = search_layouts(shape(model), h200_cluster(gpus), PlanWorkload{}, every);
     EXPECT_EQ(a.candidates, b.candidates);
     EXPECT_EQ(a.legal, b.legal);
     EXPECT_EQ(a.fitting, b.fitting);
@@ -179,7 +182,7 @@ TEST(LayoutSearch, BlocksDecidedAtOnceCountAsCheckingEveryMesh) {
 TEST(LayoutSearch, NoLayoutFitsWhenTheModelCannotFit) {
   // Qwen3.5-122B-A10B's weights and optimizer state alone exceed one GPU.
   LayoutSearchResult result =
-      search_layouts(shape("Qwen3.5-122B-A10B"), h200(1), PlanWorkload{}, SearchOptions{});
+      search_layouts(shape("Qwen3.5-122B-A10B"), h200_cluster(1), PlanWorkload{}, SearchOptions{});
   EXPECT_TRUE(result.ranked.empty());
   EXPECT_GT(result.rejected_by_memory, 0);
   ASSERT_TRUE(result.memory_example);
@@ -219,12 +222,13 @@ TEST(LayoutSearch, PlansAMambaHybrid) {
   const ModelShape m = mamba_hybrid();
   SearchOptions options;
   options.top = 100000;
-  LayoutSearchResult result = search_layouts(m, h200(16), PlanWorkload{}, options);
+  LayoutSearchResult result = search_layouts(m, h200_cluster(16), PlanWorkload{}, options);
   ASSERT_FALSE(result.ranked.empty());
   bool cp = false;
   for (std::size_t i = 0; i < result.ranked.size(); ++i) {
     const LayoutPrediction& p = result.ranked[i];
-    EXPECT_TRUE(check_layout(m, h200(16), PlanWorkload{}, p.layout).empty()) << p.layout.label;
+    EXPECT_TRUE(check_layout(m, h200_cluster(16), PlanWorkload{}, p.layout).empty())
+        << p.layout.label;
     EXPECT_TRUE(p.memory.fits) << p.layout.label;
     EXPECT_EQ(128 % p.layout.tp, 0) << p.layout.label;
     EXPECT_EQ(8 % p.layout.tp, 0) << p.layout.label;
@@ -290,10 +294,10 @@ TEST(LayoutSearch, ChecksEveryRecomputeSettingAgainstTheRules) {
   SearchOptions options;
   options.top = 100000;
   const ModelShape& m = shape("gpt-oss-20b");
-  LayoutSearchResult result = search_layouts(m, h200(8), overlap, options);
+  LayoutSearchResult result = search_layouts(m, h200_cluster(8), overlap, options);
   ASSERT_FALSE(result.ranked.empty());
   for (const LayoutPrediction& p : result.ranked) {
-    EXPECT_TRUE(check_layout(m, h200(8), overlap, p.layout).empty()) << p.layout.label;
+    EXPECT_TRUE(check_layout(m, h200_cluster(8), overlap, p.layout).empty()) << p.layout.label;
     EXPECT_FALSE(p.layout.recompute && p.layout.recompute->granularity == "full") << p.layout.label;
   }
 }

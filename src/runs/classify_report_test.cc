@@ -15,7 +15,7 @@ namespace {
 
 using testing::describe;
 
-const std::string kQwen = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8";
+const std::string kQwenRecipeStem = "recipes/qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8";
 
 // classify_files from the source folder, as `openrecipes classify` runs from the checkout.
 std::optional<ClassifyReport> classify(const std::string& candidate, const std::string& reference,
@@ -30,12 +30,15 @@ std::optional<ClassifyReport> classify(const std::string& candidate, const std::
 
 TEST(ClassifyReport, AFlexDispatcherSwapIsCoveredByItsComponentTest) {
   Problems problems;
-  std::optional<ClassifyReport> report = classify(kQwen + "-flex.yaml", kQwen + ".yaml", problems);
+  std::optional<ClassifyReport> report =
+      classify(kQwenRecipeStem + "-flex.yaml", kQwenRecipeStem + ".yaml", problems);
   ASSERT_TRUE(report) << describe(problems);
   EXPECT_TRUE(report->result.passes());
   EXPECT_EQ(report->result.verdict, Verdict::kSwapsCovered);
   std::string text = classify_report_text(*report);
-  EXPECT_EQ(text.rfind("candidate  " + kQwen + "-flex.yaml\nreference  " + kQwen + ".yaml\n\n", 0),
+  EXPECT_EQ(text.rfind("candidate  " + kQwenRecipeStem + "-flex.yaml\nreference  " +
+                           kQwenRecipeStem + ".yaml\n\n",
+                       0),
             0u)
       << text;
   EXPECT_NE(
@@ -46,7 +49,8 @@ TEST(ClassifyReport, AFlexDispatcherSwapIsCoveredByItsComponentTest) {
 
 TEST(ClassifyReport, TheRunLengthIsBenignAtItsRecipeLine) {
   Problems problems;
-  std::optional<ClassifyReport> report = classify(kQwen + "-rc2.yaml", kQwen + ".yaml", problems);
+  std::optional<ClassifyReport> report =
+      classify(kQwenRecipeStem + "-rc2.yaml", kQwenRecipeStem + ".yaml", problems);
   ASSERT_TRUE(report) << describe(problems);
   nlohmann::json json = classify_report_json(*report);
   EXPECT_EQ(json["verdict"]["id"], "execution_only");
@@ -57,14 +61,14 @@ TEST(ClassifyReport, TheRunLengthIsBenignAtItsRecipeLine) {
   EXPECT_EQ(run_length["class"], "benign");
   // The file's line, not the command's.
   EXPECT_EQ(run_length["reference_line"],
-            testing::line_containing(kQwen + ".yaml", "--num-rollout 14"));
+            testing::line_containing(kQwenRecipeStem + ".yaml", "--num-rollout 14"));
   EXPECT_GT(run_length["reference_line"], 100);
 }
 
 TEST(ClassifyReport, StandardInputIsABareCommandWithNoComponentTests) {
   Problems problems;
   std::optional<ClassifyReport> report =
-      classify("-", kQwen + ".yaml", problems, "python3 train.py --num-rollout 20\n");
+      classify("-", kQwenRecipeStem + ".yaml", problems, "python3 train.py --num-rollout 20\n");
   ASSERT_TRUE(report) << describe(problems);
   EXPECT_EQ(report->candidate.source, "-");
   EXPECT_FALSE(report->candidate.recipe);
@@ -87,7 +91,7 @@ TEST(ClassifyReport, ACommandProblemIsAtItsFileLine) {
   std::filesystem::path dir = testing::fresh_dir("classify_report_lines");
   std::ofstream(dir / "broken.yaml") << "model: x\nrun: |\n  python3 train.py \\\n  --lr \"1e-5\n";
   Problems problems;
-  EXPECT_FALSE(classify((dir / "broken.yaml").string(), kQwen + ".yaml", problems));
+  EXPECT_FALSE(classify((dir / "broken.yaml").string(), kQwenRecipeStem + ".yaml", problems));
   ASSERT_FALSE(problems.empty());
   EXPECT_EQ(problems[0].rule, "classify.command");
   EXPECT_EQ(problems[0].position.line, 4) << describe(problems);

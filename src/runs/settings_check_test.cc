@@ -9,7 +9,7 @@ namespace {
 
 using testing::describe;
 
-TrainingLog read_fixture(const std::string& name) {
+TrainingLog read_log_fixture(const std::string& name) {
   Problems problems;
   std::optional<TrainingLog> log =
       read_training_log(testing::source_dir() + "/tests/fixtures/logs/" + name, problems);
@@ -26,7 +26,7 @@ const TermCheck& term(const SettingsCheck& check, const std::string& name) {
 }
 
 TEST(SettingsCheck, TheGptOssRecipesSettingsAgreeWithItsLog) {
-  TrainingLog log = read_fixture("megatron_lm_gpt_oss_20b_8xh200_args.log");
+  TrainingLog log = read_log_fixture("megatron_lm_gpt_oss_20b_8xh200_args.log");
   StatedSettings stated{{{8, "recipe"}},   {{128, "recipe"}}, {{1, "recipe"}}, {{8192, "recipe"}},
                         {{2880, "model"}}, {{24, "model"}},   {{32, "model"}}};
   SettingsCheck check = check_log_settings(log, stated);
@@ -36,7 +36,7 @@ TEST(SettingsCheck, TheGptOssRecipesSettingsAgreeWithItsLog) {
 }
 
 TEST(SettingsCheck, EachDisagreementNamesBothValuesAndTheLogLine) {
-  TrainingLog log = read_fixture("megatron_lm_gpt_oss_20b_8xh200_args.log");
+  TrainingLog log = read_log_fixture("megatron_lm_gpt_oss_20b_8xh200_args.log");
   StatedSettings stated;
   stated.world_size = StatedValue{32, "--gpus"};
   stated.global_batch = StatedValue{64, "--global-batch"};
@@ -61,14 +61,14 @@ TEST(SettingsCheck, SaysWhatTheLogDoesNotPrintAndWhatSlimeDoesNotMean) {
   flags.world_size = StatedValue{16, "--gpus"};
   flags.global_batch = StatedValue{128, "the protocol's default"};
   SettingsCheck bridge =
-      check_log_settings(read_fixture("megatron_bridge_llama3_8b_16xh100.log"), flags);
+      check_log_settings(read_log_fixture("megatron_bridge_llama3_8b_16xh100.log"), flags);
   EXPECT_TRUE(bridge.problems.empty());
   EXPECT_EQ(term(bridge, "world_size").status, TermStatus::kNotPrinted);
   EXPECT_EQ(term(bridge, "global_batch_size").status, TermStatus::kAgrees);
   StatedSettings qwen{{{32, "recipe"}},  {{128, "recipe"}}, {{1, "recipe"}}, {{8192, "recipe"}},
                       {{3072, "model"}}, {{48, "model"}},   {{256, "model"}}};
   SettingsCheck slime =
-      check_log_settings(read_fixture("slime_qwen35_122b_flex_32xh200_args.log"), qwen);
+      check_log_settings(read_log_fixture("slime_qwen35_122b_flex_32xh200_args.log"), qwen);
   EXPECT_TRUE(slime.problems.empty()) << describe(slime.problems);
   EXPECT_EQ(term(slime, "seq_length").status, TermStatus::kNotChecked);
   EXPECT_NE(term(slime, "seq_length").note.find("placeholder"), std::string::npos);

@@ -9,20 +9,16 @@
 namespace openrecipes {
 namespace {
 
-const CatalogCheck& bundled_check() {
-  static const CatalogCheck check = check_catalog(testing::source_dir(), {}, testing::source_dir());
-  return check;
-}
-
 nlohmann::json qwen_on_h200() {
-  const Catalog& catalog = bundled_check().loaded->catalog;
-  return pair_page(catalog, RecipeRanks(bundled_check().recipes),
+  const Catalog& catalog = testing::bundled_catalog_check().loaded->catalog;
+  return pair_page(catalog, RecipeRanks(testing::bundled_catalog_check().recipes),
                    *catalog.find_model("Qwen3.5-122B-A10B"), *catalog.find_gpu("H200"),
                    {"https://example.org/repo", "main"});
 }
 
 TEST(PairPage, RanksTheThreeSeedRecipes) {
-  ASSERT_TRUE(bundled_check().problems.empty()) << testing::describe(bundled_check().problems);
+  ASSERT_TRUE(testing::bundled_catalog_check().problems.empty())
+      << testing::describe(testing::bundled_catalog_check().problems);
   nlohmann::json page = qwen_on_h200();
   EXPECT_EQ(page["title"], "Training Qwen3.5-122B-A10B on H200");
   ASSERT_EQ(page["recipes"].size(), 3u);
@@ -67,9 +63,9 @@ TEST(PairPage, CardsCarrySeed003Lines) {
 }
 
 TEST(RecipePage, IsThePermalinkOfTheRecipeFileWithItsFullCard) {
-  const Catalog& catalog = bundled_check().loaded->catalog;
+  const Catalog& catalog = testing::bundled_catalog_check().loaded->catalog;
   std::vector<const CatalogRecipe*> ranked =
-      rank_recipes(bundled_check().recipes, "Qwen3.5-122B-A10B", "H200");
+      rank_recipes(testing::bundled_catalog_check().recipes, "Qwen3.5-122B-A10B", "H200");
   ASSERT_EQ(ranked.size(), 3u);
   EXPECT_EQ(recipe_page_path(*ranked[1]), "qwen3.5-122b-a10b/h200/attune-tp1-pp4-ep8.html");
   nlohmann::json page =
@@ -89,9 +85,9 @@ TEST(RecipePage, IsThePermalinkOfTheRecipeFileWithItsFullCard) {
 }
 
 TEST(RecipePage, DrawsTheStepTimesAndLossesOnlyWhereTheRecipeStatesThem) {
-  const Catalog& catalog = bundled_check().loaded->catalog;
+  const Catalog& catalog = testing::bundled_catalog_check().loaded->catalog;
   std::vector<const CatalogRecipe*> ranked =
-      rank_recipes(bundled_check().recipes, "Qwen3.5-122B-A10B", "H200");
+      rank_recipes(testing::bundled_catalog_check().recipes, "Qwen3.5-122B-A10B", "H200");
   ASSERT_EQ(ranked.size(), 3u);
   const Model& model = *catalog.find_model("Qwen3.5-122B-A10B");
   const Gpu& gpu = *catalog.find_gpu("H200");
@@ -123,8 +119,8 @@ TEST(PairPage, BarsFollowTheRankedTable) {
 
 // The ranking looked up per pair is the ranking rank_recipes computes, ties and all.
 TEST(RecipeRanks, AreRankRecipesForEveryPair) {
-  const Catalog& catalog = bundled_check().loaded->catalog;
-  const std::vector<CatalogRecipe>& bundled = bundled_check().recipes;
+  const Catalog& catalog = testing::bundled_catalog_check().loaded->catalog;
+  const std::vector<CatalogRecipe>& bundled = testing::bundled_catalog_check().recipes;
   ASSERT_EQ(bundled.size(), 4u);
   std::vector<CatalogRecipe> recipes = bundled;
   for (int i = 0; i < 40; ++i) {
@@ -149,9 +145,10 @@ TEST(RecipeRanks, AreRankRecipesForEveryPair) {
 }
 
 TEST(PairPage, ALargePairIsSplitIntoPagesOfAHundredRanks) {
-  const Catalog& catalog = bundled_check().loaded->catalog;
+  const Catalog& catalog = testing::bundled_catalog_check().loaded->catalog;
   std::vector<CatalogRecipe> recipes;
-  const CatalogRecipe* base = rank_recipes(bundled_check().recipes, "gpt-oss-20b", "H200").at(0);
+  const CatalogRecipe* base =
+      rank_recipes(testing::bundled_catalog_check().recipes, "gpt-oss-20b", "H200").at(0);
   for (int i = 0; i < 250; ++i) {
     CatalogRecipe copy = *base;
     copy.catalog_path = fmt::format("recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4-c{:03}.yaml", i);
@@ -188,8 +185,9 @@ TEST(PairPage, ALargePairIsSplitIntoPagesOfAHundredRanks) {
 }
 
 TEST(SearchIndex, ListsEveryRankedRecipeWithItsPagesAndPlainNumbers) {
-  const Catalog& catalog = bundled_check().loaded->catalog;
-  nlohmann::json index = search_index(catalog, RecipeRanks(bundled_check().recipes));
+  const Catalog& catalog = testing::bundled_catalog_check().loaded->catalog;
+  nlohmann::json index =
+      search_index(catalog, RecipeRanks(testing::bundled_catalog_check().recipes));
   ASSERT_EQ(index["recipes"].size(), 4u);
   const nlohmann::json& first = index["recipes"][0];  // gpt-oss-20b is the first model
   EXPECT_EQ(first["model"], "gpt-oss-20b");
@@ -224,7 +222,7 @@ TEST(PairPage, TilesListOnlyGpuTypesWithRecipes) {
 }
 
 TEST(IndexPage, GroupsByFamilyWithBestPerGpu) {
-  const CatalogCheck& check = bundled_check();
+  const CatalogCheck& check = testing::bundled_catalog_check();
   nlohmann::json page = index_page(check.loaded->catalog, RecipeRanks(check.recipes));
   std::vector<std::string> families;
   for (const auto& family : page["families"]) families.push_back(family["family"]);
@@ -245,7 +243,8 @@ TEST(IndexPage, GroupsByFamilyWithBestPerGpu) {
 }
 
 TEST(FieldsPage, ListsEveryFieldInFileOrderWithRules) {
-  nlohmann::json page = fields_page(bundled_check().loaded->recipe_schema.ordered_json());
+  nlohmann::json page =
+      fields_page(testing::bundled_catalog_check().loaded->recipe_schema.ordered_json());
   ASSERT_GT(page["fields"].size(), 80u);
   EXPECT_EQ(page["fields"][0]["path"], "schema_version");
   EXPECT_EQ(page["fields"][0]["type"], "always 1");

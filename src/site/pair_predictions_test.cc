@@ -20,18 +20,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const CatalogCheck& bundled_check() {
-  static const CatalogCheck check = check_catalog(testing::source_dir(), {}, testing::source_dir());
-  return check;
-}
-
 const SitePredictions& bundled_predictions() {
-  static const SitePredictions predictions = predict_unmeasured_pairs(bundled_check());
+  static const SitePredictions predictions =
+      predict_unmeasured_pairs(testing::bundled_catalog_check());
   return predictions;
 }
 
 TEST(PairPredictions, CoverExactlyThePairsWithoutAVerifiedRecipe) {
-  const CatalogCheck& check = bundled_check();
+  const CatalogCheck& check = testing::bundled_catalog_check();
   ASSERT_TRUE(check.problems.empty()) << testing::describe(check.problems);
   const Catalog& catalog = check.loaded->catalog;
   const SitePredictions& predictions = bundled_predictions();
@@ -75,7 +71,7 @@ std::string parallel_layout_key(const Layout& l) {
 // The site shows what `plan` ranks: the same calibration, request and top layouts, each parallel
 // layout once, with its fastest recompute (the search ranks every recompute of a layout).
 TEST(PairPredictions, AreWhatPlanRanksForTheSameRequest) {
-  const CatalogCheck& check = bundled_check();
+  const CatalogCheck& check = testing::bundled_catalog_check();
   const Catalog& catalog = check.loaded->catalog;
   const PairPrediction* site = bundled_predictions().find("Qwen3-30B-A3B", "H200");
   ASSERT_NE(site, nullptr);

@@ -28,7 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
-const char* kReference = "tests/slurm/fixtures/tune-reference.yaml";
+const char* kTuneReference = "tests/slurm/fixtures/tune-reference.yaml";
 
 // The value of `--flag N` in `script`, or 1.
 int flag_value(const std::string& script, const std::string& flag) {
@@ -139,7 +139,7 @@ class TuneSession : public ::testing::Test {
     inputs_.calibrate = [](const std::vector<MeasuredLayout>& rows, bool) {
       return calibrate_speed_model(rows, {}, false);
     };
-    options_.reference = testing::source_dir() + "/" + kReference;
+    options_.reference = testing::source_dir() + "/" + kTuneReference;
     options_.author = "tester";
     options_.measure.poll_interval_s = 0.01;
     options_.measure.gpu_request = false;
@@ -148,10 +148,10 @@ class TuneSession : public ::testing::Test {
                             {"SFT_PROMPT_FORMAT", "x"}, {"TOKENIZER", "x"},
                             {"CHECKPOINT", "x"}};
   }
-  // Makes the session's reference a copy of kReference, under options_.root as `name`, whose
+  // Makes the session's reference a copy of kTuneReference, under options_.root as `name`, whose
   // command carries `argument` too (after pretrain_gpt.py).
   void use_reference_with(const std::string& argument, const std::string& name) {
-    std::string text = testing::read_source_file(kReference);
+    std::string text = testing::read_source_file(kTuneReference);
     const std::string anchor = "    pretrain_gpt.py \\\n";
     ASSERT_NE(text.find(anchor), std::string::npos);
     text.replace(text.find(anchor), anchor.size(), anchor + "    " + argument + " \\\n");
