@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "base/source_text.h"
 #include "validate/hygiene_scan.h"
@@ -61,24 +62,82 @@ class HygieneChecker {
   explicit HygieneChecker(const RuleContext& c)
       : c_(c), text_(c.file.document.text), source_(text_) {}
 
-  // A scalar of the recipe: each finding is placed where its text stands in the file, searched
-  // from the scalar's start (block scalars keep their text verbatim; a folded or escaped one that
-  // does not falls back to the scalar's own position).
+  // A scalar of the recipe: each finding is placed where its text stands in the file. Where the
+  // scalar's text maps onto the file's bytes (mapped_offset) the finding's own offset is used;
+  // else (a folded or escaped scalar) its text is searched from the scalar's start, and when not
+  // found there the scalar's own position stands.
   void scalar(const YamlNode* node, const std::string& field, std::string_view value,
               const std::vector<HygieneFinding>& findings) {
     if (!node) return;
-    std::size_t cursor = offset_of(source_, text_, node->position);
+    std::size_t start = offset_of(source_, text_, node->position);
+    std::size_t cursor = start;
     std::size_t limit = next_field_offset(node->position);
     for (const HygieneFinding& finding : findings) {
       std::string_view found = value.substr(finding.begin, finding.end - finding.begin);
-      std::size_t at = text_.find(found, cursor);
+      std::optional<std::size_t> at =
+          mapped_offset(*node, start, limit, value, finding.begin, found);
+      if (!at) {
+        std::size_t searched = text_.find(found, cursor);
+        if (searched != std::string_view::npos && searched + found.size() <= limit) at = searched;
+      }
       SourcePosition position = node->position;
-      if (at != std::string_view::npos && at + found.size() <= limit) {
-        position = source_.position(at);
-        cursor = at + found.size();
+      if (at) {
+        position = source_.position(*at);
+        cursor = *at + found.size();
       }
       c_.add(problem_of(finding, found, c_.file.display_path, position, field));
     }
+  }
+
+  // The file offset of the value's byte `begin`, for a scalar whose text is the file's own bytes:
+  // a literal block (`|`), whose k-th line is the file's k-th line after the indicator less the
+  // block's indentation (YAML 1.2, sec. 8.1.2), or a plain or quoted scalar on one line (after the
+  // quote). The text there must be `found`; nullopt otherwise (an escape or a fold before it, an
+  // explicit indentation indicator), and the caller searches instead. A search alone took an
+  // earlier occurrence of the same text: `node17` in `echo node17` for `MASTER_ADDR=node17` on
+  // the next line.
+  std::optional<std::size_t> mapped_offset(const YamlNode& node, std::size_t start,
+                                           std::size_t limit, std::string_view value,
+                                           std::size_t begin, std::string_view found) const {
+    std::size_t at = std::string_view::npos;
+    if (node.style == '|') {
+      std::size_t line = text_.find('\n', start);
+      if (line == std::string_view::npos) return std::nullopt;
+      ++line;
+      std::size_t indent = block_indent(line, limit);
+      std::size_t newline = begin == 0 ? std::string_view::npos : value.rfind('\n', begin - 1);
+      std::size_t column = newline == std::string_view::npos ? begin : begin - newline - 1;
+      for (std::size_t k = 0; k < begin; ++k) {
+        if (value[k] != '\n') continue;
+        line = text_.find('\n', line);
+        if (line == std::string_view::npos) return std::nullopt;
+        ++line;
+      }
+      at = line + indent + column;
+    } else if (node.style == 0 || node.style == '"' || node.style == '\'') {
+      at = start + (node.style == 0 ? 0 : 1) + begin;
+    }
+    if (at == std::string_view::npos || at > limit || found.size() > limit - at ||
+        text_.substr(at, found.size()) != found) {
+      return std::nullopt;
+    }
+    return at;
+  }
+
+  // The indentation of a block scalar whose content starts at offset `line`: the leading spaces
+  // of its first line that holds more than spaces (YAML 1.2, sec. 8.1.1.1, auto-detection).
+  std::size_t block_indent(std::size_t line, std::size_t limit) const {
+    while (line < limit) {
+      std::size_t spaces = 0;
+      while (line + spaces < limit && text_[line + spaces] == ' ') ++spaces;
+      if (line + spaces < limit && text_[line + spaces] != '\n' && text_[line + spaces] != '\r') {
+        return spaces;
+      }
+      std::size_t next = text_.find('\n', line);
+      if (next == std::string_view::npos) break;
+      line = next + 1;
+    }
+    return 0;
   }
 
   // Where the first field after `position` starts (the end of the scalar there), or the end.

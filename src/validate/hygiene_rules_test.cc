@@ -211,6 +211,38 @@ TEST(HygieneRules, EveryIssueExampleInOneRunIsCaughtOnItsOwnLine) {
   EXPECT_EQ(problems[0].position.column, 21);  // after "    --hf-checkpoint "
 }
 
+// Each finding stands at its own occurrence in the file, not at an earlier one of the same text:
+// the `node17` of MASTER_ADDR, not the one echoed the line before; the account `qos` of
+// `--qos=qos`, not the option's own letters.
+TEST(HygieneRules, AFindingIsPlacedAtItsOwnOccurrenceNotAnEarlierOneOfTheSameText) {
+  std::string text = read_source_file(kQwen);
+  text = replace_all(text, "  export TORCHINDUCTOR_COMPILE_THREADS=1",
+                     "  echo node17\n  export MASTER_ADDR=node17");
+  text = replace_all(text, kRefLine, "    --ref-load \"$TORCH_DIST\" --qos=qos \\");
+  Problems problems = hygiene_only(validate_as(kQwen, text));
+  SourceText source(text);
+  int master_line = line_of(text, "export MASTER_ADDR=node17");
+  int qos_line = line_of(text, "--qos=qos");
+  ASSERT_GT(master_line, 0);
+  ASSERT_GT(qos_line, 0);
+  bool master_seen = false, qos_seen = false;
+  for (const Problem& p : problems) {
+    std::string_view line = source.line(p.position.line);
+    std::size_t column = static_cast<std::size_t>(p.position.column) - 1;
+    if (p.position.line == master_line) {
+      master_seen = true;
+      EXPECT_EQ(column, line.find("node17")) << describe({p});
+    } else if (p.position.line == qos_line) {
+      qos_seen = true;
+      EXPECT_EQ(column, line.find("=qos") + 1) << describe({p});
+    } else {
+      ADD_FAILURE() << "a finding away from the edited lines: " << describe({p});
+    }
+  }
+  EXPECT_TRUE(master_seen) << describe(problems);
+  EXPECT_TRUE(qos_seen) << describe(problems);
+}
+
 TEST(HygieneRules, ShortOptionsCountOnlyAmongSrunsOwn) {
   auto kinds = [](const std::string& text) {
     std::vector<std::string> found;
