@@ -6,16 +6,14 @@
 
 namespace openrecipes {
 
-using Json = nlohmann::ordered_json;
-
-std::string tune_summary_text(const Json& summary) {
+std::string tune_summary_text(const nlohmann::ordered_json& summary) {
   std::string out =
       fmt::format("tune: {} on {} x {}, state {}\n", summary["model"].get<std::string>(),
                   summary["gpus"].get<int>(), summary["gpu"].get<std::string>(),
                   summary["state"].get<std::string>());
   out += fmt::format("{:>3}  {:<46} {:>8} {:>10} {:>10} {:>7}  {}\n", "run", "layout", "job",
                      "predicted", "measured", "error", "result");
-  for (const Json& run : summary["runs"]) {
+  for (const nlohmann::ordered_json& run : summary["runs"]) {
     std::string layout = run["label"].get<std::string>();
     std::string recompute = run["recompute"].get<std::string>();
     if (!recompute.empty() && recompute != "none") layout += ", recompute " + recompute;
