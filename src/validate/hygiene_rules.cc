@@ -105,15 +105,15 @@ class HygieneChecker {
       if (line == std::string_view::npos) return std::nullopt;
       ++line;
       std::size_t indent = block_indent(line, limit);
-      std::size_t newline = begin == 0 ? std::string_view::npos : value.rfind('\n', begin - 1);
-      std::size_t column = newline == std::string_view::npos ? begin : begin - newline - 1;
+      std::size_t value_line = 0;  // where the value's line holding `begin` starts
       for (std::size_t k = 0; k < begin; ++k) {
         if (value[k] != '\n') continue;
+        value_line = k + 1;
         line = text_.find('\n', line);
         if (line == std::string_view::npos) return std::nullopt;
         ++line;
       }
-      at = line + indent + column;
+      at = line + indent + (begin - value_line);
     } else if (node.style == 0 || node.style == '"' || node.style == '\'') {
       at = start + (node.style == 0 ? 0 : 1) + begin;
     }
