@@ -618,9 +618,6 @@ TEST(Cli, AnOptionsValueIsNeverAFlagNorEmpty) {
       << negative.output;
 }
 
-// Numbers are read as written in decimal, and a refused one is named with what was expected:
-// CLI11 alone read "010" as octal 8 and "0x10" as 16, called "8abc" out of range, and let NaN
-// through its range checks.
 // `arguments` (with --format json) exit 2 with one problem of rule `usage` whose field, expected
 // and found are the ones given.
 void expect_usage_problem(const std::string& arguments, const std::string& field,
@@ -635,6 +632,9 @@ void expect_usage_problem(const std::string& arguments, const std::string& field
   EXPECT_EQ(refused[0]["found"], found);
 }
 
+// Numbers are read as written in decimal, and a refused one is named with what was expected:
+// CLI11 alone read "010" as octal 8 and "0x10" as 16, called "8abc" out of range, and let NaN
+// through its range checks.
 TEST(Cli, NumbersAreDecimalAndARefusalSaysWhatWasExpected) {
   const std::string plan = "plan --model gpt-oss-20b --gpu H200 ";
   for (const char* gpus : {"8abc", "010", "0x10", "1e1", "8.0", "0", "2097152", "-8", "+8"}) {

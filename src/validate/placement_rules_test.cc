@@ -10,6 +10,10 @@ namespace {
 
 using testing::describe;
 using testing::has_rule;
+using testing::kGptOssRecipe;
+using testing::kQwenFlexRecipe;
+using testing::kQwenRc2Recipe;
+using testing::kQwenRecipe;
 using testing::read_source_file;
 using testing::replace_all;
 using testing::validate_as;
@@ -71,36 +75,36 @@ TEST_P(PlacementTest, ReportsExactlyWhenBroken) {
 }
 
 const std::vector<PlacementCase> kCases = {
-    {"BundledRecipePasses", testing::kQwenRc2Recipe, {}, "run.placement", false},
+    {"BundledRecipePasses", kQwenRc2Recipe, {}, "run.placement", false},
     // --pipeline-model-parallel-layout
     {"LayoutStringInRecipeAndCommandPasses",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {layout_string(kEven), command_layout_string(kEven)},
      "run.placement",
      false},
     // The same placement spelled otherwise: groups, counts and commas are spelling.
     {"LayoutStringSpelledOtherwiseInCommandPasses",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {layout_string(kEven), command_layout_string("E,t*12|(t*12|)*2,t*6t*6,L")},
      "run.placement",
      false},
     {"LayoutStringOnlyInRecipeFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {layout_string(kEven)},
      "run.placement",
      true},
     {"LayoutStringOnlyInCommandFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {command_layout_string(kEven)},
      "run.placement",
      true},
     {"LayoutStringDifferentInCommandFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {layout_string(kEven), command_layout_string("Et*11|t*13|t*12|t*12L")},
      "run.placement",
      true},
     {"LayoutStringFromTheModelScriptPasses",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {layout_string(kEven),
       {"    --moe-aux-loss-coeff: 0\n",
        "    --moe-aux-loss-coeff: 0\n    --pipeline-model-parallel-layout: '" + kEven + "'\n"}},
@@ -108,131 +112,123 @@ const std::vector<PlacementCase> kCases = {
      false},
     // VPP from the layout string's chunks
     {"VppFromTheLayoutStringIsNotAskedOfTheCommand",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {kVpp2Layout, layout_string(kVpp2), command_layout_string(kVpp2)},
      "run.layout",
      false},
     {"VppFromTheLayoutStringPasses",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {kVpp2Layout, layout_string(kVpp2), command_layout_string(kVpp2)},
      "run.placement",
      false},
     {"VppFlagBesideTheLayoutStringFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {kVpp2Layout, layout_string(kVpp2),
       command_arguments("--pipeline-model-parallel-layout '" + kVpp2 +
                         "' --num-virtual-stages-per-pipeline-rank 2")},
      "run.placement",
      true},
     {"VppWithoutTheLayoutStringStillNeedsItsFlag",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {kVpp2Layout},
      "run.layout",
      true},
     // --overlap-moe-expert-parallel-comm (rule mesh.ep_a2a_overlap, checked with the run's
     // layout terms): the recipe's full recompute rules the overlap out.
     {"EpAllToAllOverlapWithFullRecomputeFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {command_arguments("--overlap-moe-expert-parallel-comm")},
      "mesh.ep_a2a_overlap",
      true},
     {"WithoutTheEpAllToAllOverlapItsRuleIsSilent",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {},
      "mesh.ep_a2a_overlap",
      false},
     // --tp-comm-overlap (rule mesh.tp_comm_overlap): the recipe's TP 1 leaves no sequence
     // parallelism for the overlap, and Megatron-LM would not start.
     {"TpCommOverlapAtTpOneFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {command_arguments("--tp-comm-overlap")},
      "mesh.tp_comm_overlap",
      true},
-    {"WithoutTheTpCommOverlapItsRuleIsSilent",
-     testing::kQwenRc2Recipe,
-     {},
-     "mesh.tp_comm_overlap",
-     false},
+    {"WithoutTheTpCommOverlapItsRuleIsSilent", kQwenRc2Recipe, {}, "mesh.tp_comm_overlap", false},
     // --moe-shared-expert-overlap (rule mesh.shared_expert_overlap): Qwen3.5 has a shared expert,
     // so Megatron-Core accepts the overlap with the alltoall dispatcher only, and never beside
     // the EP all-to-all overlap.
-    {"SharedExpertOverlapWithAlltoallPasses",
-     testing::kQwenRecipe,
-     {},
-     "mesh.shared_expert_overlap",
-     false},
+    {"SharedExpertOverlapWithAlltoallPasses", kQwenRecipe, {}, "mesh.shared_expert_overlap", false},
     {"SharedExpertOverlapWithTheFlexDispatcherFails",
-     testing::kQwenFlexRecipe,
+     kQwenFlexRecipe,
      {command_arguments("--moe-shared-expert-overlap")},
      "mesh.shared_expert_overlap",
      true},
     {"SharedExpertOverlapBesideTheEpAllToAllOverlapFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {command_arguments("--moe-shared-expert-overlap --overlap-moe-expert-parallel-comm")},
      "mesh.shared_expert_overlap",
      true},
     // --account-for-embedding-in-pipeline-split, --account-for-loss-in-pipeline-split
     {"AccountForEmbeddingInBothPasses",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {layout_fields("  account_for_embedding_in_pipeline_split: true\n"),
       command_arguments("--account-for-embedding-in-pipeline-split")},
      "run.placement",
      false},
     {"AccountForEmbeddingFalseWithoutTheFlagPasses",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {layout_fields("  account_for_embedding_in_pipeline_split: false\n")},
      "run.placement",
      false},
     {"AccountForEmbeddingOnlyInRecipeFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {layout_fields("  account_for_embedding_in_pipeline_split: true\n")},
      "run.placement",
      true},
     {"AccountForEmbeddingOnlyInCommandFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {command_arguments("--account-for-embedding-in-pipeline-split")},
      "run.placement",
      true},
     {"AccountForLossInBothPasses",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {layout_fields("  account_for_loss_in_pipeline_split: true\n"),
       command_arguments("--account-for-loss-in-pipeline-split")},
      "run.placement",
      false},
     {"AccountForLossOnlyInCommandFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {command_arguments("--account-for-loss-in-pipeline-split")},
      "run.placement",
      true},
     // --decoder-first-pipeline-num-layers, --decoder-last-pipeline-num-layers
     {"LayerSplitInBothPasses",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {kSplit11, command_arguments("--decoder-first-pipeline-num-layers 11 "
                                   "--decoder-last-pipeline-num-layers 11")},
      "run.placement",
      false},
-    {"LayerSplitOnlyInRecipeFails", testing::kQwenRc2Recipe, {kSplit11}, "run.placement", true},
+    {"LayerSplitOnlyInRecipeFails", kQwenRc2Recipe, {kSplit11}, "run.placement", true},
     {"LayerSplitOnlyInCommandFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {command_arguments("--decoder-first-pipeline-num-layers 11 "
                         "--decoder-last-pipeline-num-layers 11")},
      "run.placement",
      true},
     {"LayerSplitLastDifferentInCommandFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {kSplit11, command_arguments("--decoder-first-pipeline-num-layers 11 "
                                   "--decoder-last-pipeline-num-layers 13")},
      "run.placement",
      true},
     {"LayerSplitNotALiteralNumberFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {kSplit11, command_arguments("--decoder-first-pipeline-num-layers $FIRST "
                                   "--decoder-last-pipeline-num-layers 11")},
      "run.placement",
      true},
     // A Megatron-LM command (gpt-oss's run by pretrain_gpt.py) reads the same flags.
     {"MegatronLmLayoutStringOnlyInCommandFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"python3 -m <slime entry module> --async", "torchrun --nproc-per-node 8 pretrain_gpt.py"},
       {"--pipeline-model-parallel-size 2 \\\n",
        "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout 'Et*12|t*12L' \\\n"}},
@@ -256,12 +252,12 @@ TEST(RunRuleProblems, NameTheLayoutFieldOnlyWhenTheRuleIsAboutOne) {
     return Problem{};
   };
   Problem both = shared_expert_problem(
-      testing::kQwenRc2Recipe, "--moe-shared-expert-overlap --overlap-moe-expert-parallel-comm");
+      kQwenRc2Recipe, "--moe-shared-expert-overlap --overlap-moe-expert-parallel-comm");
   EXPECT_EQ(both.field, "run");
   EXPECT_EQ(both.message.rfind("the shared-expert overlap", 0), 0u) << both.message;
   EXPECT_EQ(format_problem_line(both).find("run: run:"), std::string::npos)
       << format_problem_line(both);
-  Problem flex = shared_expert_problem(testing::kQwenFlexRecipe, "--moe-shared-expert-overlap");
+  Problem flex = shared_expert_problem(kQwenFlexRecipe, "--moe-shared-expert-overlap");
   EXPECT_EQ(flex.field, "run");
   EXPECT_EQ(flex.message.rfind("layout.dispatcher: ", 0), 0u) << flex.message;
 }
@@ -270,7 +266,7 @@ TEST(RunRuleProblems, NameTheLayoutFieldOnlyWhenTheRuleIsAboutOne) {
 // same layout plus `overrides`, and its layout block gaining `fields`.
 std::string as_bridge_recipe_with_fields(const std::string& overrides,
                                          const std::string& fields = "") {
-  std::string text = read_source_file(testing::kGptOssRecipe);
+  std::string text = read_source_file(kGptOssRecipe);
   std::size_t from = text.find("run: |\n"), to = text.find("notes: |\n");
   EXPECT_LT(from, to);
   text.replace(
@@ -302,7 +298,7 @@ TEST_P(BridgePlacementTest, ReportsExactlyWhenBroken) {
   const BridgeCase& c = GetParam();
   std::string text = replace_all(as_bridge_recipe_with_fields(c.overrides, c.fields), "  vpp: 1\n",
                                  "  vpp: " + std::to_string(c.vpp) + "\n");
-  Problems problems = validate_as(testing::kGptOssRecipe, text);
+  Problems problems = validate_as(kGptOssRecipe, text);
   EXPECT_EQ(has_rule(problems, "run.placement"), c.must_fail) << describe(problems);
   EXPECT_FALSE(has_rule(problems, "run.layout")) << describe(problems);
   EXPECT_FALSE(has_rule(problems, "schema")) << describe(problems);
@@ -331,9 +327,8 @@ INSTANTIATE_TEST_SUITE_P(BridgeRunPlacement, BridgePlacementTest, ::testing::Val
                          [](const auto& param_info) { return param_info.param.name; });
 
 TEST(PlacementFields, AreOptionalAndReadWhenStated) {
-  std::string text = read_source_file(testing::kQwenRc2Recipe);
-  RecipeReport plain =
-      validate_recipe_text(testing::bundled_catalog(), testing::kQwenRc2Recipe, "", text);
+  std::string text = read_source_file(kQwenRc2Recipe);
+  RecipeReport plain = validate_recipe_text(testing::bundled_catalog(), kQwenRc2Recipe, "", text);
   ASSERT_TRUE(plain.recipe) << describe(plain.problems);
   EXPECT_EQ(plain.recipe->layout.pipeline_layout, "");
   EXPECT_FALSE(plain.recipe->layout.account_for_embedding_in_pipeline_split);
@@ -342,8 +337,8 @@ TEST(PlacementFields, AreOptionalAndReadWhenStated) {
   auto [from, to] = layout_fields("  pipeline_layout: '" + kVpp2 +
                                   "'\n  account_for_embedding_in_pipeline_split: true\n"
                                   "  account_for_loss_in_pipeline_split: true\n");
-  RecipeReport stated = validate_recipe_text(testing::bundled_catalog(), testing::kQwenRc2Recipe,
-                                             "", replace_all(text, from, to));
+  RecipeReport stated = validate_recipe_text(testing::bundled_catalog(), kQwenRc2Recipe, "",
+                                             replace_all(text, from, to));
   ASSERT_TRUE(stated.recipe) << describe(stated.problems);
   EXPECT_EQ(stated.recipe->layout.pipeline_layout, kVpp2);
   EXPECT_TRUE(stated.recipe->layout.account_for_embedding_in_pipeline_split);
@@ -351,12 +346,12 @@ TEST(PlacementFields, AreOptionalAndReadWhenStated) {
 }
 
 TEST(PlacementFields, ALayoutStringOutsideMegatronsAlphabetIsASchemaProblem) {
-  std::string text = read_source_file(testing::kQwenRc2Recipe);
+  std::string text = read_source_file(kQwenRc2Recipe);
   auto [from, to] = layout_string("Et*12|t*12;rm -rf|t*12L");
-  Problems problems = validate_as(testing::kQwenRc2Recipe, replace_all(text, from, to));
+  Problems problems = validate_as(kQwenRc2Recipe, replace_all(text, from, to));
   EXPECT_TRUE(has_rule(problems, "schema")) << describe(problems);
   auto [from2, to2] = layout_fields("  account_for_loss_in_pipeline_split: yes please\n");
-  problems = validate_as(testing::kQwenRc2Recipe, replace_all(text, from2, to2));
+  problems = validate_as(kQwenRc2Recipe, replace_all(text, from2, to2));
   EXPECT_TRUE(has_rule(problems, "schema")) << describe(problems);
 }
 

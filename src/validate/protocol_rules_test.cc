@@ -11,6 +11,10 @@ namespace {
 
 using testing::describe;
 using testing::has_rule;
+using testing::kGptOssRecipe;
+using testing::kQwenFlexRecipe;
+using testing::kQwenRc2Recipe;
+using testing::kQwenRecipe;
 using testing::read_source_file;
 using testing::replace_all;
 using testing::validate_as;
@@ -52,305 +56,293 @@ TEST_P(TermTest, ReportsExactlyWhenBroken) {
 const std::vector<TermCase> kTermCases = {
     // run.seq_length (the first example: rows of 8,192 tokens trained at 4,096)
     {"SeqLengthOfHalfTheRowFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--seq-length 8192", "--seq-length 4096"}},
      "run.seq_length",
      true},
-    {"SeqLengthOfTheRowPasses", testing::kGptOssRecipe, {}, "run.seq_length", false},
-    {"SlimeWithoutSeqLengthPasses", testing::kQwenRecipe, {}, "run.seq_length", false},
+    {"SeqLengthOfTheRowPasses", kGptOssRecipe, {}, "run.seq_length", false},
+    {"SlimeWithoutSeqLengthPasses", kQwenRecipe, {}, "run.seq_length", false},
     {"SlimeSeqLengthStatedWrongFails",
-     testing::kQwenRecipe,
+     kQwenRecipe,
      {{"--global-batch-size 128 \\\n", "--global-batch-size 128 --seq-length 4096 \\\n"}},
      "run.seq_length",
      true},
     {"MegatronLmWithoutSeqLengthFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {kAsMegatronLm, {"--seq-length 8192 \\\n", ""}},
      "run.seq_length",
      true},
-    {"MegatronLmWithSeqLengthPasses",
-     testing::kGptOssRecipe,
-     {kAsMegatronLm},
-     "run.seq_length",
-     false},
+    {"MegatronLmWithSeqLengthPasses", kGptOssRecipe, {kAsMegatronLm}, "run.seq_length", false},
     // run.global_batch
     {"GlobalBatchOfHalfFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--global-batch-size 128", "--global-batch-size 64"}},
      "run.global_batch",
      true},
     {"GlobalBatchMissingFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--global-batch-size 128", ""}},
      "run.global_batch",
      true},
     {"GlobalBatchFromStepsPerRolloutPasses",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--global-batch-size 128", "--num-steps-per-rollout 1"}},
      "run.global_batch",
      false},
     {"GlobalBatchFromTwoStepsPerRolloutFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--global-batch-size 128", "--num-steps-per-rollout 2"}},
      "run.global_batch",
      true},
     // run.precision
     {"Bf16RecipeRunInFp16Fails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--seed 5678", "--seed 5678 --fp16"}},
      "run.precision",
      true},
     {"Bf16RecipeRunInFp8Fails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--seed 5678", "--seed 5678 --fp8-format hybrid"}},
      "run.precision",
      true},
-    {"SlimeBf16WithoutFlagPasses", testing::kGptOssRecipe, {}, "run.precision", false},
-    {"MegatronLmWithoutBf16Fails", testing::kGptOssRecipe, {kAsMegatronLm}, "run.precision", true},
+    {"SlimeBf16WithoutFlagPasses", kGptOssRecipe, {}, "run.precision", false},
+    {"MegatronLmWithoutBf16Fails", kGptOssRecipe, {kAsMegatronLm}, "run.precision", true},
     {"MegatronLmWithBf16Passes",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {kAsMegatronLm, {"--seed 5678", "--seed 5678 --bf16"}},
      "run.precision",
      false},
     {"Fp8RecipeWithoutFp8FormatFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"precision: bf16", "precision: fp8"}},
      "run.precision",
      true},
     {"Fp8RecipeWithFp8FormatPasses",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"precision: bf16", "precision: fp8"}, {"--seed 5678", "--seed 5678 --fp8-format hybrid"}},
      "run.precision",
      false},
     {"Bf16RecipeRunInFp4Fails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--seed 5678", "--seed 5678 --fp4-format e2m1"}},
      "run.precision",
      true},
     {"Mxfp8RecipeWithPerTensorFp8Fails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"precision: bf16", "precision: mxfp8"}, {"--seed 5678", "--seed 5678 --fp8-format hybrid"}},
      "run.precision",
      true},
     {"Mxfp8RecipeWithTheMxfp8RecipePasses",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"precision: bf16", "precision: mxfp8"},
       {"--seed 5678", "--seed 5678 --fp8-format e4m3 --fp8-recipe mxfp8"}},
      "run.precision",
      false},
     {"Nvfp4RecipeWithoutFp4FormatFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"precision: bf16", "precision: nvfp4"}, {"--seed 5678", "--seed 5678 --fp8-format e4m3"}},
      "run.precision",
      true},
     {"Nvfp4RecipeWithFp4FormatPasses",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"precision: bf16", "precision: nvfp4"}, {"--seed 5678", "--seed 5678 --fp4-format e2m1"}},
      "run.precision",
      false},
     // run.steps
     {"StepsOtherThanStatedFails",
-     testing::kQwenRecipe,
+     kQwenRecipe,
      {{"--num-rollout 14", "--num-rollout 20"}},
      "run.steps",
      true},
     {"StepsFromRolloutsOfTwoStepsFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--rollout-batch-size 128", "--rollout-batch-size 256"}},
      "run.steps",
      true},
     {"StepsFromRolloutsOfTwoStepsHalvedPasses",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--rollout-batch-size 128", "--rollout-batch-size 256"},
       {"--num-rollout 20", "--num-rollout 10"}},
      "run.steps",
      false},
-    {"StepsMissingFails", testing::kGptOssRecipe, {{"--num-rollout 20 ", ""}}, "run.steps", true},
-    {"MegatronLmWithoutTrainItersFails",
-     testing::kGptOssRecipe,
-     {kAsMegatronLm},
-     "run.steps",
-     true},
+    {"StepsMissingFails", kGptOssRecipe, {{"--num-rollout 20 ", ""}}, "run.steps", true},
+    {"MegatronLmWithoutTrainItersFails", kGptOssRecipe, {kAsMegatronLm}, "run.steps", true},
     {"MegatronLmWithTrainItersPasses",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {kAsMegatronLm, {"--seed 5678", "--seed 5678 --train-iters 20"}},
      "run.steps",
      false},
     // protocol.deviation
-    {"FourteenStepRunStatingItsDeviationPasses",
-     testing::kQwenRecipe,
-     {},
-     "protocol.deviation",
-     false},
+    {"FourteenStepRunStatingItsDeviationPasses", kQwenRecipe, {}, "protocol.deviation", false},
     {"FourteenStepRunWithoutDeviationFails",
-     testing::kQwenRecipe,
+     kQwenRecipe,
      {{"  protocol_deviation: 14 steps scored over steps 4-13 (10 steps), not the protocol's 20 "
        "steps scored over 5-19\n",
        ""}},
      "protocol.deviation",
      true},
     {"ProtocolRunStatingADeviationFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {{"  profiler: false\n", "  profiler: false\n  protocol_deviation: none really\n"}},
      "protocol.deviation",
      true},
     {"Fp8RunWithoutDeviationFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"precision: bf16", "precision: fp8"}},
      "protocol.deviation",
      true},
     {"OtherWindowWithoutDeviationFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {{"  - 5\n  - 19\n  window_tokens: 15728640", "  - 4\n  - 19\n  window_tokens: 16777216"}},
      "protocol.deviation",
      true},
     // mesh.microbatch (the second example: 4 rows of 8,192 tokens in an 8,192 budget)
     {"FourRowsInOneRowsBudgetFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"rows_per_microbatch: 1", "rows_per_microbatch: 4"}},
      "mesh.microbatch",
      true},
     {"TwoRowsInTwoRowsBudgetPasses",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"rows_per_microbatch: 1", "rows_per_microbatch: 2"},
       {"max_tokens_per_gpu: 8192", "max_tokens_per_gpu: 16384"}},
      "mesh.microbatch",
      false},
     // run.microbatch
     {"DynamicBatchingWithTwoRowsInOneRowsBudgetFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"rows_per_microbatch: 1", "rows_per_microbatch: 2"}},
      "run.microbatch",
      true},
     {"DynamicBatchingWithTwoRowsBudgetPasses",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"rows_per_microbatch: 1", "rows_per_microbatch: 2"},
       {"max_tokens_per_gpu: 8192", "max_tokens_per_gpu: 16384"},
       {"--max-tokens-per-gpu 8192", "--max-tokens-per-gpu 16384"}},
      "run.microbatch",
      false},
     {"DynamicBatchingWithOtherBudgetFails",
-     testing::kQwenRecipe,
+     kQwenRecipe,
      {{"--max-tokens-per-gpu 8192", "--max-tokens-per-gpu 16384"}},
      "run.microbatch",
      true},
     {"DynamicBatchingWithoutBudgetFails",
-     testing::kQwenRecipe,
+     kQwenRecipe,
      {{"    --max-tokens-per-gpu 8192 \\\n", ""}},
      "run.microbatch",
      true},
     {"FixedBatchingWithoutMicroBatchSizeFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--use-dynamic-batch-size --max-tokens-per-gpu 8192", ""}},
      "run.microbatch",
      true},
     {"FixedBatchingWithMicroBatchSizePasses",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--use-dynamic-batch-size --max-tokens-per-gpu 8192", "--micro-batch-size 1"}},
      "run.microbatch",
      false},
     {"FixedBatchingWithOtherMicroBatchSizeFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--use-dynamic-batch-size --max-tokens-per-gpu 8192", "--micro-batch-size 2"}},
      "run.microbatch",
      true},
     // run.model_script
-    {"ScriptNamingTheExpandedArrayPasses", testing::kQwenRecipe, {}, "run.model_script", false},
+    {"ScriptNamingTheExpandedArrayPasses", kQwenRecipe, {}, "run.model_script", false},
     {"ScriptNamingAnotherArrayFails",
-     testing::kQwenRecipe,
+     kQwenRecipe,
      {{"  array: MODEL_ARGS\n", "  array: OTHER_ARGS\n"}},
      "run.model_script",
      true},
-    {"InlineModelArgsNeedNoScript", testing::kGptOssRecipe, {}, "run.model_script", false},
+    {"InlineModelArgsNeedNoScript", kGptOssRecipe, {}, "run.model_script", false},
     {"ScriptForAnInlineArrayFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"run: |\n",
        "model_script:\n  name: a script\n  array: MODEL_ARGS\n  sets:\n    --num-layers: 24\nrun: "
        "|\n"}},
      "run.model_script",
      true},
     // run.model_shape
-    {"ScriptSizesOfTheModelPass", testing::kQwenRecipe, {}, "run.model_shape", false},
+    {"ScriptSizesOfTheModelPass", kQwenRecipe, {}, "run.model_shape", false},
     {"ScriptLayersOtherThanTheModelsFail",
-     testing::kQwenRecipe,
+     kQwenRecipe,
      {{"    --num-layers: 48\n", "    --num-layers: 40\n"}},
      "run.model_shape",
      true},
     {"ScriptTopkOtherThanTheModelsFails",
-     testing::kQwenRc2Recipe,
+     kQwenRc2Recipe,
      {{"    --moe-router-topk: 8\n", "    --moe-router-topk: 10\n"}},
      "run.model_shape",
      true},
     {"InlineLayersOtherThanTheModelsFail",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--num-layers 24", "--num-layers 12"}},
      "run.model_shape",
      true},
     {"InlineQueryGroupsOtherThanTheModelsFail",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--num-query-groups 8", "--num-query-groups 4"}},
      "run.model_shape",
      true},
     {"CommandFlagAfterTheArrayOverridesTheScript",
-     testing::kQwenRecipe,
+     kQwenRecipe,
      {{"    --hf-checkpoint \"$HF_CKPT\" \\\n",
        "    --num-layers 40 \\\n    --hf-checkpoint \"$HF_CKPT\" \\\n"}},
      "run.model_shape",
      true},
     {"CommandFlagBeforeTheArrayLosesToTheScript",
-     testing::kQwenRecipe,
+     kQwenRecipe,
      {{"    --actor-num-nodes 4 \\\n", "    --actor-num-nodes 4 --num-layers 40 \\\n"}},
      "run.model_shape",
      false},
     // run.layout: the dispatcher through the model script and slime's default
-    {"FlexAfterTheArrayWinsOverTheScripts", testing::kQwenFlexRecipe, {}, "run.layout", false},
+    {"FlexAfterTheArrayWinsOverTheScripts", kQwenFlexRecipe, {}, "run.layout", false},
     {"FlexLayoutWithTheScriptsAlltoallFails",
-     testing::kQwenFlexRecipe,
+     kQwenFlexRecipe,
      {{" \\\n    --moe-token-dispatcher-type flex", ""}},
      "run.layout",
      true},
     {"DispatcherBeforeTheArrayLosesToTheScript",
-     testing::kQwenRecipe,
+     kQwenRecipe,
      {{"    --actor-num-nodes 4 \\\n",
        "    --actor-num-nodes 4 --moe-token-dispatcher-type flex \\\n"}},
      "run.layout",
      false},
     {"DispatcherAfterTheArrayWins",
-     testing::kQwenRecipe,
+     kQwenRecipe,
      {{"    --hf-checkpoint \"$HF_CKPT\" \\\n",
        "    --moe-token-dispatcher-type flex \\\n    --hf-checkpoint \"$HF_CKPT\" \\\n"}},
      "run.layout",
      true},
     {"SlimeDefaultDispatcherIsAlltoall",
-     testing::kQwenRecipe,
+     kQwenRecipe,
      {{"    --moe-token-dispatcher-type: alltoall\n", ""}},
      "run.layout",
      false},
     {"SlimeDefaultDispatcherIsNotFlex",
-     testing::kQwenFlexRecipe,
+     kQwenFlexRecipe,
      {{"    --moe-token-dispatcher-type: alltoall\n", ""},
       {" \\\n    --moe-token-dispatcher-type flex", ""}},
      "run.layout",
      true},
     {"MegatronLmDefaultDispatcherIsAllgather",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {kAsMegatronLm, {"--moe-token-dispatcher-type alltoall", ""}},
      "run.layout",
      true},
     // run.offload
-    {"NoOffloadPasses", testing::kGptOssRecipe, {}, "run.offload", false},
+    {"NoOffloadPasses", kGptOssRecipe, {}, "run.offload", false},
     {"OffloadWithoutLayoutOffloadFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"--seed 5678", "--seed 5678 --optimizer-cpu-offload"}},
      "run.offload",
      true},
     {"LayoutOffloadWithoutTheFlagFails",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"  offload: null", "  offload: {optimizer_fraction: 0.5, overlap_d2h_h2d: true}"}},
      "run.offload",
      true},
     {"LayoutOffloadWithItsFlagsPasses",
-     testing::kGptOssRecipe,
+     kGptOssRecipe,
      {{"  offload: null", "  offload: {optimizer_fraction: 0.5, overlap_d2h_h2d: true}"},
       {"--seed 5678",
        "--seed 5678 --optimizer-cpu-offload --optimizer-offload-fraction 0.5 "
@@ -363,9 +355,9 @@ INSTANTIATE_TEST_SUITE_P(Terms, TermTest, ::testing::ValuesIn(kTermCases),
                          [](const auto& test) { return test.param.name; });
 
 TEST(TermMessages, SeqLengthProblemPointsAtTheFlagWithBothValues) {
-  std::string text = replace_all(read_source_file(testing::kGptOssRecipe), "--seq-length 8192",
-                                 "--seq-length 4096");
-  Problems problems = validate_as(testing::kGptOssRecipe, text);
+  std::string text =
+      replace_all(read_source_file(kGptOssRecipe), "--seq-length 8192", "--seq-length 4096");
+  Problems problems = validate_as(kGptOssRecipe, text);
   ASSERT_EQ(problems.size(), 1u) << describe(problems);
   std::size_t at = text.find("--seq-length 4096");
   EXPECT_EQ(problems[0].rule, "run.seq_length");
@@ -376,9 +368,9 @@ TEST(TermMessages, SeqLengthProblemPointsAtTheFlagWithBothValues) {
 }
 
 TEST(TermMessages, ScriptProblemPointsAtTheScriptsKey) {
-  std::string text = replace_all(read_source_file(testing::kQwenRecipe), "    --num-layers: 48\n",
+  std::string text = replace_all(read_source_file(kQwenRecipe), "    --num-layers: 48\n",
                                  "    --num-layers: 40\n");
-  Problems problems = validate_as(testing::kQwenRecipe, text);
+  Problems problems = validate_as(kQwenRecipe, text);
   ASSERT_EQ(problems.size(), 1u) << describe(problems);
   std::size_t at = text.find("--num-layers: 40");
   EXPECT_EQ(problems[0].rule, "run.model_shape");
@@ -389,11 +381,11 @@ TEST(TermMessages, ScriptProblemPointsAtTheScriptsKey) {
 }
 
 TEST(TermMessages, RunExpandingAnArrayWithoutAScriptNamesTheArray) {
-  std::string text = read_source_file(testing::kQwenRecipe);
+  std::string text = read_source_file(kQwenRecipe);
   std::size_t from = text.find("model_script:\n"), to = text.find("run: |\n");
   ASSERT_LT(from, to);
   text.erase(from, to - from);
-  Problems problems = validate_as(testing::kQwenRecipe, text);
+  Problems problems = validate_as(kQwenRecipe, text);
   ASSERT_TRUE(has_rule(problems, "run.model_script")) << describe(problems);
   for (const Problem& p : problems) {
     if (p.rule != "run.model_script") continue;
@@ -406,7 +398,7 @@ TEST(TermMessages, RunExpandingAnArrayWithoutAScriptNamesTheArray) {
 
 // gpt-oss's recipe with its run replaced by a Megatron-Bridge command of the same layout.
 std::string as_bridge_recipe(const std::string& overrides) {
-  std::string text = read_source_file(testing::kGptOssRecipe);
+  std::string text = read_source_file(kGptOssRecipe);
   std::size_t from = text.find("run: |\n"), to = text.find("notes: |\n");
   EXPECT_LT(from, to);
   text.replace(
@@ -422,39 +414,37 @@ std::string as_bridge_recipe(const std::string& overrides) {
 }
 
 TEST(BridgeRun, StatingEveryTermPasses) {
-  Problems problems =
-      validate_as(testing::kGptOssRecipe, as_bridge_recipe("model.seq_length=8192"));
+  Problems problems = validate_as(kGptOssRecipe, as_bridge_recipe("model.seq_length=8192"));
   EXPECT_TRUE(problems.empty()) << describe(problems);
 }
 
 TEST(BridgeRun, SeqLengthOfHalfTheRowFails) {
-  Problems problems =
-      validate_as(testing::kGptOssRecipe, as_bridge_recipe("dataset.seq_length=4096"));
+  Problems problems = validate_as(kGptOssRecipe, as_bridge_recipe("dataset.seq_length=4096"));
   EXPECT_TRUE(has_rule(problems, "run.seq_length")) << describe(problems);
 }
 
 TEST(BridgeRun, WithoutSeqLengthFails) {
-  Problems problems = validate_as(testing::kGptOssRecipe, as_bridge_recipe("model.fp16=False"));
+  Problems problems = validate_as(kGptOssRecipe, as_bridge_recipe("model.fp16=False"));
   EXPECT_TRUE(has_rule(problems, "run.seq_length")) << describe(problems);
   EXPECT_FALSE(has_rule(problems, "run.precision")) << describe(problems);
 }
 
 TEST(BridgeRun, Fp16Fails) {
-  Problems problems = validate_as(testing::kGptOssRecipe,
-                                  as_bridge_recipe("model.seq_length=8192 model.fp16=True"));
+  Problems problems =
+      validate_as(kGptOssRecipe, as_bridge_recipe("model.seq_length=8192 model.fp16=True"));
   EXPECT_TRUE(has_rule(problems, "run.precision")) << describe(problems);
 }
 
 TEST(BridgeRun, WithoutDispatcherForAnMoeModelFails) {
   std::string text = replace_all(as_bridge_recipe("model.seq_length=8192"),
                                  "model.moe_token_dispatcher_type=alltoall", "");
-  Problems problems = validate_as(testing::kGptOssRecipe, text);
+  Problems problems = validate_as(kGptOssRecipe, text);
   EXPECT_TRUE(has_rule(problems, "run.layout")) << describe(problems);
 }
 
 TEST(BridgeRun, ModelSizeOverrideOtherThanTheModelsFails) {
-  Problems problems = validate_as(testing::kGptOssRecipe,
-                                  as_bridge_recipe("model.seq_length=8192 model.num_layers=36"));
+  Problems problems =
+      validate_as(kGptOssRecipe, as_bridge_recipe("model.seq_length=8192 model.num_layers=36"));
   EXPECT_TRUE(has_rule(problems, "run.model_shape")) << describe(problems);
 }
 
