@@ -1,6 +1,7 @@
 #include "layout/pipeline_stages.h"
 
 #include <algorithm>
+#include <string>
 
 namespace openrecipes {
 namespace {
@@ -22,11 +23,11 @@ PipelinePlacement build_placement(const ModelShape& model, const Layout& layout)
   return even;
 }
 
-// What a placement depends on.
+// What a placement depends on besides the layout's --pipeline-model-parallel-layout string,
+// which the cache compares on its own (copying it into every key would allocate).
 struct PlacementKey {
   int layers = -1, mtp_layers = 0, pp = 0, vpp = 0, first = 0, last = 0;
   bool split = false, embedding = false, loss = false;
-  std::string pipeline_layout;
   bool operator==(const PlacementKey&) const = default;
 };
 
@@ -36,6 +37,7 @@ struct PlacementKey {
 // thread.
 const PipelinePlacement& cached_placement(const ModelShape& model, const Layout& layout) {
   thread_local PlacementKey last_key;
+  thread_local std::string last_pipeline_layout;
   thread_local PipelinePlacement last;
   PlacementKey key{model.layers,
                    model.mtp_layers,
@@ -45,13 +47,11 @@ const PipelinePlacement& cached_placement(const ModelShape& model, const Layout&
                    layout.layer_split ? layout.layer_split->last : 0,
                    layout.layer_split.has_value(),
                    layout.account_for_embedding_in_pipeline_split,
-                   layout.account_for_loss_in_pipeline_split,
-                   {}};
-  const bool same = key == last_key && layout.pipeline_layout == last_key.pipeline_layout;
-  if (!same) {
-    key.pipeline_layout = layout.pipeline_layout;
+                   layout.account_for_loss_in_pipeline_split};
+  if (!(key == last_key && layout.pipeline_layout == last_pipeline_layout)) {
     last = build_placement(model, layout);
-    last_key = std::move(key);
+    last_key = key;
+    last_pipeline_layout = layout.pipeline_layout;
   }
   return last;
 }
