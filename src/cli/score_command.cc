@@ -192,7 +192,7 @@ std::string planner_comment(const std::optional<PlannerMemory>& planner,
         "# the log's max allocated ({:.2f} GB) is {:+.1f}% from the estimate, which leaves out: "
         "{}\n",
         peak->max_allocated_gb, 100 * (peak->max_allocated_gb / (m.memory_bytes / 1e9) - 1),
-        fmt::join(m.left_out, "; "));
+        fmt::join(memory_left_out(), "; "));
   }
   return out;
 }
@@ -208,7 +208,7 @@ nlohmann::ordered_json planner_json(const std::optional<PlannerMemory>& planner)
           {"usable_gb", m.usable_bytes / 1e9},
           {"capacity_gb", m.capacity_bytes / 1e9},
           {"fits", m.fits},
-          {"left_out", m.left_out}};
+          {"left_out", memory_left_out()}};
 }
 
 // What score prints beside the result: the settings cross-check and the memory figures.

@@ -1,6 +1,7 @@
 #include "plan/layer_compute.h"
 
 #include <algorithm>
+#include <array>
 
 #include "plan/dtype_bytes.h"
 #include "plan/layer_parts.h"
@@ -24,6 +25,22 @@ double to_double(std::int64_t v) { return static_cast<double>(v); }
 struct Linear {
   GemmShape shape;
   bool low_precision;  // runs at the run's linear precision (else BF16)
+};
+
+// The linear layers of one block, at most two (in and out); a fixed array, since the search
+// computes millions of blocks and a std::vector would allocate for each.
+class Linears {
+ public:
+  void push_back(const Linear& l) { items_.at(count_++) = l; }
+  const Linear* begin() const { return items_.data(); }
+  const Linear* end() const { return items_.data() + count_; }
+  std::size_t size() const { return count_; }
+  const Linear& operator[](std::size_t i) const { return items_.at(i); }
+  const Linear& front() const { return items_.at(0); }
+
+ private:
+  std::array<Linear, 2> items_{};
+  std::size_t count_ = 0;
 };
 
 // Forward, dgrad and wgrad seconds of `linear`, and the bytes of its FP8 casts.
@@ -59,8 +76,8 @@ LinearTime linear_time(Linear l, const ComputeRates& r, bool grouped = false) {
 // The column-parallel (in) and row-parallel (out) GEMMs of a block with `params` weights whose
 // inner width is `inner` (the MLP's ffn size, the attention's heads x head_dim): in has
 // (params - inner x h) / h outputs, out reduces over inner; both divided by `split`.
-void add_block(std::vector<Linear>& out, double m, double h, double params, double inner,
-               double split, double groups, bool low_precision) {
+void add_block(Linears& out, double m, double h, double params, double inner, double split,
+               double groups, bool low_precision) {
   if (params <= 0 || m <= 0) return;
   double in_n = (params - inner * h) / h;
   if (inner <= 0 || in_n <= 0) inner = params / (2 * h), in_n = params / (2 * h);
@@ -77,7 +94,7 @@ struct Totals {
   double cast_fwd_bytes = 0, cast_bwd_bytes = 0;
 };
 
-void add_linears(Totals& tot, const std::vector<Linear>& linears, double count, bool expert,
+void add_linears(Totals& tot, const Linears& linears, double count, bool expert,
                  const ComputeRates& r) {
   for (const Linear& l : linears) {
     LinearTime lt = linear_time(l, r, expert);
@@ -129,7 +146,7 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
 
   // Softmax attention: projections, the kernel, norm + residual (10 h bytes per token), rotary.
   if (attn_layers > 0) {
-    std::vector<Linear> lin;
+    Linears lin;
     double inner = to_double(model.attention_heads) * model.head_dim;
     add_block(lin, m, h, to_double(model.attention_params), inner, tp, 1, true);
     add_linears(tot, lin, attn_layers, false, r);
@@ -153,7 +170,7 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   // shared key's rotary parts (read and write), again under mla_up_proj.
   if (attn_layers > 0 && model.has_mla() && rc.recomputes_module("mla_up_proj")) {
     const double a = model.attention_heads, rope = model.mla_rope_head_dim;
-    std::vector<Linear> up;
+    Linears up;
     if (model.mla_q_lora_rank > 0)
       up.push_back({{m, a * model.head_dim / tp, to_double(model.mla_q_lora_rank), 1}, true});
     up.push_back({{m, a * (model.head_dim - rope + model.mla_v_head_dim) / tp,
@@ -165,7 +182,7 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   // The sparse-attention indexer of every softmax-attention layer: duplicated on each TP rank,
   // so its GEMM and scoring run on all m tokens with every indexer head.
   if (attn_layers > 0 && has_sparse_attention(model) && model.indexer_params > 0) {
-    std::vector<Linear> lin;
+    Linears lin;
     lin.push_back({{m, to_double(model.indexer_params) / h, h, 1}, true});
     add_linears(tot, lin, attn_layers, false, r);
     double pairs = attn_layers * m * indexer_keys(model, w.row_tokens);
@@ -176,7 +193,7 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   }
   // Gated DeltaNet: projections, the chunked recurrence, convolution and gates on its inputs.
   if (gdn_layers > 0) {
-    std::vector<Linear> lin;
+    Linears lin;
     double inner = to_double(model.linear_value_heads) * model.linear_value_head_dim;
     add_block(lin, m, h, to_double(model.linear_attention_params), inner, tp, 1, true);
     add_linears(tot, lin, gdn_layers, false, r);
@@ -192,7 +209,7 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   // scan's HBM traffic, the depthwise convolution (read and write x, B, C) and the gated norm
   // (read y and z, write).
   if (mamba_layers > 0) {
-    std::vector<Linear> lin;
+    Linears lin;
     const double inner = mamba_inner(model);
     lin.push_back({{m, mamba_in_proj_outputs(model) / tp, h, 1}, true});
     lin.push_back({{m, h, inner / tp, 1}, true});
@@ -215,7 +232,7 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   // Dense MLP: up (gate + up, or up alone when ungated) and down, the activation (gated: read 2f,
   // write f; ungated: read f, write f).
   if (mlp_layers > 0) {
-    std::vector<Linear> lin;
+    Linears lin;
     add_block(lin, m, h, to_double(model.dense_mlp_params), model.dense_ffn_hidden_size, tp, 1,
               true);
     const double gemm_before = tot.t.dense_gemm_fwd_s;
@@ -235,7 +252,7 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
     double routed = sp_tokens * model.experts_per_token * etp * w.routing_imbalance;
     tot.t.tokens_per_expert = routed / local_experts;
     const double expert_before = tot.t.expert_gemm_fwd_s, dense_before = tot.t.dense_gemm_fwd_s;
-    std::vector<Linear> experts;
+    Linears experts;
     add_block(experts, tot.t.tokens_per_expert, h, to_double(model.expert_params),
               model.expert_ffn_hidden_size, etp, local_experts, true);
     add_linears(tot, experts, moe_layers, true, r);
@@ -248,10 +265,11 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
       tot.cast_fwd_bytes -= moe_layers * linear_time(experts[1], r, true).cast_fwd_bytes;
       tot.cast_bwd_bytes -= moe_layers * linear_time(experts[0], r, true).cast_bwd_bytes;
     }
-    std::vector<Linear> router = {{{sp_tokens, to_double(model.experts), h, 1}, false}};
+    Linears router;
+    router.push_back({{sp_tokens, to_double(model.experts), h, 1}, false});
     add_linears(tot, router, moe_layers, false, r);
     // The shared expert alone: what its overlap can hide the all-to-all under.
-    std::vector<Linear> shared;
+    Linears shared;
     double before = tot.t.dense_gemm_fwd_s;
     add_block(shared, m, h, to_double(model.shared_expert_params),
               model.shared_expert_ffn_hidden_size, tp, 1, true);
@@ -278,7 +296,7 @@ ComputeTime micro_batch_compute(const ModelShape& model, const StageWork& w,
   }
   // The output layer (BF16) and the loss on the last stage: logits written and read in FP32.
   if (w.has_output) {
-    std::vector<Linear> out;
+    Linears out;
     double vocab = to_double(model.output_params > 0 ? model.output_params / model.hidden_size
                                                      : model.vocab_size);
     out.push_back({{m, vocab / tp, h, 1}, false});

@@ -357,10 +357,8 @@ nlohmann::json layout_plan_to_json(const LayoutPlan& plan) {
 std::string layout_plan_text(const LayoutPlan& plan, bool explain) {
   std::string out = headline_text(plan) + ranked_text(plan) + catalog_text(plan);
   if (explain) out += explain_text(plan.search);
-  std::vector<std::string> left_out;
-  if (!plan.search.ranked.empty()) left_out = plan.search.ranked.front().memory.left_out;
-  if (!left_out.empty())
-    out += fmt::format("\nthe memory model leaves out: {}\n", fmt::join(left_out, "; "));
+  if (!plan.search.ranked.empty())
+    out += fmt::format("\nthe memory model leaves out: {}\n", fmt::join(memory_left_out(), "; "));
   return out;
 }
 

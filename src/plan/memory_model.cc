@@ -60,19 +60,24 @@ struct TokenBytes {
   ByteSplit stored;
   std::array<ByteSplit, kModuleCount> dropped = {};  ///< indexed as kRecomputeModules
 
-  ByteSplit& drops(std::string_view module) { return dropped[module_index(module)]; }
-  TokenBytes& operator+=(const TokenBytes& o) {
-    stored += o.stored;
-    for (std::size_t i = 0; i < kModuleCount; ++i) dropped[i] += o.dropped[i];
-    return *this;
+  /// What `Module` (a kRecomputeModules name) drops; the name is looked up at compile time (the
+  /// search builds these for every layout it checks).
+  template <std::size_t Module>
+  ByteSplit& drops() {
+    static_assert(Module < kModuleCount, "not a kRecomputeModules name");
+    return dropped[Module];
   }
-  TokenBytes scaled(double f) const {
-    TokenBytes t;
-    t.stored = stored.scaled(f);
-    for (std::size_t i = 0; i < kModuleCount; ++i) t.dropped[i] = dropped[i].scaled(f);
-    return t;
+  /// Adds `o` x `f`.
+  void add_scaled(const TokenBytes& o, double f) {
+    stored += o.stored.scaled(f);
+    for (std::size_t i = 0; i < kModuleCount; ++i) dropped[i] += o.dropped[i].scaled(f);
   }
 };
+
+constexpr std::size_t kCoreAttn = module_index("core_attn"), kLayernorm = module_index("layernorm"),
+                      kMlaUpProj = module_index("mla_up_proj"), kMlp = module_index("mlp"),
+                      kMoeAct = module_index("moe_act"),
+                      kSharedExperts = module_index("shared_experts"), kMoe = module_index("moe");
 
 /// DeepSeek sparse attention's lightning indexer, per token, on every TP rank whole (its
 /// projections are duplicated and run on the sequence-parallel-gathered tokens; Megatron-Core
@@ -106,9 +111,9 @@ TokenBytes attention_block(const ModelShape& m) {
   TokenBytes t;
   t.stored.sequence = 2 * kBf16Bytes * h;
   t.stored.tensor = qkv + kBf16Bytes * a * dv + kFp32Bytes * a;
-  t.drops("core_attn").tensor = kFp32Bytes * a;
-  t.drops("layernorm").sequence = kBf16Bytes * h;
-  if (m.has_mla()) t.drops("mla_up_proj").tensor = qkv;
+  t.drops<kCoreAttn>().tensor = kFp32Bytes * a;
+  t.drops<kLayernorm>().sequence = kBf16Bytes * h;
+  if (m.has_mla()) t.drops<kMlaUpProj>().tensor = qkv;
   if (has_sparse_attention(m)) t.stored.replicated = indexer_bytes(m);
   return t;
 }
@@ -161,8 +166,8 @@ TokenBytes dense_mlp_block(const ModelShape& m) {
   TokenBytes t;
   t.stored.tensor = mlp_tensor(m.dense_ffn_hidden_size, m.gated_mlp);
   t.stored.sequence = 2 * kBf16Bytes * m.hidden_size;
-  t.drops("mlp").tensor = t.stored.tensor;
-  t.drops("layernorm").sequence = kBf16Bytes * m.hidden_size;
+  t.drops<kMlp>().tensor = t.stored.tensor;
+  t.drops<kLayernorm>().sequence = kBf16Bytes * m.hidden_size;
   return t;
 }
 
@@ -183,10 +188,10 @@ TokenBytes moe_block(const ModelShape& m, int etp) {
   t.stored.tensor = mlp_tensor(m.shared_expert_ffn_hidden_size, m.gated_mlp);
   t.stored.sequence = 2 * kBf16Bytes * h + kFp32Bytes * m.experts;
   t.stored.per_copy = kBf16Bytes * h + (m.gated_mlp ? 3 : 2) * kBf16Bytes * fe / etp + kFp32Bytes;
-  t.drops("moe_act").per_copy = kBf16Bytes * fe / etp;
-  t.drops("shared_experts").tensor = t.stored.tensor;
-  t.drops("moe") = {kFp32Bytes * m.experts, t.stored.tensor, 0, t.stored.per_copy};
-  t.drops("layernorm").sequence = kBf16Bytes * h;
+  t.drops<kMoeAct>().per_copy = kBf16Bytes * fe / etp;
+  t.drops<kSharedExperts>().tensor = t.stored.tensor;
+  t.drops<kMoe>() = {kFp32Bytes * m.experts, t.stored.tensor, 0, t.stored.per_copy};
+  t.drops<kLayernorm>().sequence = kBf16Bytes * h;
   return t;
 }
 
@@ -197,14 +202,14 @@ TokenBytes average_layer(const ModelShape& m, int etp) {
   TokenBytes t;
   if (m.layers <= 0) return t;
   const double layers = m.layers;
-  if (m.attention_layers > 0) t += attention_block(m).scaled(m.attention_layers / layers);
+  if (m.attention_layers > 0) t.add_scaled(attention_block(m), m.attention_layers / layers);
   if (m.linear_attention_layers > 0)
-    t += linear_attention_block(m).scaled(m.linear_attention_layers / layers);
-  if (m.mamba_layers > 0) t += mamba_block(m).scaled(m.mamba_layers / layers);
+    t.add_scaled(linear_attention_block(m), m.linear_attention_layers / layers);
+  if (m.mamba_layers > 0) t.add_scaled(mamba_block(m), m.mamba_layers / layers);
   if (const double shared = parallel_mixer_layers(m); shared > 0)
     t.stored.sequence -= 2 * kBf16Bytes * m.hidden_size * shared / layers;
-  if (m.dense_mlp_layers > 0) t += dense_mlp_block(m).scaled(m.dense_mlp_layers / layers);
-  if (m.moe_layers > 0) t += moe_block(m, etp).scaled(m.moe_layers / layers);
+  if (m.dense_mlp_layers > 0) t.add_scaled(dense_mlp_block(m), m.dense_mlp_layers / layers);
+  if (m.moe_layers > 0) t.add_scaled(moe_block(m, etp), m.moe_layers / layers);
   return t;
 }
 
@@ -236,9 +241,9 @@ LayerBytes layer_bytes(const ModelShape& m, const Layout& l, double tokens) {
   if (l.recompute) {
     const bool whole_moe = l.recompute->recomputes_module("moe");
     for (std::size_t i = 0; i < kModuleCount; ++i) {
-      const std::string_view module = kRecomputeModules[i];
-      if (whole_moe && (module == "moe_act" || module == "shared_experts")) continue;
-      if (l.recompute->recomputes_module(module)) out.selective -= bytes(t.dropped[i]);
+      if (whole_moe && (i == kMoeAct || i == kSharedExperts)) continue;
+      if (l.recompute->recomputes_module(kRecomputeModules[i]))
+        out.selective -= bytes(t.dropped[i]);
     }
   }
   out.input = sequence_tokens * kBf16Bytes * m.hidden_size;
@@ -308,7 +313,9 @@ MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& clus
                             : static_cast<double>(model.output_params);
 
   MemoryEstimate estimate;
-  for (const PipelineStage& stage : pipeline_stages(model, layout, microbatches)) {
+  const std::vector<PipelineStage> stages = pipeline_stages(model, layout, microbatches);
+  estimate.stages.reserve(stages.size());
+  for (const PipelineStage& stage : stages) {
     StageMemory s;
     s.stage = stage.index;
     s.layers = stage.layers;
@@ -347,7 +354,11 @@ MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& clus
   estimate.capacity_bytes = cluster.gpu.memory_gb * 1e9;
   estimate.usable_bytes = usable_bytes_per_gpu(cluster, options);
   estimate.fits = estimate.memory_bytes <= estimate.usable_bytes;
-  estimate.left_out = {
+  return estimate;
+}
+
+const std::vector<std::string>& memory_left_out() {
+  static const std::vector<std::string> left_out = {
       "NCCL communicator buffers",
       "CUDA graphs",
       "caching-allocator fragmentation",
@@ -355,7 +366,7 @@ MemoryEstimate estimate_memory(const ModelShape& model, const ClusterShape& clus
       "MoE routing imbalance above the average k x tokens per expert rank",
       "pipeline send/receive buffers and gradients of activations during backward",
   };
-  return estimate;
+  return left_out;
 }
 
 double usable_bytes_per_gpu(const ClusterShape& cluster, const MemoryOptions& options) {

@@ -33,14 +33,17 @@ struct StageMemory {
 
 /// The estimate for a layout.
 struct MemoryEstimate {
-  StageMemory peak;                   ///< the most loaded stage
-  std::vector<StageMemory> stages;    ///< every stage, PP rank order
-  double memory_bytes = 0;            ///< peak.total_bytes
-  double capacity_bytes = 0;          ///< the GPU's memory (memory_gb x 1e9)
-  double usable_bytes = 0;            ///< capacity x (1 - headroom)
-  bool fits = false;                  ///< memory_bytes <= usable_bytes
-  std::vector<std::string> left_out;  ///< what the model does not count
+  StageMemory peak;                 ///< the most loaded stage
+  std::vector<StageMemory> stages;  ///< every stage, PP rank order
+  double memory_bytes = 0;          ///< peak.total_bytes
+  double capacity_bytes = 0;        ///< the GPU's memory (memory_gb x 1e9)
+  double usable_bytes = 0;          ///< capacity x (1 - headroom)
+  bool fits = false;                ///< memory_bytes <= usable_bytes
 };
+
+/// What estimate_memory does not count (buffers, fragmentation, routing imbalance...), one phrase
+/// each, for the reports. The same for every layout.
+const std::vector<std::string>& memory_left_out();
 
 /// Estimates memory per GPU for a legal `layout` (check_layout passes). Weights, gradients and
 /// optimizer: Megatron-LM theoretical_memory_usage.py (BF16 weights, FP32 gradients, FP32 master

@@ -116,7 +116,7 @@ TEST(MemoryModel, TinyDenseByHand) {
   EXPECT_DOUBLE_EQ(e.capacity_bytes, 80e9);
   EXPECT_DOUBLE_EQ(e.usable_bytes, 72e9);
   EXPECT_TRUE(e.fits);
-  EXPECT_GE(e.left_out.size(), 5u);
+  EXPECT_GE(memory_left_out().size(), 5u);
 }
 
 TEST(MemoryModel, DoublingTensorParallelHalvesShardedTerms) {

@@ -72,7 +72,7 @@ nlohmann::json prediction_to_json(const LayoutPrediction& p, bool details) {
     }
     j["memory_stages"] = stages;
     j["peak_stage"] = p.memory.peak.stage;
-    j["memory_left_out"] = p.memory.left_out;
+    j["memory_left_out"] = memory_left_out();
     j["step_time_terms"] = terms;
     j["flop_per_step_per_gpu"] = p.speed.flop_per_step_per_gpu;
   }
@@ -164,8 +164,7 @@ std::string prediction_explanation_text(const LayoutPrediction& p) {
          fmt::format("{:.1f}", gb(s.total_bytes))});
   }
   out += aligned_table(rows, {true, true, true, true, true, true, true, true, true});
-  if (!m.left_out.empty())
-    out += fmt::format("left out of memory: {}\n", fmt::join(m.left_out, "; "));
+  out += fmt::format("left out of memory: {}\n", fmt::join(memory_left_out(), "; "));
   out += fmt::format("\nstep time: {:.3f} s -> {} tokens/s per GPU, MFU {}, {} per 1M tokens\n",
                      p.speed.step_time_s, format_thousands(p.speed.tokens_per_s_per_gpu, 1),
                      format_fraction_percent(p.speed.mfu, 1),

@@ -194,7 +194,7 @@ struct RecomputeCost {
   double units = 0;              // checkpointed units, each a fixed overhead
   Recompute selective;           // the layout's recompute when selective: its modules rerun
   double share = 0;              // recomputed layers / stage layers
-  std::string text = "none";
+  int stage_layers = 0;          // the stage's layers
 };
 
 // Computes the recomputed layers and units of `layout` on a stage of `stage_layers` layers.
@@ -216,17 +216,30 @@ RecomputeCost recompute_cost(const Layout& layout, int stage_layers, int vpp) {
         rc.recomputed_layers = stage_layers;
         rc.units = std::ceil(static_cast<double>(chunk_layers) / k) * vpp;
       }
-      rc.text = fmt::format("full {} of {} layers in {} units", rc.recomputed_layers, stage_layers,
-                            rc.units);
     } else if (r.granularity == "selective") {
       rc.selective = r;
-      rc.text = fmt::format("selective ({})", r.modules.empty()
-                                                  ? std::string("core_attn")
-                                                  : fmt::format("{}", fmt::join(r.modules, ", ")));
     }
   }
+  rc.stage_layers = stage_layers;
   rc.share = stage_layers > 0 ? rc.recomputed_layers / stage_layers : 0;
   return rc;
+}
+
+// What `rc` (of `layout`) recomputes, in words for --explain. Formatted only there: the search
+// predicts millions of layouts and reads none of it.
+std::string recompute_cost_text(const Layout& layout, const RecomputeCost& rc) {
+  if (!layout.recompute) return "none";
+  const Recompute& r = *layout.recompute;
+  if (r.granularity == "full") {
+    return fmt::format("full {} of {} layers in {} units", rc.recomputed_layers, rc.stage_layers,
+                       rc.units);
+  }
+  if (r.granularity == "selective") {
+    return fmt::format("selective ({})", r.modules.empty()
+                                             ? std::string("core_attn")
+                                             : fmt::format("{}", fmt::join(r.modules, ", ")));
+  }
+  return "none";
 }
 
 // The achieved rates of `cluster`'s GPU for `workload`'s precision under `p`.
@@ -586,7 +599,7 @@ std::vector<StepTimeTerm> step_time_terms(const StepBreakdown& b, const ModelSha
                    b.rates.kernel_overhead_s)},
       {"recompute", m * b.recompute_s,
        fmt::format("{}: the recomputed layers' or modules' forward plus a fixed cost per unit",
-                   b.recompute.text)},
+                   recompute_cost_text(layout, b.recompute))},
       {"TP communication", m * b.tp.s,
        fmt::format("TP {}: {:.3g} s of all-gather + reduce-scatter over {}, {}", sh.tp, b.tp.raw_s,
                    link(sh.tp),
