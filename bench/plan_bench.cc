@@ -47,13 +47,17 @@ void run_search(benchmark::State& state, const ModelShape& model, int gpus,
   ClusterShape cluster = cluster_of(*catalog().catalog.find_gpu("H200"), gpus);
   SearchOptions options;
   options.dispatchers = std::move(dispatchers);
-  std::int64_t candidates = 0;
+  std::int64_t candidates = 0, fitting = 0, predicted = 0;
   for (auto _ : state) {
     LayoutSearchResult result = search_layouts(model, cluster, PlanWorkload{}, options);
     candidates = result.candidates;
+    fitting = result.fitting;
+    predicted = result.predicted;
     benchmark::DoNotOptimize(result.ranked.data());
   }
   state.counters["candidates"] = static_cast<double>(candidates);
+  state.counters["fitting"] = static_cast<double>(fitting);
+  state.counters["predicted"] = static_cast<double>(predicted);
 }
 
 void BM_DeepSeekV3_1024xH200(benchmark::State& state) {

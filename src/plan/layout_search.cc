@@ -275,6 +275,8 @@ class Search {
       reject(*rule, mesh);
       return;
     }
+    mesh_ = &mesh;
+    ceiling_.reset();
     const bool fits_without_recompute = evaluate(mesh);
     Layout selective = mesh;
     selective.recompute = Recompute{"selective", "", {}};
@@ -378,15 +380,44 @@ class Search {
       return false;
     }
     result_.fitting += count;
+    if (l.recompute && !options_.predict_every_layout && speed_ceiling() <= top_.worst()) {
+      return true;  // no faster than its mesh without recompute, which the top list beats
+    }
+    result_.predicted += count;
     const std::vector<double> speeds =
         predict_per_dispatcher(model_, cluster_, workload_, l, dispatchers, options_.speed);
     const auto fastest = static_cast<std::size_t>(
         std::distance(speeds.begin(), std::max_element(speeds.begin(), speeds.end())));
+    if (!l.recompute && dispatchers.size() == all_dispatchers(l).size()) {
+      ceiling_ = speeds[fastest];
+    }
     if (speeds[fastest] > top_.worst()) {
       l.dispatcher = dispatchers[fastest];
       top_.offer(predict_layout(model_, cluster_, workload_, l, options_.speed, options_.memory));
     }
     return true;
+  }
+
+  // The dispatchers a speed ceiling of `l` covers: all of the options' with EP > 1 (the rules may
+  // refuse some, which only lowers what a layout can reach), else its own.
+  std::vector<std::string> all_dispatchers(const Layout& l) const {
+    if (l.ep > 1 && model_.is_moe() && !options_.dispatchers.empty()) return options_.dispatchers;
+    return {l.dispatcher};
+  }
+
+  // The fastest any recompute setting of the mesh being visited can run, tokens/s per GPU: the
+  // mesh without recompute under each dispatcher it may use. Recompute only adds time in the
+  // speed model (the recomputed forward, TP collectives again, fixed costs per unit; nothing it
+  // overlaps grows), so this bounds every setting. Computed once per mesh, when first needed.
+  double speed_ceiling() {
+    if (!ceiling_) {
+      Layout l = *mesh_;
+      l.dp = implied_data_parallel(cluster_, l);
+      const std::vector<double> speeds = predict_per_dispatcher(model_, cluster_, workload_, l,
+                                                                all_dispatchers(l), options_.speed);
+      ceiling_ = speeds.empty() ? 0 : *std::max_element(speeds.begin(), speeds.end());
+    }
+    return *ceiling_;
   }
 
   // Whether `mesh` with full block recompute of `n` layers per chunk fits in memory.
@@ -419,6 +450,8 @@ class Search {
   LayoutSearchResult result_;
   TopLayouts top_;
   std::map<LayoutRule, RuleRejections> rejected_;
+  const Layout* mesh_ = nullptr;   // the mesh visit() is at (no recompute)
+  std::optional<double> ceiling_;  // speed_ceiling() of mesh_, once known
 };
 
 }  // namespace

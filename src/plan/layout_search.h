@@ -33,6 +33,11 @@ struct SearchOptions {
   /// rule decides without reading EP, ETP or the micro-batch is counted at once (the same counts
   /// and examples, checked by the tests; seconds faster at GPU counts with many divisors).
   bool check_every_mesh = false;
+  /// Predict the speed of every fitting layout. By default a recompute setting is not predicted
+  /// when its mesh without recompute (with any of `dispatchers`) is no faster than the slowest
+  /// layout kept: recompute only adds time in the speed model (speed_model.h), so it could not be
+  /// kept either. The same ranking, checked by the tests; counted in LayoutSearchResult::predicted.
+  bool predict_every_layout = false;
 };
 
 /// Layouts one rule rejected, with one example and its explanation.
@@ -51,6 +56,9 @@ struct LayoutSearchResult {
   std::int64_t candidates = 0;
   std::int64_t legal = 0;    ///< of those, legal by every layout rule
   std::int64_t fitting = 0;  ///< of those, predicted to fit in memory
+  /// Of those, the ones whose speed was predicted (SearchOptions::predict_every_layout says which
+  /// are skipped); fitting when every one was.
+  std::int64_t predicted = 0;
   std::vector<RuleRejections>
       rejected;  ///< per rule, in rule order; rules that rejected nothing left out
   std::int64_t rejected_by_memory = 0;  ///< legal layouts predicted not to fit
