@@ -716,6 +716,35 @@ TEST(Cli, UsageErrorsOfTheParserNameTheFlagWhatWasExpectedAndWhatWasFound) {
                        "'--bogus'");
 }
 
+// A positional argument names a file, a folder or a catalog entry, so an empty or blank one is a
+// usage error that names the argument (`validate ''` said "No such file", with no path to show);
+// tokenize's TEXT is any text and may be empty.
+TEST(Cli, AnEmptyOrBlankPathIsAUsageErrorNamingTheArgument) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"validate ", "FILE"},
+      {"validate recipes/gpt-oss-20b ", "FILE"},
+      {"check ", "RECIPE"},
+      {"score ", "LOG"},
+      {"rows verify ", "ROWS"},
+      {"active-params ", "PATH|MODEL"},
+      {"finalize ", "DRAFT"},
+      {"classify recipes/gpt-oss-20b/h200/attune-tp1-pp2-ep4.yaml ", "REFERENCE"},
+  };
+  for (const auto& [command, argument] : cases) {
+    for (const auto& [value, found] : std::vector<std::pair<std::string, std::string>>{
+             {"''", "an empty text"}, {"'  '", "only blanks"}}) {
+      CliRun r = run_errors(command + value);
+      EXPECT_EQ(r.exit_code, 2) << command << value << ": " << r.output;
+      EXPECT_NE(r.output.find(argument + ": expected a value, found " + found), std::string::npos)
+          << command << value << ": " << r.output;
+    }
+  }
+  expect_usage_problem("validate '' --format json", "FILE", "a value", "an empty text");
+  CliRun text = run_errors("tokenize --tokenizer no/such/tokenizer.json ''");
+  EXPECT_EQ(text.output.find("TEXT:"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("no/such/tokenizer.json"), std::string::npos) << text.output;
+}
+
 TEST(Cli, MissingFileExitsOne) {
   CliRun result = run("validate no/such.yaml");
   EXPECT_EQ(result.exit_code, 1);

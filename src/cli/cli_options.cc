@@ -42,11 +42,17 @@ bool is_blank(const std::string& text) {
 
 namespace {
 
-// Why `text` cannot be an option's value, or "" when it can.
-std::string flag_or_empty(const std::string& text) {
+// Why `text` cannot be a positional argument's value, or "" when it can.
+std::string empty_or_blank(const std::string& text) {
   if (text.empty()) return "expected a value, found an empty text";
   // Blanks alone are no value either: `--layout '   '` and `--layout ''` mean the same mistake.
   if (is_blank(text)) return "expected a value, found only blanks";
+  return "";
+}
+
+// Why `text` cannot be an option's value, or "" when it can.
+std::string flag_or_empty(const std::string& text) {
+  if (std::string why = empty_or_blank(text); !why.empty()) return why;
   bool looks_like_flag =
       text.size() > 1 && text[0] == '-' &&
       !(std::isdigit(static_cast<unsigned char>(text[1])) != 0 || text[1] == '.');
@@ -89,6 +95,14 @@ void refuse_flags_as_values(CLI::App& app) {
   // CLI11 gives an option the next word whatever it is. The --option=VALUE form reaches the same
   // check: no value of ours starts with '-' and a letter except --sbatch-arg's #SBATCH options.
   for (CLI::Option* option : app.get_options()) {
+    // A positional names a file, a folder or a catalog entry: `validate ''` was read as a path
+    // and reported as "no such file" with no path to show. tokenize's TEXT may be any text, empty
+    // or blanks too (tokenized as such). A word starting with '-' is a flag to CLI11 already.
+    if (!option->nonpositional() && option->get_type_size_max() > 0 &&
+        option->get_name() != "TEXT") {
+      option->check(CLI::Validator(empty_or_blank, ""));
+      continue;
+    }
     if (!option->nonpositional() || option->get_type_size_max() == 0 ||
         option->get_expected_min() == 0) {
       continue;

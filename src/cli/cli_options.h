@@ -35,9 +35,10 @@ bool is_blank(const std::string& text);
 /// ''` is not taken as "the default". A leading '-' before a digit or a '.' (a negative number) and
 /// a lone "-" (standard input) stay values. `--sbatch-arg`'s values are #SBATCH flags: it refuses
 /// only an empty or blank one and its own command's flags (`--sbatch-arg --dry-run` would submit
-/// for real). Call once, after every command is added; CLI11 then reports a refused value as a
-/// validation error naming the option ("--out: expected a value, found the flag '--check'") and
-/// main exits with kExitUsage.
+/// for real). Positional arguments (paths, catalog names) refuse an empty or blank value, except
+/// tokenize's TEXT, which may be any text. Call once, after every command is added; CLI11 then
+/// reports a refused value as a validation error naming the option ("--out: expected a value, found
+/// the flag '--check'") and main exits with kExitUsage.
 void refuse_flags_as_values(CLI::App& app);
 
 }  // namespace openrecipes::cli
