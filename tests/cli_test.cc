@@ -696,6 +696,8 @@ TEST(Cli, UsageErrorsOfTheParserNameTheFlagWhatWasExpectedAndWhatWasFound) {
       {"validate --format xml",
        "openrecipes validate: --format: expected one of text, json, "
        "found 'xml'"},
+      {"plan --model gpt-oss-20b --gpu H200 --gpus 8 --top 1 --top 2",
+       "openrecipes plan: --top: expected one value (give it once), found 2"},
   };
   for (const Case& c : cases) {
     CliRun r = run_errors(c.arguments);
@@ -711,6 +713,8 @@ TEST(Cli, UsageErrorsOfTheParserNameTheFlagWhatWasExpectedAndWhatWasFound) {
                                    "openrecipes plan --help), found '--bogus=3'\n"),
             std::string::npos)
       << with_value.output;
+  expect_usage_problem("plan --format json --gpus 8 --gpus 16", "--gpus",
+                       "one value (give it once)", "2");
   expect_usage_problem("validate --format json --bogus", "--bogus",
                        "one of the command's options (see openrecipes validate --help)",
                        "'--bogus'");

@@ -103,6 +103,12 @@ std::string usage_message(const CLI::ParseError& error, const std::string& comma
     return fmt::format("{}: expected {} after it, found none", name,
                        wanted_value(detail.substr(11, detail.size() - 11 - 8)));
   }
+  // A single-value option given twice (`--top 1 --top 2`): CLI11 says "At Most 1 required but
+  // received 2".
+  if (auto received = after(detail, "At Most 1 required but received ");
+      dynamic_cast<const CLI::ArgumentMismatch*>(&error) && received) {
+    return fmt::format("{}: expected one value (give it once), found {}", name, *received);
+  }
   if (dynamic_cast<const CLI::ValidationError*>(&error)) {
     if (std::optional<std::string> choice = not_a_choice(name, detail)) return *choice;
   }
