@@ -713,6 +713,10 @@ TEST(Cli, UsageErrorsOfTheParserNameTheFlagWhatWasExpectedAndWhatWasFound) {
                                    "openrecipes plan --help), found '--bogus=3'\n"),
             std::string::npos)
       << with_value.output;
+  // After "--" the words are arguments: a file named --format asks for no JSON.
+  CliRun after_dashes = run_errors("validate --bogus -- --format json");
+  EXPECT_TRUE(after_dashes.output.starts_with("openrecipes validate: --bogus: expected"))
+      << after_dashes.output;
   expect_usage_problem("plan --format json --gpus 8 --gpus 16", "--gpus",
                        "one value (give it once)", "2");
   expect_usage_problem("validate --format json --bogus", "--bogus",

@@ -50,6 +50,7 @@ std::string command_path(const CLI::App& app) {
 bool json_requested(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string word = argv[i];
+    if (word == "--") return false;  // what follows are arguments, not options
     if (word == "--format=json" ||
         (word == "--format" && i + 1 < argc && std::string(argv[i + 1]) == "json")) {
       return true;
