@@ -632,6 +632,23 @@ void expect_usage_problem(const std::string& arguments, const std::string& field
   EXPECT_EQ(refused[0]["found"], found);
 }
 
+// The errors found before a command runs (no catalog, a --root that is not one, an unknown
+// command) come as the one-problem JSON array too when the command line asks for JSON.
+TEST(Cli, ErrorsBeforeTheCommandRunsAreJsonWithFormatJson) {
+  expect_usage_problem("--root /nonexistent validate --format json", "--root",
+                       "a catalog (a folder holding models.yaml and recipes/)", "'/nonexistent'");
+  for (const auto& [arguments, directory] : std::vector<std::pair<std::string, std::string>>{
+           {"bogus --format json", testing::source_dir()}, {"validate --format json", "/"}}) {
+    testing::ShellRun r = testing::run_binary(arguments, directory, "2>&1 >/dev/null");
+    EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.output;
+    nlohmann::json problems = nlohmann::json::parse(r.output, nullptr, false);
+    ASSERT_TRUE(problems.is_array() && problems.size() == 1u) << arguments << ": " << r.output;
+    EXPECT_EQ(problems[0]["rule"], "usage") << r.output;
+  }
+  CliRun text = run_errors("--root /nonexistent validate");
+  EXPECT_TRUE(text.output.starts_with("openrecipes: --root: expected a catalog")) << text.output;
+}
+
 // Numbers are read as written in decimal, and a refused one is named with what was expected:
 // CLI11 alone read "010" as octal 8 and "0x10" as 16, called "8abc" out of range, and let NaN
 // through its range checks.

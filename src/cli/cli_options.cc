@@ -8,19 +8,22 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "cli/problem_output.h"
 
 namespace openrecipes::cli {
 
 std::optional<std::filesystem::path> resolve_root(const GlobalOptions& options) {
   namespace fs = std::filesystem;
+  const OutputFormat format = options.json_errors ? OutputFormat::kJson : OutputFormat::kText;
   std::error_code ec;
   if (!options.root.empty()) {
     fs::path root = fs::absolute(options.root, ec);
     if (!fs::is_regular_file(root / "models.yaml", ec) || !fs::is_directory(root / "recipes", ec)) {
-      fmt::print(
-          stderr,
-          "openrecipes: --root {}: not a catalog (expected models.yaml and recipes/ in it)\n",
-          options.root);
+      print_usage_error("openrecipes",
+                        fmt::format("--root: expected a catalog (a folder holding models.yaml and "
+                                    "recipes/), found '{}'",
+                                    options.root),
+                        format);
       return std::nullopt;
     }
     return root;
@@ -28,10 +31,11 @@ std::optional<std::filesystem::path> resolve_root(const GlobalOptions& options) 
   fs::path cwd = fs::current_path(ec);
   std::optional<fs::path> root = find_catalog_root(cwd);
   if (!root) {
-    fmt::print(stderr,
-               "openrecipes: no catalog found in {} or above it (a directory holding models.yaml "
-               "and recipes/); pass --root DIR\n",
-               cwd.string());
+    print_usage_error("openrecipes",
+                      fmt::format("no catalog found in {} or above it (a directory holding "
+                                  "models.yaml and recipes/); pass --root DIR",
+                                  cwd.string()),
+                      format);
   }
   return root;
 }

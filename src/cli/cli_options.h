@@ -19,10 +19,13 @@ inline constexpr int kExitUsage = 2;
 /// The global options.
 struct GlobalOptions {
   std::string root;  ///< --root DIR; empty means "search upward from the working directory"
+  /// The command line asks for `--format json`: resolve_root reports its failure as JSON too.
+  bool json_errors = false;
 };
 
 /// The catalog root from `--root`, or the nearest directory upward from the working directory
-/// holding models.yaml and recipes/. On failure prints why to stderr and returns nullopt.
+/// holding models.yaml and recipes/. On failure prints why to stderr (as text, or as the
+/// one-problem JSON array of print_usage_error with `options.json_errors`) and returns nullopt.
 std::optional<std::filesystem::path> resolve_root(const GlobalOptions& options);
 
 /// Whether `text` holds only blanks (space, tab, CR, LF, VT, FF) or nothing: no flag takes that

@@ -1,5 +1,7 @@
 // openrecipes: the catalog's toolchain in one binary. Each subcommand is a thin adapter over the
 // library in src/; see README.md.
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
@@ -80,8 +82,10 @@ bool names_known_commands(const CLI::App& app, int argc, char** argv) {
         names += (names.empty() ? "" : ", ") + command->get_name();
       }
       std::string parent = level == &app ? "openrecipes" : "openrecipes " + level->get_name();
-      std::fprintf(stderr, "%s: unknown command '%s' (commands: %s; see --help)\n", parent.c_str(),
-                   word.c_str(), names.c_str());
+      openrecipes::cli::print_usage_error(
+          parent, fmt::format("unknown command '{}' (commands: {}; see --help)", word, names),
+          json_requested(argc, argv) ? openrecipes::OutputFormat::kJson
+                                     : openrecipes::OutputFormat::kText);
       return false;
     }
     level = named.front();
@@ -100,6 +104,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", version_line(), "Print the version and exit");
   app.require_subcommand(1);
   GlobalOptions global;
+  global.json_errors = json_requested(argc, argv);
   app.add_option(
       "--root", global.root,
       "Catalog root (default: nearest directory upward holding models.yaml and recipes/)");
