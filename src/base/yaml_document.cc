@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 
+#include "base/ascii.h"
 #include "base/source_text.h"
 
 namespace openrecipes {
@@ -325,7 +326,7 @@ bool is_core_float(std::string_view s) {
   std::size_t i = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
   auto digits = [&] {
     std::size_t start = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    while (i < s.size() && ascii_digit(s[i])) ++i;
     return i - start;
   };
   std::size_t whole = digits();

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "base/ascii.h"
+
 namespace openrecipes::cli {
 namespace {
 
@@ -18,7 +20,7 @@ bool is_decimal_number(const std::string& text) {
   std::size_t digits = 0;
   bool point = false;
   for (; i < n; ++i) {
-    if (text[i] >= '0' && text[i] <= '9') {
+    if (ascii_digit(text[i])) {
       ++digits;
     } else if (text[i] == '.' && !point) {
       point = true;
@@ -31,7 +33,7 @@ bool is_decimal_number(const std::string& text) {
     ++i;
     if (i < n && (text[i] == '+' || text[i] == '-')) ++i;
     std::size_t exponent_digits = 0;
-    for (; i < n && text[i] >= '0' && text[i] <= '9'; ++i) ++exponent_digits;
+    for (; i < n && ascii_digit(text[i]); ++i) ++exponent_digits;
     if (exponent_digits == 0) return false;
   }
   return i == n;

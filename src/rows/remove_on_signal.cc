@@ -8,6 +8,8 @@
 #include <csignal>
 #include <cstring>
 
+#include "base/ascii.h"
+
 namespace openrecipes {
 namespace {
 
@@ -45,7 +47,7 @@ namespace {
 // or '-'. 0 when `rest` is not that.
 long pid_in_name(const std::string& rest) {
   std::size_t digits = 0;
-  while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+  while (digits < rest.size() && ascii_digit(rest[digits])) ++digits;
   if (digits == 0 || digits > 9) return 0;  // PIDs stay below 2^22 (proc(5), pid_max)
   if (digits < rest.size() && rest[digits] != '-') return 0;
   return std::stol(rest.substr(0, digits));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "base/ascii.h"
 #include "base/number_format.h"
 
 namespace openrecipes {
@@ -17,7 +18,7 @@ std::vector<int> release_parts(const std::string& release) {
   int value = 0;
   bool digits = false;
   for (char c : release) {
-    if (c >= '0' && c <= '9') {
+    if (ascii_digit(c)) {
       value = value * 10 + (c - '0');
       digits = true;
     } else if (digits) {

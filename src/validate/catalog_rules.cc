@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "base/ascii.h"
 #include "catalog/author.h"
 #include "figures/layout_label.h"
 #include "runs/convergence.h"
@@ -32,7 +33,7 @@ bool is_recipe_variant(std::string_view text) {
   if (text.empty() || text.front() == '-' || text.back() == '-') return false;
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
-    bool word = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    bool word = (c >= 'a' && c <= 'z') || ascii_digit(c);
     if (!word && !(c == '-' && text[i - 1] != '-')) return false;
   }
   return true;

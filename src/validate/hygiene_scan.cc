@@ -70,7 +70,7 @@ bool holds_dotted_quad(std::string_view text) {
   int groups = 0;  // digit groups of the current run, each ended by one dot
   bool digits = false;
   for (char c : text) {
-    if (c >= '0' && c <= '9') {
+    if (ascii_digit(c)) {
       digits = true;
     } else if (c == '.' && digits) {
       ++groups;
