@@ -580,7 +580,34 @@ TEST(Cli, CheckWithEveryInputGivenIsVerified) {
   for (const auto& part : parsed["parts"]) EXPECT_EQ(part["status"], "pass") << part;
 }
 
-TEST(Cli, UnknownCommandIsNamed) { EXPECT_EQ(run("bogus").exit_code, 2); }
+// An unknown, missing or misplaced command is named as COMMAND with the commands it could be
+// (CLI11 said "A subcommand is required"; `--format json validate` read "json" as the command).
+TEST(Cli, UnknownCommandIsNamed) {
+  const std::string commands =
+      "COMMAND: expected one of validate, build, serve, active-params, tokenize, render, rows, ";
+  for (const auto& [arguments, says] : std::vector<std::pair<std::string, std::string>>{
+           {"bogus", "openrecipes: " + commands},
+           {"", "openrecipes: " + commands},
+           {"--root . --explain validate", "openrecipes: " + commands},
+           {"rows",
+            "openrecipes rows: COMMAND: expected one of build, verify (see openrecipes "
+            "rows --help), found none"},
+           {"rows bogus",
+            "openrecipes rows: COMMAND: expected one of build, verify (see "
+            "openrecipes rows --help), found 'bogus'"}}) {
+    CliRun r = run_errors(arguments);
+    EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.output;
+    EXPECT_TRUE(r.output.starts_with(says)) << arguments << ": " << r.output;
+  }
+  EXPECT_NE(run_errors("").output.find(", found none"), std::string::npos);
+  EXPECT_NE(run_errors("--format json validate").output.find("found '--format' before it"),
+            std::string::npos);
+  // Options of the top level, and help, still reach CLI11.
+  EXPECT_EQ(run("--root . validate").exit_code, 0);
+  EXPECT_EQ(run("--root=. validate").exit_code, 0);
+  EXPECT_EQ(run("--help").exit_code, 0);
+  EXPECT_EQ(run("rows --help").exit_code, 0);
+}
 
 TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run("validate --format xml").exit_code, 2);
@@ -715,6 +742,14 @@ TEST(Cli, UsageErrorsOfTheParserNameTheFlagWhatWasExpectedAndWhatWasFound) {
        "found 'xml'"},
       {"plan --model gpt-oss-20b --gpu H200 --gpus 8 --top 1 --top 2",
        "openrecipes plan: --top: expected one value (give it once), found 2"},
+      {"score --window 5 19 --window 6 18 x.log",
+       "openrecipes score: --window: expected 2 values (give it once), found 4"},
+      {"score --window 5 x.log",
+       "openrecipes score: --window: expected at least 2 values, found 1"},
+      // After "--" every word is an argument, even one that looks like an option.
+      {"plan --model gpt-oss-20b --gpu H200 --gpus 8 -- --format json",
+       "openrecipes plan: unexpected arguments '--format json' (see openrecipes plan --help)"},
+      {"tokenize --tokenizer x -- a b", "openrecipes tokenize: unexpected argument 'b' (see"},
   };
   for (const Case& c : cases) {
     CliRun r = run_errors(c.arguments);

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "base/error.h"
 #include "base/input_error.h"
@@ -61,36 +63,58 @@ bool json_requested(int argc, char** argv) {
   return false;
 }
 
-// Names an unknown command (or an unknown subcommand of one that has them, like `rows`) on
-// stderr instead of CLI11's "A subcommand is required"; false when the command line has one.
+// The command line's words before "--" (what follows it are arguments), or all of them.
+std::vector<std::string> words_before_dashes(int argc, char** argv) {
+  std::vector<std::string> words;
+  for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i) words.emplace_back(argv[i]);
+  return words;
+}
+
+// The command names of `level`, "a, b, c".
+std::string command_names(const CLI::App& level) {
+  std::string names;
+  for (const CLI::App* command : level.get_subcommands([](const CLI::App*) { return true; })) {
+    names += (names.empty() ? "" : ", ") + command->get_name();
+  }
+  return names;
+}
+
+// Names an unknown command (or an unknown subcommand of one that has them, like `rows`), a
+// missing one, or an option given before the command it belongs to (`openrecipes --format json
+// validate` read "json" as the command) on stderr, as "COMMAND: expected one of ..., found X",
+// instead of CLI11's "A subcommand is required"; false when it printed one.
 bool names_known_commands(const CLI::App& app, int argc, char** argv) {
   const CLI::App* level = &app;
+  auto refuse = [&](const std::string& found) {
+    std::string parent = level == &app ? "openrecipes" : "openrecipes " + level->get_name();
+    openrecipes::cli::print_usage_error(
+        parent,
+        fmt::format("COMMAND: expected one of {} (see {} --help), found {}", command_names(*level),
+                    parent, found),
+        json_requested(argc, argv) ? openrecipes::OutputFormat::kJson
+                                   : openrecipes::OutputFormat::kText);
+    return false;
+  };
   for (int i = 1; i < argc; ++i) {
     std::string word = argv[i];
-    if (level == &app && word == "--root") {
-      ++i;
+    if (word == "--help" || word == "-h" || word == "--version") return true;  // CLI11 answers
+    // A command whose subcommand is optional (`tune`) has options of its own before it.
+    const bool needs_command = level->get_require_subcommand_min() > 0;
+    if (word.starts_with("-")) {
+      if (!needs_command) continue;
+      const CLI::Option* own = level->get_option_no_throw(word.substr(0, word.find('=')));
+      if (own == nullptr) return refuse(fmt::format("'{}' before it", word));
+      if (own->get_type_size_max() > 0 && word.find('=') == std::string::npos) ++i;  // its value
       continue;
     }
-    if (word.rfind("-", 0) == 0) continue;
     auto named = level->get_subcommands(
         [&](const CLI::App* command) { return command->get_name() == word; });
-    // A command whose subcommand is optional (`tune`) reads this word as an option's value.
-    if (named.empty() && level != &app && level->get_require_subcommand_min() == 0) break;
-    if (named.empty()) {
-      std::string names;
-      for (const CLI::App* command : level->get_subcommands([](const CLI::App*) { return true; })) {
-        names += (names.empty() ? "" : ", ") + command->get_name();
-      }
-      std::string parent = level == &app ? "openrecipes" : "openrecipes " + level->get_name();
-      openrecipes::cli::print_usage_error(
-          parent, fmt::format("unknown command '{}' (commands: {}; see --help)", word, names),
-          json_requested(argc, argv) ? openrecipes::OutputFormat::kJson
-                                     : openrecipes::OutputFormat::kText);
-      return false;
-    }
+    if (named.empty() && !needs_command) break;  // an option's value or an argument
+    if (named.empty()) return refuse(fmt::format("'{}'", word));
     level = named.front();
-    if (level->get_subcommands([](const CLI::App*) { return true; }).empty()) break;
+    if (level->get_subcommands([](const CLI::App*) { return true; }).empty()) return true;
   }
+  if (level->get_require_subcommand_min() > 0) return refuse("none");
   return true;
 }
 
@@ -141,7 +165,8 @@ int main(int argc, char** argv) {
     // A usage error (an unknown flag, a value out of range): with --format json, the one-problem
     // array every command prints.
     const std::string command = command_path(app);
-    const std::string message = openrecipes::cli::usage_message(e, command);
+    const std::string message =
+        openrecipes::cli::usage_message(e, command, words_before_dashes(argc, argv));
     if (json_requested(argc, argv)) {
       return print_usage_error(command, message, openrecipes::OutputFormat::kJson);
     }

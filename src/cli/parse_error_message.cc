@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -61,7 +62,8 @@ std::string wanted_value(std::string_view type) {
 
 }  // namespace
 
-std::string usage_message(const CLI::ParseError& error, const std::string& command) {
+std::string usage_message(const CLI::ParseError& error, const std::string& command,
+                          const std::vector<std::string>& before_dashes) {
   const std::string message = error.what();
   if (dynamic_cast<const CLI::ExtrasError*>(&error)) {
     // CLI11 lists the unexpected arguments last to first (detail::rjoin).
@@ -70,11 +72,14 @@ std::string usage_message(const CLI::ParseError& error, const std::string& comma
       listed.remove_prefix(colon + 2);
     }
     std::vector<std::string> words = words_of(listed);
+    std::erase(words, "--");  // CLI11 lists the separator among the extras
     std::string found;
     for (auto word = words.rbegin(); word != words.rend(); ++word) {
       found += (found.empty() ? "" : " ") + *word;
     }
-    if (!words.empty() && words.back().starts_with("-")) {
+    if (!words.empty() && words.back().starts_with("-") &&
+        std::find(before_dashes.begin(), before_dashes.end(), words.back()) !=
+            before_dashes.end()) {
       // The first the command line gave, alone: the words after it may be its value.
       const std::string& first = words.back();
       return fmt::format("{}: expected one of the command's options (see {} --help), found '{}'",
@@ -103,11 +108,20 @@ std::string usage_message(const CLI::ParseError& error, const std::string& comma
     return fmt::format("{}: expected {} after it, found none", name,
                        wanted_value(detail.substr(11, detail.size() - 11 - 8)));
   }
-  // A single-value option given twice (`--top 1 --top 2`): CLI11 says "At Most 1 required but
-  // received 2".
-  if (auto received = after(detail, "At Most 1 required but received ");
-      dynamic_cast<const CLI::ArgumentMismatch*>(&error) && received) {
-    return fmt::format("{}: expected one value (give it once), found {}", name, *received);
+  // A value count CLI11 refuses: "At Most 1 required but received 2" (a single-value option
+  // given twice, `--top 1 --top 2`), "At Most 2 required but received 4" (`--window 5 19 --window
+  // 6 18`), "At least 2 required but received 1" (`--window 5`).
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&error)) {
+    for (std::string_view bound : {"At Most ", "At least "}) {
+      std::optional<std::string_view> rest = after(detail, bound);
+      std::size_t but = rest ? rest->find(" required but received ") : std::string_view::npos;
+      if (but == std::string_view::npos) continue;
+      std::string_view wanted = rest->substr(0, but), received = rest->substr(but + 23);
+      const bool most = bound == "At Most ";
+      return fmt::format("{}: expected {}{} value{}{}, found {}", name, most ? "" : "at least ",
+                         wanted == "1" ? "one" : wanted, wanted == "1" ? "" : "s",
+                         most ? " (give it once)" : "", received);
+    }
   }
   if (dynamic_cast<const CLI::ValidationError*>(&error)) {
     if (std::optional<std::string> choice = not_a_choice(name, detail)) return *choice;
