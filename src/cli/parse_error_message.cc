@@ -112,11 +112,13 @@ std::string usage_message(const CLI::ParseError& error, const std::string& comma
   // given twice, `--top 1 --top 2`), "At Most 2 required but received 4" (`--window 5 19 --window
   // 6 18`), "At least 2 required but received 1" (`--window 5`).
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&error)) {
+    constexpr std::string_view kReceived = " required but received ";
     for (std::string_view bound : {"At Most ", "At least "}) {
       std::optional<std::string_view> rest = after(detail, bound);
-      std::size_t but = rest ? rest->find(" required but received ") : std::string_view::npos;
+      std::size_t but = rest ? rest->find(kReceived) : std::string_view::npos;
       if (but == std::string_view::npos) continue;
-      std::string_view wanted = rest->substr(0, but), received = rest->substr(but + 23);
+      std::string_view wanted = rest->substr(0, but),
+                       received = rest->substr(but + kReceived.size());
       const bool most = bound == "At Most ";
       return fmt::format("{}: expected {}{} value{}{}, found {}", name, most ? "" : "at least ",
                          wanted == "1" ? "one" : wanted, wanted == "1" ? "" : "s",

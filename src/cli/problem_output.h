@@ -18,8 +18,8 @@ int print_problems(const Problems& problems, OutputFormat format, std::FILE* to 
 
 /// A usage error of `command` (e.g. "openrecipes plan": flags that do not say what to do) on
 /// stderr: as text `command: message`, or with --format json the one-problem array every command
-/// prints (rule "usage", no file; a refused flag value, "--gpus: expected X, found Y", fills
-/// field, expected and found, with the message "invalid value"). Returns kExitUsage (2).
+/// prints (rule "usage", no file; a message naming a flag, a positional argument or COMMAND,
+/// "--gpus: expected X, found Y", fills field, expected and found). Returns kExitUsage (2).
 int print_usage_error(const std::string& command, const std::string& message, OutputFormat format);
 
 }  // namespace openrecipes::cli
