@@ -13,7 +13,13 @@
 
 namespace openrecipes::testing {
 
-std::string source_dir() { return OPENRECIPES_SOURCE_DIR; }
+std::string source_dir() {
+  // A static string, not the literal: GCC 12 inlines a literal's length into `source_dir() + "/"
+  // + x` and, for some lengths of the checkout's path, raises a false -Warray-bounds (it broke
+  // the build of a clone at /tmp/ci-clone48 and not at /work/main).
+  static const std::string dir = OPENRECIPES_SOURCE_DIR;
+  return dir;
+}
 
 std::string test_temp_dir() {
   std::filesystem::path dir = ::testing::TempDir();

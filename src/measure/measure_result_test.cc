@@ -22,9 +22,7 @@ JobRecord completed_job(double seconds) {
   return job;
 }
 
-std::string source(const std::string& relative) {
-  return std::string(OPENRECIPES_SOURCE_DIR) + "/" + relative;
-}
+std::string source(const std::string& relative) { return testing::source_dir() + "/" + relative; }
 
 TEST(MeasureResult, GpuHoursAreGpusTimesAdmissionToFinish) {
   EXPECT_DOUBLE_EQ(scheduler_gpu_hours(8, 1000, 1000 + 1800), 4.0);

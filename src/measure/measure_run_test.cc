@@ -93,8 +93,7 @@ class MeasureRun : public ::testing::Test {
   void SetUp() override {
     out_ = testing::fresh_dir("measure_run");
     fs::remove_all(out_);  // measure makes its output folder itself
-    slurm_.log = std::string(OPENRECIPES_SOURCE_DIR) +
-                 "/tests/fixtures/logs/megatron_lm_gpt_oss_20b_8xh200.log";
+    slurm_.log = testing::source_dir() + "/tests/fixtures/logs/megatron_lm_gpt_oss_20b_8xh200.log";
     slurm_.versions =
         "pytorch: 2.11.0\ntransformer_engine: 2.10.0 (built in /opt/te for "
         "acme-research)\n";

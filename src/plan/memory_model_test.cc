@@ -10,13 +10,12 @@
 #include "catalog/catalog.h"
 #include "catalog/catalog_loader.h"
 #include "layout/layout_rules.h"
+#include "test_support.h"
 
 namespace openrecipes {
 namespace {
 
-std::string source(const std::string& relative) {
-  return std::string(OPENRECIPES_SOURCE_DIR) + "/" + relative;
-}
+std::string source(const std::string& relative) { return testing::source_dir() + "/" + relative; }
 
 /// A tiny dense model worked out by hand: 4 layers, hidden 1024, 8 heads of 128 (MHA), SwiGLU
 /// MLP of 4096, vocabulary 32,000, untied.
