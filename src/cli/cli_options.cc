@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
-#include <cctype>
 #include <string>
 #include <vector>
 
+#include "base/ascii.h"
 #include "catalog/catalog.h"
 #include "cli/problem_output.h"
 
@@ -58,8 +58,7 @@ std::string empty_or_blank(const std::string& text) {
 std::string flag_or_empty(const std::string& text) {
   if (std::string why = empty_or_blank(text); !why.empty()) return why;
   bool looks_like_flag =
-      text.size() > 1 && text[0] == '-' &&
-      !(std::isdigit(static_cast<unsigned char>(text[1])) != 0 || text[1] == '.');
+      text.size() > 1 && text[0] == '-' && !(ascii_digit(text[1]) || text[1] == '.');
   if (looks_like_flag) {
     return fmt::format("expected a value, found the flag '{}'", text);
   }
